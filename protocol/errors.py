@@ -7,6 +7,13 @@
 # signed envelope(s) that prove it (or the raw bytes when nothing could be authenticated), so the
 # honest side can stop the match and keep a transcript that convinces an auditor. After one is
 # raised, the peer object refuses everything else.
+#
+# Every class has a stable `code` (SPEC §4.9): transcripts, verifier reports and the CLI print it,
+# so renaming a class never changes what an auditor sees. `attributable` says whether the
+# evidence alone convinces a third party that the named player misbehaved: a bad signature or
+# garbled bytes could come from anyone on the path, a second signed envelope with the same
+# sequence number can only come from its signer. Subclasses that need both families' catch
+# clauses (a file loader catching ValueError) get them through the mixins below.
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -15,17 +22,184 @@ from collections.abc import Sequence
 class ProtocolError(Exception):
     """Base of every protocol error."""
 
+    #: short stable identifier used in transcripts and verifier reports
+    code = "protocol-error"
+
 
 class LocalProtocolError(ProtocolError):
     """Our own side misused the protocol API."""
 
+    code = "local-protocol-error"
+
 
 class RemoteProtocolError(ProtocolError):
-    """The peer broke the protocol; `evidence` holds the offending envelopes (or raw bytes)."""
+    """The peer broke the protocol; `evidence` holds the offending envelopes (or raw bytes).
 
-    #: short stable identifier used in transcripts and verifier reports
+    `player` is the seat (0 or 1) held responsible when it is known, else None.
+    """
+
     code = "remote-protocol-error"
+    #: True when the evidence proves the fault to a third party (signed by the culprit)
+    attributable = False
 
-    def __init__(self, message: str, evidence: Sequence[bytes] = ()) -> None:
+    def __init__(
+        self, message: str, evidence: Sequence[bytes] = (), *, player: int | None = None
+    ) -> None:
         super().__init__(message)
         self.evidence: tuple[bytes, ...] = tuple(evidence)
+        self.player = player
+
+
+# --- bytes that are not a well-formed message -----------------------------------------------
+
+
+class MalformedMessage(RemoteProtocolError, ValueError):
+    """Bytes that are not a canonical message of the expected shape (type, length, range).
+
+    Also a ValueError, so code reading a file or a command-line argument can treat it as bad
+    input without importing the protocol error families.
+    """
+
+    code = "malformed-message"
+
+
+class OversizeField(MalformedMessage):
+    """A message, field, array or string longer than its limit."""
+
+    code = "oversize-field"
+
+
+class TranscriptFormatError(MalformedMessage):
+    """A transcript file whose header or record framing is wrong (SPEC §4.10)."""
+
+    code = "malformed-transcript"
+
+
+# --- authentication and the hash chain ------------------------------------------------------
+
+
+class BadSignature(RemoteProtocolError):
+    """An envelope whose signature does not verify under its sender's key."""
+
+    code = "bad-signature"
+
+
+class WrongSender(RemoteProtocolError):
+    """An envelope signed by one seat's key while its sender field names the other seat."""
+
+    code = "wrong-sender"
+    attributable = True
+
+
+class BadChain(RemoteProtocolError):
+    """An authentic envelope that does not extend the hash chain (base of the cases below)."""
+
+    code = "bad-chain"
+
+
+class WrongMatch(BadChain):
+    """An envelope signed for another match id (or a setup message inside the chain)."""
+
+    code = "wrong-match-id"
+    attributable = True
+
+
+class Replay(BadChain):
+    """An envelope identical to one already accepted. Anyone can replay: not attributable."""
+
+    code = "replay"
+
+
+class SequenceGap(BadChain):
+    """An envelope whose sequence number skips ahead of the next expected one."""
+
+    code = "sequence-gap"
+
+
+class PrevHashMismatch(BadChain):
+    """An envelope at the right sequence number whose prev_hash is not the chain head."""
+
+    code = "prev-hash-mismatch"
+    attributable = True
+
+
+class SequenceConflict(BadChain):
+    """Two authentic envelopes with one sequence number from different signers (a race or a
+    fork; the link layer cannot tell which, the match state machine can)."""
+
+    code = "sequence-conflict"
+
+
+class Equivocation(BadChain):
+    """Two different envelopes with one sequence number signed by the same player."""
+
+    code = "equivocation"
+    attributable = True
+
+
+# --- setup ----------------------------------------------------------------------------------
+
+
+class SetupMismatch(RemoteProtocolError):
+    """Hello messages that cannot start a match together (version, seats, ruleset, catalogue,
+    a reflected identity or nonce, an unexpected peer key)."""
+
+    code = "setup-mismatch"
+
+
+# --- game-level faults (raised by commitment checks and the match state machine) ------------
+
+
+class OutOfTurn(RemoteProtocolError):
+    """A message of a kind the sender may not send in the current state."""
+
+    code = "out-of-turn"
+    attributable = True
+
+
+class IllegalAction(RemoteProtocolError):
+    """A message that is well-formed and in turn but breaks the rules (an illegal move, a draw
+    position outside the deck or drawn twice)."""
+
+    code = "illegal-action"
+    attributable = True
+
+
+class CommitmentMismatch(RemoteProtocolError):
+    """An opening or a reveal that does not match its earlier commitment."""
+
+    code = "commitment-mismatch"
+    attributable = True
+
+
+class DecklistViolation(RemoteProtocolError):
+    """An opened deck that does not fit the decklist (a card outside it, a wrong registered
+    decklist hash, a slot never opened)."""
+
+    code = "decklist-violation"
+    attributable = True
+
+
+class DuplicateCard(DecklistViolation):
+    """A card opened more times than the decklist allows."""
+
+    code = "duplicate-card"
+
+
+class StateHashMismatch(RemoteProtocolError):
+    """The peer's public state hash differs from ours after the same input (desync or cheat)."""
+
+    code = "state-hash-mismatch"
+    attributable = True
+
+
+def all_error_classes() -> tuple[type[ProtocolError], ...]:
+    """Every protocol error class defined here (for code-uniqueness checks and docs)."""
+    found: list[type[ProtocolError]] = []
+    pending: list[type[ProtocolError]] = [ProtocolError]
+    while pending:
+        cls = pending.pop()
+        if cls.__module__ == __name__ and cls not in found:
+            found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return tuple(found)

@@ -1,0 +1,79 @@
+# Envelope path benchmark: seal (encode + sign) and open (decode + canonical check + verify) of
+# one action-sized envelope, the chain's receive (open + link + hash), and the wire size.
+#
+# Run: .venv/bin/python bench/protocol.py. Prints a table of medians over several runs, each the
+# mean of a batch, so one scheduler hiccup does not move the result. The target for the later
+# full round (sign + verify + apply + hash) is 300 µs.
+from __future__ import annotations
+
+import hashlib
+import itertools
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from protocol.canonical import encode
+from protocol.envelope import MessageKind, open_envelope, seal
+from protocol.identity import Identity
+from protocol.setup import MatchSetup, make_hello
+
+RUNS = 7
+BATCH = 400
+
+
+def _rng() -> Callable[[int], bytes]:
+    counter = itertools.count()
+    return lambda size: hashlib.shake_256(str(next(counter)).encode()).digest(size)
+
+
+def _median_us(action: Callable[[], object]) -> float:
+    samples = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        for _ in range(BATCH):
+            action()
+        samples.append((time.perf_counter() - start) / BATCH * 1e6)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    rng = _rng()
+    players = (Identity.generate(rng), Identity.generate(rng))
+    hellos = [
+        make_hello(p, seat=s, ruleset=b"std", catalogue_hash=bytes(32), rng=rng)
+        for s, p in enumerate(players)
+    ]
+    setup = MatchSetup.from_hellos(*hellos)
+    # An action: turn number, action code, two handles, a target tile and the state hash.
+    body = [17, "activate", [12, 31], [2, 3], hashlib.sha256(b"state").digest()]
+    fields = {
+        "match_id": setup.match_id, "seq": 1234, "prev_hash": setup.genesis, "sender": 0,
+        "kind": MessageKind.ACTION, "body": body,
+    }
+    envelope = seal(players[0], **fields)
+
+    def receive_one() -> None:
+        chain = setup.new_chain()
+        chain.receive(first.raw)
+
+    first = seal(players[0], **{**fields, "seq": 0})
+    rows = [
+        ("seal (encode + sign)", _median_us(lambda: seal(players[0], **fields))),
+        ("open (decode + verify)", _median_us(
+            lambda: open_envelope(envelope.raw, setup.match_id, setup.keys))),
+        ("chain.receive (open + link + hash)", _median_us(receive_one)),
+    ]
+    rows.append(("seal + open", rows[0][1] + rows[1][1]))
+    print(f"{'operation':<38}{'median µs':>12}")
+    for name, micros in rows:
+        print(f"{name:<38}{micros:>12.1f}")
+    print(f"{'bytes per action envelope':<38}{len(envelope.raw):>12}")
+    print(f"{'  of which header + signature':<38}{len(envelope.raw) - len(encode(body)):>12}")
+
+
+if __name__ == "__main__":
+    main()

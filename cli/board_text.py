@@ -1,0 +1,44 @@
+# Plain-text rendering of a player's view of the field, reusable by the demo, the terminal UI
+# and logs. Row 4 (player 1's Backline) is printed on top, row 1 (player 0's) at the bottom.
+# Each area shows its tile (W White, K Black, G Gray, B Blue) and the card standing there:
+# owner, Strength (or ? if hidden from the viewer), R/V for recto/verso, +k absorbed cards.
+from __future__ import annotations
+
+from engine import PlayerView, Tile
+
+CELL = 12
+
+
+def _cell(tile: int, card: str) -> str:
+    return f"{Tile(tile).letter} {card}".ljust(CELL)
+
+
+def render_board(view: PlayerView) -> str:
+    geom = view.geometry
+    cards = {fc.area: fc for fc in view.field}
+    lines = []
+    header = "    " + "".join(chr(ord("a") + c).ljust(CELL) for c in range(geom.cols))
+    lines.append(header.rstrip())
+    for r in range(geom.rows - 1, -1, -1):
+        row = []
+        for c in range(geom.cols):
+            i = r * geom.cols + c
+            fc = cards.get(geom.names[i])
+            if fc is None:
+                text = "."
+            else:
+                strength = "?" if fc.strength is None else str(fc.strength)
+                text = f"P{fc.owner}:{strength}{'R' if fc.recto else 'V'}"
+                if fc.level:
+                    text += f"+{fc.level}"
+            row.append(_cell(view.tiles[i], text))
+        lines.append(f"{r + 1}   " + "".join(row).rstrip())
+    for p in (0, 1):
+        lines.append(f"player {p}: deck {view.deck_count(p)}, hand "
+                     f"{len(view.hand_handles(p))}, cards left {view.alive(p)}")
+    return "\n".join(lines)
+
+
+def describe_card(view: PlayerView, handle: int) -> str:
+    cid = view.identity(handle)
+    return f"#{handle}" if cid is None else f"#{handle} {cid}"

@@ -1,0 +1,888 @@
+# The rules engine: the public state of a game of Versus and the one pure transition `step`.
+#
+# How it works. The public state holds small ints in flat lists indexed by handle (zone,
+# area, face, public card index, temporary Increase, absorbed stack) and by area (the card
+# standing there). Resolution is a stack of pending tasks (draw, discard, reveal, the three
+# battle steps, triggered Passives, end of turn): `_run` pops tasks until one needs an answer
+# from outside (a deal, a reveal, a choice) or the stack is empty (the active player's turn
+# action). So resolution can stop at any decision and resume, and the state is always a plain
+# value that both peers hash and compare.
+#
+# Why this shape: `step` copies the state (a dozen short lists: microseconds) and mutates the
+# copy, so it is pure from the outside and cheap enough for ~50 us per input and for the
+# thousands of clones an ISMCTS bot makes. Identities of hidden cards never enter the state:
+# a rule that needs one pauses on a RevealDecision; a deck is only a set of handles and a
+# DealDecision asks which one is on top.
+#
+# SPEC Part 1 numbers the rules (R1..R11); comments cite them.
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from .actions import Action, ActionKind, Deal, Input, Reveal, format_input
+from .catalogue import DARK, LIGHT, Active, Catalogue
+from .decisions import (
+    ChoiceDecision,
+    ChoiceKind,
+    DealDecision,
+    DealPurpose,
+    Decision,
+    GameResult,
+    Outcome,
+    RevealDecision,
+    TurnDecision,
+)
+from .errors import GameOverError, IllegalActionError
+from .geometry import Geometry
+from .hashing import tagged_hash
+from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
+
+# zones of a handle
+DECK, HAND, FIELD, DISCARDED, DESTROYED, ABSORBED = range(6)
+ZONE_NAMES = ("deck", "hand", "field", "discarded", "destroyed", "absorbed")
+ELIMINATED = (DISCARDED, DESTROYED, ABSORBED)
+
+# task codes (first item of a task tuple)
+T_DRAW, T_DISCARD, T_REVEAL, T_LAND, T_TURN_UP, T_LOCATION, T_REVELATION, T_TURNED = range(8)
+T_ABSORB, T_PASSIVE, T_END_TURN = 8, 9, 10
+
+_WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY), int(Tile.BLUE)
+_COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
+_KIND_NAMES = ("summon", "flip", "activate", "move")
+_SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
+_OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
+_DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD)
+
+
+class _Static:
+    """Per-catalogue tables derived once (continuous Passives as small tuples)."""
+
+    __slots__ = ("cont",)
+
+    def __init__(self, cat: Catalogue) -> None:
+        cont = []
+        for p in cat.passives:
+            if p.trigger == "while_colour":
+                cont.append((0, _COLOUR_TILE[p.colour], p.amount))
+            elif p.trigger == "while_adjacent":
+                cont.append((1, 0 if p.side == "ally" else 1, p.amount))
+            elif p.trigger == "per_absorbed":
+                cont.append((2, 0, p.amount))
+            else:
+                cont.append(None)
+        self.cont = tuple(cont)
+
+
+class _ActionCache:
+    """Immutable Action objects shared by all states of one (geometry, deck size)."""
+
+    __slots__ = ("end", "flip", "move", "pick", "summon")
+
+    def __init__(self, geom: Geometry, n_handles: int) -> None:
+        names = geom.names
+        self.end = Action._fast(ActionKind.END)
+        self.flip = tuple(Action._fast(ActionKind.FLIP, area=n) for n in names)
+        self.move = tuple(
+            {d: Action._fast(ActionKind.MOVE, area=names[a], to=names[d])
+             for d in geom.adjacent[a]} for a in range(geom.size))
+        self.summon = tuple(
+            tuple((Action._fast(ActionKind.SUMMON, h, names[a], "", True),
+                   Action._fast(ActionKind.SUMMON, h, names[a], "", False))
+                  for a in range(geom.size))
+            for h in range(n_handles))
+        self.pick = tuple(Action._fast(ActionKind.PICK, h) for h in range(n_handles))
+
+
+_CACHES: dict[tuple[int, int, int], _ActionCache] = {}
+_STATICS: dict[bytes, _Static] = {}
+
+
+class State:
+    """The public state of one game. Treat as immutable: `step` returns a new one."""
+
+    __slots__ = (
+        "_legal", "ac", "active", "alive", "battle", "blue", "board", "cat", "deck_n",
+        "face", "first", "geom", "hand_n", "ident", "n", "order_pos", "pending", "pos",
+        "result", "rules", "rules_digest", "stack", "static", "summons", "tasks", "temp",
+        "tiles", "turn", "used", "zone",
+    )
+
+    def clone(self) -> State:
+        c = State.__new__(State)
+        c.rules, c.cat, c.geom, c.tiles, c.first, c.n = (
+            self.rules, self.cat, self.geom, self.tiles, self.first, self.n)
+        c.ac, c.static, c.blue, c.rules_digest = self.ac, self.static, self.blue, self.rules_digest
+        c.zone, c.pos, c.face, c.ident = self.zone[:], self.pos[:], self.face[:], self.ident[:]
+        c.temp, c.stack, c.board = self.temp[:], self.stack[:], self.board[:]
+        c.alive, c.deck_n, c.hand_n = self.alive[:], self.deck_n[:], self.hand_n[:]
+        c.tasks = self.tasks[:]
+        c.turn, c.active, c.used, c.order_pos, c.summons = (
+            self.turn, self.active, self.used, self.order_pos, self.summons)
+        c.battle, c.pending, c.result = self.battle, self.pending, self.result
+        c._legal = None
+        return c
+
+    # --- read-only helpers used by views, tests and bots --------------------------------
+    @property
+    def deck_size(self) -> int:
+        return self.n
+
+    def owner(self, handle: int) -> int:
+        return handle // self.n
+
+    def handles(self, player: int) -> range:
+        return range(player * self.n, player * self.n + self.n)
+
+    def zone_of(self, handle: int) -> str:
+        return ZONE_NAMES[self.zone[handle]]
+
+    def card_at(self, area: str | int) -> int | None:
+        i = area if isinstance(area, int) else self.geom.index[area]
+        h = self.board[i]
+        return None if h < 0 else h
+
+    def public_id(self, handle: int) -> str | None:
+        i = self.ident[handle]
+        return None if i < 0 else self.cat.cards[i].id
+
+    def level(self, handle: int) -> int:
+        return len(self.stack[handle])
+
+    def strength(self, handle: int) -> int | None:
+        """Current Strength of a card whose identity is public (None otherwise)."""
+        return None if self.ident[handle] < 0 else _strength(self, handle)
+
+    @property
+    def decision(self) -> Decision | GameResult:
+        return self.result if self.result is not None else self.pending  # type: ignore[return-value]
+
+    def position(self) -> str:
+        """A short description of where the game is, for error messages."""
+        d = self.decision
+        return f"turn {self.turn + 1}, player {self.active} to play, awaiting {_describe(d)}"
+
+
+def _describe(d: object) -> str:
+    if isinstance(d, TurnDecision):
+        return f"turn action by player {d.player}"
+    if isinstance(d, ChoiceDecision):
+        return f"{d.kind.value} choice by player {d.player}"
+    if isinstance(d, DealDecision):
+        return f"deal ({d.purpose.value}) from player {d.player}'s deck"
+    if isinstance(d, RevealDecision):
+        return f"reveal of handle {d.handle} by player {d.player}"
+    return f"nothing (game over: {d})"
+
+
+# --- setup ----------------------------------------------------------------------------------
+
+def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
+    """R2-R3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
+    s = State.__new__(State)
+    n = ruleset.deck_size
+    s.rules, s.cat, s.geom, s.n = ruleset, catalogue, ruleset.geometry, n
+    s.tiles = layout_tiles(ruleset, layout_seed)
+    s.blue = s.tiles.index(_BLUE)
+    s.first = first_player(ruleset, s.tiles)
+    s.rules_digest = ruleset.digest()
+    key = (ruleset.rows, ruleset.cols, n)
+    if key not in _CACHES:
+        _CACHES[key] = _ActionCache(s.geom, 2 * n)
+    s.ac = _CACHES[key]
+    if catalogue.digest not in _STATICS:
+        _STATICS[catalogue.digest] = _Static(catalogue)
+    s.static = _STATICS[catalogue.digest]
+    s.zone = [DECK] * (2 * n)
+    s.pos = [-1] * (2 * n)
+    s.face = [0] * (2 * n)
+    s.ident = [-1] * (2 * n)
+    s.temp = [0] * (2 * n)
+    s.stack = [()] * (2 * n)
+    s.board = [-1] * s.geom.size
+    s.alive, s.deck_n, s.hand_n = [n, n], [n, n], [0, 0]
+    s.turn, s.active, s.used, s.order_pos, s.summons = 0, s.first, 0, 0, 0
+    s.battle, s.pending, s.result, s._legal = None, None, None, None
+    # R2.3: each player draws hand_size cards, the first player first; executed in this order
+    draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
+    s.tasks = draws[::-1]
+    _run(s)
+    return s
+
+
+# --- the transition -------------------------------------------------------------------------
+
+def step(state: State, inp: Input) -> State:
+    """Apply one input to a copy of `state` and resolve until the next decision."""
+    if state.result is not None:
+        raise GameOverError(f"input {_fmt(inp)!r} after the end of the game ({state.result})")
+    s = state.clone()
+    d = s.pending
+    if isinstance(inp, Action):
+        if isinstance(d, TurnDecision) and inp.kind != ActionKind.PICK:
+            s.pending = None
+            _apply_turn_action(s, inp, state)
+        elif isinstance(d, ChoiceDecision) and inp.kind == ActionKind.PICK:
+            if inp.handle not in d.options:
+                raise _illegal(state, inp, f"handle {inp.handle} is not among the options "
+                               f"{list(d.options)}")
+            s.pending = None
+            _discard_picked(s, inp.handle)
+        else:
+            raise _illegal(state, inp, "this input does not answer the pending decision")
+    elif isinstance(inp, Deal):
+        if not isinstance(d, DealDecision):
+            raise _illegal(state, inp, "no deal is pending")
+        h = inp.handle
+        if not (0 <= h < 2 * s.n and h // s.n == d.player and s.zone[h] == DECK):
+            raise _illegal(state, inp, f"handle {h} is not in player {d.player}'s deck")
+        s.pending = None
+        p = d.player
+        s.deck_n[p] -= 1
+        if d.purpose is DealPurpose.HAND:
+            s.zone[h] = HAND
+            s.hand_n[p] += 1
+        else:  # R6.1: the top card is removed from play, then shown
+            s.zone[h] = DISCARDED
+            s.alive[p] -= 1
+            s.tasks.append((T_REVEAL, h))
+    elif isinstance(inp, Reveal):
+        if not isinstance(d, RevealDecision) or d.handle != inp.handle:
+            raise _illegal(state, inp, "no reveal of this handle is pending")
+        card = s.cat.by_id.get(inp.card_id)
+        if card is None:
+            raise _illegal(state, inp, f"unknown card id {inp.card_id!r}")
+        s.pending = None
+        s.ident[inp.handle] = card.index
+    else:
+        raise IllegalActionError(f"input {inp!r} is not an Action, Deal or Reveal")
+    _check_end(s)
+    _run(s)
+    return s
+
+
+def _fmt(inp: object) -> str:
+    try:
+        return format_input(inp)  # type: ignore[arg-type]
+    except Exception:
+        return repr(inp)
+
+
+def _illegal(state: State, inp: object, reason: str) -> IllegalActionError:
+    return IllegalActionError(f"illegal input {_fmt(inp)!r} at {state.position()}: {reason}")
+
+
+def _run(s: State) -> None:
+    tasks = s.tasks
+    while s.pending is None and s.result is None:
+        if not tasks:
+            if _has_turn_action(s):
+                s.pending = TurnDecision(s.active)
+                return
+            _end_turn(s)  # R4.5: nothing but `end` is left: the turn ends by itself
+            continue
+        t = tasks.pop()
+        _HANDLERS[t[0]](s, t)
+        _check_end(s)
+
+
+def _check_end(s: State) -> None:
+    """R10.1/R10.2: a player with no card left in deck, hand and field loses."""
+    if s.result is None and (s.alive[0] == 0 or s.alive[1] == 0):
+        if s.alive[0] == 0 and s.alive[1] == 0:
+            s.result = GameResult(Outcome.MUTUAL_ELIMINATION, None)
+        else:
+            s.result = GameResult(Outcome.ELIMINATION, 0 if s.alive[1] == 0 else 1)
+    if s.result is not None:
+        s.pending = None
+
+
+def _push(s: State, seq: Sequence[tuple[int, ...]]) -> None:
+    """Schedule `seq` to run in order, before anything already pending."""
+    s.tasks.extend(reversed(seq))
+
+
+def _end_turn(s: State) -> None:
+    temp = s.temp
+    for h in range(2 * s.n):  # R9.3: Increases "until the end of the turn" expire
+        if temp[h]:
+            temp[h] = 0
+    s.turn += 1
+    s.used = s.order_pos = s.summons = 0
+    if s.turn >= 2 * s.rules.max_turns:  # R10.3
+        a0, a1 = s.alive
+        winner = None if a0 == a1 else (0 if a0 > a1 else 1)
+        s.result = GameResult(Outcome.TURN_LIMIT, winner)
+        return
+    s.active = 1 - s.active
+
+
+# --- strength, allowed action types ---------------------------------------------------------
+
+def _strength(s: State, h: int) -> int:
+    """R9: printed Strength + temporary Increase; recto cards add tile and continuous bonuses."""
+    cid = s.ident[h]
+    value = s.cat.strengths[cid] + s.temp[h]
+    if not s.face[h]:
+        return value
+    area = s.pos[h]
+    tile = s.tiles[area]
+    energy = s.cat.energies[cid]
+    if (tile == _WHITE and energy == LIGHT) or (tile == _BLACK and energy == DARK):
+        value += 1
+    cont = s.static.cont[cid]
+    if cont is not None:
+        kind, param, amount = cont
+        if kind == 0:
+            if tile == param:
+                value += amount
+        elif kind == 1:
+            me = h // s.n
+            board, n = s.board, s.n
+            for a in s.geom.adjacent[area]:
+                c = board[a]
+                if c >= 0 and ((c // n == me) == (param == 0)):
+                    value += amount
+                    break
+        else:
+            value += amount * len(s.stack[h])
+    return value
+
+
+def _blue_active(s: State) -> bool:
+    c = s.board[s.blue]
+    return c >= 0 and s.face[c] == 1
+
+
+def _allowed(s: State, kind: int) -> bool:
+    """R4.2-R4.4: at most one Action of each type (Summon unlimited on a recto Blue)."""
+    if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
+        return False
+    if kind == _SUMMON:
+        return not (s.used & 1) or _blue_active(s)
+    return not (s.used >> kind) & 1
+
+
+def _has_turn_action(s: State) -> bool:
+    p, n, board, face = s.active, s.n, s.board, s.face
+    if s.hand_n[p] and _allowed(s, _SUMMON):
+        return True
+    own = [a for a, c in enumerate(board) if c >= 0 and c // n == p]
+    if own and _allowed(s, _MOVE):
+        return True
+    if _allowed(s, _FLIP):
+        for a, c in enumerate(board):
+            if c >= 0 and not face[c] and (c // n == p or s.tiles[a] != _GRAY):
+                return True
+    if _allowed(s, _ACTIVATE):
+        for a in own:
+            c = board[a]
+            if face[c]:
+                for spec in _sources(s, c):
+                    if _active_args(s, p, c, spec, True):
+                        return True
+    return False
+
+
+def _sources(s: State, h: int) -> list[Active]:
+    """R8.2: a card's own Active, then those of the cards it absorbed, in absorption order."""
+    acts = s.cat.actives
+    ident = s.ident
+    return [acts[ident[h]]] + [acts[ident[x]] for x in s.stack[h]]
+
+
+# --- legal actions --------------------------------------------------------------------------
+
+def legal_actions(state: State) -> list[Action]:
+    """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end)."""
+    if state._legal is not None:
+        return state._legal
+    d = state.pending
+    if isinstance(d, ChoiceDecision):
+        out = [state.ac.pick[h] for h in d.options]
+    elif isinstance(d, TurnDecision):
+        out = _turn_actions(state)
+    else:
+        out = []
+    state._legal = out
+    return out
+
+
+def _turn_actions(s: State) -> list[Action]:
+    p, n, board, face, ac = s.active, s.n, s.board, s.face, s.ac
+    out: list[Action] = []
+    if _allowed(s, _SUMMON) and s.hand_n[p]:
+        side = s.geom.side[p]
+        zone = s.zone
+        for h in range(p * n, p * n + n):
+            if zone[h] == HAND:
+                row = ac.summon[h]
+                for a in side:
+                    out.extend(row[a])
+    if _allowed(s, _FLIP):
+        tiles = s.tiles
+        for a, c in enumerate(board):
+            if c >= 0 and not face[c] and (c // n == p or tiles[a] != _GRAY):
+                out.append(ac.flip[a])
+    own = [a for a, c in enumerate(board) if c >= 0 and c // n == p]
+    if _allowed(s, _ACTIVATE):
+        names = s.geom.names
+        fast = Action._fast
+        for a in own:
+            c = board[a]
+            if face[c]:
+                for k, spec in enumerate(_sources(s, c)):
+                    for args in _active_args(s, p, c, spec, True):
+                        out.append(fast(ActionKind.ACTIVATE, -1, names[a], "", False, k, args))
+    if _allowed(s, _MOVE):
+        for a in own:
+            out.extend(ac.move[a].values())
+    out.append(ac.end)
+    return out
+
+
+def _matching(s: State, p: int, h: int, target: str) -> list[int]:
+    """Areas of field cards other than `h` that are allies ('ally'), enemies or any."""
+    n = s.n
+    out = []
+    for a, c in enumerate(s.board):
+        if c < 0 or c == h:
+            continue
+        mine = c // n == p
+        if target == "any" or (target == "ally") == mine:
+            out.append(a)
+    return out
+
+
+def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
+                 ) -> list[tuple[str, ...]]:
+    """All argument tuples (area names) with which card `h` of player `p` can use `spec`."""
+    names, geom = s.geom.names, s.geom
+    here = s.pos[h]
+    op = spec.op
+    if op == "teleport":
+        if spec.target == "self":
+            return [(names[d],) for d in range(geom.size) if d != here]
+        return [(names[x], names[d]) for x in _matching(s, p, h, spec.target)
+                for d in range(geom.size) if d != x]
+    if op in ("discard", "draw"):
+        return [()]
+    if op == "increase":
+        if spec.target == "self":
+            return [()]
+        return [(names[x],) for x in _matching(s, p, h, "ally")]
+    if op == "swap":
+        adj = geom.adjacent[here]
+        return [(names[x],) for x in _matching(s, p, h, spec.target)
+                if spec.range == "any" or x in adj]
+    if op == "destroy":
+        adj = geom.adjacent[here]
+        out = []
+        for x in _matching(s, p, h, spec.target):
+            if spec.range == "adjacent" and x not in adj:
+                continue
+            c = s.board[x]
+            if len(s.stack[c]) >= 3:  # R8.4: immune to destruction by Actives
+                continue
+            if spec.max_strength and (not s.face[c] or _strength(s, c) > spec.max_strength):
+                continue
+            out.append((names[x],))
+        return out
+    if op == "flip":
+        adj = geom.adjacent[here]
+        return [(names[x],) for x, c in enumerate(s.board)
+                if c >= 0 and not s.face[c] and (spec.range == "any" or x in adj)]
+    # copy (R7.5): another recto card's printed Active, used as if printed on this card
+    if not allow_copy:
+        return []
+    out = []
+    acts, ident, face = s.cat.actives, s.ident, s.face
+    for y, c in enumerate(s.board):
+        if c < 0 or c == h or not face[c]:
+            continue
+        other = acts[ident[c]]
+        if other.op == "copy":
+            continue
+        for args in _active_args(s, p, h, other, False):
+            out.append((names[y], *args))
+    return out
+
+
+# --- turn actions ---------------------------------------------------------------------------
+
+def _area(state: State, inp: Action, name: str) -> int:
+    i = state.geom.index.get(name)
+    if i is None:
+        raise _illegal(state, inp, f"there is no area {name!r} on the field")
+    return i
+
+
+def _apply_turn_action(s: State, a: Action, before: State) -> None:
+    kind = a.kind
+    p = s.active
+    if kind == ActionKind.END:  # R4.5
+        s.tasks.append((T_END_TURN,))
+        return
+    if not _allowed(s, kind):
+        why = ("the Summon Action is used and no recto card stands on the Blue area"
+               if kind == _SUMMON else f"the {_KIND_NAMES[kind]} Action is used")
+        if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
+            why = "actions go in the order summon, flip, activate, move (R4.3)"
+        raise _illegal(before, a, why)
+    board, n = s.board, s.n
+    if kind == ActionKind.SUMMON:  # R5.1
+        h = a.handle
+        if not (0 <= h < 2 * n and h // n == p and s.zone[h] == HAND):
+            raise _illegal(before, a, f"handle {h} is not in player {p}'s hand")
+        area = _area(before, a, a.area)
+        if s.geom.owner[area] != p:
+            raise _illegal(before, a, f"{a.area} is not on player {p}'s side")
+        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
+        _push(s, seq)
+        s.summons += 1
+    elif kind == ActionKind.FLIP:  # R5.2
+        area = _area(before, a, a.area)
+        c = board[area]
+        if c < 0 or s.face[c]:
+            raise _illegal(before, a, f"no verso card on {a.area}")
+        if c // n != p and s.tiles[area] == _GRAY:
+            raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
+        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+    elif kind == ActionKind.MOVE:  # R5.4
+        src = _area(before, a, a.area)
+        dst = _area(before, a, a.to)
+        c = board[src]
+        if c < 0 or c // n != p:
+            raise _illegal(before, a, f"no card of player {p} on {a.area}")
+        if dst not in s.geom.adjacent[src]:
+            raise _illegal(before, a, f"{a.to} is not adjacent to {a.area}")
+        board[src] = -1
+        battle = _arrive(s, c, dst)
+        seq = []
+        if s.geom.backline_of[dst] == 1 - p:  # R6.2: Backline Move
+            seq.append((T_DISCARD, 1 - p))
+        if battle:
+            seq.append(battle)
+        _push(s, seq)
+    elif kind == ActionKind.ACTIVATE:  # R5.3
+        area = _area(before, a, a.area)
+        c = board[area]
+        if c < 0 or c // n != p or not s.face[c]:
+            raise _illegal(before, a, f"no recto card of player {p} on {a.area}")
+        sources = _sources(s, c)
+        if a.source >= len(sources):
+            raise _illegal(before, a, f"the card on {a.area} has absorbed "
+                           f"{len(sources) - 1} card(s)")
+        spec = sources[a.source]
+        if a.targets not in _active_args(s, p, c, spec, True):
+            raise _illegal(before, a, f"'{spec.op}' cannot be used with targets "
+                           f"{' '.join(a.targets) or '(none)'}")
+        _resolve_active(s, p, c, spec, [s.geom.index[t] for t in a.targets])
+    else:
+        raise _illegal(before, a, "not a turn action")
+    s.used |= 1 << kind
+    s.order_pos = kind
+
+
+def _arrive(s: State, h: int, area: int) -> tuple[int, ...] | None:
+    """Put a card on an area; if occupied, a battle starts (R7.1) and its first task returns."""
+    s.pos[h] = area
+    resident = s.board[area]
+    if resident < 0:
+        s.board[area] = h
+        return None
+    s.battle = (area, resident, h)
+    return (T_LOCATION, area, resident, h)
+
+
+def _resolve_active(s: State, p: int, h: int, spec: Active, targets: list[int]) -> None:
+    op = spec.op
+    board = s.board
+    if op == "teleport":  # R7.6: not a Move Action (no Backline discard)
+        card = h if spec.target == "self" else board[targets[0]]
+        dst = targets[-1]
+        board[s.pos[card]] = -1
+        battle = _arrive(s, card, dst)
+        if battle:
+            s.tasks.append(battle)
+    elif op == "swap":
+        other_area = targets[0]
+        here = s.pos[h]
+        other = board[other_area]
+        board[here], board[other_area] = other, h
+        s.pos[h], s.pos[other] = other_area, here
+    elif op == "destroy":
+        _push(s, _destroy(s, board[targets[0]]))
+    elif op == "discard":
+        _push(s, [(T_DISCARD, 1 - p)] * spec.amount)
+    elif op == "draw":
+        _push(s, [(T_DRAW, p)] * spec.amount)
+    elif op == "increase":
+        card = h if spec.target == "self" else board[targets[0]]
+        s.temp[card] += spec.amount
+    elif op == "flip":
+        c = board[targets[0]]
+        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+    else:  # copy
+        copied = s.cat.actives[s.ident[board[targets[0]]]]
+        _resolve_active(s, p, h, copied, targets[1:])
+
+
+# --- removal from the field -----------------------------------------------------------------
+
+def _remove(s: State, h: int) -> None:
+    """Take a card off the field; if it was in the battle in progress, the battle ends."""
+    area = s.pos[h]
+    s.pos[h] = -1
+    if s.board[area] == h:
+        s.board[area] = -1
+    bt = s.battle
+    if bt is not None and (h == bt[1] or h == bt[2]):
+        other = bt[2] if h == bt[1] else bt[1]
+        if s.zone[other] == FIELD and s.pos[other] == area:
+            s.board[area] = other
+        s.battle = None
+
+
+def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
+    """R7.4/R6.3: destroy a field card; returns the follow-up tasks (draw, then Passive)."""
+    area = s.pos[h]
+    _remove(s, h)
+    owner = h // s.n
+    s.zone[h] = DESTROYED if absorber < 0 else ABSORBED
+    s.alive[owner] -= 1
+    s.temp[h] = 0
+    if absorber >= 0:
+        s.stack[absorber] = (*s.stack[absorber], h)
+    follow: list[tuple[int, ...]] = [(T_DRAW, owner)]
+    if s.face[h] and s.cat.passives[s.ident[h]].trigger == "destroyed":
+        follow.append((T_PASSIVE, h, -1, area))
+    return follow
+
+
+def _discard_picked(s: State, h: int) -> None:
+    """R6.1: a discard chosen from hand (deck empty) or field (deck and hand empty)."""
+    p = h // s.n
+    if s.zone[h] == HAND:
+        s.hand_n[p] -= 1
+    else:
+        _remove(s, h)
+    s.zone[h] = DISCARDED
+    s.alive[p] -= 1
+    s.temp[h] = 0
+    s.tasks.append((T_REVEAL, h))
+
+
+# --- task handlers --------------------------------------------------------------------------
+
+def _t_draw(s: State, t: tuple[int, ...]) -> None:
+    p = t[1]
+    if s.deck_n[p]:  # R6.3: an empty deck draws nothing
+        s.pending = DealDecision(p, DealPurpose.HAND)
+
+
+def _t_discard(s: State, t: tuple[int, ...]) -> None:
+    p = t[1]
+    n = s.n
+    if s.deck_n[p]:
+        s.pending = DealDecision(p, DealPurpose.DISCARD)
+        return
+    for zone, kind in ((HAND, ChoiceKind.DISCARD_FROM_HAND),
+                       (FIELD, ChoiceKind.DISCARD_FROM_FIELD)):
+        options = tuple(h for h in range(p * n, p * n + n) if s.zone[h] == zone)
+        if options:
+            s.pending = ChoiceDecision(p, kind, options)
+            return
+
+
+def _t_reveal(s: State, t: tuple[int, ...]) -> None:
+    h = t[1]
+    if s.ident[h] < 0:
+        s.pending = RevealDecision(h // s.n, h)
+
+
+def _t_land(s: State, t: tuple[int, ...]) -> None:
+    _, h, area, recto = t
+    p = h // s.n
+    s.zone[h] = FIELD
+    s.hand_n[p] -= 1
+    s.face[h] = recto
+    battle = _arrive(s, h, area)
+    seq: list[tuple[int, ...]] = []
+    if recto and s.cat.passives[s.ident[h]].trigger == "summoned":
+        seq.append((T_PASSIVE, h, -1, area))
+    if battle:
+        seq.append(battle)
+    _push(s, seq)
+
+
+def _t_turn_up(s: State, t: tuple[int, ...]) -> None:
+    h = t[1]
+    if s.zone[h] == FIELD and not s.face[h]:
+        s.face[h] = 1
+        if s.cat.passives[s.ident[h]].trigger == "revealed":
+            s.tasks.append((T_PASSIVE, h, -1, s.pos[h]))
+
+
+def _t_location(s: State, t: tuple[int, ...]) -> None:
+    """R7.2: Location step: check the Passives this battle makes applicable."""
+    _, area, a, b = t
+    if s.battle != (area, a, b):
+        return
+    passives, ident, face = s.cat.passives, s.ident, s.face
+    seq: list[tuple[int, ...]] = []
+    for x, other in ((a, b), (b, a)):
+        if face[x] and passives[ident[x]].trigger == "battle_location":
+            seq.append((T_PASSIVE, x, other, area))
+    for y in s.geom.adjacent[area]:
+        c = s.board[y]
+        if c >= 0 and face[c] and passives[ident[c]].trigger == "battle_adjacent":
+            seq.append((T_PASSIVE, c, -1, y))
+    seq.append((T_REVELATION, area, a, b))
+    _push(s, seq)
+
+
+def _t_revelation(s: State, t: tuple[int, ...]) -> None:
+    """R7.3: Revelation step: verso participants are revealed (not a Flip Action)."""
+    _, area, a, b = t
+    if s.battle != (area, a, b):
+        return
+    seq: list[tuple[int, ...]] = [(T_REVEAL, x) for x in (a, b) if not s.face[x]]
+    seq.append((T_TURNED, area, a, b))
+    _push(s, seq)
+
+
+def _t_turned(s: State, t: tuple[int, ...]) -> None:
+    _, area, a, b = t
+    if s.battle != (area, a, b):
+        return
+    passives, ident, face = s.cat.passives, s.ident, s.face
+    seq: list[tuple[int, ...]] = []
+    for x, other in ((a, b), (b, a)):
+        if not face[x]:
+            face[x] = 1
+            if passives[ident[x]].trigger == "revealed":
+                seq.append((T_PASSIVE, x, other, area))
+    for x, other in ((a, b), (b, a)):
+        if passives[ident[x]].trigger == "battle_revelation":
+            seq.append((T_PASSIVE, x, other, area))
+    seq.append((T_ABSORB, area, a, b))
+    _push(s, seq)
+
+
+def _t_absorb(s: State, t: tuple[int, ...]) -> None:
+    """R7.4: the weaker card is destroyed (absorbed if an enemy); equal: both destroyed."""
+    _, area, a, b = t
+    if s.battle != (area, a, b):
+        return
+    sa, sb = _strength(s, a), _strength(s, b)
+    if sa == sb:
+        follow = _destroy(s, a) + _destroy(s, b)
+    else:
+        weak, strong = (a, b) if sa < sb else (b, a)
+        enemy = weak // s.n != strong // s.n
+        follow = _destroy(s, weak, strong if enemy else -1)
+        if enemy and len(s.stack[strong]) >= 4:  # R8.5: the fourth absorption wins
+            s.result = GameResult(Outcome.ABSORPTION, strong // s.n)
+    s.battle = None
+    _push(s, follow)
+
+
+def _t_passive(s: State, t: tuple[int, ...]) -> None:
+    """R9.4: a triggered Passive (only a recto card's; a destroyed card's from where it was)."""
+    _, h, other, area = t
+    spec = s.cat.passives[s.ident[h]]
+    if spec.trigger != "destroyed":
+        if s.zone[h] != FIELD or not s.face[h]:
+            return
+        area = s.pos[h]
+    p = h // s.n
+    op = spec.op
+    if op == "draw":
+        _push(s, [(T_DRAW, p)] * spec.amount)
+    elif op == "discard":
+        _push(s, [(T_DISCARD, 1 - p)] * spec.amount)
+    elif op == "increase":
+        s.temp[h] += spec.amount
+    elif op == "flip":
+        for y in s.geom.adjacent[area]:
+            c = s.board[y]
+            if c >= 0 and c // s.n != p and not s.face[c]:
+                _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+                return
+    else:  # destroy
+        victim = _passive_victim(s, p, spec.target, spec.max_strength, other, area)
+        if victim >= 0:
+            _push(s, _destroy(s, victim))
+
+
+def _passive_victim(s: State, p: int, target: str, limit: int, other: int, area: int) -> int:
+    n = s.n
+
+    def ok(c: int) -> bool:
+        if len(s.stack[c]) >= 2:  # R8.3: immune to destruction by Passives
+            return False
+        return not limit or (s.face[c] == 1 and _strength(s, c) <= limit)
+
+    if target == "battle_opponent":
+        if other >= 0 and s.zone[other] == FIELD and other // n != p and ok(other):
+            return other
+        return -1
+    best, best_key = -1, (99, 99)
+    for y in s.geom.adjacent[area]:
+        c = s.board[y]
+        if c >= 0 and c // n != p and s.face[c] and ok(c):
+            key = (_strength(s, c), y)
+            if key < best_key:
+                best, best_key = c, key
+    return best
+
+
+def _t_end_turn(s: State, t: tuple[int, ...]) -> None:
+    _end_turn(s)
+
+
+_HANDLERS = (_t_draw, _t_discard, _t_reveal, _t_land, _t_turn_up, _t_location, _t_revelation,
+             _t_turned, _t_absorb, _t_passive, _t_end_turn)
+
+
+# --- canonical encoding and hash ------------------------------------------------------------
+
+def encode_state(s: State) -> bytes:
+    """Canonical public encoding: a version, then signed 16-bit big-endian integers."""
+    ints: list[int] = [1, s.n, s.turn, s.active, s.used, s.order_pos, s.summons, s.first]
+    ints += s.tiles
+    ints += s.zone
+    ints += s.pos
+    ints += s.face
+    ints += s.ident
+    ints += s.temp
+    for st in s.stack:
+        ints.append(len(st))
+        ints += st
+    ints += s.board
+    ints += s.battle if s.battle is not None else (-1, -1, -1)
+    ints.append(len(s.tasks))
+    for task in s.tasks:
+        ints.append(len(task))
+        ints += task
+    d = s.pending
+    if isinstance(d, TurnDecision):
+        ints += (1, d.player)
+    elif isinstance(d, ChoiceDecision):
+        ints += (2, d.player, list(ChoiceKind).index(d.kind), len(d.options), *d.options)
+    elif isinstance(d, DealDecision):
+        ints += (3, d.player, _DEAL_PURPOSE.index(d.purpose))
+    elif isinstance(d, RevealDecision):
+        ints += (4, d.player, d.handle)
+    else:
+        ints.append(0)
+    r = s.result
+    ints += (-1, -1) if r is None else (_OUTCOME_CODES[r.outcome],
+                                       -1 if r.winner is None else r.winner)
+    return b"VS" + struct.pack(f">{len(ints)}h", *ints)
+
+
+def state_hash(s: State) -> bytes:
+    """SHA-256 binding the ruleset, the catalogue and the canonical public state."""
+    return tagged_hash("state", s.rules_digest, s.cat.digest, encode_state(s))

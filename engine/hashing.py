@@ -1,0 +1,76 @@
+# Deterministic randomness from hashes. The engine never uses `random`: every random-looking
+# choice (the tile layout) is a Fisher-Yates shuffle driven by a SHA-256 counter-mode stream of
+# a seed, domain-separated by a tag, with rejection sampling so there is no modulo bias. Two
+# engines given the same seed compute the same layout on any platform.
+#
+# `HashRng` wraps the same stream behind a `.randrange(n)` method so callers (tests, the demo,
+# bots) can pass a reproducible generator wherever the engine accepts "any object with
+# .randrange".
+from __future__ import annotations
+
+import hashlib
+from collections.abc import MutableSequence
+from typing import Any
+
+DOMAIN_PREFIX = b"versus/v1/"
+
+
+def tagged_hash(purpose: str, *parts: bytes) -> bytes:
+    """SHA-256 over a domain tag and length-prefixed parts (no concatenation ambiguity)."""
+    h = hashlib.sha256(DOMAIN_PREFIX + purpose.encode() + b"\x00")
+    for part in parts:
+        h.update(len(part).to_bytes(4, "big"))
+        h.update(part)
+    return h.digest()
+
+
+class HashStream:
+    """Unbounded byte stream: block i = SHA-256(tag | seed | i)."""
+
+    __slots__ = ("_buf", "_counter", "_key")
+
+    def __init__(self, purpose: str, seed: bytes) -> None:
+        self._key = tagged_hash(purpose, bytes(seed))
+        self._counter = 0
+        self._buf = b""
+
+    def read(self, n: int) -> bytes:
+        while len(self._buf) < n:
+            self._buf += hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def randbelow(self, n: int) -> int:
+        """Uniform integer in [0, n) by rejection sampling on whole bytes."""
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        if n == 1:
+            return 0
+        nbytes = ((n - 1).bit_length() + 7) // 8
+        span = 1 << (8 * nbytes)
+        limit = span - span % n
+        while True:
+            x = int.from_bytes(self.read(nbytes), "big")
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items: MutableSequence[Any]) -> None:
+        """In-place Fisher-Yates (Durstenfeld) shuffle."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+class HashRng:
+    """A reproducible generator with the `randrange` interface, seeded from bytes."""
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, seed: bytes, purpose: str = "rng") -> None:
+        self._stream = HashStream(purpose, seed)
+
+    def randrange(self, start: int, stop: int | None = None) -> int:
+        if stop is None:
+            start, stop = 0, start
+        return start + self._stream.randbelow(stop - start)

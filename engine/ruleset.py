@@ -1,0 +1,147 @@
+# The ruleset: every option the guide leaves adjustable or that differs between the English
+# and French guides, as one frozen, validated value with a canonical byte encoding and digest.
+# The protocol exchanges and signs the encoding, so both peers provably play the same rules.
+#
+# The tile layout also lives here: it is a pure function of the ruleset and a layout seed
+# (a deterministic Fisher-Yates shuffle over a SHA-256 counter-mode stream).
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from enum import Enum, IntEnum
+from typing import Any
+
+from .errors import RulesetError
+from .geometry import Geometry
+from .hashing import HashStream, tagged_hash
+
+
+class Tile(IntEnum):
+    WHITE = 0
+    BLACK = 1
+    GRAY = 2
+    BLUE = 3
+
+    @property
+    def letter(self) -> str:
+        return "WKGB"[self]
+
+
+class ActionOrder(Enum):
+    ORDERED = "ordered"  # EN guide: Summon, Flip, Activate, Move, in this order
+    ANY = "any"  # FR guide: in any order
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    deck_size: int = 12
+    hand_size: int = 3
+    action_order: ActionOrder = ActionOrder.ORDERED
+    rows: int = 4
+    cols: int = 5
+    blue_tiles: int = 1
+    gray_tiles: int = 3
+    white_tiles: int = 8
+    black_tiles: int = 8
+    max_turns: int = 60  # turns per player; see SPEC R11.3
+
+    def __post_init__(self) -> None:
+        def need(cond: bool, option: str, msg: str) -> None:
+            if not cond:
+                raise RulesetError(f"ruleset option {option}={getattr(self, option)!r}: {msg}")
+
+        for f in fields(self):
+            if f.name != "action_order":
+                value = getattr(self, f.name)
+                need(type(value) is int, f.name, "must be an integer")
+        need(isinstance(self.action_order, ActionOrder), "action_order",
+             "must be 'ordered' or 'any'")
+        need(self.rows == 4 and self.cols == 5, "rows", "only the 4x5 field is supported")
+        need(1 <= self.deck_size <= 21, "deck_size", "must be 1..21")
+        need(1 <= self.hand_size <= 5, "hand_size", "must be 1..5")
+        need(self.hand_size <= self.deck_size, "hand_size", "must not exceed deck_size")
+        need(self.blue_tiles == 1, "blue_tiles", "there is exactly one Blue tile")
+        for name in ("gray_tiles", "white_tiles", "black_tiles"):
+            need(getattr(self, name) >= 0, name, "must be >= 0")
+        total = self.blue_tiles + self.gray_tiles + self.white_tiles + self.black_tiles
+        need(total == self.rows * self.cols, "white_tiles",
+             f"tile counts sum to {total}, the field has {self.rows * self.cols} areas")
+        need(1 <= self.max_turns <= 1000, "max_turns", "must be 1..1000")
+
+    @classmethod
+    def from_options(cls, **options: Any) -> Ruleset:
+        """Build from plain options (strings accepted for action_order); unknown names fail."""
+        known = {f.name for f in fields(cls)}
+        for name in options:
+            if name not in known:
+                raise RulesetError(f"unknown ruleset option {name!r}")
+        if "action_order" in options and not isinstance(options["action_order"], ActionOrder):
+            try:
+                options["action_order"] = ActionOrder(options["action_order"])
+            except ValueError:
+                raise RulesetError(
+                    f"ruleset option action_order={options['action_order']!r}: "
+                    "must be 'ordered' or 'any'") from None
+        return cls(**options)
+
+    def to_options(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["action_order"] = self.action_order.value
+        return d
+
+    def encode(self) -> bytes:
+        """Canonical encoding: compact JSON, sorted keys, a format tag."""
+        payload = {"format": "versus-ruleset/1", **self.to_options()}
+        return json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Ruleset:
+        if len(data) > 4096:
+            raise RulesetError("ruleset encoding longer than 4096 bytes")
+        try:
+            obj = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise RulesetError(f"ruleset encoding is not JSON: {e}") from None
+        if not isinstance(obj, dict) or obj.pop("format", None) != "versus-ruleset/1":
+            raise RulesetError("ruleset encoding lacks format 'versus-ruleset/1'")
+        rs = cls.from_options(**obj)
+        if rs.encode() != data:
+            raise RulesetError("ruleset encoding is not canonical")
+        return rs
+
+    def digest(self) -> bytes:
+        return tagged_hash("ruleset", self.encode())
+
+    @property
+    def geometry(self) -> Geometry:
+        return _geometry(self.rows, self.cols)
+
+    def tile_pool(self) -> list[int]:
+        return ([Tile.BLUE] * self.blue_tiles + [Tile.GRAY] * self.gray_tiles
+                + [Tile.WHITE] * self.white_tiles + [Tile.BLACK] * self.black_tiles)
+
+
+_GEOMETRIES: dict[tuple[int, int], Geometry] = {}
+
+
+def _geometry(rows: int, cols: int) -> Geometry:
+    g = _GEOMETRIES.get((rows, cols))
+    if g is None:
+        g = _GEOMETRIES[(rows, cols)] = Geometry(rows, cols)
+    return g
+
+
+def layout_tiles(ruleset: Ruleset, seed: bytes) -> tuple[int, ...]:
+    """The tile colour of every area (index order a1, b1, ..., e4) for a layout seed."""
+    if not isinstance(seed, bytes | bytearray) or not 1 <= len(seed) <= 64:
+        raise RulesetError("layout seed must be 1..64 bytes")
+    tiles = ruleset.tile_pool()
+    HashStream("layout", bytes(seed)).shuffle(tiles)
+    return tuple(int(t) for t in tiles)
+
+
+def first_player(ruleset: Ruleset, tiles: tuple[int, ...]) -> int:
+    """R3.3: the player whose opponent's side holds the Blue tile starts."""
+    blue = tiles.index(Tile.BLUE)
+    return 1 - ruleset.geometry.owner[blue]
+

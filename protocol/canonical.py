@@ -1,0 +1,209 @@
+# Canonical msgpack: the one byte encoding of everything the protocol hashes or signs.
+#
+# A signature or a hash is only meaningful if both peers (and an auditor years later, in another
+# language) turn the same value into the same bytes. So the protocol uses a small subset of
+# msgpack where every value has exactly one encoding: nil, booleans, 64-bit signed integers in
+# their shortest form, bin (bytes), str (UTF-8) and arrays. No floats (rounding), no maps (key
+# order), no ext types. Tuples encode as arrays; decoding always yields lists.
+#
+# Encoding leans on msgpack's C packer, which already picks the shortest form for every length
+# and integer; we only walk the value first to refuse anything outside the subset. Decoding runs
+# the C unpacker with maps and ext types disabled, walks the result for the subset and the
+# limits, and finally re-encodes: if the bytes differ, the input used a non-minimal form (an int8
+# where a fixint fits, a str16 for three characters) and is refused. That last step is what makes
+# "decode then hash" and "hash the received bytes" agree.
+#
+# Errors: encoding a value outside the subset is our own bug (LocalProtocolError); decoding bad
+# bytes raises MalformedMessage (or OversizeField), which is also a ValueError for callers that
+# read files rather than a peer.
+#
+# Every hash in the protocol is `SHA-256(tag || encode(fields))` with a tag from DOMAIN_TAGS:
+# the tag separates purposes, the canonical array frames the fields, so no two purposes or field
+# splits can collide. `tagged_hash` is that rule in one place.
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgpack
+
+from protocol.errors import LocalProtocolError, MalformedMessage, OversizeField
+
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1
+
+DEFAULT_MAX_DEPTH = 16
+DEFAULT_MAX_ARRAY_LEN = 65_536
+DEFAULT_MAX_BYTES_LEN = 1 << 20
+DEFAULT_MAX_STR_LEN = 4_096
+
+HASH_SIZE = 32
+
+# Every domain tag of the layers in this package (SPEC §4.2). None is a prefix of another, so a
+# tag followed by data can never be read as another tag followed by other data.
+TAG_ENVELOPE_SIGNATURE = b"versus/v1/envelope-sig"
+TAG_ENVELOPE_HASH = b"versus/v1/envelope-hash"
+TAG_GENESIS = b"versus/v1/genesis"
+TAG_MATCH_ID = b"versus/v1/match-id"
+TAG_COIN_COMMIT = b"versus/v1/coin-commit"
+TAG_COIN_RESULT = b"versus/v1/coin-result"
+TAG_CARD_COMMIT = b"versus/v1/card-commit"
+TAG_DECK_ROOT = b"versus/v1/deck-root"
+TAG_DECKLIST = b"versus/v1/decklist"
+TAG_DRAW_SEED_COMMIT = b"versus/v1/draw-seed-commit"
+TAG_DRAW_ORDER = b"versus/v1/draw-order"
+TAG_RANDOM_STREAM = b"versus/v1/random-stream"
+
+DOMAIN_TAGS = (
+    TAG_ENVELOPE_SIGNATURE,
+    TAG_ENVELOPE_HASH,
+    TAG_GENESIS,
+    TAG_MATCH_ID,
+    TAG_COIN_COMMIT,
+    TAG_COIN_RESULT,
+    TAG_CARD_COMMIT,
+    TAG_DECK_ROOT,
+    TAG_DECKLIST,
+    TAG_DRAW_SEED_COMMIT,
+    TAG_DRAW_ORDER,
+    TAG_RANDOM_STREAM,
+)
+
+_packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+
+
+def encode(obj: Any) -> bytes:
+    """The canonical encoding of `obj`: None, bool, int (64-bit signed), bytes, str, list/tuple.
+
+    Raises LocalProtocolError naming the offending value and its path when `obj` is outside
+    the subset: building such a message is a bug on our side.
+    """
+    return _packer.pack(_normalize(obj, "value"))
+
+
+def decode(
+    data: bytes,
+    *,
+    max_size: int,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_array_len: int = DEFAULT_MAX_ARRAY_LEN,
+    max_bytes_len: int = DEFAULT_MAX_BYTES_LEN,
+    max_str_len: int = DEFAULT_MAX_STR_LEN,
+) -> Any:
+    """Decode canonical bytes into None/bool/int/bytes/str/list values.
+
+    Raises OversizeField when `data` or one of its fields exceeds a limit, MalformedMessage
+    for anything else that is not exactly one canonical value. Never another exception.
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise MalformedMessage(f"expected bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > max_size:
+        raise OversizeField(f"message of {len(data)} bytes exceeds the limit of {max_size}", [data])
+    if not data:
+        raise MalformedMessage("empty message", [data])
+    try:
+        # The C unpacker's own limits (bounded by len(data)) keep a forged length header from
+        # allocating memory; ours are checked precisely in _check_limits with the field's path.
+        obj = msgpack.unpackb(
+            data,
+            raw=False,
+            use_list=True,
+            max_map_len=0,
+            max_ext_len=0,
+            max_array_len=min(len(data), max_array_len + 1),
+            max_bin_len=min(len(data), max_bytes_len + 1),
+            max_str_len=min(len(data), max_str_len + 1),
+        )
+    except Exception as exc:  # the C unpacker raises a zoo of types; all mean "not msgpack"
+        raise _unpack_error(exc, data) from exc
+    _check_limits(obj, data, max_depth, max_array_len, max_bytes_len, max_str_len)
+    if _packer.pack(obj) != data:
+        raise MalformedMessage(
+            f"non-canonical encoding (a shorter form exists): {_preview(data)}", [data]
+        )
+    return obj
+
+
+def tagged_hash(tag: bytes, *fields: Any) -> bytes:
+    """SHA-256(tag || encode(list(fields))): the one hashing rule of the protocol."""
+    return hashlib.sha256(tag + encode(fields)).digest()
+
+
+def _normalize(obj: Any, path: str) -> Any:
+    # bool before int: bool is an int subclass but has its own msgpack type.
+    if obj is None or obj is True or obj is False:
+        return obj
+    kind = type(obj)
+    if kind is bytes or kind is str:
+        if kind is str:
+            _check_utf8(obj, path)
+        return obj
+    if kind is int or (isinstance(obj, int) and not isinstance(obj, bool)):
+        if not INT_MIN <= obj <= INT_MAX:
+            raise LocalProtocolError(f"{path}: integer {obj} outside the 64-bit signed range")
+        return int(obj)
+    if kind is list or kind is tuple:
+        return [_normalize(item, f"{path}[{i}]") for i, item in enumerate(obj)]
+    raise LocalProtocolError(
+        f"{path}: {kind.__name__} {obj!r:.60} is not canonical (allowed: None, bool, int, "
+        f"bytes, str, list, tuple)"
+    )
+
+
+def _check_utf8(text: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise LocalProtocolError(f"{path}: string {text!r:.60} is not valid UTF-8") from exc
+
+
+def _check_limits(
+    obj: Any, data: bytes, max_depth: int, max_array: int, max_bytes: int, max_str: int
+) -> None:
+    # Iterative, so a deeply nested input cannot exhaust Python's recursion limit.
+    stack: list[tuple[Any, int, str]] = [(obj, 1, "value")]
+    while stack:
+        item, depth, path = stack.pop()
+        kind = type(item)
+        if kind is list:
+            if depth > max_depth:
+                raise OversizeField(f"{path}: nesting deeper than {max_depth}", [data])
+            if len(item) > max_array:
+                raise OversizeField(
+                    f"{path}: array of {len(item)} items exceeds {max_array}", [data]
+                )
+            stack.extend((sub, depth + 1, f"{path}[{i}]") for i, sub in enumerate(item))
+        elif kind is bytes:
+            if len(item) > max_bytes:
+                raise OversizeField(
+                    f"{path}: {len(item)} bytes exceed the limit of {max_bytes}", [data]
+                )
+        elif kind is str:
+            if len(item.encode("utf-8")) > max_str:
+                raise OversizeField(f"{path}: string exceeds {max_str} bytes", [data])
+        elif kind is int:
+            if not INT_MIN <= item <= INT_MAX:
+                raise MalformedMessage(f"{path}: integer {item} outside 64-bit signed", [data])
+        elif item is not None and kind is not bool:
+            raise MalformedMessage(f"{path}: {kind.__name__} is not allowed", [data])
+
+
+def _unpack_error(exc: Exception, data: bytes) -> MalformedMessage:
+    text = str(exc)
+    if isinstance(exc, msgpack.StackError):
+        return OversizeField(f"nesting too deep for the decoder: {_preview(data)}", [data])
+    if "exceeds max_" in text and "max_map_len" not in text and "max_ext_len" not in text:
+        return OversizeField(f"field too long ({text}) in {_preview(data)}", [data])
+    if isinstance(exc, msgpack.ExtraData):
+        return MalformedMessage(f"trailing bytes after one value in {_preview(data)}", [data])
+    if "max_map_len" in text:
+        return MalformedMessage(f"maps are not allowed: {_preview(data)}", [data])
+    if "max_ext_len" in text:
+        return MalformedMessage(f"ext types are not allowed: {_preview(data)}", [data])
+    return MalformedMessage(f"not msgpack ({type(exc).__name__}: {text}): {_preview(data)}", [data])
+
+
+def _preview(data: bytes, limit: int = 24) -> str:
+    head = data[:limit].hex()
+    return f"{head}{'…' if len(data) > limit else ''} ({len(data)} bytes)"

@@ -1,0 +1,161 @@
+# The hash chain: one ordered log of envelopes from both seats.
+#
+# Both peers keep the same chain: envelope n has seq n and names envelope n-1's hash as
+# prev_hash (envelope 0 names the match's genesis hash). Since both seats' messages share one
+# sequence, the chain is a total order that both signed into: a peer cannot later deny having
+# seen a message it built upon, nor show two different histories to two audiences.
+#
+# This is the link layer only. It checks authenticity, match id, sequence and linkage, keeps
+# every accepted envelope's exact bytes, and classifies what it refuses:
+#   seq == next, wrong prev_hash           PrevHashMismatch
+#   seq <  next, identical bytes           Replay (anyone can replay: not the signer's fault)
+#   seq <  next, same signer, other bytes  Equivocation (both envelopes kept as evidence)
+#   seq <  next, other signer              SequenceConflict (a race; the state machine decides)
+#   seq >  next                            SequenceGap
+# Which seat may send which kind when is the match state machine's job, one layer up. After the
+# first error the chain is closed: it refuses every further call, so a caller cannot carry on
+# from a state the peer has already corrupted.
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from protocol.envelope import (
+    MAX_ENVELOPE_SIZE,
+    Envelope,
+    MessageKind,
+    genesis_hash,
+    open_envelope,
+    seal,
+)
+from protocol.errors import (
+    Equivocation,
+    LocalProtocolError,
+    PrevHashMismatch,
+    RemoteProtocolError,
+    Replay,
+    SequenceConflict,
+    SequenceGap,
+    WrongMatch,
+)
+from protocol.identity import Identity
+
+
+class Chain:
+    """The envelopes of one match, in order, from both seats (`keys[s]` is seat s's key)."""
+
+    def __init__(
+        self, match_id: bytes, keys: Sequence[bytes], *, max_envelope_size: int = MAX_ENVELOPE_SIZE
+    ) -> None:
+        self.match_id = match_id
+        self.keys: tuple[bytes, ...] = tuple(keys)
+        self.max_envelope_size = max_envelope_size
+        self.genesis = genesis_hash(match_id)
+        self._envelopes: list[Envelope] = []
+        self._head = self.genesis
+        #: the error that closed the chain, if any
+        self.error: RemoteProtocolError | None = None
+
+    @property
+    def next_seq(self) -> int:
+        return len(self._envelopes)
+
+    @property
+    def head(self) -> bytes:
+        """The hash the next envelope must name as prev_hash."""
+        return self._head
+
+    @property
+    def envelopes(self) -> tuple[Envelope, ...]:
+        return tuple(self._envelopes)
+
+    def __len__(self) -> int:
+        return len(self._envelopes)
+
+    def receive(self, raw: bytes) -> Envelope:
+        """Authenticate `raw` and append it. Raises a RemoteProtocolError and closes the chain
+        when it is not the next link; LocalProtocolError once the chain is closed."""
+        self._check_open()
+        try:
+            envelope = open_envelope(
+                raw, self.match_id, self.keys, max_size=self.max_envelope_size
+            )
+            self._check_link(envelope)
+        except RemoteProtocolError as error:
+            self.error = error
+            raise
+        self._append(envelope)
+        return envelope
+
+    def seal(self, identity: Identity, kind: MessageKind, body: Sequence[Any]) -> Envelope:
+        """Sign our next envelope (at the head of the chain) and append it."""
+        self._check_open()
+        if identity.public_key not in self.keys:
+            raise LocalProtocolError(f"{identity.fingerprint} is not a player of this match")
+        if kind is MessageKind.HELLO:
+            raise LocalProtocolError("HELLO belongs to the setup, not to the chain")
+        envelope = seal(
+            identity,
+            match_id=self.match_id,
+            seq=self.next_seq,
+            prev_hash=self._head,
+            sender=self.keys.index(identity.public_key),
+            kind=kind,
+            body=body,
+        )
+        self._append(envelope)
+        return envelope
+
+    def _check_open(self) -> None:
+        if self.error is not None:
+            raise LocalProtocolError(
+                f"the chain is closed after {self.error.code}: {self.error}"
+            )
+
+    def _check_link(self, envelope: Envelope) -> None:
+        if envelope.kind is MessageKind.HELLO:
+            raise WrongMatch(
+                f"HELLO at seq {envelope.seq}: setup messages are not part of the chain",
+                [envelope.raw],
+                player=envelope.sender,
+            )
+        expected = self.next_seq
+        if envelope.seq == expected:
+            if envelope.prev_hash != self._head:
+                raise PrevHashMismatch(
+                    f"envelope seq {envelope.seq} from seat {envelope.sender} names prev_hash "
+                    f"{envelope.prev_hash.hex()[:16]}…, the chain head is {self._head.hex()[:16]}…",
+                    [envelope.raw],
+                    player=envelope.sender,
+                )
+        elif envelope.seq > expected:
+            raise SequenceGap(
+                f"envelope seq {envelope.seq} from seat {envelope.sender} skips ahead of the "
+                f"next expected seq {expected}",
+                [envelope.raw],
+                player=envelope.sender,
+            )
+        else:
+            self._raise_for_old_seq(envelope)
+
+    def _raise_for_old_seq(self, envelope: Envelope) -> None:
+        earlier = self._envelopes[envelope.seq]
+        if earlier.raw == envelope.raw:
+            raise Replay(f"envelope seq {envelope.seq} was already accepted", [envelope.raw])
+        evidence = [earlier.raw, envelope.raw]
+        if earlier.sender == envelope.sender:
+            raise Equivocation(
+                f"seat {envelope.sender} signed two different envelopes with seq {envelope.seq}",
+                evidence,
+                player=envelope.sender,
+            )
+        raise SequenceConflict(
+            f"seat {envelope.sender} sent seq {envelope.seq}, already taken by seat "
+            f"{earlier.sender}",
+            evidence,
+            player=envelope.sender,
+        )
+
+    def _append(self, envelope: Envelope) -> None:
+        self._envelopes.append(envelope)
+        self._head = envelope.hash

@@ -1,0 +1,55 @@
+# Shared fixtures for the protocol tests: reproducible randomness, two players, a match setup.
+#
+# The rng is SHAKE-256 over a label and a counter: deterministic, so a failing test replays
+# exactly, yet every call returns fresh bytes, as secrets.token_bytes would.
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Callable
+
+from protocol.chain import Chain
+from protocol.envelope import Envelope, MessageKind
+from protocol.identity import Identity
+from protocol.setup import Hello, MatchSetup, make_hello
+
+RULESET = b"\x92\xa8standard\x01"
+CATALOGUE_HASH = hashlib.sha256(b"test catalogue").digest()
+
+
+def make_rng(label: str = "test") -> Callable[[int], bytes]:
+    counter = itertools.count()
+
+    def rng(size: int) -> bytes:
+        return hashlib.shake_256(f"{label}/{next(counter)}".encode()).digest(size)
+
+    return rng
+
+
+def make_players(label: str = "players") -> tuple[Identity, Identity]:
+    rng = make_rng(label)
+    return Identity.generate(rng), Identity.generate(rng)
+
+
+def make_hellos(
+    players: tuple[Identity, Identity], label: str = "hellos"
+) -> tuple[Hello, Hello]:
+    rng = make_rng(label)
+    return (
+        make_hello(players[0], seat=0, ruleset=RULESET, catalogue_hash=CATALOGUE_HASH, rng=rng),
+        make_hello(players[1], seat=1, ruleset=RULESET, catalogue_hash=CATALOGUE_HASH, rng=rng),
+    )
+
+
+def make_setup(
+    players: tuple[Identity, Identity], label: str = "hellos"
+) -> MatchSetup:
+    return MatchSetup.from_hellos(*make_hellos(players, label))
+
+
+def play(setup: MatchSetup, players: tuple[Identity, Identity], turns: int) -> list[Envelope]:
+    """`turns` ACTION envelopes, seats alternating, accepted by a fresh chain."""
+    chain: Chain = setup.new_chain()
+    for turn in range(turns):
+        chain.seal(players[turn % 2], MessageKind.ACTION, [turn, "summon", [turn, 3], bytes(32)])
+    return list(chain.envelopes)

@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+import pytest
+
+from protocol.chain import Chain
+from protocol.envelope import MessageKind, seal
+from protocol.errors import (
+    BadSignature,
+    Equivocation,
+    LocalProtocolError,
+    PrevHashMismatch,
+    Replay,
+    SequenceConflict,
+    SequenceGap,
+    WrongMatch,
+)
+from protocol.identity import Identity
+from tests.protocol.support import make_players, make_rng, make_setup, play
+
+PLAYERS = make_players()
+SETUP = make_setup(PLAYERS)
+
+
+def fed_chain(envelopes) -> Chain:
+    chain = SETUP.new_chain()
+    for envelope in envelopes:
+        chain.receive(envelope.raw)
+    return chain
+
+
+def test_both_seats_interleave_and_both_sides_agree():
+    envelopes = play(SETUP, PLAYERS, 6)
+    chain = fed_chain(envelopes)
+    assert [e.seq for e in chain.envelopes] == list(range(6))
+    assert [e.sender for e in chain.envelopes] == [0, 1, 0, 1, 0, 1]
+    assert chain.envelopes[0].prev_hash == SETUP.genesis == chain.genesis
+    for earlier, later in zip(chain.envelopes, chain.envelopes[1:], strict=False):
+        assert later.prev_hash == earlier.hash
+    assert chain.head == envelopes[-1].hash
+    assert chain.next_seq == len(chain) == 6
+
+
+def test_seal_at_head_is_received_by_the_other_side():
+    mine, theirs = SETUP.new_chain(), SETUP.new_chain()
+    for turn in range(3):
+        envelope = mine.seal(PLAYERS[turn % 2], MessageKind.CHOICE, [turn])
+        assert theirs.receive(envelope.raw) == envelope
+    assert mine.head == theirs.head
+
+
+def test_replay_is_rejected_without_blame():
+    envelopes = play(SETUP, PLAYERS, 3)
+    chain = fed_chain(envelopes)
+    with pytest.raises(Replay) as info:
+        chain.receive(envelopes[1].raw)
+    assert info.value.evidence == (envelopes[1].raw,)
+    assert info.value.player is None
+
+
+def test_gap_is_rejected():
+    envelopes = play(SETUP, PLAYERS, 4)
+    chain = fed_chain(envelopes[:2])
+    with pytest.raises(SequenceGap, match="seq 3") as info:
+        chain.receive(envelopes[3].raw)
+    assert info.value.player == 1
+
+
+def test_equivocation_keeps_both_envelopes():
+    envelopes = play(SETUP, PLAYERS, 3)
+    chain = fed_chain(envelopes)
+    second = seal(PLAYERS[1], match_id=SETUP.match_id, seq=1, prev_hash=envelopes[0].hash,
+                  sender=1, kind=MessageKind.ACTION, body=["something else"])
+    with pytest.raises(Equivocation) as info:
+        chain.receive(second.raw)
+    assert info.value.evidence == (envelopes[1].raw, second.raw)
+    assert info.value.player == 1
+    assert info.value.attributable
+
+
+def test_same_seq_from_the_other_seat_is_a_conflict():
+    envelopes = play(SETUP, PLAYERS, 2)
+    chain = fed_chain(envelopes)
+    racing = seal(PLAYERS[0], match_id=SETUP.match_id, seq=1, prev_hash=envelopes[0].hash,
+                  sender=0, kind=MessageKind.RESIGN, body=[])
+    with pytest.raises(SequenceConflict) as info:
+        chain.receive(racing.raw)
+    assert info.value.evidence == (envelopes[1].raw, racing.raw)
+
+
+def test_wrong_prev_hash_is_rejected():
+    envelopes = play(SETUP, PLAYERS, 2)
+    chain = fed_chain(envelopes)
+    forked = seal(PLAYERS[0], match_id=SETUP.match_id, seq=2, prev_hash=envelopes[0].hash,
+                  sender=0, kind=MessageKind.ACTION, body=[])
+    with pytest.raises(PrevHashMismatch) as info:
+        chain.receive(forked.raw)
+    assert info.value.player == 0
+    assert info.value.evidence == (forked.raw,)
+
+
+def test_envelope_of_another_match_between_the_same_players_is_rejected():
+    other_setup = make_setup(PLAYERS, label="another match")
+    assert other_setup.match_id != SETUP.match_id
+    foreign = play(other_setup, PLAYERS, 1)[0]
+    with pytest.raises(WrongMatch):
+        SETUP.new_chain().receive(foreign.raw)
+
+
+def test_hello_inside_the_chain_is_rejected():
+    hello = seal(PLAYERS[0], match_id=SETUP.match_id, seq=0, prev_hash=SETUP.genesis, sender=0,
+                 kind=MessageKind.HELLO, body=[])
+    with pytest.raises(WrongMatch, match="HELLO"):
+        SETUP.new_chain().receive(hello.raw)
+    with pytest.raises(LocalProtocolError, match="HELLO"):
+        SETUP.new_chain().seal(PLAYERS[0], MessageKind.HELLO, [])
+
+
+def test_chain_refuses_everything_after_an_error():
+    envelopes = play(SETUP, PLAYERS, 3)
+    chain = fed_chain(envelopes[:1])
+    with pytest.raises(SequenceGap):
+        chain.receive(envelopes[2].raw)
+    assert chain.error is not None and chain.error.code == "sequence-gap"
+    with pytest.raises(LocalProtocolError, match="closed after sequence-gap"):
+        chain.receive(envelopes[1].raw)
+    with pytest.raises(LocalProtocolError):
+        chain.seal(PLAYERS[1], MessageKind.ACTION, [])
+    assert len(chain) == 1
+
+
+def test_seal_by_a_stranger_is_our_bug():
+    stranger = Identity.generate(make_rng("stranger"))
+    with pytest.raises(LocalProtocolError, match="not a player"):
+        SETUP.new_chain().seal(stranger, MessageKind.ACTION, [])
+
+
+def test_a_stranger_cannot_inject():
+    stranger = Identity.generate(make_rng("stranger"))
+    forged = seal(stranger, match_id=SETUP.match_id, seq=0, prev_hash=SETUP.genesis, sender=1,
+                  kind=MessageKind.RESIGN, body=[])
+    chain = SETUP.new_chain()
+    with pytest.raises(BadSignature):
+        chain.receive(forged.raw)
