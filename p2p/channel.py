@@ -15,10 +15,14 @@
 #   * raises IdleTimeoutError when no authenticated record at all arrived for `idle_timeout`;
 #   * raises SlowFrameError when a frame's first byte arrived more than `frame_timeout` ago and
 #     the frame is still incomplete (a slow drip of bytes cannot hold the session hostage).
+# The idle and frame clocks run only while a task is inside `receive()`: records that arrived while
+# nobody listened are sitting unread in our socket, so that time is not the peer's silence.
 # Buffering is bounded: we read at most `receive_chunk` bytes at a time and only when no whole
 # frame is buffered, and a frame longer than `max_frame` is refused from its length prefix.
 # Sends carry a deadline too (`send_timeout`): a peer that stops reading makes our send fail
-# rather than hang forever.
+# rather than hang forever. A send that is cancelled or fails midway leaves an unknown part of a
+# frame on the wire and has used up its counter, so it closes the channel (as trio's SSLStream
+# does); reusing it would only make the peer see garbage or a "replayed" record.
 from __future__ import annotations
 
 import contextlib
@@ -127,6 +131,7 @@ class SecureChannel:
         self._ping_sent_at: dict[bytes, float] = {}
         self._frame_started = now
         self._last_read = now
+        self._paused_at: float | None = now  # when the last receive() returned (clocks stopped)
         #: round-trip time of the last answered keepalive, in seconds (None until one returns)
         self.rtt: float | None = None
 
@@ -155,6 +160,7 @@ class SecureChannel:
         if self._receiving:
             raise RuntimeError("another task is already receiving on this channel")
         self._receiving = True
+        self._resume_clocks()
         try:
             return await self._receive_data()
         except TransportError as error:
@@ -163,17 +169,20 @@ class SecureChannel:
             raise
         finally:
             self._receiving = False
+            self._paused_at = trio.current_time()
 
     async def aclose(self, reason: str = "") -> None:
         """Say goodbye (best effort, bounded by close_timeout) and close the stream."""
         if self._closed:
             return
-        with trio.move_on_after(self.config.close_timeout):
-            with contextlib.suppress(TransportError):
-                await self._send_record(
-                    RecordKind.CLOSE, reason.encode()[:MAX_CLOSE_REASON], timeout=None
-                )
-        await self._abort()
+        try:
+            with trio.move_on_after(self.config.close_timeout):
+                with contextlib.suppress(TransportError):
+                    await self._send_record(
+                        RecordKind.CLOSE, reason.encode()[:MAX_CLOSE_REASON], timeout=None
+                    )
+        finally:  # even when cancelled: the socket must not outlive the channel
+            await self._abort()
 
     async def __aenter__(self) -> SecureChannel:
         return self
@@ -214,6 +223,9 @@ class SecureChannel:
                 ) from None
             except trio.ClosedResourceError:
                 raise ChannelClosedError(f"the channel to {self.peer} is already closed") from None
+            except BaseException:  # cancelled midway: the stream position is lost
+                await self._abort()
+                raise
 
     # --- receiving ----------------------------------------------------------------------------
 
@@ -227,7 +239,7 @@ class SecureChannel:
             elif kind is RecordKind.PONG:
                 self._on_pong(payload)
             else:
-                reason = payload.decode("utf-8", "replace")
+                reason = payload[:MAX_CLOSE_REASON].decode("utf-8", "replace")
                 reason = "".join(ch if ch.isprintable() else "?" for ch in reason)
                 raise PeerClosedError(
                     f"{self.peer} closed the connection"
@@ -308,6 +320,14 @@ class SecureChannel:
             ) from None
         except trio.ClosedResourceError:
             raise ChannelClosedError(f"the channel to {self.peer} is already closed") from None
+
+    def _resume_clocks(self) -> None:
+        if self._paused_at is None:
+            return
+        paused = trio.current_time() - self._paused_at
+        self._paused_at = None
+        self._last_heard += paused
+        self._frame_started += paused
 
     def _next_wakeup(self) -> float:
         config = self.config

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
@@ -43,6 +44,10 @@ HANDSHAKE_TIMEOUT = 10.0
 #: Handshakes in progress at once on a listener; more connections are dropped at once, so a
 #: connection flood costs us bounded memory.
 MAX_PENDING_HANDSHAKES = 16
+#: Of those, how many one source may hold (an IPv4 address, or an IPv6 /64, which one machine
+#: usually owns whole): a single host that opens connections and sends nothing cannot fill every
+#: slot and lock the real opponent out for a handshake timeout after another.
+MAX_PENDING_PER_SOURCE = 4
 
 Rng = Callable[[int], bytes]
 ChannelHandler = Callable[[SecureChannel], Awaitable[None]]
@@ -216,9 +221,16 @@ async def connect(
     )
     if known_peers is not None:
         note = "pinned by invite" if expected_fingerprint else "trusted on first use"
-        await trio.to_thread.run_sync(
-            partial(known_peers.remember, label, channel.peer_fingerprint, note)
-        )
+        try:
+            await trio.to_thread.run_sync(
+                partial(
+                    known_peers.remember, label, channel.peer_fingerprint, note,
+                    replace=expected_fingerprint is not None,
+                )
+            )
+        except BaseException:  # an unwritable file (or a cancel) must not leak the connection
+            await channel.aclose("the joining player could not record the host's identity")
+            raise
     return channel
 
 
@@ -256,8 +268,7 @@ async def open_stream(
             f"could not connect to {label} ({_os_reason(error)}); check that the host is "
             "listening and the port is open"
         ) from None
-    stream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, True)
-    return stream
+    return stream  # trio.SocketStream has already set TCP_NODELAY (ignoring a failure)
 
 
 def _os_reason(error: OSError) -> str:
@@ -307,6 +318,23 @@ def _peer_label(stream: trio.abc.Stream) -> str:
     return format_hostport(address[0], address[1])
 
 
+def _source(stream: trio.abc.Stream) -> str:
+    """Who holds a pending handshake, for the per-source limit: an IPv4 address or IPv6 /64."""
+    try:
+        host = stream.socket.getpeername()[0]  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return "?"
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 async def serve(
     listeners: list[trio.SocketListener],
     identity: Identity,
@@ -324,16 +352,23 @@ async def serve(
     handshake is reported to `on_error` and never stops the server.
     """
     pending = trio.CapacityLimiter(MAX_PENDING_HANDSHAKES)
+    pending_by_source: dict[str, int] = {}
 
     async def accept_one_stream(stream: trio.SocketStream) -> None:
-        peer = _peer_label(stream)
+        peer, source = _peer_label(stream), _source(stream)
+        if pending_by_source.get(source, 0) >= MAX_PENDING_PER_SOURCE:
+            await trio.aclose_forcefully(stream)
+            return
         try:
             pending.acquire_nowait()
         except trio.WouldBlock:
             await trio.aclose_forcefully(stream)
             return
+        pending_by_source[source] = pending_by_source.get(source, 0) + 1
         try:
-            stream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, True)
+            # No setsockopt(TCP_NODELAY) here: trio.SocketStream sets it and ignores the
+            # OSError some systems (macOS) raise once the peer has reset the connection,
+            # which would otherwise escape and stop the whole server.
             channel = await handshake_responder(
                 stream, identity, peer=peer, check_peer=check_peer,
                 timeout=handshake_timeout, config=config,
@@ -344,6 +379,9 @@ async def serve(
             return
         finally:
             pending.release()
+            pending_by_source[source] -= 1
+            if not pending_by_source[source]:
+                del pending_by_source[source]
         await handler(channel)
 
     async with trio.open_nursery() as nursery:

@@ -128,11 +128,19 @@ class KnownPeers:
             )
         return True
 
-    def remember(self, label: str, fingerprint: str, how: str = "") -> KnownPeer:
-        """Record (or replace) `label`'s fingerprint and rewrite the file atomically."""
+    def remember(
+        self, label: str, fingerprint: str, how: str = "", *, replace: bool = True
+    ) -> KnownPeer:
+        """Record (or replace) `label`'s fingerprint and rewrite the file atomically.
+
+        With `replace=False` (trust on first use) a different fingerprint that another program
+        recorded since we loaded the file is not overwritten: PeerKeyChangedError instead.
+        """
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         note = f"first-seen {when}" + (f" {how}" if how else "")
         current = _read(self.path)
+        if not replace:
+            KnownPeers(self.path, current).check(label, fingerprint)
         existing = current.get(label)
         if existing is not None and existing.fingerprint == normalize_fingerprint(fingerprint):
             self.peers = current

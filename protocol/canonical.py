@@ -53,6 +53,8 @@ TAG_DECKLIST = b"versus/v1/decklist"
 TAG_DRAW_SEED_COMMIT = b"versus/v1/draw-seed-commit"
 TAG_DRAW_ORDER = b"versus/v1/draw-order"
 TAG_RANDOM_STREAM = b"versus/v1/random-stream"
+TAG_DECKLIST_COMMIT = b"versus/v1/deck-list-commit"
+TAG_PEER_RNG = b"versus/v1/peer-rng"
 
 DOMAIN_TAGS = (
     TAG_ENVELOPE_SIGNATURE,
@@ -67,6 +69,8 @@ DOMAIN_TAGS = (
     TAG_DRAW_SEED_COMMIT,
     TAG_DRAW_ORDER,
     TAG_RANDOM_STREAM,
+    TAG_DECKLIST_COMMIT,
+    TAG_PEER_RNG,
 )
 
 _packer = msgpack.Packer(use_bin_type=True, autoreset=True)

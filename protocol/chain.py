@@ -75,6 +75,14 @@ class Chain:
     def receive(self, raw: bytes) -> Envelope:
         """Authenticate `raw` and append it. Raises a RemoteProtocolError and closes the chain
         when it is not the next link; LocalProtocolError once the chain is closed."""
+        envelope = self.authenticate(raw)
+        self._append(envelope)
+        return envelope
+
+    def authenticate(self, raw: bytes) -> Envelope:
+        """`receive` without the append: the match layer checks an envelope's meaning before it
+        enters the chain (so a refused envelope never becomes part of the honest transcript),
+        then calls `append`."""
         self._check_open()
         try:
             envelope = open_envelope(
@@ -84,8 +92,19 @@ class Chain:
         except RemoteProtocolError as error:
             self.error = error
             raise
-        self._append(envelope)
         return envelope
+
+    def append(self, envelope: Envelope) -> None:
+        """Append an envelope `authenticate` returned (still the next link)."""
+        self._check_open()
+        if envelope.seq != self.next_seq or envelope.prev_hash != self._head:
+            raise LocalProtocolError(f"envelope seq {envelope.seq} is not the next link")
+        self._append(envelope)
+
+    def reopen(self) -> None:
+        """Clear the error that closed the chain. Only for the match layer, which has refused
+        the peer for good and needs one more envelope of its own: the EVIDENCE (SPEC §4.11)."""
+        self.error = None
 
     def seal(self, identity: Identity, kind: MessageKind, body: Sequence[Any]) -> Envelope:
         """Sign our next envelope (at the head of the chain) and append it."""

@@ -193,6 +193,14 @@ class StateHashMismatch(RemoteProtocolError):
     attributable = True
 
 
+class ResultMismatch(RemoteProtocolError):
+    """A RESULT or RESULT_COSIGN whose outcome, winner, final state hash or input count is not
+    the one the replayed game reached (SPEC §4.11)."""
+
+    code = "result-mismatch"
+    attributable = True
+
+
 def all_error_classes() -> tuple[type[ProtocolError], ...]:
     """Every protocol error class defined here (for code-uniqueness checks and docs)."""
     found: list[type[ProtocolError]] = []

@@ -11,8 +11,9 @@
 #                 D..2D-1 player 1's (slot k = position D + k); the rest stays undealt.
 #                 A draw: the non-owner sends DrawShare (its decryption share of the position
 #                 + Chaum–Pedersen proof); the owner adds its own share and learns the card.
-#                 A public reveal: the owner sends Reveal (its share + proof + the card id);
-#                 the peer adds its own share and checks the card id.
+#                 A public reveal: the owner sends Reveal (its share + proof + the card id) for
+#                 a card it has drawn; the peer checks that it sent the draw share for that
+#                 position, adds its own share and checks the card id.
 #   5. ENDED      each may send EndReveal (its secret xᵢ) once the game is over; then the peer,
 #                 or an auditor holding the transcript, can decrypt the whole pool.
 # Neither player alone can decrypt anything, neither knows the permutation (each knows only its
@@ -481,13 +482,19 @@ class SharedPoolDeal:
 
     @_remote
     def accept_reveal(self, position: int, message: Reveal) -> str:
-        """Check the peer's public reveal of one of its cards; return the card id."""
+        """Check the peer's public reveal of one of its drawn cards; return the card id."""
         self._expect(message, Reveal, DealPhase.DEALT)
         if self.owner_of(position) != self.peer:
             raise LocalProtocolError(f"position {position} is not in the peer's deck")
         self._check_message_position(message.position, position, "reveal")
         if position in self._revealed:
             raise UnexpectedMessageError(f"reveal: position {position} already revealed")
+        if position not in self._shares_sent:
+            # Without my draw share the owner cannot know the card: it would be guessing, and a
+            # wrong guess would make me name the real card in the CardMismatchError evidence.
+            raise UnexpectedMessageError(
+                f"reveal: position {position} was never drawn (I sent no draw share for it)"
+            )
         self._verify_peer_share(
             message.share, message.proof, position, self._reveal_label(position)
         )

@@ -208,3 +208,83 @@ async def test_two_receivers_is_a_bug() -> None:
         with pytest.raises(RuntimeError, match="already receiving"):
             await client.receive()
         nursery.cancel_scope.cancel()
+
+
+# --- review regressions ---------------------------------------------------------------------
+
+
+class _Congested(trio.abc.SendStream):
+    """A send stream whose first send blocks before writing a byte (a full socket buffer)."""
+
+    def __init__(self, inner: trio.abc.SendStream) -> None:
+        self.inner = inner
+        self.congested = True
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self.congested:
+            await trio.sleep_forever()
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_cancelled_send_closes_the_channel(autojump_clock: trio.abc.Clock) -> None:
+    # The cancelled send used up record number 0 (and may have written part of it); sending on
+    # would make the peer see "record number 1 where 0 was due" and blame an attacker.
+    wire = Wire(QUICK)
+    congested = _Congested(wire.client_out_send)
+    wire.client._stream = trio.StapledStream(congested, wire.client._stream.receive_stream)
+    with trio.move_on_after(1):
+        await wire.client.send("never sent")
+    congested.congested = False
+    assert wire.client.closed
+    with pytest.raises(ChannelClosedError):
+        await wire.client.send("next")
+
+
+async def test_aclose_closes_the_stream_even_when_cancelled() -> None:
+    client, server = await channel_pair()
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await client.aclose("bye")
+    assert client.closed
+    with pytest.raises(ConnectionLostError):  # the socket really went away
+        await server.receive()
+
+
+async def test_time_nobody_listens_is_not_the_peers_silence(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    wire = Wire(QUICK)
+    await wire.deliver(await wire.client_frame("sent long ago"))
+    await trio.sleep(45)  # beyond idle_timeout, with no task in receive()
+    assert await wire.server.receive() == "sent long ago"
+    start = trio.current_time()
+    with pytest.raises(IdleTimeoutError):  # the idle clock still runs while listening
+        await wire.server.receive()
+    assert trio.current_time() - start == pytest.approx(30)
+
+
+async def test_a_frame_half_read_before_a_pause_is_not_a_slow_drip(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    wire = Wire(QUICK)
+    first = await wire.client_frame("one")
+    second = await wire.client_frame("two")
+    await wire.deliver(first + second[:5])
+    assert await wire.server.receive() == "one"
+    await trio.sleep(20)  # beyond frame_timeout, nobody listening; the rest is on its way
+    await wire.deliver(second[5:])
+    assert await wire.server.receive() == "two"
+
+
+async def test_a_huge_close_reason_is_cut_to_the_limit(wire: Wire) -> None:
+    await wire.deliver(wire.client._seal(RecordKind.CLOSE, "é".encode() * 50_000))
+    with pytest.raises(PeerClosedError) as info:
+        await wire.server.receive()
+    assert len(info.value.reason) <= 200
+    assert len(str(info.value)) < 300

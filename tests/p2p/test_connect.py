@@ -247,3 +247,114 @@ async def test_ipv6_loopback() -> None:
             await channel.aclose()
     for listener in listeners:
         await listener.aclose()
+
+
+# --- review regressions ---------------------------------------------------------------------
+
+
+async def test_a_reset_socket_does_not_stop_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    # macOS raises EINVAL from setsockopt on a connection the peer already reset; trio's
+    # SocketStream ignores that, and serve() must not turn it into a server crash.
+    listeners = await open_listeners(0, bind="127.0.0.1")
+    port = listening_port(listeners)
+
+    def reset(*args: object) -> None:
+        raise OSError(22, "Invalid argument")
+
+    served: list[str] = []
+
+    async def handler(channel: SecureChannel) -> None:
+        served.append(await channel.receive())
+        await channel.aclose()
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(serve, listeners, HOST, handler))
+            monkeypatch.setattr(trio.SocketStream, "setsockopt", reset)
+            channel = await connect("127.0.0.1", port, identity(1))
+            await channel.send("still serving")
+            with pytest.raises(TransportError):
+                await channel.receive()
+            nursery.cancel_scope.cancel()
+    assert served == ["still serving"]
+    for listener in listeners:
+        await listener.aclose()
+
+
+async def test_one_silent_source_cannot_fill_every_handshake_slot() -> None:
+    listeners = await open_listeners(0, bind="127.0.0.1")
+    port = listening_port(listeners)
+    flood = []
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(serve, listeners, HOST, _close_channel))
+            for _ in range(20):  # connect and say nothing, from another loopback address
+                sock = trio.socket.socket()
+                await sock.bind(("127.0.0.2", 0))
+                await sock.connect(("127.0.0.1", port))
+                flood.append(trio.SocketStream(sock))
+            await trio.sleep(0.3)  # let the server accept them all
+            channel = await connect("127.0.0.1", port, identity(1), handshake_timeout=5)
+            await channel.aclose()
+            dropped = 0
+            for stream in flood:
+                with trio.move_on_after(0.2):
+                    dropped += await stream.receive_some() == b""
+            assert dropped == 20 - 4
+            nursery.cancel_scope.cancel()
+    for stream in flood:
+        await stream.aclose()
+    for listener in listeners:
+        await listener.aclose()
+
+
+async def _close_channel(channel: SecureChannel) -> None:
+    await channel.aclose()
+
+
+async def test_tofu_never_overwrites_a_key_recorded_meanwhile(tmp_path: Path) -> None:
+    # Loaded before another program (or the user) recorded the host: the new key must not
+    # silently replace the one now on disk.
+    peers = KnownPeers.load(tmp_path / "known_peers")
+    KnownPeers.load(tmp_path / "known_peers").remember("127.0.0.1:1", HOST.fingerprint)
+    listeners = await open_listeners(0, bind="127.0.0.1")
+    port = listening_port(listeners)
+    label = f"127.0.0.1:{port}"
+    KnownPeers.load(tmp_path / "known_peers").remember(label, HOST.fingerprint)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(serve, listeners, identity(66), _close_channel))
+            with pytest.raises(PeerKeyChangedError):
+                await connect("127.0.0.1", port, identity(1), known_peers=peers)
+            nursery.cancel_scope.cancel()
+    assert KnownPeers.load(tmp_path / "known_peers").lookup(label).fingerprint == (  # type: ignore[union-attr]
+        HOST.fingerprint
+    )
+    for listener in listeners:
+        await listener.aclose()
+
+
+async def test_an_unwritable_known_peers_file_closes_the_new_channel(tmp_path: Path) -> None:
+    peers = KnownPeers.load(tmp_path / "known_peers")
+    (tmp_path / "known_peers").mkdir()  # not a file: the write fails
+    listeners = await open_listeners(0, bind="127.0.0.1")
+    port = listening_port(listeners)
+    seen: list[BaseException] = []
+
+    async def handler(channel: SecureChannel) -> None:
+        try:
+            await channel.receive()
+        except TransportError as error:
+            seen.append(error)
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(serve, listeners, HOST, handler))
+            with pytest.raises(TransportError, match="known_peers"):
+                await connect("127.0.0.1", port, identity(1), known_peers=peers)
+            while not seen:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert "could not record" in str(seen[0])  # the host was told, not left hanging
+    for listener in listeners:
+        await listener.aclose()

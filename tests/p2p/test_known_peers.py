@@ -79,3 +79,14 @@ def test_unwritable_directory(tmp_path: Path) -> None:
     tmp_path.chmod(0o500)
     with pytest.raises(KnownPeersFileError, match="cannot write"):
         KnownPeers.load(tmp_path / "known_peers").remember("x", A)
+
+
+def test_first_use_does_not_replace_a_key_written_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "known_peers"
+    stale = KnownPeers.load(path)  # loaded before the other program wrote
+    KnownPeers.load(path).remember("host:1", A)
+    with pytest.raises(PeerKeyChangedError, match=f"says {A}, it now presents {B}"):
+        stale.remember("host:1", B, "trusted on first use", replace=False)
+    assert KnownPeers.load(path).lookup("host:1").fingerprint == A  # type: ignore[union-attr]
+    stale.remember("host:1", B, "pinned by invite")  # an invite is authoritative
+    assert KnownPeers.load(path).lookup("host:1").fingerprint == B  # type: ignore[union-attr]

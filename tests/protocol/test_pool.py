@@ -102,6 +102,26 @@ def test_reveal_with_another_positions_share_is_caught(dealt) -> None:
         p1.accept_reveal(0, forged)
 
 
+def test_reveal_of_a_card_never_drawn_is_refused_before_decryption() -> None:
+    """Without my draw share the owner can only guess the card: right or wrong, it is refused.
+
+    Before the fix a wrong guess raised CardMismatchError naming the real card (a probe of the
+    owner's undrawn deck) and a lucky guess made a card public that its owner did not know.
+    """
+    for lucky in (False, True):
+        p0, p1 = make_pair(CATALOGUE, 12, seed="dealt")
+        run_shuffles(p0, p1)
+        ct = p0.pool[0]
+        truth = p1._table[(ct.b - ct.a * (p0._secret + p1._secret)).encoded]
+        guess = truth if lucky else next(c for c in CATALOGUE if c != truth)
+        share, proof, _ = dleq_prove(p0._secret, ct.a, MATCH_ID, "reveal/0", IDENTITIES[0],
+                                     (ct.a, ct.b), seeded_rng("guess"))  # fmt: skip
+        with pytest.raises(UnexpectedMessageError, match="position 0 was never drawn") as info:
+            p1.accept_reveal(0, over_the_wire(Reveal(0, guess, share, proof)))
+        assert truth not in str(info.value)
+        assert p1.known_cards == {} and p1.phase is DealPhase.FAILED
+
+
 def test_wrong_draw_share_is_caught(dealt) -> None:
     p0, p1 = dealt
     honest = p1.draw_share(0)

@@ -5,11 +5,22 @@ import dataclasses
 
 import pytest
 
+from protocol import shuffle as shuffle_module
 from protocol.elgamal import Ciphertext, card_point, card_table, trivial_encryption
-from protocol.group import CryptoProofError, InvalidPointError, L, Point, base_mul, random_scalar
+from protocol.group import (
+    CryptoProofError,
+    InvalidPointError,
+    L,
+    Point,
+    base_mul,
+    multi_mul,
+    random_scalar,
+)
 from protocol.shuffle import (
     ShuffleProof,
     ShuffleWitness,
+    _challenge,
+    _u_challenges,
     prove_shuffle,
     shuffle,
     shuffle_generators,
@@ -147,3 +158,114 @@ def test_proof_with_a_small_order_commitment_is_refused_on_parse(setup: Setup) -
     wire[1][4] = bytes.fromhex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
     with pytest.raises(InvalidPointError, match=r"shuffle\.proof\.chain\[4\]"):
         ShuffleProof.from_wire(wire, len(outputs), "shuffle.proof")
+
+
+# --- a prover for linear (non-permutation) shuffles ----------------------------------------------
+#
+# Output i = Σⱼ A_ij·input_j re-encrypted, proved with a commitment to B = A^-T (CHVote's
+# permutation matrix generalised). With B's rows summing to 1, the t1, t3 and t4 equations hold
+# for any such B; only the commitment chain's product check (t2: Πũ = Πu) tells a permutation
+# matrix from the rest. The tests run it with a permutation (it must verify, which checks the
+# harness) and with a matrix that adds card 0 to card 2 and subtracts it from card 1.
+
+
+def _prove_linear(s: Setup, outputs, b_matrix, rerand, rng) -> tuple[ShuffleProof, tuple]:
+    n = len(s.inputs)
+    gens = shuffle_generators(MATCH, n)
+    r = [random_scalar(rng) for _ in range(n)]
+    c_vec = tuple(
+        base_mul(r[j]) + multi_mul([b_matrix[i][j] for i in range(n)], gens.hs) for j in range(n)
+    )
+    u = _u_challenges(MATCH, "shuffle/0", SHUFFLER, s.key, s.inputs, outputs, c_vec)
+    u_t = [sum(b_matrix[i][j] * u[j] for j in range(n)) % L for i in range(n)]
+    r_hat = [random_scalar(rng) for _ in range(n)]
+    chain, previous = [], gens.h
+    for i in range(n):
+        previous = base_mul(r_hat[i]) + previous * u_t[i]
+        chain.append(previous)
+    w = [random_scalar(rng) for _ in range(4)]
+    w_hat = [random_scalar(rng) for _ in range(n)]
+    w_prime = [random_scalar(rng) for _ in range(n)]
+    before = [gens.h, *chain[:-1]]
+    t = (
+        base_mul(w[0]),
+        base_mul(w[1]),
+        base_mul(w[2]) + multi_mul(w_prime, gens.hs),
+        multi_mul(w_prime, [ct.b for ct in outputs]) - s.key * w[3],
+        multi_mul(w_prime, [ct.a for ct in outputs]) - base_mul(w[3]),
+        *(base_mul(w_hat[i]) + before[i] * w_prime[i] for i in range(n)),
+    )
+    c = _challenge(MATCH, "shuffle/0", SHUFFLER, s.key, s.inputs, outputs, c_vec, chain, t)
+    v = [1] * n
+    for i in range(n - 2, -1, -1):
+        v[i] = u_t[i + 1] * v[i + 1] % L
+    proof = ShuffleProof(
+        perm_commitments=c_vec,
+        chain=tuple(chain),
+        challenge=c,
+        s1=(w[0] + c * sum(r)) % L,
+        s2=(w[1] + c * sum(x * y for x, y in zip(r_hat, v, strict=True))) % L,
+        s3=(w[2] + c * sum(x * y for x, y in zip(r, u, strict=True))) % L,
+        s4=(w[3] + c * sum(x * y for x, y in zip(rerand, u_t, strict=True))) % L,
+        s_hat=tuple((w_hat[i] + c * r_hat[i]) % L for i in range(n)),
+        s_prime=tuple((w_prime[i] + c * u_t[i]) % L for i in range(n)),
+    )
+    return proof, t
+
+
+def _linear_outputs(s: Setup, a_matrix, rerand) -> tuple[Ciphertext, ...]:
+    n = len(s.inputs)
+    return tuple(
+        Ciphertext(
+            multi_mul(a_matrix[i], [ct.a for ct in s.inputs]),
+            multi_mul(a_matrix[i], [ct.b for ct in s.inputs]),
+        ).rerandomize(rerand[i], s.key)
+        for i in range(n)
+    )
+
+
+def test_non_permutation_matrix_is_caught_by_the_product_check(setup, monkeypatch) -> None:
+    n = len(setup.inputs)
+    rng = seeded_rng("linear")
+    rerand = [random_scalar(rng) for _ in range(n)]
+    identity = [[int(i == j) for j in range(n)] for i in range(n)]
+
+    # harness check: a permutation matrix (B = A^-T = A) proves and verifies
+    perm = [[int(j == (i + 3) % n) for j in range(n)] for i in range(n)]
+    outputs = _linear_outputs(setup, perm, rerand)
+    _verify(setup, outputs, _prove_linear(setup, outputs, perm, rerand, rng)[0])
+
+    # A = I − (e1 − e2)·e0ᵀ: out1 = M1 − M0, out2 = M2 + M0; B = A^-T = I + e0·(e1 − e2)ᵀ
+    a_matrix = [row[:] for row in identity]
+    a_matrix[1][0], a_matrix[2][0] = L - 1, 1
+    b_matrix = [row[:] for row in identity]
+    b_matrix[0][1], b_matrix[0][2] = 1, L - 1
+    assert all(sum(row) % L == 1 for row in b_matrix)  # so the t1 check (Σc − ΣH) passes
+    outputs = _linear_outputs(setup, a_matrix, rerand)
+    assert _decrypt(setup, outputs).count("?") == 2  # two cards became forgeries
+    proof, t_prover = _prove_linear(setup, outputs, b_matrix, rerand, rng)
+
+    seen: list[tuple] = []  # the t values the verifier recomputes, caught on their way to H
+    original = shuffle_module._challenge
+
+    def spy(*args):
+        seen.append(tuple(args[-1]))
+        return original(*args)
+
+    monkeypatch.setattr(shuffle_module, "_challenge", spy)
+    with pytest.raises(CryptoProofError, match="does not verify"):
+        _verify(setup, outputs, proof)
+    (t_verifier,) = seen
+    differs = [i for i, (x, y) in enumerate(zip(t_prover, t_verifier, strict=True)) if x != y]
+    assert differs == [1]  # only t2, the chain's product check, exposes the cheat
+
+
+def test_proof_is_bound_to_the_input_pool_and_the_joint_key(setup: Setup) -> None:
+    outputs, witness = shuffle(setup.inputs, setup.key, seeded_rng("statement"))
+    proof = _prove(setup, outputs, witness)
+    other_inputs = (setup.inputs[1], setup.inputs[0], *setup.inputs[2:])
+    moved = dataclasses.replace(setup, inputs=other_inputs)
+    with pytest.raises(CryptoProofError):
+        _verify(moved, outputs, proof)
+    with pytest.raises(CryptoProofError):
+        _verify(dataclasses.replace(setup, key=setup.key + Point.BASE), outputs, proof)

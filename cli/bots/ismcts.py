@@ -1,0 +1,170 @@
+# Single-observer information-set Monte Carlo tree search (SO-ISMCTS; Cowling, Powley and
+# Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
+#
+# How it works. The tree is over information sets of the bot's own view: a node is reached by
+# a sequence of actions (turn actions and choice picks of *both* players; an Action tuple is the
+# edge key), never by hidden identities. Each iteration:
+#   1. determinize: sample one world consistent with the view (worlds.py: known cards fixed,
+#      hidden handles get distinct cards the view has not shown);
+#   2. select/expand down the tree in that world: Deals and Reveals are answered by the world,
+#      turn and choice decisions are tree nodes; a child is scored with UCB1 whose exploration
+#      term counts how often the child was *available* (legal in the sampled world), the
+#      ISMCTS correction for actions that exist in some worlds only;
+#   3. evaluate the new leaf: a short playout (a capped number of decisions with the cheap
+#      "best of a few sampled actions" policy, or none) then the static evaluation squashed
+#      into a win probability (evaluate.py); a finished game scores 1, 0 or 1/2;
+#   4. backpropagate: each node keeps the reward of the player whose action led to it.
+#
+# Why these choices: legal actions number in the hundreds (summons x areas x faces, teleport
+# targets), far more than a sub-second budget in Python can visit, so nodes widen
+# progressively (at most WIDEN_C * visits^WIDEN_A children) and each expansion takes the best
+# of a few sampled untried actions by the static evaluation in the current world, which orders
+# the children roughly by quality without paying for a full one-ply scan at every node. The
+# opponent's expansions use the same rule from its side, so its replies are plausible ones.
+# The bot plays the most visited root child.
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from engine import Action, PlayerView, legal_actions, step
+
+from .base import Budget
+from .evaluate import evaluate, win_probability
+from .simple import bot_rng
+from .worlds import Determinizer, public_state, resolve_chance
+
+DEFAULT_BUDGET = Budget(iterations=None, seconds=0.25)
+UCB_C = 0.5  # exploration constant (rewards are win probabilities in [0, 1])
+WIDEN_C = 2.0  # progressive widening: children allowed = WIDEN_C * visits ** WIDEN_A
+WIDEN_A = 0.5
+EXPAND_SAMPLE = 6  # untried actions scored before expanding the best one
+ROLLOUT_SAMPLE = 4  # actions scored per playout decision
+ROLLOUT_DECISIONS = 0  # playout length cap (0: evaluate the leaf directly)
+
+
+class Node:
+    __slots__ = ("avail", "children", "player", "total", "visits")
+
+    def __init__(self, player: int) -> None:
+        self.player = player  # who chose the action leading here (the reward is theirs)
+        self.children: dict[Action, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+
+
+class IsmctsBot:
+    """SO-ISMCTS within a per-decision budget (iterations and/or seconds)."""
+
+    cheap = False
+
+    def __init__(self, seed: int | None = None, budget: Budget | None = None,
+                 name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS) -> None:
+        self.name = name
+        self.budget = budget or DEFAULT_BUDGET
+        self.rng = bot_rng(seed)
+        self.rollout_decisions = rollout_decisions
+        self.last_iterations = 0  # of the last decision (for the benchmark)
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        root = self.search(view)
+        allowed = set(legal)
+        best = max((c.visits, c.total, a) for a, c in root.children.items() if a in allowed)
+        return best[2]
+
+    def search(self, view: PlayerView) -> Node:
+        """Run the search from `view`'s decision; the root's children are its statistics."""
+        rng = self.rng
+        worlds = Determinizer(view)
+        state0 = public_state(view)
+        root = Node(1 - view.player)
+        iterations, seconds = self.budget.iterations, self.budget.seconds
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        done = 0
+        while True:
+            self._iterate(root, state0, worlds.sample(rng), rng)
+            done += 1
+            if iterations is not None and done >= iterations:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        return root
+
+    def _iterate(self, root: Node, state, ids: list[str], rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+        node = root
+        path = [root]
+        while state.result is None:
+            legal = legal_actions(state)
+            mover = state.pending.player
+            children = node.children
+            available = [a for a in legal if a in children]
+            for a in available:
+                children[a].avail += 1
+            limit = WIDEN_C * math.sqrt(node.visits + 1)
+            if len(available) < len(legal) and len(available) < limit:
+                action = self._expand_choice(state, legal, children, ids, rng, mover)
+                child = children[action] = Node(mover)
+                child.avail = 1
+                state = resolve_chance(step(state, action), ids, rng)
+                path.append(child)
+                break
+            action = self._select(node, available)
+            node = children[action]
+            state = resolve_chance(step(state, action), ids, rng)
+            path.append(node)
+        value0 = self._leaf_value(state, ids, rng)
+        root.visits += 1
+        for n in path[1:]:
+            n.visits += 1
+            n.total += value0 if n.player == 0 else 1.0 - value0
+
+    @staticmethod
+    def _select(node: Node, available: list[Action]) -> Action:
+        children = node.children
+        best, best_score = available[0], -1.0
+        for a in available:
+            c = children[a]
+            score = c.total / c.visits + UCB_C * math.sqrt(math.log(c.avail) / c.visits)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    @staticmethod
+    def _expand_choice(state, legal: list[Action], children: dict[Action, Node],  # type: ignore[no-untyped-def]
+                       ids: list[str], rng: random.Random, mover: int) -> Action:
+        untried = [a for a in legal if a not in children]
+        if len(untried) > EXPAND_SAMPLE:
+            untried = rng.sample(untried, EXPAND_SAMPLE)
+        return _best_of(state, untried, ids, rng, mover)
+
+    def _leaf_value(self, state, ids: list[str], rng: random.Random) -> float:  # type: ignore[no-untyped-def]
+        for _ in range(self.rollout_decisions):
+            if state.result is not None:
+                break
+            legal = legal_actions(state)
+            sample = legal if len(legal) <= ROLLOUT_SAMPLE else rng.sample(legal, ROLLOUT_SAMPLE)
+            action = _best_of(state, sample, ids, rng, state.pending.player)
+            state = resolve_chance(step(state, action), ids, rng)
+        return win_probability(evaluate(state, ids, 0))
+
+
+def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Random,  # type: ignore[no-untyped-def]
+             player: int) -> Action:
+    """The action with the best static evaluation for `player` one step ahead in this world."""
+    if len(actions) == 1:
+        return actions[0]
+    best, best_score = actions[0], -math.inf
+    chance_seed = rng.getrandbits(32)
+    for a in actions:
+        after = resolve_chance(step(state, a), ids, random.Random(chance_seed))
+        score = evaluate(after, ids, player)
+        if score > best_score:
+            best, best_score = a, score
+    return best

@@ -1,0 +1,70 @@
+# The two simple bots. `random`: a uniformly random legal action. `greedy`: one ply: it applies
+# each legal action to a few determinized worlds (hidden cards sampled from what its view
+# allows, worlds.py), lets the Deals and Reveals that follow resolve from the sample, scores the
+# result with the static evaluation (evaluate.py) and plays the best average; ties go to a
+# random one of the best. Every action is tried on the same worlds (common random numbers), so
+# the comparison between actions is not drowned in sampling noise.
+#
+# Bot randomness is `random.Random` seeded from `secrets` (or a given seed for reproducible
+# tests and benchmarks): a bot's choices are not a secret of the protocol.
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Sequence
+
+from engine import Action, PlayerView, step
+
+from .evaluate import evaluate
+from .worlds import determinize, public_state, resolve_chance
+
+
+def bot_rng(seed: int | None) -> random.Random:
+    return random.Random(secrets.randbits(64) if seed is None else seed)
+
+
+class RandomBot:
+    """A uniformly random legal action."""
+
+    cheap = True
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        self.name = name
+        self.rng = bot_rng(seed)
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        return legal[self.rng.randrange(len(legal))]
+
+
+class GreedyBot:
+    """One-ply search over `worlds` determinizations with the static evaluation."""
+
+    cheap = False
+
+    def __init__(self, seed: int | None = None, worlds: int = 3, name: str = "greedy") -> None:
+        if worlds < 1:
+            raise ValueError(f"greedy needs at least one world, got {worlds}")
+        self.name = name
+        self.worlds = worlds
+        self.rng = bot_rng(seed)
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        state = public_state(view)
+        me = view.player
+        samples = [(determinize(view, self.rng), self.rng.getrandbits(32))
+                   for _ in range(self.worlds)]
+        best: list[Action] = []
+        best_score = float("-inf")
+        for action in legal:
+            after = step(state, action)
+            total = 0.0
+            for ids, chance_seed in samples:
+                world = resolve_chance(after, ids, random.Random(chance_seed))
+                total += evaluate(world, ids, me)
+            if total > best_score + 1e-9:
+                best, best_score = [action], total
+            elif total > best_score - 1e-9:
+                best.append(action)
+        return best[self.rng.randrange(len(best))]

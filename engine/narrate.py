@@ -1,0 +1,270 @@
+# One engine step told in words, for one viewer: the log lines of the terminal UI.
+#
+# How it works. `narrate(before, inp, after, viewer, knowledge)` does not re-run the rules: it
+# says what the input was (for turn actions) and then diffs the two public states handle by
+# handle (zone, area, face, revealed identity, absorbed stack), so it works for any input,
+# including the deals and reveals the protocol feeds and whatever Passives resolved inside the
+# step. A card is named only if the viewer may know it: its identity is public in `after`, or
+# the viewer owns it and `knowledge` (the viewer's private knowledge after the step) holds it.
+# Everything else is "a card" / "a verso card". Tests replay many random games and check that no
+# line ever contains the name of a card hidden from the viewer.
+#
+# Strength in battle lines: the survivor's is its current Strength after the step; a destroyed
+# card's is re-computed on its battle area (printed + tile + continuous bonuses). An Increase
+# "until the end of the turn" on a destroyed card is gone by then, so that number can be lower
+# than the one the battle used; it is narration, not a record (the transcript is the record).
+from __future__ import annotations
+
+from .actions import Action, ActionKind, Input
+from .decisions import GameResult, RevealDecision
+from .game import (
+    ABSORBED,
+    DECK,
+    DESTROYED,
+    DISCARDED,
+    FIELD,
+    HAND,
+    T_LAND,
+    State,
+    _strength,
+)
+from .views import Knowledge
+
+_GONE = (DESTROYED, ABSORBED)
+
+
+def narrate(before: State, inp: Input, after: State, viewer: int,
+            knowledge: Knowledge) -> list[str]:
+    """What `viewer` may learn from the step `before --inp--> after`, as short sentences."""
+    if knowledge.player != viewer:
+        raise ValueError(f"knowledge of player {knowledge.player} given for viewer {viewer}")
+    t = _Teller(before, after, viewer, knowledge)
+    lines: list[str] = []
+    if isinstance(inp, Action):
+        lines += t.action_line(inp)
+    lines += t.zone_lines(inp)
+    if after.result is not None and before.result is None:
+        lines.append(t.result_line(after.result))
+    return lines
+
+
+class _Teller:
+    """Phrases for one viewer; every card name goes through `card()`, the one gatekeeper."""
+
+    def __init__(self, before: State, after: State, viewer: int, knowledge: Knowledge) -> None:
+        self.b, self.a, self.me, self.know = before, after, viewer, knowledge
+
+    # --- naming -----------------------------------------------------------------------------
+    def known_id(self, h: int) -> str | None:
+        public = self.a.public_id(h)
+        if public is not None:
+            return public
+        if h // self.a.n == self.me:
+            return self.know.cards.get(h)
+        return None
+
+    def known_before(self, h: int) -> bool:
+        if self.b.public_id(h) is not None:
+            return True
+        return h // self.b.n == self.me and h in self.know.cards and self.b.zone[h] != DECK
+
+    def card(self, h: int, *, face_hint: bool = False) -> str:
+        cid = self.known_id(h)
+        if cid is not None:
+            return self.a.cat[cid].name
+        return "a verso card" if face_hint else "a card"
+
+    def who(self, p: int) -> str:
+        return "You" if p == self.me else "Opponent"
+
+    def whose(self, h: int) -> str:
+        return "your" if h // self.a.n == self.me else "the opponent's"
+
+    def owned(self, h: int, *, face_hint: bool = False) -> str:
+        """'your Dawn Moth', "the opponent's verso card"."""
+        cid = self.known_id(h)
+        what = self.a.cat[cid].name if cid is not None else (
+            "verso card" if face_hint else "card")
+        return f"{self.whose(h)} {what}"
+
+    def name(self, area: int) -> str:
+        return self.a.geom.names[area]
+
+    # --- the input itself -------------------------------------------------------------------
+    def action_line(self, x: Action) -> list[str]:
+        p = self.b.active
+        if x.kind == ActionKind.END:
+            return [f"{self.who(p)} ended the turn"]
+        if x.kind == ActionKind.FLIP:
+            return [f"{self.who(p)} flipped the card on {x.area}"]
+        if x.kind == ActionKind.MOVE:
+            h = self.b.card_at(x.area)
+            what = self.card(h, face_hint=True) if h is not None else "a card"
+            return [f"{self.who(p)} moved {what} from {x.area} to {x.to}"]
+        if x.kind == ActionKind.ACTIVATE:
+            h = self.b.card_at(x.area)
+            what = self.card(h) if h is not None else "a card"
+            src = f" (the Active of its absorbed card {x.source})" if x.source else ""
+            on = f" targeting {' '.join(x.targets)}" if x.targets else ""
+            return [f"{self.who(p)} activated {what} ({x.area}){src}{on}"]
+        return []  # summon and pick: told by their effect below (landing, discard)
+
+    # --- what changed -----------------------------------------------------------------------
+    def zone_lines(self, inp: Input) -> list[str]:
+        b, a = self.b, self.a
+        lines: list[str] = []
+        battles: list[str] = []
+        told_gone: set[int] = set()
+        for h in range(2 * a.n):
+            zb, za = b.zone[h], a.zone[h]
+            owner = h // a.n
+            if zb == DECK and za == HAND:
+                lines.append(f"{self.who(owner)} drew {self.card(h)}"
+                             if owner == self.me else "Opponent drew a card")
+            elif zb == HAND and za in (FIELD, *_GONE):
+                area, recto = (a.pos[h], a.face[h]) if za == FIELD else self.landing(h)
+                face = "recto" if recto else "verso"
+                where = f" on {self.name(area)}" if area is not None and area >= 0 else ""
+                if face == "verso" and self.known_id(h) is None:
+                    lines.append(f"{self.who(owner)} summoned a verso card{where}")
+                else:
+                    lines.append(f"{self.who(owner)} summoned {self.card(h)} ({face}){where}")
+            elif za == DISCARDED and zb != DISCARDED:
+                if self.known_id(h) is not None:
+                    lines.append(f"{self.who(owner)} discarded {self.card(h)}")
+                elif not self.reveal_pending(h):
+                    lines.append(f"{self.who(owner)} discarded a card")
+            elif zb == za == DISCARDED and not self.known_before(h) and self.known_id(h):
+                lines.append(f"{self.who(owner)} discarded {self.card(h)} (top of the deck)")
+            elif zb == za == FIELD:
+                if b.pos[h] != a.pos[h] and not self.moved_by_input(inp, h):
+                    lines.append(_cap(f"{self.owned(h, face_hint=not a.face[h])} went from "
+                                      f"{self.name(b.pos[h])} to {self.name(a.pos[h])}"))
+                if not b.face[h] and a.face[h]:
+                    lines.append(_cap(f"{self.owned(h)} turned recto on "
+                                      f"{self.name(a.pos[h])}"))
+            if za in _GONE and zb not in _GONE and h not in told_gone:
+                battles += self.gone_lines(h, told_gone, inp)
+        return lines + battles
+
+    def reveal_pending(self, h: int) -> bool:
+        d = self.a.pending
+        return isinstance(d, RevealDecision) and d.handle == h
+
+    def moved_by_input(self, inp: Input, h: int) -> bool:
+        return (isinstance(inp, Action) and inp.kind == ActionKind.MOVE
+                and self.b.card_at(inp.area) == h)
+
+    def landing(self, h: int) -> tuple[int | None, int]:
+        """(area, recto) of a summoned card that is gone already, from its pending land task."""
+        for task in self.b.tasks:
+            if task[0] == T_LAND and task[1] == h:
+                return task[2], task[3]
+        return None, 0
+
+    def last_area(self, h: int, inp: Input) -> int | None:
+        """The area a card left the field from, as far as the two states and input show it."""
+        if self.b.battle is not None and h in self.b.battle[1:]:
+            return self.b.battle[0]
+        moved = _moved_to(self.b, inp)
+        if moved is not None and moved[0] == h:
+            return moved[1]
+        for x in range(2 * self.a.n):  # its absorber stands where the battle was
+            if h in self.a.stack[x] and self.a.zone[x] == FIELD:
+                return self.a.pos[x]
+        if self.b.zone[h] == HAND:
+            return self.landing(h)[0]
+        return self.b.pos[h] if self.b.pos[h] >= 0 else None
+
+    def gone_lines(self, h: int, told: set[int], inp: Input) -> list[str]:
+        """A card destroyed or absorbed: as a battle when it fell together with another."""
+        a = self.a
+        area = self.last_area(h, inp)
+        told.add(h)
+        absorber = next((x for x in range(2 * a.n) if h in a.stack[x]
+                         and h not in self.b.stack[x]), None)
+        if absorber is not None:
+            return [f"Battle on {self.name(area) if area is not None else '?'}: "
+                    f"{self.fighter(absorber, area)} vs {self.fighter(h, area)}: "
+                    f"{self.card(h)} destroyed and absorbed by {self.card(absorber)}"
+                    f"{self.level_note(absorber)}"]
+        partner = None
+        if area is not None:
+            partner = next((x for x in range(2 * a.n) if x != h and x not in told
+                            and a.zone[x] in _GONE and self.b.zone[x] not in _GONE
+                            and self.last_area(x, inp) == area), None)
+            survivor = a.card_at(area)
+        else:
+            survivor = None
+        if partner is not None:
+            told.add(partner)
+            return [f"Battle on {self.name(area)}: {self.fighter(h, area)} vs "  # type: ignore[arg-type]
+                    f"{self.fighter(partner, area)}: equal Strength, both destroyed"]
+        if survivor is not None and self.in_battle(h, survivor):
+            return [f"Battle on {self.name(area)}: {self.fighter(survivor, area)} vs "  # type: ignore[arg-type]
+                    f"{self.fighter(h, area)}: {self.owned(h)} destroyed"]
+        where = f" on {self.name(area)}" if area is not None else ""
+        return [_cap(f"{self.owned(h, face_hint=True)} was destroyed{where}")]
+
+    def in_battle(self, h: int, other: int) -> bool:
+        bt = self.b.battle
+        return bt is None or (h in bt[1:] and other in bt[1:])
+
+    def fighter(self, h: int, area: int | None) -> str:
+        cid = self.known_id(h)
+        if cid is None:
+            return "a card"
+        return f"{self.a.cat[cid].name} ({self.strength_on(h, area)})"
+
+    def strength_on(self, h: int, area: int | None) -> int:
+        a = self.a
+        if a.zone[h] == FIELD and a.face[h]:
+            return _strength(a, h)
+        probe = a.clone()
+        cid = self.known_id(h)
+        assert cid is not None
+        probe.ident[h] = a.cat[cid].index
+        if area is None:
+            return a.cat[cid].strength
+        probe.face[h], probe.pos[h], probe.zone[h] = 1, area, FIELD
+        return _strength(probe, h)
+
+    def level_note(self, h: int) -> str:
+        lvl = self.a.level(h)
+        return f" (level {lvl})" if lvl else ""
+
+    def result_line(self, r: GameResult) -> str:
+        if r.winner is None:
+            return f"Game over: a draw ({r.outcome.value})"
+        return f"Game over: {'you win' if r.winner == self.me else 'the opponent wins'} " \
+               f"({r.outcome.value})"
+
+
+def _moved_to(s: State, inp: Input) -> tuple[int, int] | None:
+    """(handle, destination area) of the card a Move or a teleport Active sends somewhere."""
+    if not isinstance(inp, Action):
+        return None
+    geom = s.geom
+    if inp.kind == ActionKind.MOVE:
+        h = s.card_at(inp.area) if inp.area in geom.index else None
+        return None if h is None or inp.to not in geom.index else (h, geom.index[inp.to])
+    if inp.kind != ActionKind.ACTIVATE or inp.area not in geom.index:
+        return None
+    h = s.card_at(inp.area)
+    if h is None or s.ident[h] < 0:
+        return None
+    sources = [s.cat.actives[s.ident[h]], *(s.cat.actives[s.ident[x]] for x in s.stack[h])]
+    if inp.source >= len(sources):
+        return None
+    spec, targets = sources[inp.source], inp.targets
+    if spec.op == "copy" and targets and s.card_at(targets[0]) is not None:
+        copied = s.card_at(targets[0])
+        spec, targets = s.cat.actives[s.ident[copied]], targets[1:]  # type: ignore[index]
+    if spec.op != "teleport" or not targets or not all(t in geom.index for t in targets):
+        return None
+    mover = h if spec.target == "self" else s.card_at(targets[0])
+    return None if mover is None else (mover, geom.index[targets[-1]])
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]

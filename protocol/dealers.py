@@ -1,0 +1,335 @@
+# The two deal modes as the match state machine uses them: what each seat keeps secret, and
+# what anyone (the peer, an auditor) checks in public.
+#
+# Each mode has a public side, fed every deal message of both seats in chain order (the same
+# checks for our own messages and the peer's, as h11's "Rule 2"), and a private side that only a
+# live peer has (its secrets, used to produce messages and to learn its own cards):
+#
+#   decklist     DecklistAudit (public: DeckAudit + DrawAudit per seat, the decklist
+#                commitment)  |  DecklistHand (private: SecretDeck, DrawOrder, decklist + salt)
+#   shared pool  PoolAudit (public: every Schnorr, shuffle and DLEQ proof re-verified from the
+#                transcript; decrypts a revealed card from the two public shares)  |  PoolLive
+#                (private: protocol.pool.SharedPoolDeal, which also checks the peer's messages)
+#
+# A live peer checks the peer's pool messages through SharedPoolDeal (so nothing is verified
+# twice); an auditor runs PoolAudit over both seats. Both raise the same classes and codes
+# (CryptoProofError, CardMismatchError, UnexpectedMessageError), so evidence that a live peer
+# seals re-checks identically in the verifier.
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from engine import Catalogue
+from protocol.canonical import HASH_SIZE, TAG_DECKLIST_COMMIT, encode, tagged_hash
+from protocol.commitment import (
+    DeckAudit,
+    DeckCommitment,
+    DrawAudit,
+    DrawOrder,
+    Opening,
+    SecretDeck,
+    decklist_hash,
+)
+from protocol.elgamal import Ciphertext, card_table, combine, trivial_encryption
+from protocol.errors import (
+    CommitmentMismatch,
+    DecklistViolation,
+    IllegalAction,
+    LocalProtocolError,
+    MalformedMessage,
+)
+from protocol.group import L, CryptoProofError, Point, Rng, base_mul
+from protocol.group import random_permutation as _random_permutation
+from protocol.pool import (
+    CardMismatchError,
+    DrawShare,
+    EndReveal,
+    KeyShare,
+    Reveal,
+    SharedPoolDeal,
+    Shuffle,
+    UnexpectedMessageError,
+)
+from protocol.shuffle import shuffle_generators, verify_shuffle
+from protocol.zkp import NonceLedger, dleq_verify, schnorr_verify
+
+# --- decklist mode --------------------------------------------------------------------------
+
+
+def decklist_entries(decklist: Mapping[str, int]) -> list[list[object]]:
+    """[card, count] pairs sorted by canonical encoding (as decklist_hash orders them)."""
+    return sorted(([card, count] for card, count in decklist.items()), key=encode)
+
+
+def decklist_commitment(match_id: bytes, seat: int, decklist: Mapping[str, int], salt: bytes
+                        ) -> bytes:
+    """Salted, match-bound commitment to a decklist: fixes it at COMMIT, hides it until the end."""
+    return tagged_hash(TAG_DECKLIST_COMMIT, match_id, seat, decklist_entries(decklist), salt)
+
+
+def random_permutation(rng: Rng, n: int) -> tuple[int, ...]:
+    return _random_permutation(rng, n)
+
+
+class DecklistHand:
+    """One seat's decklist secrets: its deck in a secret order with salts, the seed of the order
+    in which it draws the opponent's slots, and its decklist with the commitment's salt."""
+
+    def __init__(self, match_id: bytes, seat: int, cards: Sequence[str], rng: Rng) -> None:
+        order = random_permutation(rng, len(cards))
+        shuffled = [cards[i] for i in order]
+        self.decklist: Counter[str] = Counter(cards)
+        self.deck = SecretDeck.commit(match_id, seat, shuffled, rng)
+        self.draw_order = DrawOrder(match_id, seat, 1 - seat, len(cards), rng)
+        self.salt = rng(HASH_SIZE)
+        self.commitment = decklist_commitment(match_id, seat, self.decklist, self.salt)
+
+    def commit_body(self) -> list[object]:
+        return [self.deck.public.body(), self.draw_order.commitment, self.commitment]
+
+    def secret_body(self) -> list[object]:
+        return [
+            [opening.body() for opening in self.deck.open_all()],
+            self.draw_order.seed,
+            decklist_entries(self.decklist),
+            self.salt,
+        ]
+
+
+class DecklistAudit:
+    """The public record of both decks: every check of SPEC §4.7-4.8, for both seats."""
+
+    def __init__(self, match_id: bytes, deck_size: int, catalogue: Catalogue,
+                 registered: tuple[bytes | None, bytes | None]) -> None:
+        self.match_id, self.deck_size, self.catalogue = match_id, deck_size, catalogue
+        self.registered = registered
+        self.decks: list[DeckAudit | None] = [None, None]  # by owner
+        self.orders: list[DrawAudit | None] = [None, None]  # by owner (chooser = 1 - owner)
+        self.list_commitments: list[bytes | None] = [None, None]
+        self.decklists: list[dict[str, int] | None] = [None, None]
+
+    def commit(self, seat: int, parts: Sequence[object], evidence: Sequence[bytes]) -> None:
+        if len(parts) != 3:
+            raise MalformedMessage("a decklist COMMIT carries [deck, draw-seed, decklist] "
+                                   "commitments", evidence, player=seat)
+        deck_body, seed_commitment, list_commitment = parts
+        deck = DeckCommitment.from_body(self.match_id, seat, deck_body, evidence)
+        if len(deck) != self.deck_size:
+            raise IllegalAction(f"seat {seat} committed {len(deck)} cards, the ruleset's deck "
+                                f"has {self.deck_size}", evidence, player=seat)
+        if type(list_commitment) is not bytes or len(list_commitment) != HASH_SIZE:
+            raise MalformedMessage("a decklist commitment is 32 bytes", evidence, player=seat)
+        try:
+            order = DrawAudit(self.match_id, seat, 1 - seat, self.deck_size,
+                              seed_commitment)  # type: ignore[arg-type]
+        except MalformedMessage as error:
+            raise MalformedMessage(str(error), evidence, player=seat) from None
+        self.decks[seat] = DeckAudit(deck)
+        self.orders[1 - seat] = order
+        self.list_commitments[seat] = list_commitment
+
+    def draw(self, chooser: int, slot: object, evidence: Sequence[bytes]) -> int:
+        """The handle the chooser's announced slot of the opponent's deck stands for."""
+        owner = 1 - chooser
+        order = self.orders[owner]
+        assert order is not None
+        return owner * self.deck_size + order.announce(slot, evidence)
+
+    def open(self, owner: int, parts: Sequence[object], evidence: Sequence[bytes]) -> Opening:
+        opening = Opening.from_body(list(parts), evidence, owner)
+        deck = self.decks[owner]
+        assert deck is not None
+        deck.record(opening, evidence)
+        return opening
+
+    def secrets(self, seat: int, parts: Sequence[object], evidence: Sequence[bytes]) -> None:
+        """SECRET_REVEAL: seat's every opening, its draw seed, its decklist and salt."""
+        if len(parts) != 4 or not isinstance(parts[0], list) or not isinstance(parts[2], list):
+            raise MalformedMessage("a decklist SECRET_REVEAL is [openings, draw seed, decklist, "
+                                   "salt]", evidence, player=seat)
+        openings, seed, entries, salt = parts
+        decklist = self._decklist(seat, entries, evidence)
+        if type(salt) is not bytes or decklist_commitment(
+            self.match_id, seat, decklist, salt
+        ) != self.list_commitments[seat]:
+            raise CommitmentMismatch(f"seat {seat}'s decklist does not match its commitment",
+                                     evidence, player=seat)
+        deck = self.decks[seat]
+        assert deck is not None
+        for body in openings:
+            opening = Opening.from_body(body, evidence, seat)
+            deck.record(opening, evidence)
+            if opening.card not in self.catalogue:
+                raise DecklistViolation(f"seat {seat}'s slot {opening.slot} holds "
+                                        f"{opening.card!r}, not a catalogue card",
+                                        evidence, player=seat)
+        deck.finish(decklist, registered_hash=self.registered[seat], evidence=evidence)
+        order = self.orders[1 - seat]
+        assert order is not None
+        order.finish(seed, evidence)
+        self.decklists[seat] = decklist
+
+    def _decklist(self, seat: int, entries: list[object], evidence: Sequence[bytes]
+                  ) -> dict[str, int]:
+        decklist: dict[str, int] = {}
+        for entry in entries:
+            if (not isinstance(entry, list) or len(entry) != 2 or type(entry[0]) is not str
+                    or type(entry[1]) is not int or entry[1] < 1 or entry[0] in decklist):
+                raise MalformedMessage(f"a decklist entry is [card, count >= 1], got "
+                                       f"{entry!r:.80}", evidence, player=seat)
+            decklist[entry[0]] = entry[1]
+        if decklist_entries(decklist) != entries or sum(decklist.values()) != self.deck_size:
+            raise DecklistViolation(f"seat {seat}'s decklist is not {self.deck_size} cards in "
+                                    f"canonical order", evidence, player=seat)
+        return decklist
+
+    def deal(self) -> dict[int, str] | None:
+        """handle -> card of both decks once both seats opened everything."""
+        if any(d is None or len(d.opened) < self.deck_size for d in self.decks):
+            return None
+        out: dict[int, str] = {}
+        for owner, deck in enumerate(self.decks):
+            assert deck is not None
+            for slot, card in deck.opened.items():
+                out[owner * self.deck_size + slot] = str(card)
+        return out
+
+
+def check_decklist(catalogue: Catalogue, cards: Sequence[str], deck_size: int,
+                   registered: bytes | None) -> None:
+    """Our own deck before we commit to it (LocalProtocolError: our own misuse)."""
+    if len(cards) != deck_size or any(card not in catalogue for card in cards):
+        raise LocalProtocolError(f"a deck is {deck_size} catalogue card ids, got {cards!r:.120}")
+    if registered is not None and decklist_hash(Counter(cards)) != registered:
+        raise LocalProtocolError("our deck does not match the registered decklist hash")
+
+
+# --- shared-pool mode -----------------------------------------------------------------------
+
+
+class PoolLive:
+    """A live peer's side of the pool: SharedPoolDeal makes our messages and checks the peer's.
+    Our own messages pass through unchecked (we made them); the peer's go to accept_*."""
+
+    def __init__(self, deal: SharedPoolDeal) -> None:
+        self.deal = deal
+        self.full_deal: tuple[str, ...] | None = None
+
+    def key_share(self, seat: int, message: KeyShare, own: bool) -> None:
+        if not own:
+            self.deal.accept_key_share(message)
+
+    def shuffle(self, seat: int, message: Shuffle, own: bool) -> None:
+        if message.step != seat:
+            raise UnexpectedMessageError(f"shuffle.step: {message.step}, expected {seat}")
+        if not own:
+            self.deal.accept_shuffle(message)
+
+    def draw(self, sender: int, position: int, message: DrawShare, own: bool) -> str | None:
+        if own:
+            return None
+        return self.deal.accept_draw_share(position, message)
+
+    def reveal(self, owner: int, position: int, message: Reveal, own: bool) -> str:
+        if own:
+            return message.card_id
+        return self.deal.accept_reveal(position, message)
+
+    def end_reveal(self, seat: int, message: EndReveal, own: bool) -> None:
+        if not own:
+            self.full_deal = self.deal.accept_end_reveal(message)
+
+
+class PoolAudit:
+    """The auditor's side of the pool: every proof of both seats re-verified from public data.
+
+    A revealed card is decrypted from the two public shares of its position (the non-owner's
+    draw share and the owner's reveal share): every revealed card was dealt, and a deal is
+    always a draw share first (SPEC §5.6 step 6)."""
+
+    def __init__(self, match_id: bytes, identities: tuple[bytes, bytes],
+                 pool_ids: Sequence[str], deck_size: int) -> None:
+        self.match_id, self.identities, self.deck_size = match_id, identities, deck_size
+        self.pool_ids = tuple(pool_ids)
+        self._table = card_table(match_id, self.pool_ids)
+        self.pool: tuple[Ciphertext, ...] = tuple(
+            trivial_encryption(Point(encoded)) for encoded in self._table
+        )
+        self.keys: list[Point | None] = [None, None]
+        self.ledgers = (NonceLedger(remote=True), NonceLedger(remote=True))
+        self.draw_shares: dict[int, Point] = {}
+        self.secrets: list[int | None] = [None, None]
+        self.full_deal: tuple[str, ...] | None = None
+
+    def _joint(self) -> Point:
+        return self.keys[0] + self.keys[1]  # type: ignore[operator]
+
+    def key_share(self, seat: int, message: KeyShare, own: bool) -> None:
+        if message.key == self.keys[1 - seat]:
+            raise CryptoProofError("key-share.key: the peer echoed our own key share")
+        commitment = schnorr_verify(message.proof, message.key, self.match_id,
+                                    f"key-share/{seat}", self.identities[seat],
+                                    "key-share.proof")
+        self._record(seat, commitment, "key-share.proof")
+        self.keys[seat] = message.key
+        if self.keys[1 - seat] is not None and self._joint().is_identity:
+            raise CryptoProofError("key-share.key: the joint key is the identity")
+
+    def shuffle(self, seat: int, message: Shuffle, own: bool) -> None:
+        if message.step != seat:
+            raise UnexpectedMessageError(f"shuffle.step: {message.step}, expected {seat}")
+        if len(message.outputs) != len(self.pool):
+            raise MalformedMessage(f"shuffle.outputs: {len(message.outputs)} ciphertexts, pool "
+                                   f"has {len(self.pool)}")
+        t1, t2 = verify_shuffle(self.pool, message.outputs, message.proof, self._joint(),
+                                shuffle_generators(self.match_id, len(self.pool)), self.match_id,
+                                f"shuffle/{seat}", self.identities[seat], "shuffle.proof")
+        self._record(seat, t1, "shuffle.proof.t1")
+        self._record(seat, t2, "shuffle.proof.t2")
+        self.pool = message.outputs
+
+    def draw(self, sender: int, position: int, message: DrawShare, own: bool) -> str | None:
+        if message.position != position:
+            raise UnexpectedMessageError(f"draw-share.position: got {message.position}, "
+                                         f"expected {position}")
+        self._verify_share(sender, position, message.share, message.proof, f"draw/{position}")
+        self.draw_shares[position] = message.share
+        return None
+
+    def reveal(self, owner: int, position: int, message: Reveal, own: bool) -> str:
+        if message.position != position:
+            raise UnexpectedMessageError(f"reveal.position: got {message.position}, "
+                                         f"expected {position}")
+        self._verify_share(owner, position, message.share, message.proof, f"reveal/{position}")
+        other = self.draw_shares.get(position)
+        if other is None:
+            raise UnexpectedMessageError(f"reveal: position {position} was never drawn")
+        card = self._table.get(combine(self.pool[position], other, message.share).encoded)
+        if card is None:
+            raise CryptoProofError(f"reveal: position {position} decrypts to no card of the pool")
+        if card != message.card_id:
+            raise CardMismatchError(f"reveal.card_id: position {position} holds {card!r}, the "
+                                    f"peer named {message.card_id!r}")
+        return card
+
+    def end_reveal(self, seat: int, message: EndReveal, own: bool) -> None:
+        if base_mul(message.secret) != self.keys[seat]:
+            raise CryptoProofError("end-reveal.secret: does not match the peer's key share")
+        self.secrets[seat] = message.secret
+        if self.secrets[0] is not None and self.secrets[1] is not None:
+            x = (self.secrets[0] + self.secrets[1]) % L
+            self.full_deal = tuple(
+                self._table.get((ct.b - ct.a * x).encoded, "?") for ct in self.pool
+            )
+
+    def _verify_share(self, seat: int, position: int, share: Point, proof: object,
+                      label: str) -> None:
+        ciphertext = self.pool[position]
+        commitment = dleq_verify(proof, self.keys[seat], ciphertext.a, share,  # type: ignore[arg-type]
+                                 self.match_id, label, self.identities[seat],
+                                 (ciphertext.a, ciphertext.b), f"{label}.proof")
+        self._record(seat, commitment, f"{label}.proof")
+
+    def _record(self, seat: int, commitment: Point, field: str) -> None:
+        self.ledgers[seat].record(commitment, field)  # NonceReuseError on a repeated nonce

@@ -1,0 +1,158 @@
+# Match rules: everything two peers must agree on before a match, as one canonical value.
+#
+# The engine's Ruleset fixes the game; a match also needs the deal mode (decklist commitments or
+# the shared-pool mental-poker deal), the pool of the shared-pool deal, the clock and, for
+# tournaments, registered decklist hashes. MatchRules carries all of it; its canonical msgpack
+# encoding travels in the HELLO's `ruleset` field, so the match id commits to it and both HELLOs
+# must carry identical bytes (SPEC §4.5, §4.11).
+#
+# `master_rng` turns a per-match master secret into the deterministic byte stream a MatchPeer
+# draws every secret from; a peer rebuilt with the same secret and fed its transcript reproduces
+# itself exactly (how the session resumes after a restart).
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Catalogue, Ruleset, RulesetError
+from protocol.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
+from protocol.errors import LocalProtocolError, MalformedMessage
+
+RULES_FORMAT = "versus-match-rules/1"
+MAX_CLOCK_MS = 24 * 3600 * 1000
+MAX_POOL_CARDS = 255
+
+
+class DealMode(enum.Enum):
+    DECKLIST = "decklist"  # each player brings a deck; commit-reveal hashing (SPEC §4.7-4.8)
+    SHARED_POOL = "shared-pool"  # mental poker over one shuffled pool (SPEC Part 5)
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """The agreed rules of one match. Defaults: the casual match (standard ruleset, shared
+    pool of the whole catalogue, no clock)."""
+
+    ruleset: Ruleset = Ruleset()
+    deal_mode: DealMode = DealMode.SHARED_POOL
+    #: shared-pool card ids; empty = every card of the catalogue, in catalogue order
+    pool: tuple[str, ...] = ()
+    clock_initial_ms: int = 0  # 0 = no clock
+    clock_increment_ms: int = 0
+    #: decklist mode: per seat, the registered decklist hash (SPEC §4.7) or None
+    registered_decklists: tuple[bytes | None, bytes | None] = (None, None)
+
+    def __post_init__(self) -> None:
+        problem = self._problem()
+        if problem is not None:
+            raise LocalProtocolError(f"invalid match rules: {problem}")
+
+    def _problem(self) -> str | None:
+        if not isinstance(self.ruleset, Ruleset):
+            return "ruleset must be an engine Ruleset"
+        if not isinstance(self.deal_mode, DealMode):
+            return f"deal_mode must be a DealMode, got {self.deal_mode!r:.40}"
+        if not isinstance(self.pool, tuple) or len(self.pool) > MAX_POOL_CARDS:
+            return f"pool must be a tuple of at most {MAX_POOL_CARDS} card ids"
+        if any(type(c) is not str or not c for c in self.pool) or len(set(self.pool)) != len(
+            self.pool
+        ):
+            return "pool card ids must be distinct non-empty strings"
+        for name in ("clock_initial_ms", "clock_increment_ms"):
+            value = getattr(self, name)
+            if type(value) is not int or not 0 <= value <= MAX_CLOCK_MS:
+                return f"{name} must be an int in 0..{MAX_CLOCK_MS}"
+        regs = self.registered_decklists
+        if not isinstance(regs, tuple) or len(regs) != 2 or any(
+            r is not None and (type(r) is not bytes or len(r) != HASH_SIZE) for r in regs
+        ):
+            return "registered_decklists is a pair of 32-byte hashes or None"
+        if self.deal_mode is DealMode.SHARED_POOL and any(r is not None for r in regs):
+            return "registered decklists apply to decklist mode only"
+        return None
+
+    @property
+    def has_clock(self) -> bool:
+        return self.clock_initial_ms > 0
+
+    def pool_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
+        """The shared pool for this catalogue; LocalProtocolError when it cannot deal."""
+        ids = self.pool or tuple(card.id for card in catalogue.cards)
+        missing = [c for c in ids if c not in catalogue]
+        if missing:
+            raise LocalProtocolError(f"pool cards {missing[:5]} are not in the catalogue")
+        if len(ids) < 2 * self.ruleset.deck_size:
+            raise LocalProtocolError(
+                f"a pool of {len(ids)} cards cannot deal two decks of {self.ruleset.deck_size}"
+            )
+        return ids
+
+    def encode(self) -> bytes:
+        return encode(
+            [
+                RULES_FORMAT,
+                self.ruleset.encode(),
+                self.deal_mode.value,
+                list(self.pool),
+                self.clock_initial_ms,
+                self.clock_increment_ms,
+                list(self.registered_decklists),
+            ]
+        )
+
+    @classmethod
+    def decode(cls, data: bytes) -> MatchRules:
+        """Parse canonical bytes; MalformedMessage naming the problem otherwise."""
+        fields = decode(data, max_size=64 * 1024)
+        try:
+            if type(fields) is not list or len(fields) != 7 or fields[0] != RULES_FORMAT:
+                raise ValueError(f"expected [{RULES_FORMAT!r}, ...] of 7 fields")
+            _, ruleset, mode, pool, initial, increment, regs = fields
+            if type(ruleset) is not bytes or type(pool) is not list or type(regs) is not list:
+                raise ValueError("ruleset is bin, pool and registered decklists arrays")
+            rules = cls(
+                Ruleset.decode(ruleset), DealMode(mode), tuple(pool), initial, increment,
+                tuple(regs),  # type: ignore[arg-type]
+            )  # fmt: skip
+        except (ValueError, RulesetError, LocalProtocolError, TypeError) as error:
+            raise MalformedMessage(f"malformed match rules: {error}", [bytes(data)]) from None
+        if rules.encode() != data:
+            raise MalformedMessage("match rules are not canonical", [bytes(data)])
+        return rules
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset.to_options(),
+            "deal_mode": self.deal_mode.value,
+            "pool": list(self.pool) or "catalogue",
+            "clock_initial_ms": self.clock_initial_ms,
+            "clock_increment_ms": self.clock_increment_ms,
+            "registered_decklists": [
+                None if r is None else r.hex() for r in self.registered_decklists
+            ],
+        }
+
+
+def master_rng(master_secret: bytes) -> Callable[[int], bytes]:
+    """A deterministic rng: SHA-256(TAG_PEER_RNG || secret || counter) blocks, consumed in
+    order. Feed a MatchPeer this (the session keeps the secret beside the transcript) and a
+    rebuilt peer draws exactly the same nonces, seeds, salts and scalars."""
+    if type(master_secret) is not bytes or len(master_secret) < 32:
+        raise LocalProtocolError("a master secret is at least 32 bytes")
+    state = {"counter": 0, "buffer": b""}
+
+    def rng(size: int) -> bytes:
+        buffer = state["buffer"]
+        while len(buffer) < size:
+            counter = state["counter"]
+            buffer += hashlib.sha256(
+                TAG_PEER_RNG + master_secret + counter.to_bytes(8, "big")  # type: ignore[attr-defined]
+            ).digest()
+            state["counter"] = counter + 1  # type: ignore[operator]
+        state["buffer"] = buffer[size:]
+        return buffer[:size]  # type: ignore[index,return-value]
+
+    return rng
