@@ -1,6 +1,11 @@
 # Envelope path benchmark: seal (encode + sign) and open (decode + canonical check + verify) of
 # one action-sized envelope, the chain's receive (open + link + hash), and the wire size.
 #
+# Match-level rows (protocol/match.py, through the tests' in-memory pairing helper): one action
+# round (sender: step + state hash + seal; receiver: verify + link + step + hash + compare),
+# in-memory match setup (HELLOs to the first play message) in both deal modes, and the
+# transcript size of a default match with random legal actions.
+#
 # Run: .venv/bin/python bench/protocol.py. Prints a table of medians over several runs, each the
 # mean of a batch, so one scheduler hiccup does not move the result. The target for the later
 # full round (sign + verify + apply + hash) is 300 µs.
@@ -75,5 +80,57 @@ def main() -> None:
     print(f"{'  of which header + signature':<38}{len(envelope.raw) - len(encode(body)):>12}")
 
 
+def _match_rows() -> None:
+    from protocol.match import Phase
+    from protocol.rules import DealMode
+    from tests.protocol.pair import Pair, play, rules_for
+
+    rounds: list[float] = []
+    for seed in range(4):
+        pair = Pair(rules_for(DealMode.DECKLIST), label=f"bench/{seed}", seed=seed)
+        pair.start()
+        pair.deliver(choose=False)
+        while True:
+            mover = next((p for p in pair.peers if p.my_turn), None)
+            if mover is None:
+                break
+            other = pair.peers[1 - mover.seat]
+            legal = mover.legal_actions()
+            action = legal[pair.chooser.randrange(len(legal))]
+            start = time.perf_counter()
+            mover.submit(action)
+            out = mover.outgoing()
+            other.receive(out[0])
+            elapsed = time.perf_counter() - start
+            if len(out) == 1 and not other._out:  # a plain one-envelope round
+                rounds.append(elapsed * 1e6)
+            for raw in out[1:]:
+                other.receive(raw)
+            pair.deliver(choose=False)
+    setups: dict[DealMode, list[float]] = {mode: [] for mode in DealMode}
+    sizes: dict[DealMode, list[int]] = {mode: [] for mode in DealMode}
+    for mode in DealMode:
+        for seed in range(RUNS if mode is DealMode.DECKLIST else 5):
+            pair = Pair(rules_for(mode), label=f"setup/{mode.value}/{seed}")
+            start = time.perf_counter()
+            pair.start()
+            while not all(p.phase is Phase.PLAY for p in pair.peers):
+                pair.deliver(max_steps=1, choose=False)
+            setups[mode].append((time.perf_counter() - start) * 1e3)
+            sizes[mode].append(len(play(mode, label=f"size/{seed}", seed=seed)
+                                   .peers[0].transcript_bytes()))
+    print()
+    print(f"{'match (in memory)':<38}{'median':>12}")
+    print(f"{'action round (seal+verify+apply+hash)':<38}"
+          f"{statistics.median(rounds):>9.1f} µs   (target <= 300; n={len(rounds)})")
+    for mode in DealMode:
+        print(f"{'setup, ' + mode.value:<38}{statistics.median(setups[mode]):>9.1f} ms")
+    for mode in DealMode:
+        target = "; target <= 65536" if mode is DealMode.DECKLIST else ""
+        print(f"{'transcript bytes, ' + mode.value:<38}{int(statistics.median(sizes[mode])):>9d}"
+              f"      (max {max(sizes[mode])}{target})")
+
+
 if __name__ == "__main__":
     main()
+    _match_rows()

@@ -116,6 +116,9 @@ class MatchClient(Protocol):
     def opponent_fingerprint(self) -> str: ...  # short, printable, one line
 
     @property
+    def catalogue(self) -> Catalogue: ...  # the match's (public) card pool
+
+    @property
     def result(self) -> MatchResult | None: ...
 
     def view(self) -> PlayerView: ...
@@ -142,7 +145,7 @@ class LocalMatchClient:
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         self.seed = seed if seed is not None else secrets.token_bytes(16)
         self.ruleset = ruleset or Ruleset()
-        catalogue = catalogue or default_catalogue()
+        catalogue = self._catalogue = catalogue or default_catalogue()
         ids, orders = random_deal(catalogue, self.ruleset, HashRng(self.seed, "local-deal"))
         bot = chooser or random_chooser(HashRng(self.seed, "local-bot"))
         choosers: list[Chooser] = [bot, bot]
@@ -172,6 +175,10 @@ class LocalMatchClient:
     @property
     def opponent_fingerprint(self) -> str:
         return f"local:{self._bot_name}-bot"
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return self._catalogue
 
     @property
     def result(self) -> MatchResult | None:

@@ -43,6 +43,9 @@ def narrate(before: State, inp: Input, after: State, viewer: int,
     if isinstance(inp, Action):
         lines += t.action_line(inp)
     lines += t.zone_lines(inp)
+    if after.turn != before.turn and after.result is None:
+        whose = "your" if after.active == viewer else "the opponent's"
+        lines.append(f"Turn {after.turn + 1}: {whose} turn")
     if after.result is not None and before.result is None:
         lines.append(t.result_line(after.result))
     return lines

@@ -39,7 +39,7 @@ from protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
 )
-from protocol.group import L, CryptoProofError, Point, Rng, base_mul
+from protocol.group import CryptoProofError, L, Point, Rng, base_mul
 from protocol.group import random_permutation as _random_permutation
 from protocol.pool import (
     CardMismatchError,

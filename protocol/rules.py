@@ -26,6 +26,9 @@ MAX_CLOCK_MS = 24 * 3600 * 1000
 MAX_POOL_CARDS = 255
 
 
+_STANDARD = Ruleset()
+
+
 class DealMode(enum.Enum):
     DECKLIST = "decklist"  # each player brings a deck; commit-reveal hashing (SPEC §4.7-4.8)
     SHARED_POOL = "shared-pool"  # mental poker over one shuffled pool (SPEC Part 5)
@@ -36,7 +39,7 @@ class MatchRules:
     """The agreed rules of one match. Defaults: the casual match (standard ruleset, shared
     pool of the whole catalogue, no clock)."""
 
-    ruleset: Ruleset = Ruleset()
+    ruleset: Ruleset = _STANDARD
     deal_mode: DealMode = DealMode.SHARED_POOL
     #: shared-pool card ids; empty = every card of the catalogue, in catalogue order
     pool: tuple[str, ...] = ()

@@ -27,7 +27,7 @@ class UnknownBotError(BotError, ValueError):
     """`make_bot` was given a name it does not know."""
 
 
-class BotForfeit(BotError):  # noqa: N818 - the name says what happened to the game
+class BotForfeit(BotError):
     """A bot lost by misbehaving: it crashed, answered garbage or an illegal action, or ran
     out of time. `reason` is one line naming the bot, the decision and the offending input."""
 

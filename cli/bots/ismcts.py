@@ -37,7 +37,7 @@ from .simple import bot_rng
 from .worlds import Determinizer, public_state, resolve_chance
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.25)
-UCB_C = 0.5  # exploration constant (rewards are win probabilities in [0, 1])
+UCB_C = 0.3  # exploration constant (rewards are win probabilities in [0, 1])
 WIDEN_C = 2.0  # progressive widening: children allowed = WIDEN_C * visits ** WIDEN_A
 WIDEN_A = 0.5
 EXPAND_SAMPLE = 6  # untried actions scored before expanding the best one

@@ -35,7 +35,7 @@ _REVEALS: dict[tuple[int, str], Reveal] = {}
 
 def public_state(view: PlayerView) -> State:
     """The public engine state a view shows (no hidden identity in it, see the module note)."""
-    return view._state  # noqa: SLF001 - the view's own public state, read-only
+    return view._state  # the view's own public state, read-only
 
 
 def unseen_cards(view: PlayerView) -> list[str]:

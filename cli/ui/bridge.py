@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -71,9 +72,12 @@ class TrioGuest:
             async with trio.open_nursery() as nursery:
                 self._nursery, self._token = nursery, trio.lowlevel.current_trio_token()
                 loop.call_soon_threadsafe(_set, ready, None)
-                if self._main is None:
-                    await trio.sleep_forever()
-                return await self._main(self)
+                # captured so that its error reaches asyncio as raised, not in an ExceptionGroup
+                result = await outcome.acapture(self._main or _forever, self)
+                nursery.cancel_scope.cancel()  # the calls still in flight end with it
+            if isinstance(result, outcome.Error) and _only_cancelled(result.error):
+                return None  # cancelled by `cancel()`: a normal end
+            return result.unwrap()
 
         def on_done(result: outcome.Outcome[Any]) -> None:
             self._token = None
@@ -117,10 +121,8 @@ class TrioGuest:
         token, nursery = self._token, self._nursery
         if token is None or nursery is None:
             return
-        try:
+        with contextlib.suppress(trio.RunFinishedError):
             token.run_sync_soon(nursery.cancel_scope.cancel)
-        except trio.RunFinishedError:
-            pass
 
     async def wait_done(self) -> Any:
         """Wait until the trio run has finished; return its main task's value (or raise)."""
@@ -132,6 +134,18 @@ class TrioGuest:
         """From trio: run `fn(*args)` on the asyncio side (e.g. the UI's invalidate)."""
         assert self._loop is not None
         self._loop.call_soon_threadsafe(fn, *args)
+
+
+def _only_cancelled(error: BaseException) -> bool:
+    """True for trio.Cancelled, also grouped by the main task's own nurseries."""
+    if isinstance(error, BaseExceptionGroup):
+        rest = error.split(trio.Cancelled)[1]
+        return rest is None
+    return isinstance(error, trio.Cancelled)
+
+
+async def _forever(guest: TrioGuest) -> None:
+    await trio.sleep_forever()
 
 
 def _set(fut: asyncio.Future[Any], value: Any) -> None:

@@ -83,13 +83,14 @@ def render_field(view: PlayerView, cat: Catalogue, cursor: str | None) -> Fragme
                 style = TILE_STYLE[Tile(view.tiles[i])]
                 if name == cursor:
                     style += " class:cursor"
-                out += _cell_line(view, cat, name, Tile(view.tiles[i]), cards.get(name), line, style)
+                out += _cell_line(view, cat, name, Tile(view.tiles[i]), cards.get(name), line,
+                                  style)
             out.append(("", "\n"))
     return out
 
 
-def _cell_line(view: PlayerView, cat: Catalogue, area: str, tile: Tile, fc: FieldCard | None, line: int,
-               style: str) -> Fragments:
+def _cell_line(view: PlayerView, cat: Catalogue, area: str, tile: Tile, fc: FieldCard | None,
+               line: int, style: str) -> Fragments:
     if line == 0:
         return [(style, f" {area}{TILE_NAMES[tile]:>{CELL_W - 4}} ")]
     if fc is None:
@@ -162,7 +163,8 @@ def describe_action(view: PlayerView, cat: Catalogue, a: Action) -> str:
     return "end your turn"
 
 
-def hand_fragments(view: PlayerView, cat: Catalogue, width: int, with_text: bool = True) -> Fragments:
+def hand_fragments(view: PlayerView, cat: Catalogue, width: int,
+                   with_text: bool = True) -> Fragments:
     out: Fragments = [("class:title", "Your hand"), ("class:dim", "  (1-9 picks a card)\n")]
     hand = view.hand
     if not hand:

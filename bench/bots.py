@@ -1,0 +1,115 @@
+# Bot benchmark: win rates per pairing over many games with seats swapped every other game,
+# and the ISMCTS bot's thinking time per decision (median, 95th percentile, max) with the
+# iterations it completed. Games run in parallel over the cores (multiprocessing); each game's
+# deal and layout come from its number, so a run is reproducible for a given budget.
+#   .venv/bin/python bench/bots.py [--games 200] [--iterations 400] [--seconds 1.0] [--jobs 2]
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cli.bots import Budget, GreedyBot, IsmctsBot, RandomBot
+from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+
+PAIRINGS = (("ismcts", "random"), ("ismcts", "greedy"), ("greedy", "random"))
+
+
+def make(name: str, seed: int, budget: Budget):  # type: ignore[no-untyped-def]
+    if name == "ismcts":
+        return IsmctsBot(seed, budget)
+    return GreedyBot(seed) if name == "greedy" else RandomBot(seed)
+
+
+def play_one(task: tuple[int, int, int | None, float]) -> dict[str, object]:
+    pairing, game, iterations, seconds = task
+    a_name, b_name = PAIRINGS[pairing]
+    budget = Budget(iterations=iterations, seconds=seconds)
+    ruleset, cat = Ruleset(), default_catalogue()
+    seed = b"bench-bots" + game.to_bytes(4, "big")
+    ids, orders = random_deal(cat, ruleset, HashRng(seed, "deal"))
+    a, b = make(a_name, 2 * game, budget), make(b_name, 2 * game + 1, budget)
+    a_seat = game % 2  # seats swapped every other game
+    times: list[float] = []
+    iters: list[int] = []
+
+    def timed(bot):  # type: ignore[no-untyped-def]
+        def choose(view, legal):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            action = bot.choose(view, legal)
+            if isinstance(bot, IsmctsBot) and len(legal) > 1:
+                times.append(time.perf_counter() - t0)
+                iters.append(bot.last_iterations)
+            return action
+        return choose
+
+    bots = (a, b) if a_seat == 0 else (b, a)
+    referee = Referee(ruleset, cat, seed, ids, orders, (timed(bots[0]), timed(bots[1])))
+    result = referee.play()
+    outcome = "draw" if result.winner is None else ("a" if result.winner == a_seat else "b")
+    return {"pairing": pairing, "outcome": outcome, "turns": referee.state.turn + 1,
+            "times": times, "iters": iters}
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return 0.0, 0.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=200, help="games per pairing")
+    ap.add_argument("--iterations", type=int, default=400, help="ismcts iterations/decision")
+    ap.add_argument("--seconds", type=float, default=1.0, help="ismcts time cap/decision")
+    ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count())
+    ap.add_argument("--pairings", default="0,1,2", help="indexes into " + repr(PAIRINGS))
+    args = ap.parse_args()
+    chosen = [int(x) for x in args.pairings.split(",")]
+    tasks = [(p, g, args.iterations, args.seconds) for p in chosen for g in range(args.games)]
+    start = time.perf_counter()
+    with multiprocessing.Pool(args.jobs) as pool:
+        results = pool.map(play_one, tasks, chunksize=4)
+    elapsed = time.perf_counter() - start
+    print(f"bots benchmark: {args.games} games per pairing, seats swapped every other game, "
+          f"ismcts budget {args.iterations} iterations capped at {args.seconds:g} s, "
+          f"{args.jobs} processes, {elapsed:.0f} s")
+    print(f"{'pairing':<20} {'games':>5} {'A wins':>6} {'draws':>5} {'B wins':>6} "
+          f"{'A win rate':>10} {'95% CI':>13} {'turns':>6}")
+    all_times: list[float] = []
+    all_iters: list[int] = []
+    for p in chosen:
+        rows = [r for r in results if r["pairing"] == p]
+        a_w = sum(r["outcome"] == "a" for r in rows)
+        d = sum(r["outcome"] == "draw" for r in rows)
+        b_w = sum(r["outcome"] == "b" for r in rows)
+        rate = (a_w + d / 2) / len(rows)
+        lo, hi = wilson(a_w + d / 2, len(rows))
+        turns = statistics.median(r["turns"] for r in rows)  # type: ignore[misc]
+        name = f"{PAIRINGS[p][0]} vs {PAIRINGS[p][1]}"
+        print(f"{name:<20} {len(rows):>5} {a_w:>6} {d:>5} {b_w:>6} {rate:>10.1%} "
+              f"{lo:>6.1%}-{hi:<6.1%} {turns:>6}")
+        for r in rows:
+            all_times += r["times"]  # type: ignore[arg-type]
+            all_iters += r["iters"]  # type: ignore[arg-type]
+    if all_times:
+        all_times.sort()
+        p95 = all_times[int(0.95 * (len(all_times) - 1))]
+        median = statistics.median(all_times)
+        print(f"ismcts decisions: {len(all_times)}, time median {median * 1e3:.0f} ms, "
+              f"p95 {p95 * 1e3:.0f} ms, max {all_times[-1] * 1e3:.0f} ms; iterations median "
+              f"{statistics.median(all_iters):.0f}, min {min(all_iters)}")
+
+
+if __name__ == "__main__":
+    main()

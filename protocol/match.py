@@ -1,0 +1,1018 @@
+# The match state machine (SPEC §4.11): setup, joint randomness, the deal, lockstep play, the
+# end of the match and the evidence of a fault, sans-IO in the style of h11.
+#
+# Two layers:
+#   MatchCore   the public referee. It holds the chain, the public engine state and the public
+#               side of the deal, and accepts one envelope at a time after checking it against
+#               the transition table (`expected()`: at every moment exactly one seat may send,
+#               and which kinds). It is fed our own envelopes and the peer's alike ("Rule 2"),
+#               and the offline verifier (protocol/verify.py) feeds it a whole transcript.
+#   MatchPeer   one player's side: a MatchCore plus that player's secrets (coin seed, deck
+#               secrets or shared-pool key, private knowledge of its own cards) and clocks. It
+#               produces every message it can by itself (COMMIT, REVEAL, SHUFFLE, DRAW, OPEN,
+#               RESULT, RESULT_COSIGN, SECRET_REVEAL); only turn actions and choices come from
+#               the local player through `submit`.
+#
+# A received envelope enters the chain only after its meaning is checked, so a refused envelope
+# is never part of the honest transcript: it goes into the EVIDENCE envelope the honest side
+# seals instead, which the verifier re-checks. Every input to the engine carries the hash of the
+# public state after it; the receiver applies the same input and compares (lockstep).
+#
+# Determinism: every secret comes from the caller's rng, in an order fixed by the transcript,
+# so `MatchPeer.restore` rebuilds a peer from its transcript and the rng's master secret.
+from __future__ import annotations
+
+import contextlib
+import enum
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import (
+    Action,
+    Catalogue,
+    ChoiceDecision,
+    Deal,
+    DealDecision,
+    EngineError,
+    GameResult,
+    Input,
+    Knowledge,
+    Outcome,
+    PlayerView,
+    Reveal,
+    RevealDecision,
+    State,
+    TurnDecision,
+    format_input,
+    legal_actions,
+    new_game,
+    parse_input,
+    state_hash,
+    step,
+)
+from protocol.canonical import HASH_SIZE
+from protocol.commitment import coin_commitment, coin_outcome
+from protocol.dealers import (
+    DecklistAudit,
+    DecklistHand,
+    PoolAudit,
+    PoolLive,
+    check_decklist,
+    random_permutation,
+)
+from protocol.envelope import Envelope, MessageKind, parse_envelope
+from protocol.errors import (
+    CommitmentMismatch,
+    IllegalAction,
+    LocalProtocolError,
+    MalformedMessage,
+    OutOfTurn,
+    RemoteProtocolError,
+    ResultMismatch,
+    SequenceConflict,
+    SetupMismatch,
+    StateHashMismatch,
+)
+from protocol.group import Rng
+from protocol.identity import Identity
+from protocol.pool import DrawShare, EndReveal, KeyShare, SharedPoolDeal, Shuffle
+from protocol.pool import Reveal as PoolReveal
+from protocol.rules import DealMode, MatchRules, master_rng
+from protocol.setup import Hello, MatchSetup, make_hello, open_hello
+from protocol.transcript import Transcript, dump_transcript, load_transcript
+
+K = MessageKind
+COIN_PURPOSE = "layout"
+MAX_EVIDENCE_BYTES = 900_000  # an EVIDENCE envelope must stay under the 1 MiB envelope limit
+MAX_EVIDENCE_MESSAGE = 200
+
+
+class Phase(enum.Enum):
+    HELLO = "hello"  # before both HELLOs (no chain yet)
+    COMMIT_0 = "commit-0"
+    COMMIT_1 = "commit-1"
+    REVEAL_0 = "reveal-0"
+    SHUFFLE_0 = "shuffle-0"  # shared pool only
+    REVEAL_1 = "reveal-1"
+    SHUFFLE_1 = "shuffle-1"  # shared pool only
+    PLAY = "play"
+    RESULT = "result"  # the game is over: seat 0 states the result
+    COSIGN = "cosign"  # seat 1 countersigns it
+    SECRETS_0 = "secrets-0"
+    SECRETS_1 = "secrets-1"
+    CLOSED = "closed"
+    ABORTED = "aborted"  # an EVIDENCE envelope ended the match
+
+
+class Ending(enum.Enum):
+    GAME = "game"  # the engine reached a result; certificate = RESULT + RESULT_COSIGN
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"  # a signed claim by the waiting player
+    FAULT = "fault"  # an EVIDENCE envelope: the match stopped on a protocol fault
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    ending: Ending
+    winner: int | None  # None: a draw, or no winner (a fault)
+    outcome: Outcome | None = None  # the engine's outcome for Ending.GAME
+    detail: str = ""
+
+    def __str__(self) -> str:
+        who = "no winner" if self.winner is None else f"seat {self.winner} wins"
+        what = self.outcome.value if self.outcome is not None else self.ending.value
+        return f"{who} ({what}{': ' + self.detail if self.detail else ''})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ending": self.ending.value, "winner": self.winner,
+                "outcome": None if self.outcome is None else self.outcome.value,
+                "detail": self.detail}
+
+
+# --- events (what receive/submit return) ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchStarted:
+    match_id: bytes
+    first_player: int
+    tiles: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    input: Input
+    by: int  # the seat whose envelope carried the input
+    text: str  # the input in engine notation
+
+
+@dataclass(frozen=True)
+class DecisionNeeded:
+    decision: TurnDecision | ChoiceDecision
+
+
+@dataclass(frozen=True)
+class MatchEnded:
+    result: MatchResult
+
+
+@dataclass(frozen=True)
+class MatchClosed:
+    """Both SECRET_REVEALs are in and every deck check passed."""
+
+
+Event = MatchStarted | StateChanged | DecisionNeeded | MatchEnded | MatchClosed
+
+
+# --- the transition table -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Transition:
+    phase: Phase
+    sender: str  # "seat 0", "seat 1", or a role named by the engine decision
+    kinds: tuple[MessageKind, ...]
+    then: str
+
+
+#: The one table of who may send what when (SPEC §4.11 prints it). Setup and end rows are
+#: executed from _FIXED below; PLAY rows from `_play_expectation`, which follows the engine.
+TRANSITIONS: tuple[Transition, ...] = (
+    Transition(Phase.HELLO, "both, either order", (K.HELLO,), "COMMIT_0 (match id known)"),
+    Transition(Phase.COMMIT_0, "seat 0", (K.COMMIT,), "COMMIT_1"),
+    Transition(Phase.COMMIT_1, "seat 1", (K.COMMIT,), "REVEAL_0"),
+    Transition(Phase.REVEAL_0, "seat 0", (K.REVEAL,), "SHUFFLE_0 (pool) / REVEAL_1"),
+    Transition(Phase.SHUFFLE_0, "seat 0", (K.SHUFFLE,), "REVEAL_1"),
+    Transition(Phase.REVEAL_1, "seat 1", (K.REVEAL,), "SHUFFLE_1 (pool) / PLAY"),
+    Transition(Phase.SHUFFLE_1, "seat 1", (K.SHUFFLE,), "PLAY"),
+    Transition(Phase.PLAY, "TurnDecision(p): p", (K.ACTION, K.RESIGN), "PLAY / RESULT / SECRETS_0"),
+    Transition(Phase.PLAY, "ChoiceDecision(p): p", (K.CHOICE, K.RESIGN),
+               "PLAY / RESULT / SECRETS_0"),
+    Transition(Phase.PLAY, "DealDecision(p): 1-p", (K.DRAW,), "PLAY / RESULT"),
+    Transition(Phase.PLAY, "RevealDecision(p, h): p", (K.OPEN,), "PLAY / RESULT"),
+    Transition(Phase.PLAY, "Turn/ChoiceDecision(p): 1-p, clock of p run out",
+               (K.TIMEOUT_CLAIM,), "SECRETS_0"),
+    Transition(Phase.RESULT, "seat 0", (K.RESULT,), "COSIGN"),
+    Transition(Phase.COSIGN, "seat 1", (K.RESULT_COSIGN,), "SECRETS_0"),
+    Transition(Phase.SECRETS_0, "seat 0", (K.SECRET_REVEAL,), "SECRETS_1"),
+    Transition(Phase.SECRETS_1, "seat 1", (K.SECRET_REVEAL,), "CLOSED"),
+    Transition(Phase.COMMIT_0, "any phase before CLOSED: the seat that detected a fault",
+               (K.EVIDENCE,), "ABORTED"),
+)
+
+_FIXED: dict[Phase, tuple[int, MessageKind]] = {
+    Phase.COMMIT_0: (0, K.COMMIT), Phase.COMMIT_1: (1, K.COMMIT),
+    Phase.REVEAL_0: (0, K.REVEAL), Phase.SHUFFLE_0: (0, K.SHUFFLE),
+    Phase.REVEAL_1: (1, K.REVEAL), Phase.SHUFFLE_1: (1, K.SHUFFLE),
+    Phase.RESULT: (0, K.RESULT), Phase.COSIGN: (1, K.RESULT_COSIGN),
+    Phase.SECRETS_0: (0, K.SECRET_REVEAL), Phase.SECRETS_1: (1, K.SECRET_REVEAL),
+}
+_NEXT: dict[Phase, Phase] = {
+    Phase.COMMIT_0: Phase.COMMIT_1, Phase.COMMIT_1: Phase.REVEAL_0,
+    Phase.REVEAL_0: Phase.SHUFFLE_0, Phase.SHUFFLE_0: Phase.REVEAL_1,
+    Phase.REVEAL_1: Phase.SHUFFLE_1, Phase.SHUFFLE_1: Phase.PLAY,
+    Phase.RESULT: Phase.COSIGN, Phase.COSIGN: Phase.SECRETS_0,
+    Phase.SECRETS_0: Phase.SECRETS_1, Phase.SECRETS_1: Phase.CLOSED,
+}
+_POOL_ONLY = (Phase.SHUFFLE_0, Phase.SHUFFLE_1)
+_ENDED = (Phase.CLOSED, Phase.ABORTED)
+
+
+def _play_expectation(state: State) -> tuple[int, tuple[MessageKind, ...]]:
+    d = state.decision
+    if isinstance(d, TurnDecision):
+        return d.player, (K.ACTION, K.RESIGN)
+    if isinstance(d, ChoiceDecision):
+        return d.player, (K.CHOICE, K.RESIGN)
+    if isinstance(d, DealDecision):
+        return 1 - d.player, (K.DRAW,)
+    if isinstance(d, RevealDecision):
+        return d.player, (K.OPEN,)
+    raise LocalProtocolError(f"no play message expected after the result {d}")
+
+
+# --- the public referee ---------------------------------------------------------------------
+
+
+class MatchCore:
+    """The public state of one match and the checks of every envelope (see module comment).
+
+    `pool_side` is a PoolLive for a MatchPeer (its own pool messages pass unchecked, the peer's
+    go through SharedPoolDeal), a PoolAudit for the offline verifier, None in decklist mode.
+    `on_draw(owner, handle, card)` lets a peer learn its own drawn cards.
+    """
+
+    def __init__(self, setup: MatchSetup, rules: MatchRules, catalogue: Catalogue,
+                 pool_side: PoolLive | PoolAudit | None,
+                 on_draw: Callable[[int, int, str | None], None] | None = None) -> None:
+        self.setup, self.rules, self.catalogue = setup, rules, catalogue
+        self.match_id = setup.match_id
+        self.n = rules.ruleset.deck_size
+        self.chain = setup.new_chain()
+        self.phase = Phase.COMMIT_0
+        self.state: State | None = None
+        self.inputs = 0
+        self.actions = 0
+        self.coin_commits: list[bytes | None] = [None, None]
+        self.coin_seeds: list[bytes | None] = [None, None]
+        self.decklist = (
+            DecklistAudit(self.match_id, self.n, catalogue, rules.registered_decklists)
+            if rules.deal_mode is DealMode.DECKLIST else None
+        )
+        self.pool = pool_side
+        self.game_result: GameResult | None = None
+        self.result: MatchResult | None = None
+        self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
+        self._on_draw = on_draw
+        self._pre: tuple[Input, State] | None = None
+
+    # --- the table ------------------------------------------------------------------------
+
+    def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
+        """(the one seat that may send next, the kinds it may send); (None, ()) when ended.
+        Not listed: the waiting seat's TIMEOUT_CLAIM and EVIDENCE (see `_allowed`)."""
+        if self.phase in _ENDED:
+            return None, ()
+        if self.phase is Phase.PLAY:
+            assert self.state is not None
+            return _play_expectation(self.state)
+        seat, kind = _FIXED[self.phase]
+        return seat, (kind,)
+
+    def _allowed(self, envelope: Envelope) -> bool:
+        kind, sender = envelope.kind, envelope.sender
+        if self.phase in _ENDED:
+            return False
+        if kind is K.EVIDENCE:
+            return True
+        seat, kinds = self.expected()
+        if kind is K.TIMEOUT_CLAIM:
+            return self.phase is Phase.PLAY and K.RESIGN in kinds and seat == 1 - sender
+        return seat == sender and kind in kinds
+
+    # --- entry points ---------------------------------------------------------------------
+
+    def receive(self, raw: bytes) -> list[Event]:
+        """Authenticate, check and append a peer's (or, for the verifier, any) envelope."""
+        envelope = self.chain.authenticate(raw)
+        events = self.check(envelope, own=False)
+        self.chain.append(envelope)
+        return events
+
+    def send(self, identity: Identity, kind: MessageKind, body: Sequence[object]
+             ) -> tuple[Envelope, list[Event]]:
+        envelope = self.chain.seal(identity, kind, body)
+        try:
+            return envelope, self._process(envelope, own=True)
+        except RemoteProtocolError as error:  # our own message broke our own rules: a bug
+            raise LocalProtocolError(f"our own {kind.name} was refused: {error}") from error
+
+    def check(self, envelope: Envelope, *, own: bool) -> list[Event]:
+        """Run every check of one authenticated envelope; errors carry it as evidence."""
+        try:
+            return self._process(envelope, own=own)
+        except RemoteProtocolError as error:
+            raise _blame(error, envelope) from None
+        except (LocalProtocolError, EngineError, ValueError, TypeError, KeyError,
+                IndexError) as error:
+            raise MalformedMessage(
+                f"{envelope.kind.name} seq {envelope.seq} from seat {envelope.sender}: {error}",
+                [envelope.raw], player=envelope.sender) from None
+
+    # --- dispatch -------------------------------------------------------------------------
+
+    def _process(self, envelope: Envelope, own: bool) -> list[Event]:
+        if not self._allowed(envelope):
+            seat, kinds = self.expected()
+            raise OutOfTurn(
+                f"{envelope.kind.name} from seat {envelope.sender} at seq {envelope.seq}: in "
+                f"phase {self.phase.value} only seat {seat} may send "
+                f"{'/'.join(k.name for k in kinds) or 'nothing'}",
+                [envelope.raw], player=envelope.sender)
+        body = list(envelope.body)
+        handler = _HANDLERS[envelope.kind]
+        return handler(self, envelope, body, own)
+
+    def _advance_setup(self) -> list[Event]:
+        phase = _NEXT[self.phase]
+        if self.rules.deal_mode is DealMode.DECKLIST and phase in _POOL_ONLY:
+            phase = _NEXT[phase]
+        self.phase = phase
+        if phase is Phase.PLAY:
+            return self._start_game()
+        return []
+
+    def _start_game(self) -> list[Event]:
+        seeds = self.coin_seeds
+        assert seeds[0] is not None and seeds[1] is not None
+        layout = coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+        self.state = new_game(self.rules.ruleset, self.catalogue, layout)
+        return [MatchStarted(self.match_id, self.state.first, self.state.tiles)]
+
+    # --- setup handlers -------------------------------------------------------------------
+
+    def _on_commit(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        seat = envelope.sender
+        if not body or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE:
+            raise MalformedMessage("a COMMIT starts with the 32-byte coin commitment")
+        if body[0] == self.coin_commits[1 - seat]:
+            raise IllegalAction(f"seat {seat} echoed the other seat's coin commitment")
+        if self.decklist is not None:
+            self.decklist.commit(seat, body[1:], [envelope.raw])
+        else:
+            if len(body) != 2:
+                raise MalformedMessage("a shared-pool COMMIT is [coin commitment, key share]")
+            assert self.pool is not None
+            self.pool.key_share(seat, KeyShare.from_wire(body[1]), own)
+        self.coin_commits[seat] = body[0]
+        return self._advance_setup()
+
+    def _on_reveal(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        seat = envelope.sender
+        if len(body) != 1 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE:
+            raise MalformedMessage("a REVEAL is [32-byte coin seed]")
+        if coin_commitment(self.match_id, seat, COIN_PURPOSE, body[0]) != self.coin_commits[seat]:
+            raise CommitmentMismatch(f"seat {seat}'s coin seed does not match its commitment")
+        self.coin_seeds[seat] = body[0]
+        return self._advance_setup()
+
+    def _on_shuffle(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        if len(body) != 1:
+            raise MalformedMessage("a SHUFFLE is [shuffle message]")
+        assert self.pool is not None
+        self.pool.shuffle(envelope.sender, Shuffle.from_wire(body[0]), own)
+        return self._advance_setup()
+
+    # --- play handlers --------------------------------------------------------------------
+
+    def _on_draw(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        state = self.state
+        assert state is not None and isinstance(state.decision, DealDecision)
+        owner, claimed = state.decision.player, _state_hash_field(body, 2)
+        card = None
+        if self.decklist is not None:
+            handle = self.decklist.draw(envelope.sender, body[0], [envelope.raw])
+        else:
+            assert self.pool is not None
+            handle = self.next_undealt(owner)
+            card = self.pool.draw(envelope.sender, handle, DrawShare.from_wire(body[0]), own)
+        events = self._apply(envelope, Deal(handle), claimed, own)
+        if self._on_draw is not None:
+            self._on_draw(owner, handle, card)
+        return events
+
+    def _on_open(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        state = self.state
+        assert state is not None and isinstance(state.decision, RevealDecision)
+        handle, owner = state.decision.handle, state.decision.player
+        if self.decklist is not None:
+            claimed = _state_hash_field(body, 4)
+            opening = self.decklist.open(owner, body[:3], [envelope.raw])
+            if opening.slot != handle - owner * self.n:
+                raise IllegalAction(f"OPEN of slot {opening.slot}; the pending reveal is of "
+                                    f"handle {handle} (slot {handle - owner * self.n})")
+            card = opening.card
+        else:
+            claimed = _state_hash_field(body, 2)
+            assert self.pool is not None
+            card = self.pool.reveal(owner, handle, PoolReveal.from_wire(body[0]), own)
+        if type(card) is not str:
+            raise IllegalAction(f"card id {card!r:.40} is not a catalogue id")
+        return self._apply(envelope, Reveal(handle, card), claimed, own)
+
+    def _on_action(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        claimed = _state_hash_field(body, 2)
+        text = body[0]
+        if type(text) is not str or len(text) > 200:
+            raise MalformedMessage("an ACTION/CHOICE is [input text (<= 200 chars), state hash]")
+        try:
+            action = parse_input(text)
+        except EngineError as error:
+            raise IllegalAction(f"{text!r:.60} is not an input: {error}") from None
+        if not isinstance(action, Action) or format_input(action) != text:
+            raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
+        self.actions += 1
+        return self._apply(envelope, action, claimed, own)
+
+    def _apply(self, envelope: Envelope, inp: Input, claimed: bytes, own: bool) -> list[Event]:
+        state = self.state
+        assert state is not None
+        if own and self._pre is not None and self._pre[0] == inp:
+            after = self._pre[1]
+        else:
+            try:
+                after = step(state, inp)
+            except EngineError as error:
+                raise IllegalAction(f"{format_input(inp)!r}: {error}") from None
+        self._pre = None
+        actual = state_hash(after)
+        if actual != claimed:
+            raise StateHashMismatch(
+                f"after {format_input(inp)!r} seat {envelope.sender} claims state "
+                f"{claimed.hex()[:16]}…, the replay gives {actual.hex()[:16]}…")
+        self.state = after
+        self.inputs += 1
+        events: list[Event] = [StateChanged(inp, envelope.sender, format_input(inp))]
+        if after.result is not None:
+            self.game_result = after.result
+            self.phase = Phase.RESULT
+        return events
+
+    def next_undealt(self, owner: int) -> int:
+        """Shared pool: the lowest handle of `owner` still in its deck (= its pool position)."""
+        state = self.state
+        assert state is not None
+        for handle in state.handles(owner):
+            if state.zone_of(handle) == "deck":
+                return handle
+        raise LocalProtocolError(f"seat {owner}'s deck is empty")
+
+    def prepare(self, inp: Input) -> bytes:
+        """The state hash after `inp` (for our own next envelope; the state is cached)."""
+        assert self.state is not None
+        after = step(self.state, inp)
+        self._pre = (inp, after)
+        return state_hash(after)
+
+    # --- end handlers ---------------------------------------------------------------------
+
+    def result_body(self) -> list[object]:
+        r = self.game_result
+        assert r is not None and self.state is not None
+        return [r.outcome.value, r.winner, state_hash(self.state), self.inputs]
+
+    def _on_result(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        expected = self.result_body()
+        if body != expected:
+            raise ResultMismatch(
+                f"{envelope.kind.name} from seat {envelope.sender} states {body!r:.120}; the "
+                f"replayed game gives {expected[0]!r}, winner {expected[1]!r}, "
+                f"{expected[3]} inputs")
+        self.phase = _NEXT[self.phase]
+        if envelope.kind is K.RESULT_COSIGN:
+            r = self.game_result
+            assert r is not None
+            self.result = MatchResult(Ending.GAME, r.winner, r.outcome)
+            return [MatchEnded(self.result)]
+        return []
+
+    def _on_resign(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        if body:
+            raise MalformedMessage("a RESIGN has an empty body")
+        self.result = MatchResult(Ending.RESIGNATION, 1 - envelope.sender,
+                                  detail=f"seat {envelope.sender} resigned")
+        self.phase = Phase.SECRETS_0
+        return [MatchEnded(self.result)]
+
+    def _on_timeout(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        late = 1 - envelope.sender
+        if (len(body) != 3 or any(type(v) is not int for v in body) or body[0] != late
+                or not 0 <= body[2] <= body[1]):
+            raise MalformedMessage("a TIMEOUT_CLAIM is [late seat, waited ms, clock left ms] "
+                                   "with waited >= clock left")
+        if not self.rules.has_clock:
+            raise IllegalAction("a TIMEOUT_CLAIM in a match without a clock")
+        self.result = MatchResult(
+            Ending.TIMEOUT, envelope.sender,
+            detail=f"seat {envelope.sender} claims seat {late} ran out of time "
+                   f"(waited {body[1]} ms with {body[2]} ms left)")
+        self.phase = Phase.SECRETS_0
+        return [MatchEnded(self.result)]
+
+    def _on_secrets(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        seat = envelope.sender
+        if self.decklist is not None:
+            self.decklist.secrets(seat, body, [envelope.raw])
+        else:
+            if len(body) != 1:
+                raise MalformedMessage("a shared-pool SECRET_REVEAL is [end reveal]")
+            assert self.pool is not None
+            self.pool.end_reveal(seat, EndReveal.from_wire(body[0]), own)
+        self.phase = _NEXT[self.phase]
+        return [MatchClosed()] if self.phase is Phase.CLOSED else []
+
+    def _on_evidence(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        if (len(body) != 4 or type(body[0]) is not str or type(body[1]) is not str
+                or type(body[2]) is not list or any(type(e) is not bytes for e in body[2])
+                or body[3] not in (None, 0, 1)):
+            raise MalformedMessage("an EVIDENCE is [code, message, [raw, ...], seat or nil]")
+        self.evidence = (body[0], body[1], tuple(body[2]), body[3])
+        self.result = MatchResult(Ending.FAULT, None,
+                                  detail=f"seat {envelope.sender} reports {body[0]}: {body[1]}")
+        self.phase = Phase.ABORTED
+        return [MatchEnded(self.result)]
+
+    def full_deal(self) -> dict[int, str] | None:
+        """handle -> card of both decks, when the secret reveals made it public."""
+        if self.decklist is not None:
+            return self.decklist.deal()
+        if self.pool is not None and self.pool.full_deal is not None:
+            return {h: self.pool.full_deal[h] for h in range(2 * self.n)}
+        return None
+
+
+_HANDLERS: dict[MessageKind, Callable[[MatchCore, Envelope, list[Any], bool], list[Event]]] = {
+    K.COMMIT: MatchCore._on_commit, K.REVEAL: MatchCore._on_reveal,
+    K.SHUFFLE: MatchCore._on_shuffle, K.DRAW: MatchCore._on_draw, K.OPEN: MatchCore._on_open,
+    K.ACTION: MatchCore._on_action, K.CHOICE: MatchCore._on_action,
+    K.RESULT: MatchCore._on_result, K.RESULT_COSIGN: MatchCore._on_result,
+    K.RESIGN: MatchCore._on_resign, K.TIMEOUT_CLAIM: MatchCore._on_timeout,
+    K.SECRET_REVEAL: MatchCore._on_secrets, K.EVIDENCE: MatchCore._on_evidence,
+}
+
+
+def _state_hash_field(body: list[Any], length: int) -> bytes:
+    if len(body) != length or type(body[-1]) is not bytes or len(body[-1]) != HASH_SIZE:
+        raise MalformedMessage(f"expected {length} fields ending with the 32-byte state hash")
+    return body[-1]
+
+
+def _blame(error: RemoteProtocolError, envelope: Envelope) -> RemoteProtocolError:
+    """Make the checked envelope the last piece of evidence and its signer the culprit."""
+    error.evidence = (*(e for e in error.evidence if e != envelope.raw), envelope.raw)
+    if error.player is None:
+        error.player = envelope.sender
+    return error
+
+
+def evidence_body(error: RemoteProtocolError) -> list[object]:
+    """EVIDENCE body: [code, one-line message, [raw evidence...], seat or nil]."""
+    message = " ".join(str(error).split())[:MAX_EVIDENCE_MESSAGE]
+    kept: list[bytes] = []
+    total = 0
+    for raw in reversed(error.evidence):  # the last item is the offending input: keep it first
+        if total + len(raw) > MAX_EVIDENCE_BYTES:
+            break
+        kept.insert(0, raw)
+        total += len(raw)
+    return [error.code, message, kept, error.player]
+
+
+# --- one player's side ----------------------------------------------------------------------
+
+
+class MatchPeer:
+    """One player's side of a match, sans-IO (see the module comment and SPEC §4.11).
+
+    Call `start()` and send its HELLO; feed every frame from the peer to `receive`; send
+    whatever `outgoing()` returns after each call; answer DecisionNeeded with `submit`.
+    Times (`now_ms`, any monotonic milliseconds) are optional and only drive the clocks.
+    """
+
+    def __init__(self, seat: int, identity: Identity, rules: MatchRules, catalogue: Catalogue,
+                 *, deck: Sequence[str] | Mapping[str, int] | None = None, rng: Rng,
+                 software: str = "", expected_peer_key: bytes | None = None) -> None:
+        if seat not in (0, 1):
+            raise LocalProtocolError(f"seat must be 0 or 1, got {seat!r}")
+        if deck is not None and rules.deal_mode is not DealMode.DECKLIST:
+            raise LocalProtocolError("a deck is brought only in decklist mode")
+        if rules.deal_mode is DealMode.SHARED_POOL:
+            rules.pool_ids(catalogue)
+        self.seat, self.identity, self.rules, self.catalogue = seat, identity, rules, catalogue
+        self._rng, self._software, self._peer_key = rng, software, expected_peer_key
+        self._deck_cards = None if deck is None else _deck_cards(deck)
+        if self._deck_cards is not None:
+            check_decklist(catalogue, self._deck_cards, rules.ruleset.deck_size,
+                           rules.registered_decklists[seat])
+        self.knowledge = Knowledge(seat)
+        self.core: MatchCore | None = None
+        self._hello: Hello | None = None
+        self._peer_hello: Hello | None = None
+        self._out: list[bytes] = []
+        self._fault: RemoteProtocolError | None = None
+        self._coin_seed = b""
+        self._hand: DecklistHand | None = None
+        self._deal: SharedPoolDeal | None = None
+        self._resign_queued = False
+        self._announced = -1  # the input count at which DecisionNeeded was last emitted
+        self._clock = [rules.clock_initial_ms, rules.clock_initial_ms]
+        self._clock_mark: int | None = None
+        self._last_claim: Envelope | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> list[bytes]:
+        """Our HELLO (send it first). Draws the nonce, then a random deck if none was given."""
+        if self._hello is not None:
+            raise LocalProtocolError("start() was already called")
+        self._hello = make_hello(self.identity, seat=self.seat, ruleset=self.rules.encode(),
+                                 catalogue_hash=self.catalogue.digest, rng=self._rng,
+                                 software=self._software)
+        if self.rules.deal_mode is DealMode.DECKLIST and self._deck_cards is None:
+            ids = [card.id for card in self.catalogue.cards]
+            order = random_permutation(self._rng, len(ids))
+            self._deck_cards = [ids[i] for i in order[: self.rules.ruleset.deck_size]]
+        return [self._hello.raw]
+
+    def receive(self, raw: bytes, now_ms: int | None = None) -> list[Event]:
+        """Process one envelope from the peer. Raises the peer's RemoteProtocolError (after
+        sealing our EVIDENCE into outgoing()); LocalProtocolError once the match is over."""
+        self._require_alive()
+        if self._hello is None:
+            raise LocalProtocolError("call start() before receive()")
+        if not isinstance(raw, bytes | bytearray):
+            raise LocalProtocolError(f"receive() takes bytes, got {type(raw).__name__}")
+        raw = bytes(raw)
+        try:
+            if self.core is None:
+                return self._receive_hello(raw, now_ms)
+            if self.core.phase in _ENDED:
+                raise LocalProtocolError(f"the match is {self.core.phase.value}")
+            if self._crossed_claim(raw):
+                return []
+            try:
+                events = self.core.receive(raw)
+            except SequenceConflict as conflict:
+                if self._lost_race(conflict):
+                    return []
+                raise
+            self._tick(now_ms, parse_envelope(raw))
+        except RemoteProtocolError as error:
+            self._fail(error)
+            raise
+        return events + self._pump(now_ms)
+
+    def outgoing(self) -> list[bytes]:
+        """Envelopes to send, in order (each also went into our transcript)."""
+        out, self._out = self._out, []
+        return out
+
+    def submit(self, action: Action | str, now_ms: int | None = None) -> list[Event]:
+        """Our answer to a TurnDecision or ChoiceDecision (an Action or its notation)."""
+        self._require_alive()
+        decision = self.decision
+        if not isinstance(decision, TurnDecision | ChoiceDecision) or decision.player != self.seat:
+            raise LocalProtocolError(f"not our decision to make (awaiting {decision})")
+        if isinstance(action, str):
+            try:
+                action = parse_input(action)
+            except EngineError as error:
+                raise LocalProtocolError(str(error)) from None
+        if not isinstance(action, Action):
+            raise LocalProtocolError(f"submit takes a turn action or a pick, got {action!r}")
+        assert self.core is not None
+        try:
+            post = self.core.prepare(action)
+        except EngineError as error:
+            raise LocalProtocolError(f"illegal: {error}") from None
+        kind = K.ACTION if isinstance(decision, TurnDecision) else K.CHOICE
+        events = self._send(kind, [format_input(action), post], now_ms)
+        return events + self._pump(now_ms)
+
+    def resign(self, now_ms: int | None = None) -> list[Event]:
+        """Resign now if we hold a turn or choice decision, else at our next one (queued)."""
+        self._require_alive()
+        if self.core is None or self.core.phase in (
+                Phase.RESULT, Phase.COSIGN, Phase.SECRETS_0, Phase.SECRETS_1, *_ENDED):
+            raise LocalProtocolError(f"nothing to resign in phase {self.phase.value}")
+        self._resign_queued = True
+        return self._pump(now_ms)
+
+    def claim_timeout(self, now_ms: int) -> list[Event]:
+        """Claim that the peer's clock ran out (the caller's `now_ms`, same timebase as the
+        times passed to receive/submit). LocalProtocolError when the claim would be false."""
+        self._require_alive()
+        core = self.core
+        if core is None or core.phase is not Phase.PLAY or not self.rules.has_clock:
+            raise LocalProtocolError("no clock is running")
+        seat, kinds = core.expected()
+        if seat != 1 - self.seat or K.RESIGN not in kinds or self._clock_mark is None:
+            raise LocalProtocolError("the peer's clock is not running")
+        waited = now_ms - self._clock_mark
+        left = self._clock[seat]
+        if waited < left:
+            raise LocalProtocolError(f"the peer has {left - waited} ms left")
+        events = self._send(K.TIMEOUT_CLAIM, [seat, waited, max(left, 0)], now_ms)
+        self._last_claim = core.chain.envelopes[-1]
+        return events + self._pump(now_ms)
+
+    # --- read-only state ------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.HELLO if self.core is None else self.core.phase
+
+    @property
+    def decision(self) -> object:
+        if self.core is None or self.core.state is None or self.core.phase is not Phase.PLAY:
+            return None
+        return self.core.state.decision
+
+    @property
+    def my_turn(self) -> bool:
+        d = self.decision
+        return isinstance(d, TurnDecision | ChoiceDecision) and d.player == self.seat
+
+    def legal_actions(self) -> list[Action]:
+        if not self.my_turn:
+            return []
+        assert self.core is not None and self.core.state is not None
+        return legal_actions(self.core.state)
+
+    def view(self) -> PlayerView:
+        if self.core is None or self.core.state is None:
+            raise LocalProtocolError("the game has not started")
+        return PlayerView(self.core.state, self.knowledge, self.seat)
+
+    @property
+    def result(self) -> MatchResult | None:
+        return None if self.core is None else self.core.result
+
+    @property
+    def fault(self) -> RemoteProtocolError | None:
+        return self._fault
+
+    @property
+    def clocks_ms(self) -> tuple[int, int]:
+        return (self._clock[0], self._clock[1])
+
+    @property
+    def match_id(self) -> bytes | None:
+        return None if self.core is None else self.core.match_id
+
+    @property
+    def seq(self) -> int:
+        """The number of chain envelopes (the next seq)."""
+        return 0 if self.core is None else self.core.chain.next_seq
+
+    @property
+    def head(self) -> bytes | None:
+        return None if self.core is None else self.core.chain.head
+
+    def envelopes_after(self, seq: int) -> list[bytes]:
+        """Chain envelopes with seq > `seq` (-1: all), to resend after a reconnect."""
+        if self.core is None:
+            return []
+        return [e.raw for e in self.core.chain.envelopes[seq + 1:]]
+
+    def transcript(self) -> Transcript:
+        if self._hello is None or self._peer_hello is None or self.core is None:
+            raise LocalProtocolError("no transcript before both HELLOs")
+        hellos = sorted((self._hello, self._peer_hello), key=lambda h: h.seat)
+        return Transcript((hellos[0].raw, hellos[1].raw),
+                          tuple(e.raw for e in self.core.chain.envelopes))
+
+    def transcript_bytes(self) -> bytes:
+        return dump_transcript(self.transcript())
+
+    # --- restore --------------------------------------------------------------------------
+
+    @classmethod
+    def restore(cls, transcript: Transcript | bytes, master_secret: bytes, identity: Identity,
+                catalogue: Catalogue, *, deck: Sequence[str] | Mapping[str, int] | None = None,
+                software: str = "") -> MatchPeer:
+        """Rebuild a peer from its transcript and the master secret its rng was made from
+        (`master_rng(master_secret)`). Our own envelopes are regenerated and must match the
+        transcript byte for byte; envelopes we owe beyond it end up in `outgoing()`."""
+        if isinstance(transcript, bytes | bytearray):
+            transcript = load_transcript(bytes(transcript))
+        hellos = [open_hello(raw) for raw in transcript.hellos]
+        seats = [h.seat for h in hellos if h.public_key == identity.public_key]
+        if len(seats) != 1:
+            raise LocalProtocolError("the identity is not exactly one player of the transcript")
+        seat = seats[0]
+        rules = MatchRules.decode(hellos[seat].ruleset)
+        peer = cls(seat, identity, rules, catalogue, deck=deck, rng=master_rng(master_secret),
+                   software=hellos[seat].software)
+        if peer.start()[0] != transcript.hellos[seat]:
+            raise LocalProtocolError("the master secret does not reproduce our HELLO")
+        pending: deque[bytes] = deque()
+        peer.receive(transcript.hellos[1 - seat])
+        pending.extend(peer.outgoing())
+        for raw in transcript.envelopes:
+            envelope = parse_envelope(raw)
+            if envelope.sender != seat:
+                with contextlib.suppress(RemoteProtocolError):  # our EVIDENCE: compared next
+                    peer.receive(raw)
+                pending.extend(peer.outgoing())
+                continue
+            if not pending:
+                peer._replay_own(envelope)
+                pending.extend(peer.outgoing())
+            if not pending or pending.popleft() != raw:
+                raise LocalProtocolError(
+                    f"envelope seq {envelope.seq} of the transcript is not what this peer "
+                    "produces (wrong master secret, deck or catalogue?)")
+        peer._out = list(pending)
+        return peer
+
+    def _replay_own(self, envelope: Envelope) -> None:
+        if envelope.kind in (K.ACTION, K.CHOICE):
+            self.submit(str(envelope.body[0]))
+        elif envelope.kind is K.RESIGN:
+            self.resign()
+        elif envelope.kind is K.TIMEOUT_CLAIM:
+            self._send(K.TIMEOUT_CLAIM, list(envelope.body), None)
+            assert self.core is not None
+            self._last_claim = self.core.chain.envelopes[-1]
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _receive_hello(self, raw: bytes, now_ms: int | None) -> list[Event]:
+        assert self._hello is not None
+        hello = open_hello(raw)
+        if hello.seat == self.seat:
+            raise SetupMismatch(f"the peer claims our seat {self.seat}", [raw], player=hello.seat)
+        expected: list[bytes | None] = [None, None]
+        expected[hello.seat] = self._peer_key
+        setup = MatchSetup.from_hellos(self._hello, hello, local_seat=self.seat,
+                                       expected_keys=expected)
+        self._peer_hello = hello
+        match_id = setup.match_id
+        self._coin_seed = self._rng(HASH_SIZE)
+        if self.rules.deal_mode is DealMode.DECKLIST:
+            assert self._deck_cards is not None
+            self._hand = DecklistHand(match_id, self.seat, self._deck_cards, self._rng)
+            pool_side: PoolLive | None = None
+        else:
+            self._deal = SharedPoolDeal(self.seat, match_id, setup.keys,
+                                        self.rules.pool_ids(self.catalogue),
+                                        self.rules.ruleset.deck_size, self._rng)
+            pool_side = PoolLive(self._deal)
+        self.core = MatchCore(setup, self.rules, self.catalogue, pool_side, self._learn)
+        return self._pump(now_ms)
+
+    def _learn(self, owner: int, handle: int, card: str | None) -> None:
+        if owner != self.seat:
+            return
+        if card is None:
+            assert self._hand is not None
+            card = str(self._hand.deck.cards[handle - owner * self.rules.ruleset.deck_size])
+        self.knowledge.learn(handle, card)
+
+    def _pump(self, now_ms: int | None) -> list[Event]:
+        """Send everything that is ours to send automatically; announce our decisions."""
+        events: list[Event] = []
+        core = self.core
+        while core is not None and self._fault is None:
+            seat, kinds = core.expected()
+            if seat != self.seat:
+                break
+            if K.RESIGN in kinds:
+                if self._resign_queued:
+                    events += self._send(K.RESIGN, [], now_ms)
+                    continue
+                if self._announced != core.inputs:
+                    self._announced = core.inputs
+                    events.append(DecisionNeeded(core.state.decision))  # type: ignore[union-attr,arg-type]
+                break
+            kind, body = self._automatic(kinds[0])
+            events += self._send(kind, body, now_ms)
+        return events
+
+    def _automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
+        core = self.core
+        assert core is not None
+        hand, deal, n = self._hand, self._deal, self.rules.ruleset.deck_size
+        if kind is K.COMMIT:
+            coin = coin_commitment(core.match_id, self.seat, COIN_PURPOSE, self._coin_seed)
+            if hand is not None:
+                return kind, [coin, *hand.commit_body()]
+            assert deal is not None
+            return kind, [coin, deal.key_share().to_wire()]
+        if kind is K.REVEAL:
+            return kind, [self._coin_seed]
+        if kind is K.SHUFFLE:
+            assert deal is not None
+            return kind, [deal.shuffle().to_wire()]
+        if kind in (K.RESULT, K.RESULT_COSIGN):
+            return kind, core.result_body()
+        if kind is K.SECRET_REVEAL:
+            if hand is not None:
+                return kind, hand.secret_body()
+            assert deal is not None
+            return kind, [deal.end_reveal().to_wire()]
+        decision = core.state.decision  # type: ignore[union-attr]
+        if kind is K.DRAW:
+            assert isinstance(decision, DealDecision)
+            if hand is not None:
+                slot = hand.draw_order.next_position()
+                return kind, [slot, core.prepare(Deal(decision.player * n + slot))]
+            assert deal is not None
+            position = core.next_undealt(decision.player)
+            share = deal.draw_share(position)
+            return kind, [share.to_wire(), core.prepare(Deal(position))]
+        assert kind is K.OPEN and isinstance(decision, RevealDecision)
+        handle = decision.handle
+        if hand is not None:
+            opening = hand.deck.open(handle - self.seat * n)
+            post = core.prepare(Reveal(handle, str(opening.card)))
+            return kind, [*opening.body(), post]
+        assert deal is not None
+        reveal = deal.reveal(handle)
+        return kind, [reveal.to_wire(), core.prepare(Reveal(handle, reveal.card_id))]
+
+    def _send(self, kind: MessageKind, body: list[object], now_ms: int | None) -> list[Event]:
+        assert self.core is not None
+        envelope, events = self.core.send(self.identity, kind, body)
+        self._out.append(envelope.raw)
+        self._tick(now_ms, envelope)
+        return events
+
+    def _tick(self, now_ms: int | None, envelope: Envelope) -> None:
+        """Charge the time since the last envelope to the seat that owed a turn or choice."""
+        core = self.core
+        if not self.rules.has_clock or now_ms is None or core is None:
+            return
+        if envelope.kind in (K.ACTION, K.CHOICE) and self._clock_mark is not None:
+            mover = envelope.sender
+            self._clock[mover] += self.rules.clock_increment_ms - (now_ms - self._clock_mark)
+        running = core.phase is Phase.PLAY and K.RESIGN in core.expected()[1]
+        self._clock_mark = now_ms if running else None
+
+    def _crossed_claim(self, raw: bytes) -> bool:
+        """After our TIMEOUT_CLAIM: the late seat's envelopes that continue its own branch
+        (not linked to our chain) are dropped: the claim won the race."""
+        claim, core = self._last_claim, self.core
+        if claim is None or core is None:
+            return False
+        try:
+            envelope = parse_envelope(raw)
+        except RemoteProtocolError:
+            return False
+        if envelope.seq <= claim.seq or envelope.sender == self.seat:
+            return False
+        envelopes = core.chain.envelopes
+        linked = (envelope.seq - 1 < len(envelopes)
+                  and envelope.prev_hash == envelopes[envelope.seq - 1].hash)
+        return not linked and envelope.kind not in (K.SECRET_REVEAL, K.EVIDENCE)
+
+    def _lost_race(self, conflict: SequenceConflict) -> bool:
+        """Our TIMEOUT_CLAIM and the late seat's envelope crossed: the claim stands (SPEC
+        §4.11), the crossing envelope is dropped without blame."""
+        core = self.core
+        assert core is not None
+        earlier, later = conflict.evidence[0], conflict.evidence[-1]
+        if self._last_claim is not None and earlier == self._last_claim.raw:
+            core.chain.reopen()
+            return parse_envelope(later).sender != self.seat
+        return False
+
+    def _fail(self, error: RemoteProtocolError) -> None:
+        self._fault = error
+        core = self.core
+        if core is None or core.phase in _ENDED:
+            return
+        core.chain.reopen()
+        envelope, _ = core.send(self.identity, K.EVIDENCE, evidence_body(error))
+        self._out.append(envelope.raw)
+
+    def _require_alive(self) -> None:
+        if self._fault is not None:
+            raise LocalProtocolError(
+                f"the match stopped after the peer's {self._fault.code}: {self._fault}")
+
+
+def _deck_cards(deck: Sequence[str] | Mapping[str, int]) -> list[str]:
+    if isinstance(deck, Mapping):
+        return [card for card, count in sorted(deck.items()) for _ in range(count)]
+    return [str(card) for card in deck]
+
+
+__all__ = [
+    "TRANSITIONS", "DecisionNeeded", "Ending", "Event", "MatchClosed", "MatchCore",
+    "MatchEnded", "MatchPeer", "MatchResult", "MatchStarted", "Phase", "StateChanged",
+    "Transition", "evidence_body",
+]

@@ -1,0 +1,223 @@
+# The built-in bots: they only ever choose legal actions, their determinizations respect what
+# their view hides, and the registry and async adapter behave as SPEC Part 7 says.
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+import trio
+
+from cli.bots import (
+    KNOWN_BOTS,
+    Budget,
+    Determinizer,
+    ExternalBot,
+    GreedyBot,
+    IsmctsBot,
+    RandomBot,
+    UnknownBotError,
+    as_async,
+    hidden_handles,
+    make_bot,
+    public_state,
+    unseen_cards,
+)
+from engine import (
+    HashRng,
+    Referee,
+    Ruleset,
+    TurnDecision,
+    default_catalogue,
+    legal_actions,
+    random_deal,
+)
+
+CAT = default_catalogue()
+
+
+def referee(seed: int, bots, ruleset: Ruleset | None = None, checks=None) -> Referee:  # type: ignore[no-untyped-def]
+    """A game between two bots whose every answer is checked against the legal actions."""
+    ruleset = ruleset or Ruleset()
+    seed_bytes = seed.to_bytes(4, "big")
+    ids, orders = random_deal(CAT, ruleset, HashRng(seed_bytes, "test-deal"))
+
+    def checked(bot):  # type: ignore[no-untyped-def]
+        def choose(view, legal):  # type: ignore[no-untyped-def]
+            assert view.legal_actions == legal
+            action = bot.choose(view, legal)
+            assert action in legal, f"{bot.name} chose illegal {action} among {legal}"
+            if checks is not None:
+                checks(view)
+            return action
+        return choose
+
+    return Referee(ruleset, CAT, seed_bytes, ids, orders, (checked(bots[0]), checked(bots[1])))
+
+
+def test_random_bots_play_only_legal_actions():
+    for g in range(30):
+        ruleset = Ruleset.from_options(action_order="any") if g % 3 == 0 else Ruleset()
+        result = referee(g, (RandomBot(g), RandomBot(g + 100)), ruleset).play()
+        assert result is not None
+
+
+def test_greedy_plays_only_legal_actions_and_beats_random():
+    wins = 0
+    for g in range(16):
+        bots = (GreedyBot(g), RandomBot(g)) if g % 2 == 0 else (RandomBot(g), GreedyBot(g))
+        result = referee(1000 + g, bots).play()
+        wins += result.winner == g % 2
+    assert wins >= 14
+
+
+def test_greedy_against_itself_in_any_order_ruleset():
+    for g in range(4):
+        ruleset = Ruleset.from_options(action_order="any")
+        assert referee(2000 + g, (GreedyBot(g), GreedyBot(g + 1)), ruleset).play() is not None
+
+
+def test_ismcts_plays_only_legal_actions():
+    budget = Budget(iterations=40, seconds=None)
+    for g in range(3):
+        bots = (IsmctsBot(g, budget), GreedyBot(g)) if g % 2 else (RandomBot(g),
+                                                                    IsmctsBot(g, budget))
+        assert referee(3000 + g, bots).play() is not None
+
+
+def _check_determinizations(view) -> None:  # type: ignore[no-untyped-def]
+    """Known cards stay fixed; hidden handles get distinct cards the view has not shown."""
+    s = public_state(view)
+    known = {h: view.identity(h) for h in range(2 * s.n)}
+    hidden = hidden_handles(view)
+    unseen = set(unseen_cards(view))
+    assert unseen.isdisjoint(known.values())
+    assert set(hidden) == {h for h, cid in known.items() if cid is None}
+    worlds = Determinizer(view)
+    rng = random.Random(7)
+    for _ in range(5):
+        ids = worlds.sample(rng)
+        for h, cid in known.items():
+            if cid is not None:
+                assert ids[h] == cid
+        sampled = [ids[h] for h in hidden]
+        assert set(sampled) <= unseen
+        assert len(set(sampled)) == len(sampled)
+
+
+def test_determinizations_respect_the_view():
+    checked = []
+
+    def checks(view):  # type: ignore[no-untyped-def]
+        checked.append(view.turn)
+        _check_determinizations(view)
+
+    referee(4000, (RandomBot(1), RandomBot(2)), checks=checks).play()
+    assert len(checked) > 20
+
+
+def test_ismcts_samples_only_from_what_its_view_allows(monkeypatch):
+    """Every world the search samples agrees with the view it was given: the opponent's hand,
+    verso cards and both decks come only from cards this player has not seen."""
+    samples: list[tuple[object, list[str]]] = []
+    original = Determinizer.sample
+
+    def recording(self, rng):  # type: ignore[no-untyped-def]
+        ids = original(self, rng)
+        samples.append((self, ids))
+        return ids
+
+    monkeypatch.setattr(Determinizer, "sample", recording)
+    bot = IsmctsBot(5, Budget(iterations=20, seconds=None))
+    ref = referee(4100, (bot, RandomBot(3)))
+    truth = ref.identities
+    leaks = 0
+    views_checked = 0
+    while ref.state.result is None and views_checked < 15:
+        d = ref.state.pending
+        if isinstance(d, TurnDecision) and d.player == 0 and len(legal_actions(ref.state)) > 1:
+            view = ref.view(0)
+            samples.clear()
+            bot.choose(view, legal_actions(ref.state))
+            views_checked += 1
+            assert samples
+            hidden = hidden_handles(view)
+            unseen = set(unseen_cards(view))
+            for _, ids in samples:
+                for h in range(len(ids)):
+                    if h in hidden:
+                        assert ids[h] in unseen
+                    else:
+                        assert ids[h] == view.identity(h) == truth[h]
+            # the hidden truth is not what the bot samples every time (it does not peek)
+            leaks += all(all(ids[h] == truth[h] for h in hidden) for _, ids in samples)
+        ref.advance()
+    assert views_checked >= 5
+    assert leaks == 0
+
+
+def test_make_bot_knows_its_bots():
+    assert isinstance(make_bot("random", seed=1), RandomBot)
+    assert isinstance(make_bot("greedy", seed=1), GreedyBot)
+    bot = make_bot("ismcts", seed=1, budget=Budget(iterations=10, seconds=None))
+    assert isinstance(bot, IsmctsBot) and bot.budget.iterations == 10
+    ext = make_bot("cmd:python3 examples/random_bot.py", budget=Budget(seconds=0.25))
+    assert isinstance(ext, ExternalBot)
+    assert ext.argv == ["python3", "examples/random_bot.py"] and ext.time_ms == 250
+
+
+def test_make_bot_rejects_unknown_names_listing_the_known_ones():
+    with pytest.raises(UnknownBotError) as e:
+        make_bot("alphazero")
+    assert "'alphazero'" in str(e.value)
+    for name in KNOWN_BOTS:
+        assert name in str(e.value)
+    with pytest.raises(UnknownBotError, match="command line"):
+        make_bot("cmd:  ")
+
+
+def test_budget_is_validated():
+    with pytest.raises(ValueError, match="iterations, seconds or both"):
+        Budget(iterations=None, seconds=None)
+    with pytest.raises(ValueError, match="iterations"):
+        Budget(iterations=0)
+    with pytest.raises(ValueError, match="seconds"):
+        Budget(seconds=-1)
+
+
+def test_ismcts_respects_a_time_budget():
+    ref = referee(4200, (RandomBot(1), RandomBot(2)))
+    while not (isinstance(ref.state.pending, TurnDecision)
+               and len(legal_actions(ref.state)) > 10):
+        ref.advance()
+    p = ref.state.pending.player
+    bot = IsmctsBot(1, Budget(seconds=0.05))
+    t0 = time.perf_counter()
+    action = bot.choose(ref.view(p), legal_actions(ref.state))
+    assert time.perf_counter() - t0 < 0.5
+    assert action in legal_actions(ref.state)
+    assert bot.last_iterations >= 1
+
+
+async def test_as_async_keeps_the_event_loop_running():
+    """A heavy bot thinks in a worker thread: a concurrent task keeps ticking meanwhile."""
+    ref = referee(4300, (RandomBot(1), RandomBot(2)))
+    while not isinstance(ref.state.pending, TurnDecision):
+        ref.advance()
+    p = ref.state.pending.player
+    player = as_async(IsmctsBot(1, Budget(seconds=0.3)))
+    assert as_async(player) is player
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await trio.sleep(0.01)
+            ticks += 1
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ticker)
+        action = await player.choose(ref.view(p), legal_actions(ref.state))
+        nursery.cancel_scope.cancel()
+    assert action in legal_actions(ref.state)
+    assert ticks >= 10

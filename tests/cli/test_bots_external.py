@@ -1,0 +1,132 @@
+# The external bot protocol with real child processes: the example bot plays a whole game;
+# broken bots (crash, garbage, timeout, illegal action, overlong line, bad hello) forfeit with
+# a reason naming what they did, and their process is gone afterwards.
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import trio
+
+from cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
+from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "random_bot.py"
+CAT = default_catalogue()
+
+# A bot that behaves until decision `BREAK_AT`, then does `misbehave()`.
+BROKEN = """
+import json, sys, time
+BREAK_AT = {break_at}
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def misbehave():
+{misbehave}
+n = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        send({{"type": "ready", "name": "broken"}})
+    elif m["type"] == "decide":
+        n += 1
+        if n == BREAK_AT:
+            misbehave()
+        else:
+            send({{"type": "action", "action": m["legal"][0]}})
+"""
+
+
+def new_referee(seed: int) -> Referee:
+    ruleset = Ruleset()
+    seed_bytes = seed.to_bytes(4, "big")
+    ids, orders = random_deal(CAT, ruleset, HashRng(seed_bytes, "test-deal"))
+    return Referee(ruleset, CAT, seed_bytes, ids, orders, (None, None))  # type: ignore[arg-type]
+
+
+def broken_bot(tmp_path: Path, misbehave: str, break_at: int = 1) -> list[str]:
+    script = tmp_path / "broken_bot.py"
+    script.write_text(BROKEN.format(break_at=break_at,
+                                    misbehave=textwrap.indent(misbehave.strip(), "    ")))
+    return [sys.executable, str(script)]
+
+
+async def test_example_bot_plays_a_whole_game():
+    async with ExternalBot([sys.executable, str(EXAMPLE)], name="example") as bot:
+        result = await play_match(new_referee(1), (bot, as_async(RandomBot(1))))
+        assert bot.declared_name == "example-random"
+        assert bot.decisions > 5
+        await bot.finish(result, 0)
+        assert bot.returncode == 0  # it quit by itself when asked
+
+
+async def test_two_external_bots_play_each_other():
+    async with ExternalBot([sys.executable, str(EXAMPLE)]) as a, \
+            ExternalBot([sys.executable, str(EXAMPLE)]) as b:
+        result = await play_match(new_referee(2), (a, b))
+        assert result.outcome is not None
+    assert a.returncode is not None and b.returncode is not None
+
+
+async def expect_forfeit(argv: list[str], match: str, time_ms: int = 2000) -> ExternalBot:
+    bot = ExternalBot(argv, name="x", time_ms=time_ms, hello_timeout=10)
+    async with bot:
+        with pytest.raises(BotForfeit, match=match) as e:
+            await play_match(new_referee(3), (bot, as_async(RandomBot(2))))
+        assert bot.returncode is not None, "the forfeiting bot's process must be gone"
+    assert e.value.reason.startswith("bot 'x' ")
+    return bot
+
+
+async def test_crash_names_exit_code_and_last_stderr_line(tmp_path):
+    argv = broken_bot(tmp_path, """
+print("thinking hard", file=sys.stderr)
+raise SystemExit("out of ideas")
+""", break_at=2)
+    await expect_forfeit(argv, r"bot 'x' exited with code 1 on decision 2: out of ideas$")
+
+
+async def test_garbage_answer(tmp_path):
+    argv = broken_bot(tmp_path, 'sys.stdout.write("e2e4\\n"); sys.stdout.flush(); time.sleep(5)')
+    await expect_forfeit(argv, r"answered a line that is not JSON on decision 1: 'e2e4'")
+
+
+async def test_wrong_message_type(tmp_path):
+    argv = broken_bot(tmp_path, 'send({"type": "resign"}); time.sleep(5)')
+    await expect_forfeit(argv, r'answered \{"type": "resign"\} on decision 1')
+
+
+async def test_timeout(tmp_path):
+    argv = broken_bot(tmp_path, "time.sleep(30)", break_at=3)
+    with trio.fail_after(10):
+        await expect_forfeit(argv, r"^bot 'x' exceeded 300 ms on decision 3$", time_ms=300)
+
+
+async def test_illegal_action(tmp_path):
+    argv = broken_bot(tmp_path, 'send({"type": "action", "action": "move a1 a9"}); time.sleep(5)')
+    await expect_forfeit(argv, r"^bot 'x' answered an illegal action 'move a1 a9' on decision 1$")
+
+
+async def test_overlong_line(tmp_path):
+    argv = broken_bot(tmp_path, 'sys.stdout.write("x" * 200000); sys.stdout.flush(); '
+                                "time.sleep(5)")
+    await expect_forfeit(argv, r"answered a line longer than 65536 bytes on decision 1")
+
+
+async def test_bad_hello(tmp_path):
+    script = tmp_path / "mute.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    print('{\"type\":\"nope\"}', "
+                      "flush=True)\n")
+    await expect_forfeit([sys.executable, str(script)], r"answered the hello with .*nope")
+
+
+async def test_bot_that_never_starts(tmp_path):
+    with pytest.raises(BotForfeit, match="could not be started"):
+        async with ExternalBot([str(tmp_path / "no-such-bot")]):
+            pass
+
+
+async def test_silent_crash_at_start(tmp_path):
+    argv = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    await expect_forfeit(argv, r"exited with code 3 on the hello$")

@@ -1,0 +1,330 @@
+# The terminal UI driven as a person would: keys into prompt-toolkit's pipe input, a real local
+# match (engine + random bot) behind it, trio running as a guest of the UI's asyncio loop.
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from cli.client import Connection, ConnectionStatus, EndReason, LocalMatchClient
+from cli.ui.app import MatchUI, Mode, one_line, run_ui_async
+from engine import (
+    ChoiceDecision,
+    ChoiceKind,
+    HashRng,
+    Referee,
+    Ruleset,
+    default_catalogue,
+    format_input,
+    random_chooser,
+    random_deal,
+)
+
+CTRL_C, ESC, ENTER = "\x03", "\x1b", "\r"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
+
+
+class Harness:
+    def __init__(self, ui: MatchUI, pipe: Any, task: asyncio.Task[Any]) -> None:
+        self.ui, self.pipe, self.task = ui, pipe, task
+        self.client = ui.client
+
+    async def keys(self, text: str, settle: float = 0.05) -> None:
+        self.pipe.send_text(text)
+        # a lone Escape is told from an escape sequence by a short timeout (ttimeoutlen)
+        await asyncio.sleep(0.3 if text.endswith(ESC) else settle)
+
+    async def until(self, cond: Callable[[], bool], what: str, timeout: float = 5) -> None:
+        end = time.monotonic() + timeout
+        while not cond():
+            if time.monotonic() > end:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.01)
+
+    async def my_decision(self) -> None:
+        await self.until(lambda: bool(self.client.legal_actions()), "our decision")
+
+    async def trio(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        assert self.ui.guest is not None
+        return await self.ui.guest.call(fn, *args)
+
+    async def finish(self, how: str = "leave") -> Any:
+        if self.ui.mode is not Mode.GAME_OVER:
+            await self.keys(CTRL_C)
+            await self.keys("l")
+        else:
+            await self.keys(ENTER)
+        return await asyncio.wait_for(self.task, 5)
+
+
+@asynccontextmanager
+async def ui_session(client: LocalMatchClient, output: Any = None):  # type: ignore[no-untyped-def]
+    output = output or DummyOutput()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
+        ready: asyncio.Future[MatchUI] = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(run_ui_async(client, input=pipe, output=output,
+                                                  ui_ready=ready))
+        ui = await asyncio.wait_for(ready, 5)
+        h = Harness(ui, pipe, task)
+        try:
+            yield h
+        finally:
+            if not task.done():
+                ui.app.exit()
+                await asyncio.wait_for(asyncio.shield(task), 5)
+
+
+def run(coro: Awaitable[Any], timeout: float = 30) -> Any:
+    async def bounded() -> Any:
+        return await asyncio.wait_for(coro, timeout)
+    return asyncio.run(bounded())
+
+
+def test_a_few_turns_typed_into_the_ui() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-turns")
+        async with ui_session(client) as h:
+            for turn in range(3):
+                await h.my_decision()
+                legal = client.legal_actions()
+                summons = [a for a in legal if format_input(a).startswith("summon")]
+                action = (summons or legal)[0]
+                before = len(client.log_lines())
+                await h.keys(format_input(action))
+                assert h.ui.input_buffer.text == format_input(action)
+                await h.keys(ENTER)
+                await h.until(lambda b=before: len(client.log_lines()) > b, "a log line")
+                assert h.ui.message == ("class:ok", f"played: {format_input(action)}")
+                assert h.ui.input_buffer.text == ""
+                if turn == 0:
+                    assert any(line.startswith("You summoned ") for line in client.log_lines())
+                await h.my_decision()
+                if client.legal_actions() and client.view().my_turn:
+                    await h.keys("end" + ENTER)
+            await h.until(lambda: any(line.startswith("Opponent ")
+                                      for line in client.log_lines()[8:]), "the bot's moves")
+            result = await h.finish()
+        assert result is None  # left unfinished
+        assert client.connection().state is Connection.CLOSED
+
+    run(main())
+
+
+def test_completion_offers_exactly_legal_actions() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-complete")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            legal = {format_input(a) for a in client.legal_actions()}
+            completer = h.ui.input_buffer.completer
+            assert completer is not None
+
+            def texts(typed: str) -> list[str]:
+                doc = Document(typed, len(typed))
+                return [c.text for c in completer.get_completions(doc, CompleteEvent())]
+
+            everything = texts("")
+            assert set(everything) == legal
+            summons = texts("sum")
+            assert summons and all(t.startswith("summon") and t in legal for t in summons)
+            handle = client.view().hand[0][0]
+            mine = texts(f"summon {handle} ")
+            assert mine and all(t.startswith(f"summon {handle} ") for t in mine)
+            assert texts("dance") == []
+            # a filter: an area alone lists the legal actions naming it
+            area = format_input(next(a for a in client.legal_actions()
+                                 if format_input(a).startswith("summon"))).split()[2]
+            by_area = texts(area + " ")
+            assert by_area and all(area in t.split() for t in by_area)
+            # typed into the real buffer, the menu opens with those completions
+            await h.keys("summon ")
+            await h.until(lambda: h.ui.input_buffer.complete_state is not None, "the menu")
+            shown = {c.text for c in h.ui.input_buffer.complete_state.completions}
+            assert shown and shown <= legal
+            await h.keys(ESC)
+            assert h.ui.input_buffer.text == ""
+            await h.finish()
+
+    run(main())
+
+
+def test_illegal_input_gets_a_one_line_reason() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-illegal")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            before = client.view().to_dict()
+            await h.keys("move a1 a4" + ENTER)
+            await h.until(lambda: h.ui.message[0] == "class:error", "an error")
+            _style, text = h.ui.message
+            assert text.startswith("move a1 a4: ") and "\n" not in text
+            assert "Traceback" not in text and len(text) <= 200
+            assert client.view().to_dict() == before
+            assert h.ui.input_buffer.text == "move a1 a4"  # kept for editing
+            await h.keys(ESC)
+            await h.keys("dance" + ENTER)
+            assert h.ui.message == ("class:error", "dance: unknown word 'dance'")
+            await h.finish()
+
+    run(main())
+
+
+def test_one_line_trims_engine_messages() -> None:
+    msg = ("illegal input 'move b2 b4' at turn 3, player 0 to play, awaiting turn action by "
+           "player 0: b4 is not adjacent to b2")
+    assert one_line(msg) == "move b2 b4: b4 is not adjacent to b2"
+    assert one_line("a\nb   c") == "a b c"
+    nested = ("malformed action 'move d1 d2v': malformed action (<ActionKind.MOVE: 3>, -1): "
+              "to must be an area name")
+    assert one_line(nested) == "move d1 d2v: to must be an area name"
+    assert len(one_line("x" * 500)) == 160
+
+
+def test_ctrl_c_asks_resign_or_leave_and_resigning_ends_the_match() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-ctrl-c")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            await h.keys(CTRL_C)
+            assert h.ui.mode is Mode.QUIT_MENU
+            assert "Resign or leave?" in "".join(t for _, t in h.ui._modal_text())
+            await h.keys("xyz")  # other keys do nothing while the menu is open
+            assert h.ui.mode is Mode.QUIT_MENU and h.ui.input_buffer.text == ""
+            await h.keys(ESC)
+            assert h.ui.mode is Mode.PLAY and client.result is None
+            await h.keys(CTRL_C + "r")
+            assert h.ui.mode is Mode.CONFIRM_RESIGN
+            await h.keys("n")
+            assert h.ui.mode is Mode.PLAY and client.result is None
+            await h.keys(CTRL_C + "r" + "y")
+            await h.until(lambda: h.ui.mode is Mode.GAME_OVER, "game over")
+            assert "Game over: the opponent wins" in "".join(t for _, t in h.ui._modal_text())
+            result = await h.finish()
+        assert result.reason is EndReason.RESIGNATION and result.winner == 1
+
+    run(main())
+
+
+def _seed_with_a_hand_choice() -> tuple[bytes, list[str]]:
+    """A local-match seed and our inputs (a random policy) that reach a discard-from-hand
+    choice for us (seat 0): small decks run out, and then a discard is picked from the hand."""
+    cat = default_catalogue()
+    rs = Ruleset(deck_size=4, hand_size=3)
+    for i in range(400):
+        seed = b"choice-%d" % i
+        ids, orders = random_deal(cat, rs, HashRng(seed, "local-deal"))
+        me = random_chooser(HashRng(seed, "me"))
+        bot = random_chooser(HashRng(seed, "local-bot"))
+        mine: list[str] = []
+
+        def record(view: Any, legal: Any, mine: list[str] = mine, me: Any = me) -> Any:
+            a = me(view, legal)
+            mine.append(format_input(a))
+            return a
+
+        ref = Referee(rs, cat, seed, ids, orders, (record, bot))
+        while ref.state.result is None:
+            d = ref.state.pending
+            if (isinstance(d, ChoiceDecision) and d.player == 0
+                    and d.kind is ChoiceKind.DISCARD_FROM_HAND and len(d.options) >= 2):
+                return seed, mine
+            ref.advance()
+    raise AssertionError("no seed reaches a hand discard choice")
+
+
+def test_a_choice_the_rules_ask_appears_as_a_prompt() -> None:
+    seed, inputs = _seed_with_a_hand_choice()
+
+    async def main() -> None:
+        client = LocalMatchClient(seed=seed, ruleset=Ruleset(deck_size=4, hand_size=3))
+        async with ui_session(client) as h:
+            for text in inputs:
+                await h.my_decision()
+                h.ui.message = ("", "")
+                await h.keys(text + ENTER, settle=0)
+                await h.until(lambda t=text: h.ui.message == ("class:ok", f"played: {t}"),
+                              f"{text} played")
+            await h.until(lambda: isinstance(client.view().decision, ChoiceDecision), "choice")
+            _style, prompt = h.ui._prompt_line()[0]
+            assert prompt.startswith("Choose a card of your hand to discard: 1 ")
+            options = client.view().decision.options
+            await h.keys("2")
+            assert h.ui.input_buffer.text == f"pick {options[1]}"
+            await h.keys(ENTER)
+            await h.until(lambda: (client.view().identity(options[1]) is not None
+                          and not isinstance(client.view().decision, ChoiceDecision))
+                          or client.result is not None, "the discard")
+            assert any(line.startswith("You discarded ") for line in client.log_lines())
+            await h.finish()
+
+    run(main(), timeout=40)
+
+
+def test_lost_connection_shows_the_resume_countdown() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-conn")
+        async with ui_session(client) as h:
+            await h.my_decision()
+
+            async def drop() -> None:
+                client.set_connection(ConnectionStatus(
+                    Connection.RECONNECTING, "peer timed out", deadline=time.monotonic() + 30))
+
+            await h.trio(drop)
+            text = "".join(t for _, t in h.ui._prompt_line())
+            assert re.search(r"connection lost: resuming, (29|30) s left", text)
+            assert "peer timed out" in "".join(t for _, t in h.ui._status_text())
+            await h.finish()
+
+    run(main())
+
+
+def _screen(cols: int, rows: int, seed: bytes) -> str:
+    buf = io.StringIO()
+    output = Vt100_Output(buf, lambda: Size(rows=rows, columns=cols), term="xterm")
+
+    async def main() -> None:
+        client = LocalMatchClient(seed=seed)
+        async with ui_session(client, output) as h:
+            await h.my_decision()
+            await h.keys("\x1b[A")  # arrow up: the cursor moves (and the screen redraws)
+            await asyncio.sleep(0.3)
+            await h.finish()
+
+    run(main())
+    return ANSI.sub("", buf.getvalue())
+
+
+def test_screen_shows_field_hand_and_help_and_degrades_when_small() -> None:
+    big = _screen(120, 40, b"ui-screen")
+    for words in ("Versus", "Your hand", "Active:", "Passive:", "White", "Black", "Blue",
+                  "connected", "Cursor a2", "deck"):
+        assert words in big, words
+    small = _screen(60, 20, b"ui-screen")
+    assert "Terminal too small (60x20)" in small and "Your hand" not in small
+
+
+def test_trio_is_shut_down_with_the_ui() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-shutdown", opponent_delay=3600)
+        async with ui_session(client) as h:
+            await h.until(lambda: h.ui.guest is not None, "the guest")
+            guest = h.ui.guest
+            await h.finish()
+            assert guest.done  # no trio task outlives the UI
+            assert trio.lowlevel  # (imported for the guest run)
+
+    run(main())
