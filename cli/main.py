@@ -21,6 +21,8 @@ from engine import (
 )
 
 from .board_text import render_board
+from .replay import add_replay_parser
+from .verify_cmd import add_verify_parser
 
 
 def _hex_seed(text: str) -> bytes:
@@ -69,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=_hex_seed, default=None, help="hex seed (reproducible)")
     demo.add_argument("--quiet", action="store_true", help="print only the final board")
     demo.set_defaults(func=cmd_demo)
+    add_verify_parser(sub)
+    add_replay_parser(sub)
     return parser
 
 

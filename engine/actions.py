@@ -15,18 +15,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import MalformedActionError
 
 MAX_HANDLE = 1023
 MAX_TARGETS = 8
 MAX_INPUT_CHARS = 200
-_AREA_RE = re.compile(r"^[a-z][1-9]$")
-_CARD_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
-_INT_RE = re.compile(r"^(0|[1-9][0-9]{0,3})$")
+# fullmatch, never `$`: `$` also matches before a trailing newline, which would let "pick 5\n"
+# parse to the same input as "pick 5" (two texts for one input breaks canonical notation)
+_AREA_RE = re.compile(r"[a-z][1-9]")
+_CARD_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+_INT_RE = re.compile(r"0|[1-9][0-9]{0,3}")
 
 
 class ActionKind(IntEnum):
@@ -59,9 +62,25 @@ class Action(_ActionFields):
     def __new__(cls, kind: ActionKind, handle: int = -1, area: str = "", to: str = "",
                 recto: bool = False, source: int = 0,
                 targets: tuple[str, ...] = ()) -> Action:
+        if type(kind) is not ActionKind:  # an int kind is normalised; anything else fails
+            if type(kind) is not int or not 0 <= kind < len(ActionKind):
+                raise _bad(f"unknown kind {kind!r}", (kind, handle, area, to, recto, source))
+            kind = ActionKind(kind)
+        if not isinstance(targets, tuple | list):
+            raise _bad(f"targets must be a tuple of area names, got {targets!r}",
+                       (kind, handle, area, to, recto, source))
         self = super().__new__(cls, kind, handle, area, to, recto, source, tuple(targets))
         _validate_action(self)
         return self
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Action:
+        # NamedTuple's _make (and so _replace) would build the tuple without __new__, so
+        # without validation: route it through the validating constructor
+        values = tuple(iterable)
+        if len(values) != len(_ActionFields._fields):
+            raise _bad(f"expected {len(_ActionFields._fields)} fields", values)
+        return cls(*values)
 
     @classmethod
     def _fast(cls, kind: ActionKind, handle: int = -1, area: str = "", to: str = "",
@@ -105,7 +124,7 @@ def _bad(what: str, value: object) -> MalformedActionError:
 
 
 def _check_area(value: object, what: str, action: object) -> None:
-    if not isinstance(value, str) or not _AREA_RE.match(value):
+    if not isinstance(value, str) or not _AREA_RE.fullmatch(value):
         raise _bad(f"{what} must be an area name like 'b2', got {value!r}", action)
 
 
@@ -115,12 +134,9 @@ def _check_handle(value: object, action: object) -> None:
 
 
 def _validate_action(a: Action) -> None:
-    if not isinstance(a.kind, ActionKind):
-        try:
-            ActionKind(a.kind)
-        except (ValueError, TypeError):
-            raise _bad(f"unknown kind {a.kind!r}", tuple(a)) from None
-    kind = ActionKind(a.kind)
+    kind = a.kind
+    if type(kind) is not ActionKind:
+        raise _bad(f"unknown kind {kind!r}", tuple(a))
     defaults = _ActionFields(kind)
     used = {
         ActionKind.SUMMON: {"handle", "area", "recto"},
@@ -143,6 +159,8 @@ def _validate_action(a: Action) -> None:
         raise _bad("recto must be a bool", tuple(a))
     if type(a.source) is not int or not 0 <= a.source <= 4:
         raise _bad("source must be 0 (own Active) or 1..4 (absorbed card)", tuple(a))
+    if type(a.targets) is not tuple:
+        raise _bad("targets must be a tuple of area names", tuple(a))
     if len(a.targets) > MAX_TARGETS:
         raise _bad(f"at most {MAX_TARGETS} targets", tuple(a))
     for t in a.targets:
@@ -171,7 +189,7 @@ class Reveal:
 
     def __post_init__(self) -> None:
         _check_handle(self.handle, f"reveal {self.handle!r} {self.card_id!r}")
-        if not isinstance(self.card_id, str) or not _CARD_ID_RE.match(self.card_id):
+        if not isinstance(self.card_id, str) or not _CARD_ID_RE.fullmatch(self.card_id):
             raise _bad("card id must be 1-40 chars of a-z, 0-9, '-'",
                        f"reveal {self.handle} {self.card_id!r}")
 
@@ -221,7 +239,7 @@ def parse_input(text: str) -> Input:
             raise _bad(f"'{word}' takes {n} argument(s), got {len(args)}", text)
 
     def integer(tok: str) -> int:
-        if not _INT_RE.match(tok):
+        if not _INT_RE.fullmatch(tok):
             raise _bad(f"expected a handle number, got {tok!r}", text)
         return int(tok)
 

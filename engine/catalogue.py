@@ -61,7 +61,7 @@ _PASSIVE_OP_PARAMS: dict[str, dict[str, Any]] = {
 }
 _PASSIVE_REQUIRED = {"draw": ("amount",), "discard": ("amount",), "destroy": ("target",),
                      "increase": ("amount",), "flip": ()}
-_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")  # fullmatch: `$` would allow a final newline
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +158,20 @@ class Catalogue:
 def load_catalogue(data: str | bytes) -> Catalogue:
     """Parse and validate a catalogue file; raise CatalogueError naming the card and field."""
     if isinstance(data, str):
-        data = data.encode()
+        try:
+            data = data.encode()
+        except UnicodeEncodeError as e:  # lone surrogates
+            raise CatalogueError(f"catalogue is not valid text: {e}") from None
+    if not isinstance(data, bytes | bytearray):
+        raise CatalogueError(f"catalogue must be str or bytes, not {type(data).__name__}")
     if len(data) > MAX_CATALOGUE_BYTES:
         raise CatalogueError(f"catalogue is {len(data)} bytes, limit {MAX_CATALOGUE_BYTES}")
     try:
         obj = json.loads(data)
     except (ValueError, UnicodeDecodeError) as e:
         raise CatalogueError(f"catalogue is not valid JSON: {e}") from None
+    except RecursionError:  # deeply nested arrays/objects: 1 MiB of "[" is enough
+        raise CatalogueError("catalogue is not valid JSON: nested too deeply") from None
     if not isinstance(obj, dict):
         raise CatalogueError("catalogue must be a JSON object")
     if obj.get("format") != FORMAT:
@@ -208,7 +215,7 @@ def _parse_card(i: int, item: Any) -> Card:
     extra = set(item) - {"id", "name", "energy", "strength", "active", "passive"}
     if extra:
         raise fail(sorted(extra)[0], "unknown field")
-    if not isinstance(cid, str) or not _ID_RE.match(cid):
+    if not isinstance(cid, str) or not _ID_RE.fullmatch(cid):
         raise fail("id", "must be 1-40 chars of a-z, 0-9, '-'")
     name = item.get("name")
     if not isinstance(name, str) or not 1 <= len(name) <= 40 or not name.isprintable():
@@ -225,10 +232,12 @@ def _parse_card(i: int, item: Any) -> Card:
 
 
 def _check_params(obj: dict[str, Any], allowed: dict[str, Any], required: tuple[str, ...],
-                  prefix: str, fail: Any) -> dict[str, Any]:
+                  prefix: str, fail: Any, skip: tuple[str, ...]) -> dict[str, Any]:
+    """`skip`: keys checked by the caller (an Active has only 'op'; a Passive also has
+    'trigger', 'colour', 'side'); any other key must be a parameter of the effect."""
     out: dict[str, Any] = {}
     for key, value in obj.items():
-        if key in ("op", "trigger", "colour", "side") and key not in allowed:
+        if key in skip:
             continue
         if key not in allowed:
             raise fail(f"{prefix}.{key}", "not a parameter of this effect")
@@ -252,7 +261,8 @@ def _parse_active(obj: Any, fail: Any) -> Active:
     op = obj.get("op")
     if op not in ACTIVE_OPS:
         raise fail("active.op", f"must be one of {ACTIVE_OPS}, got {op!r}")
-    params = _check_params(obj, _ACTIVE_PARAMS[op], _ACTIVE_REQUIRED[op], "active", fail)
+    params = _check_params(obj, _ACTIVE_PARAMS[op], _ACTIVE_REQUIRED[op], "active", fail,
+                           ("op",))
     if op == "teleport" and "range" in params:
         raise fail("active.range", "not a parameter of this effect")
     return Active(op, params.get("target", ""), params.get("range", "any"),
@@ -288,7 +298,8 @@ def _parse_passive(obj: Any, fail: Any) -> Passive:
         for key in ("colour", "side"):
             if key in obj:
                 raise fail(f"passive.{key}", f"only for continuous passives, not {trigger}")
-    params = _check_params(obj, _PASSIVE_OP_PARAMS[op], _PASSIVE_REQUIRED[op], "passive", fail)
+    params = _check_params(obj, _PASSIVE_OP_PARAMS[op], _PASSIVE_REQUIRED[op], "passive", fail,
+                           ("op", "trigger", "colour", "side"))
     target = params.get("target", "")
     if target == "battle_opponent" and trigger not in ("battle_location", "battle_revelation"):
         raise fail("passive.target", "battle_opponent needs a battle_location or "

@@ -20,7 +20,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from .actions import Action, ActionKind, Deal, Input, Reveal, format_input
+from .actions import Action, ActionKind, Deal, Input, Reveal, _validate_action, format_input
 from .catalogue import DARK, LIGHT, Active, Catalogue
 from .decisions import (
     ChoiceDecision,
@@ -217,6 +217,20 @@ def step(state: State, inp: Input) -> State:
     if state.result is not None:
         raise GameOverError(f"input {_fmt(inp)!r} after the end of the game ({state.result})")
     s = state.clone()
+    try:
+        _apply_input(s, state, inp)
+    except (TypeError, AttributeError, KeyError, IndexError):
+        # an Action built around its validating constructor (tuple.__new__, _fast) can carry
+        # fields of any type; name it as malformed rather than leak a TypeError to the caller
+        if isinstance(inp, Action):
+            _validate_action(inp)
+        raise
+    _check_end(s)
+    _run(s)
+    return s
+
+
+def _apply_input(s: State, state: State, inp: Input) -> None:
     d = s.pending
     if isinstance(inp, Action):
         if isinstance(d, TurnDecision) and inp.kind != ActionKind.PICK:
@@ -256,9 +270,6 @@ def step(state: State, inp: Input) -> State:
         s.ident[inp.handle] = card.index
     else:
         raise IllegalActionError(f"input {inp!r} is not an Action, Deal or Reveal")
-    _check_end(s)
-    _run(s)
-    return s
 
 
 def _fmt(inp: object) -> str:
@@ -338,15 +349,31 @@ def _strength(s: State, h: int) -> int:
                 value += amount
         elif kind == 1:
             me = h // s.n
-            board, n = s.board, s.n
-            for a in s.geom.adjacent[area]:
+            board, n, adjacent = s.board, s.n, s.geom.adjacent[area]
+            for a in adjacent:
                 c = board[a]
                 if c >= 0 and ((c // n == me) == (param == 0)):
                     value += amount
                     break
+            else:  # the second participant of a battle next door stands there too
+                bt = s.battle
+                if bt is not None and bt[0] in adjacent and (bt[2] // n == me) == (param == 0):
+                    value += amount
         else:
             value += amount * len(s.stack[h])
     return value
+
+
+def _adjacent_cards(s: State, area: int) -> list[int]:
+    """The field cards in the areas adjacent to `area`, by area index. During a battle both
+    participants stand in its area (the one already there first), though the board lists only
+    the first: an adjacent Passive or Increase sees them both."""
+    board = s.board
+    out = [board[a] for a in s.geom.adjacent[area] if board[a] >= 0]
+    bt = s.battle
+    if bt is not None and bt[0] in s.geom.adjacent[area]:
+        out.insert(out.index(bt[1]) + 1, bt[2])
+    return out
 
 
 def _blue_active(s: State) -> bool:
@@ -805,9 +832,8 @@ def _t_passive(s: State, t: tuple[int, ...]) -> None:
     elif op == "increase":
         s.temp[h] += spec.amount
     elif op == "flip":
-        for y in s.geom.adjacent[area]:
-            c = s.board[y]
-            if c >= 0 and c // s.n != p and not s.face[c]:
+        for c in _adjacent_cards(s, area):
+            if c // s.n != p and not s.face[c]:
                 _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
                 return
     else:  # destroy
@@ -828,13 +854,12 @@ def _passive_victim(s: State, p: int, target: str, limit: int, other: int, area:
         if other >= 0 and s.zone[other] == FIELD and other // n != p and ok(other):
             return other
         return -1
-    best, best_key = -1, (99, 99)
-    for y in s.geom.adjacent[area]:
-        c = s.board[y]
-        if c >= 0 and c // n != p and s.face[c] and ok(c):
-            key = (_strength(s, c), y)
-            if key < best_key:
-                best, best_key = c, key
+    best, best_strength = -1, 99
+    for c in _adjacent_cards(s, area):  # by area index: the first weakest wins ties
+        if c // n != p and s.face[c] and ok(c):
+            strength = _strength(s, c)
+            if strength < best_strength:
+                best, best_strength = c, strength
     return best
 
 

@@ -96,12 +96,16 @@ class Ruleset:
 
     @classmethod
     def decode(cls, data: bytes) -> Ruleset:
+        if not isinstance(data, bytes | bytearray):
+            raise RulesetError(f"ruleset encoding must be bytes, not {type(data).__name__}")
         if len(data) > 4096:
             raise RulesetError("ruleset encoding longer than 4096 bytes")
         try:
             obj = json.loads(data)
         except (ValueError, UnicodeDecodeError) as e:
             raise RulesetError(f"ruleset encoding is not JSON: {e}") from None
+        except RecursionError:  # 4096 bytes of "[" nest deeper than the recursion limit
+            raise RulesetError("ruleset encoding is not JSON: nested too deeply") from None
         if not isinstance(obj, dict) or obj.pop("format", None) != "versus-ruleset/1":
             raise RulesetError("ruleset encoding lacks format 'versus-ruleset/1'")
         rs = cls.from_options(**obj)

@@ -97,16 +97,22 @@ class PlayerView:
         s = self._state
         out = []
         for area, h in enumerate(s.board):
-            if h < 0:
-                continue
-            cid = self.identity(h)
-            strength = None
-            if cid is not None:
-                strength = (s.strength(h) if s.ident[h] >= 0
-                            else s.cat[cid].strength + s.temp[h])
-            out.append(FieldCard(s.geom.names[area], h, s.owner(h), bool(s.face[h]), cid,
-                                 strength, s.level(h)))
+            if h >= 0:
+                out.append(self._field_card(area, h))
+                if s.battle is not None and s.battle[0] == area:
+                    # a battle in progress: its second participant stands here too
+                    out.append(self._field_card(area, s.battle[2]))
         return out
+
+    def _field_card(self, area: int, h: int) -> FieldCard:
+        s = self._state
+        cid = self.identity(h)
+        strength = None
+        if cid is not None:
+            strength = (s.strength(h) if s.ident[h] >= 0
+                        else s.cat[cid].strength + s.temp[h])
+        return FieldCard(s.geom.names[area], h, s.owner(h), bool(s.face[h]), cid, strength,
+                         s.level(h))
 
     @property
     def hand(self) -> list[tuple[int, str | None]]:

@@ -602,17 +602,29 @@ class MatchPeer:
     """
 
     def __init__(self, seat: int, identity: Identity, rules: MatchRules, catalogue: Catalogue,
-                 *, deck: Sequence[str] | Mapping[str, int] | None = None, rng: Rng,
+                 *, deck: Sequence[str] | Mapping[str, int] | None = None,
+                 rng: Rng | None = None, master_secret: bytes | None = None,
                  software: str = "", expected_peer_key: bytes | None = None) -> None:
         if seat not in (0, 1):
             raise LocalProtocolError(f"seat must be 0 or 1, got {seat!r}")
+        if (rng is None) == (master_secret is None):
+            raise LocalProtocolError("give exactly one of rng and master_secret")
+        # With the master secret the peer can rebuild itself (restore), which is how it rolls
+        # back its own envelopes that crossed a timeout claim (see `_roll_back_for_claim`).
+        self._master_secret = master_secret
+        if rng is None:
+            assert master_secret is not None
+            rng = master_rng(master_secret)
         if deck is not None and rules.deal_mode is not DealMode.DECKLIST:
             raise LocalProtocolError("a deck is brought only in decklist mode")
         if rules.deal_mode is DealMode.SHARED_POOL:
             rules.pool_ids(catalogue)
         self.seat, self.identity, self.rules, self.catalogue = seat, identity, rules, catalogue
         self._rng, self._software, self._peer_key = rng, software, expected_peer_key
+        self._deck_original = deck
         self._deck_cards = None if deck is None else _deck_cards(deck)
+        #: how many times our own crossing envelopes were rolled back for a timeout claim
+        self.rolled_back = 0
         if self._deck_cards is not None:
             check_decklist(catalogue, self._deck_cards, rules.ruleset.deck_size,
                            rules.registered_decklists[seat])
@@ -667,6 +679,8 @@ class MatchPeer:
             except SequenceConflict as conflict:
                 if self._lost_race(conflict):
                     return []
+                if self._claim_crossed_ours(conflict):
+                    return self._roll_back_for_claim(conflict, raw, now_ms)
                 raise
             self._tick(now_ms, parse_envelope(raw))
         except RemoteProtocolError as error:
@@ -769,6 +783,17 @@ class MatchPeer:
         return (self._clock[0], self._clock[1])
 
     @property
+    def clock_running(self) -> tuple[int, int] | None:
+        """(seat whose clock runs, the `now_ms` at which it started), None when stopped."""
+        core = self.core
+        if self._clock_mark is None or core is None or core.phase is not Phase.PLAY:
+            return None
+        seat, kinds = core.expected()
+        if seat is None or K.RESIGN not in kinds:
+            return None
+        return seat, self._clock_mark
+
+    @property
     def match_id(self) -> bytes | None:
         return None if self.core is None else self.core.match_id
 
@@ -814,7 +839,7 @@ class MatchPeer:
             raise LocalProtocolError("the identity is not exactly one player of the transcript")
         seat = seats[0]
         rules = MatchRules.decode(hellos[seat].ruleset)
-        peer = cls(seat, identity, rules, catalogue, deck=deck, rng=master_rng(master_secret),
+        peer = cls(seat, identity, rules, catalogue, deck=deck, master_secret=master_secret,
                    software=hellos[seat].software)
         if peer.start()[0] != transcript.hellos[seat]:
             raise LocalProtocolError("the master secret does not reproduce our HELLO")
@@ -989,6 +1014,40 @@ class MatchPeer:
             core.chain.reopen()
             return parse_envelope(later).sender != self.seat
         return False
+
+    def _claim_crossed_ours(self, conflict: SequenceConflict) -> bool:
+        """The late side of the race: the peer's TIMEOUT_CLAIM names the same predecessor as
+        our own envelope at its seq (both continued the same chain prefix)."""
+        core = self.core
+        if core is None or self._master_secret is None:
+            return False
+        earlier, later = (parse_envelope(raw) for raw in (conflict.evidence[0],
+                                                          conflict.evidence[-1]))
+        if earlier.sender != self.seat or later.sender == self.seat:
+            return False
+        if later.kind is not K.TIMEOUT_CLAIM or later.seq != earlier.seq:
+            return False
+        return later.prev_hash == earlier.prev_hash
+
+    def _roll_back_for_claim(self, conflict: SequenceConflict, raw: bytes,
+                             now_ms: int | None) -> list[Event]:
+        """Drop our envelopes from the claim's seq on and accept the claim (SPEC §4.11 race):
+        the peer is rebuilt from the transcript prefix (`restore` regenerates our own envelopes
+        and rng position exactly), then takes the claim like any envelope. Both transcripts then
+        end with the same claim and verify. A claim that is false at that point is refused by
+        the rebuilt peer as usual (EVIDENCE)."""
+        core, secret = self.core, self._master_secret
+        assert core is not None and secret is not None
+        seq = parse_envelope(conflict.evidence[0]).seq
+        prefix = Transcript(self.transcript().hellos,
+                            tuple(e.raw for e in core.chain.envelopes[:seq]))
+        rebuilt = MatchPeer.restore(prefix, secret, self.identity, self.catalogue,
+                                    deck=self._deck_original, software=self._software)
+        clocks, count = list(self._clock), self.rolled_back
+        rebuilt._out = []  # anything it owes at the prefix is superseded by the claim
+        self.__dict__.update(rebuilt.__dict__)
+        self._clock, self.rolled_back = clocks, count + 1
+        return self.receive(raw, now_ms)
 
     def _fail(self, error: RemoteProtocolError) -> None:
         self._fault = error

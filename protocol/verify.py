@@ -19,12 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Catalogue, default_catalogue
+from engine import Catalogue, Input, default_catalogue
+from protocol.commitment import coin_outcome
 from protocol.dealers import PoolAudit
 from protocol.envelope import MessageKind, parse_envelope
 from protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
 from protocol.identity import fingerprint
-from protocol.match import Ending, MatchCore, Phase
+from protocol.match import COIN_PURPOSE, Ending, MatchCore, Phase, StateChanged
 from protocol.rules import DealMode, MatchRules
 from protocol.setup import MatchSetup, open_hello
 from protocol.transcript import Transcript, load_transcript
@@ -60,32 +61,114 @@ class Report:
                 "summary": self.summary}
 
     def describe(self) -> str:
+        """The human summary `versus verify` prints: the verdict line, then the match."""
         s = self.summary
-        lines = []
         if self.ok:
-            lines.append(f"OK: {self.records} records verified")
+            lines = [f"OK: {self.records} records verified"]
         else:
             who = "unknown" if self.player is None else f"seat {self.player}"
-            lines.append(f"FAILED at record {self.bad_index}: {self.check} (at fault: {who}): "
-                         f"{self.message}")
-        for key in ("match_id", "players", "deal_mode", "result", "ending", "actions",
-                    "inputs", "fault", "secrets_revealed"):
-            if key in s:
-                lines.append(f"  {key}: {s[key]}")
+            where = "" if self.bad_index is None else f" at record {self.bad_index}"
+            bad = s.get("bad_envelope")
+            if bad is not None:
+                where += f" ({bad['kind']} seq {bad['seq']} from seat {bad['sender']})"
+            lines = [f"INVALID{where}: {self.check} (at fault: {who}): {self.message}"]
+        lines += [f"  {label:<9}{text}" for label, text in _summary_lines(s)]
         return "\n".join(lines)
+
+
+def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if "match_id" in s:
+        out.append(("match", s["match_id"]))
+    if "players" in s:
+        out.append(("players", ", ".join(f"seat {i} {fp}" for i, fp in enumerate(s["players"]))))
+    if "rules" in s:
+        out.append(("rules", _rules_text(s["rules"])))
+    if s.get("first_player") is not None:
+        out.append(("first", f"seat {s['first_player']} played first"))
+    result = s.get("result")
+    if result is not None:
+        winner = result["winner"]
+        who = "no winner" if winner is None else f"seat {winner} wins"
+        how = result["outcome"] or result["ending"]
+        out.append(("result", f"{who} ({how})"))
+        ended = {"game": "game over, result countersigned by both seats",
+                 "resignation": result["detail"], "timeout": result["detail"],
+                 "fault": result["detail"]}[result["ending"]]
+        out.append(("ended", f"{result['ending']}: {ended}"))
+    elif "phase" in s:
+        out.append(("result", f"none (stopped in phase {s['phase']})"))
+    if "actions" in s:
+        out.append(("actions", f"{s['actions']} actions, {s['inputs']} engine inputs, "
+                               f"{s['envelopes']} chain envelopes"))
+    fault = s.get("fault")
+    if fault is not None:
+        who = "unknown seat" if fault["player"] is None else f"seat {fault['player']}"
+        out.append(("fault", f"{fault['code']} by {who} (verified): {fault['message']}"))
+    if "secrets_revealed" in s:
+        out.append(("secrets", "revealed: every card of both decks is public" if s["deal"]
+                    else "not revealed"))
+    return out
+
+
+def _rules_text(rules: dict[str, Any]) -> str:
+    r = rules["ruleset"]
+    initial, increment = rules["clock_initial_ms"] / 1000, rules["clock_increment_ms"] / 1000
+    clock = f"clock {initial:g} s + {increment:g} s" if initial else "no clock"
+    return (f"{rules['deal_mode']}, deck {r['deck_size']}, hand {r['hand_size']}, "
+            f"{r['action_order']} actions, {r['cols']}x{r['rows']} field, "
+            f"{r['max_turns']} turns max, {clock}")
 
 
 def verify_transcript(transcript: Transcript | bytes, catalogue: Catalogue | None = None, *,
                       expected_keys: Sequence[bytes | None] = (None, None)) -> Report:
     """Verify a transcript (object or file bytes) fully; see the module comment."""
+    return _run(transcript, catalogue, expected_keys).report
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One engine input of a verified transcript, as the replay feeds it to `step`."""
+
+    input: Input
+    seat: int  # the seat whose envelope carried it
+    seq: int  # that envelope's seq in the chain
+    text: str  # the input in engine notation
+
+
+@dataclass(frozen=True)
+class MatchReplay:
+    """What a replay needs, taken from the same run as the verification (never re-parsed):
+    `new_game(rules.ruleset, catalogue, layout_seed)`, then `step` through `inputs`.
+    `identities` (handle -> card id of both decks) is there once the end-of-match reveals made
+    every card public; `rules` and `layout_seed` are None when the transcript failed before."""
+
+    report: Report
+    catalogue: Catalogue
+    rules: MatchRules | None
+    layout_seed: bytes | None
+    inputs: tuple[ReplayStep, ...]
+    identities: dict[int, str] | None
+
+
+def replay_inputs(transcript: Transcript | bytes, catalogue: Catalogue | None = None, *,
+                  expected_keys: Sequence[bytes | None] = (None, None)) -> MatchReplay:
+    """Verify a transcript and return its engine inputs, layout seed and revealed deal.
+    On a failed verification the inputs are those accepted before the first bad record."""
+    return _run(transcript, catalogue, expected_keys)
+
+
+def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
+         expected_keys: Sequence[bytes | None]) -> MatchReplay:
+    catalogue = catalogue or default_catalogue()
     try:
         if not isinstance(transcript, Transcript):
             transcript = load_transcript(transcript)
     except RemoteProtocolError as error:
-        return Report(False, 0, None, error.code, None, str(error))
+        return _early(Report(False, 0, None, error.code, None, str(error)), catalogue)
     setup_or_report = _setup(transcript, expected_keys)
     if isinstance(setup_or_report, Report):
-        return setup_or_report
+        return _early(setup_or_report, catalogue)
     setup, rules = setup_or_report
     summary: dict[str, Any] = {
         "match_id": setup.match_id.hex(),
@@ -94,29 +177,56 @@ def verify_transcript(transcript: Transcript | bytes, catalogue: Catalogue | Non
         "rules": rules.to_dict(),
         "deal_mode": rules.deal_mode.value,
     }
-    catalogue = catalogue or default_catalogue()
     if catalogue.digest != setup.catalogue_hash:
-        return Report(False, 2, 0, "catalogue-mismatch", None,
-                      f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not the "
-                      f"one given ({catalogue.digest.hex()[:16]}…)", summary)
+        return _early(Report(False, 2, 0, "catalogue-mismatch", None,
+                             f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not "
+                             f"the one given ({catalogue.digest.hex()[:16]}…)", summary),
+                      catalogue)
     pool = None
     if rules.deal_mode is DealMode.SHARED_POOL:
         pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue),
                          rules.ruleset.deck_size)
     core = MatchCore(setup, rules, catalogue, pool)
     fault: Fault | None = None
+    steps: list[ReplayStep] = []
+    report: Report | None = None
     for index, raw in enumerate(transcript.envelopes, start=2):
         try:
-            fault = _verify_one(core, raw) or fault
+            fault = _verify_one(core, raw, steps) or fault
         except RemoteProtocolError as error:
-            _summarise(core, summary, fault)
-            return Report(False, index, index, error.code, error.player, str(error), summary)
+            report = Report(False, index, index, error.code, error.player, str(error), summary)
         except _FalseEvidence as error:
-            _summarise(core, summary, fault)
-            return Report(False, index, index, "false-evidence", error.player, str(error),
-                          summary)
+            report = Report(False, index, index, "false-evidence", error.player, str(error),
+                            summary)
+        if report is not None:
+            _note_bad_envelope(summary, raw)
+            break
     _summarise(core, summary, fault)
-    return _completeness(core, len(transcript.records), summary)
+    if report is None:
+        report = _completeness(core, len(transcript.records), summary)
+    return MatchReplay(report, catalogue, rules, _layout_seed(core), tuple(steps),
+                       core.full_deal())
+
+
+def _note_bad_envelope(summary: dict[str, Any], raw: bytes) -> None:
+    """Name the first bad envelope by kind, seq and sender, when it parses at all."""
+    try:
+        envelope = parse_envelope(raw)
+    except RemoteProtocolError:
+        return
+    summary["bad_envelope"] = {"seq": envelope.seq, "kind": envelope.kind.name,
+                               "sender": envelope.sender}
+
+
+def _early(report: Report, catalogue: Catalogue) -> MatchReplay:
+    return MatchReplay(report, catalogue, None, None, (), None)
+
+
+def _layout_seed(core: MatchCore) -> bytes | None:
+    seeds = core.coin_seeds
+    if core.state is None or seeds[0] is None or seeds[1] is None:
+        return None
+    return coin_outcome(core.match_id, COIN_PURPOSE, seeds[0], seeds[1])
 
 
 class _FalseEvidence(Exception):
@@ -144,19 +254,28 @@ def _setup(transcript: Transcript, expected_keys: Sequence[bytes | None]
     return setup, rules
 
 
-def _verify_one(core: MatchCore, raw: bytes) -> Fault | None:
+def _verify_one(core: MatchCore, raw: bytes, steps: list[ReplayStep]) -> Fault | None:
     if core.phase in (Phase.CLOSED, Phase.ABORTED):
         envelope = parse_envelope(raw)
         raise OutOfTurn(f"{envelope.kind.name} at seq {envelope.seq} after the match "
                         f"{core.phase.value}", [raw], player=envelope.sender)
-    envelope = core.chain.authenticate(raw)
+    try:
+        envelope = core.chain.authenticate(raw)
+    except RemoteProtocolError as error:
+        # A file can lose, repeat or reorder records, or carry bytes nobody signed: only the
+        # errors a signature proves (wrong sender, wrong match, bad link, equivocation) blame.
+        if not type(error).attributable:
+            error.player = None
+        raise
     if envelope.kind is MessageKind.EVIDENCE:
         fault = _recheck(core, list(envelope.body), envelope.sender)
         core.chain.reopen()
         core.check(envelope, own=False)
         core.chain.append(envelope)
         return fault
-    core.check(envelope, own=False)
+    for event in core.check(envelope, own=False):
+        if isinstance(event, StateChanged):
+            steps.append(ReplayStep(event.input, event.by, envelope.seq, event.text))
     core.chain.append(envelope)
     return None
 

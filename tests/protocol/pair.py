@@ -57,7 +57,7 @@ class Pair:
         self.peers = tuple(
             MatchPeer(seat, self.ids[seat], self.rules, self.catalogue,
                       deck=self.decks[seat],  # type: ignore[arg-type]
-                      rng=master_rng(master_secret(self.label, seat)), software="test")
+                      master_secret=master_secret(self.label, seat), software="test")
             for seat in (0, 1)
         )
         self.chooser = random.Random(self.seed)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine import ActionOrder, ChoiceDecision, TurnDecision
-from protocol.match import DecisionNeeded, Ending, MatchPeer, MatchStarted, Phase
+from protocol.envelope import parse_envelope
+from protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer, MatchStarted, Phase
 from protocol.rules import DealMode, MatchRules, master_rng
 from protocol.transcript import dump_transcript, load_transcript
 from protocol.verify import verify_transcript
@@ -134,6 +135,36 @@ def test_timeout_claim_with_caller_clock() -> None:
         assert waiter.receive(raw, 5_002) == []
     report = verify_transcript(waiter.transcript())
     assert report.ok and report.summary["ending"] == "timeout", report.describe()
+
+
+@pytest.mark.parametrize("mode", [DealMode.DECKLIST, DealMode.SHARED_POOL])
+def test_timeout_claim_crossing_the_late_action_rolls_the_late_side_back(mode) -> None:
+    rules = MatchRules(deal_mode=mode, clock_initial_ms=1_000, clock_increment_ms=100)
+    pair = Pair(rules, label=f"race-{mode.value}")
+    pair.start()
+    pair.deliver(now_ms=0, choose=False)
+    mover = next(p for p in pair.peers if p.my_turn)
+    waiter = pair.peers[1 - mover.seat]
+    seq = mover.seq
+    waiter.claim_timeout(5_000)  # both envelopes take the same seq: they cross on the wire
+    mover.submit(mover.legal_actions()[0], 5_001)
+    claim, late = waiter.outgoing(), mover.outgoing()
+    assert parse_envelope(claim[0]).seq == parse_envelope(late[0]).seq == seq
+    for raw in late:  # the claimant drops the crossing action without blame
+        assert waiter.receive(raw, 5_002) == []
+    events = []
+    for raw in claim:  # the late side rolls its action back and accepts the claim
+        events += mover.receive(raw, 5_003)
+    assert mover.rolled_back == 1 and mover.fault is None
+    assert any(isinstance(e, MatchEnded) and e.result.ending is Ending.TIMEOUT for e in events)
+    pair.deliver(now_ms=5_004)  # the secret reveals follow
+    assert pair.errors == []
+    assert all(p.phase is Phase.CLOSED for p in pair.peers)
+    assert mover.transcript_bytes() == waiter.transcript_bytes()
+    for seat in (0, 1):
+        report = verify_transcript(pair.transcript(seat))
+        assert report.ok and report.summary["ending"] == "timeout", report.describe()
+        assert report.summary["result"]["winner"] == waiter.seat
 
 
 def test_decision_needed_is_announced_once_per_decision() -> None:

@@ -1,0 +1,202 @@
+# The networked MatchClient (cli/client.py): the terminal UI on top of a p2p MatchSession.
+#
+# The UI needs a client before any network exists (it reads `view()` to lay out the screen),
+# so `NetMatchClient` is built around a *connector*: a coroutine that `run()` awaits, which
+# connects (host, join or loopback), creates the session, hands it over with `attach`, and
+# runs it to the end. Until the game starts `view()` shows an empty field and the log says
+# what we are waiting for.
+#
+# The getters are called from the UI's asyncio side, outside any trio task, so they must not
+# read trio's clock: clocks and the resume deadline are converted to time.monotonic() inside
+# trio whenever the session changes (`_refresh`), and the getters only return those snapshots.
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from engine import (
+    Action,
+    Catalogue,
+    IllegalActionError,
+    Knowledge,
+    PlayerView,
+    Ruleset,
+    default_catalogue,
+    new_game,
+)
+from p2p.session import LinkState, MatchSession, SessionOutcome, open_nursery
+from protocol.errors import LocalProtocolError
+from protocol.match import Ending
+from protocol.match import MatchResult as ProtocolResult
+
+from .client import ClockState, Connection, ConnectionStatus, EndReason, MatchResult
+
+Connector = Callable[["NetMatchClient"], Awaitable[SessionOutcome | None]]
+
+_ENDINGS = {Ending.GAME: EndReason.GAME, Ending.RESIGNATION: EndReason.RESIGNATION,
+            Ending.TIMEOUT: EndReason.TIME, Ending.FAULT: EndReason.ABANDONED}
+
+
+def client_result(result: ProtocolResult | None) -> MatchResult | None:
+    """The UI's result type for a protocol MatchResult."""
+    if result is None:
+        return None
+    detail = result.outcome.value if result.outcome is not None else result.detail
+    return MatchResult(result.winner, _ENDINGS[result.ending], detail[:200])
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
+class NetMatchClient:
+    """A MatchClient over a MatchSession (see the module comment)."""
+
+    def __init__(self, connector: Connector, *, seat: int, catalogue: Catalogue | None = None,
+                 ruleset: Ruleset | None = None, waiting: str = "connecting") -> None:
+        self._connector = connector
+        self._seat = seat
+        self._catalogue = catalogue or default_catalogue()
+        self._placeholder = PlayerView(new_game(ruleset or Ruleset(), self._catalogue,
+                                                bytes(32)), Knowledge(seat), seat)
+        self.session: MatchSession | None = None
+        self._log: list[str] = [waiting]
+        self._changed = trio.Event()
+        self._status = ConnectionStatus(Connection.CONNECTED, _one_line(waiting))
+        self._clocks: ClockState | None = None
+        self._closed_reason = ""
+        self.outcome: SessionOutcome | None = None
+
+    # --- wiring ---------------------------------------------------------------------------------
+
+    def attach(self, session: MatchSession) -> None:
+        """Called by the connector once the session exists (inside trio)."""
+        self.session = session
+        self._refresh()
+
+    def note(self, line: str) -> None:
+        """A line for the log before the session exists (e.g. the invite to share)."""
+        self._log.append(_one_line(line))
+        self._status = ConnectionStatus(Connection.CONNECTED, _one_line(line))
+        self._notify()
+
+    # --- getters (plain reads) ------------------------------------------------------------------
+
+    @property
+    def seat(self) -> int:
+        return self._seat
+
+    @property
+    def opponent_fingerprint(self) -> str:
+        s = self.session
+        return (s.peer_fingerprint if s is not None and s.peer_fingerprint else "?")[:40]
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return self._catalogue
+
+    @property
+    def result(self) -> MatchResult | None:
+        return None if self.session is None else client_result(self.session.result)
+
+    def view(self) -> PlayerView:
+        s = self.session
+        if s is None or s.peer.core is None or s.peer.core.state is None:
+            return self._placeholder
+        return s.view()
+
+    def legal_actions(self) -> list[Action]:
+        s = self.session  # not s.legal_actions(): that reads trio's clock, not callable here
+        if s is None or s.peer.core is None or s.peer.result is not None or s.peer.fault:
+            return []
+        return s.peer.legal_actions()
+
+    def clocks(self) -> ClockState | None:
+        return self._clocks
+
+    def connection(self) -> ConnectionStatus:
+        return self._status
+
+    def log_lines(self) -> list[str]:
+        return self._log + ([] if self.session is None else self.session.log)
+
+    # --- trio side ------------------------------------------------------------------------------
+
+    async def wait_changed(self) -> None:
+        await self._changed.wait()
+
+    async def run(self) -> None:
+        try:
+            async with open_nursery() as nursery:
+                nursery.start_soon(self._follow)
+                self.outcome = await self._connector(self)
+                nursery.cancel_scope.cancel()
+        except Exception as error:  # shown in the UI as one line, never a traceback
+            self._closed_reason = _one_line(str(error) or type(error).__name__)
+            self._log.append(f"Error: {self._closed_reason}")
+        self._refresh(final=True)
+
+    async def submit(self, action: Action) -> None:
+        s = self.session
+        if s is None or action not in s.legal_actions():
+            raise IllegalActionError(f"illegal input {str(action)!r}: not a legal action now")
+        try:
+            await s.submit(action)
+        except LocalProtocolError as error:
+            raise IllegalActionError(f"illegal input {str(action)!r}: {error}") from None
+
+    async def resign(self) -> None:
+        if self.session is not None and self.session.result is None:
+            try:
+                await self.session.resign()
+            except LocalProtocolError as error:
+                self._log.append(_one_line(f"Cannot resign: {error}"))
+                self._notify()
+
+    async def leave(self) -> None:
+        if self.session is not None:
+            await self.session.leave("you left the match (it can be resumed)")
+        else:
+            self._closed_reason = "you left before the match started"
+            self._refresh(final=True)
+
+    # --- internals ------------------------------------------------------------------------------
+
+    async def _follow(self) -> None:
+        while True:
+            if self.session is None:
+                await self._changed.wait()
+                continue
+            await self.session.wait_changed()
+            self._refresh()
+
+    def _refresh(self, final: bool = False) -> None:
+        s = self.session
+        now_trio, now_mono = (trio.current_time(), time.monotonic())
+        if s is not None:
+            clock = s.clock()
+            if clock is not None:
+                left, running, mark = clock
+                self._clocks = ClockState(left, running, now_mono - (now_trio - mark / 1000))
+            status = s.status
+            if status.state is LinkState.RECONNECTING and not final and s.result is None:
+                deadline = now_mono + max(0.0, (status.deadline or now_trio) - now_trio)
+                self._status = ConnectionStatus(Connection.RECONNECTING,
+                                                _one_line(status.reason), deadline)
+            elif status.state is LinkState.CLOSED or final:
+                self._status = ConnectionStatus(
+                    Connection.CLOSED, _one_line(self._closed_reason or status.reason
+                                                 or "session closed"))
+            else:
+                self._status = ConnectionStatus(Connection.CONNECTED, _one_line(
+                    status.reason or status.state.value))
+        elif final:
+            self._status = ConnectionStatus(Connection.CLOSED,
+                                            self._closed_reason or "session closed")
+        self._notify()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()

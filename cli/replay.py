@@ -1,0 +1,369 @@
+# `versus replay FILE`: step through a verified match, forward and back, in the terminal.
+#
+# How it works. The transcript is verified first, and the same run hands over the engine inputs
+# (`protocol.verify.replay_inputs`: rules, layout seed, the inputs in chain order, and the full
+# deal once the end-of-match reveals made it public), so nothing is re-parsed here. `Timeline`
+# replays those inputs through `new_game`/`step` once and keeps every state: step 0 is the new
+# game, step k the state after the k-th input, so moving back is an index, not an undo.
+#
+# What is shown depends on a lens: "as player 0/1" shows what that seat knew at the time (the
+# public state and its own dealt cards), "everything revealed" shows every card, including those
+# that stayed verso or in hand during play, marked as hidden in play. Lenses other than the public
+# one need the reveals; a match that ended without them (a fault, or a timeout or resignation
+# before the reveals) replays with the public lens only. The narration is engine.narrate's, told
+# in the third person ("Player 1 summoned ...") since a replay has no "you".
+#
+# Two front ends: `--print` (every step, or one with `--step K`, as plain text for scripts and
+# tests) and a prompt-toolkit full-screen app (arrows/n/p step, PgUp/PgDn turn, Home/End, h the
+# lens, q quits).
+from __future__ import annotations
+
+import argparse
+import enum
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from engine import GameResult, Knowledge, PlayerView, State, new_game, step
+from engine.game import DECK
+from engine.narrate import narrate
+from protocol.verify import MatchReplay, ReplayStep, replay_inputs
+
+from .board_text import render_board
+
+
+class Lens(enum.Enum):
+    REVEALED = "everything revealed"
+    PLAYER_0 = "as player 0"
+    PLAYER_1 = "as player 1"
+    PUBLIC = "public information"
+
+    @property
+    def seat(self) -> int | None:
+        return {Lens.PLAYER_0: 0, Lens.PLAYER_1: 1}.get(self)
+
+
+class ReplayError(Exception):
+    """A transcript that cannot be replayed (it did not verify, or has no game)."""
+
+
+class RevealedView(PlayerView):
+    """A PlayerView that also knows every identity the end-of-match reveals made public.
+    Oriented as `player` (whose side is at the bottom); only a replay after the match has it."""
+
+    __slots__ = ("_all",)
+
+    def __init__(self, state: State, identities: dict[int, str], player: int = 0) -> None:
+        super().__init__(state, Knowledge(player), player)
+        self._all = identities
+
+    def identity(self, handle: int) -> str | None:
+        public = self._state.public_id(handle)
+        if public is not None:
+            return public
+        return None if self._state.zone[handle] == DECK else self._all.get(handle)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Step k of the replay: the state after input k (k = 0: the new game)."""
+
+    index: int
+    state: State
+    before: State | None
+    input: ReplayStep | None
+
+
+class Timeline:
+    """Every state of a verified match, with views and narration per lens."""
+
+    def __init__(self, replay: MatchReplay) -> None:
+        if not replay.report.ok:
+            r = replay.report
+            who = "unknown" if r.player is None else f"seat {r.player}"
+            where = "" if r.bad_index is None else f"record {r.bad_index}: "
+            raise ReplayError(f"the transcript does not verify ({where}{r.check}, at fault: "
+                              f"{who}): {r.message}")
+        if replay.rules is None or replay.layout_seed is None:
+            raise ReplayError("the transcript ends before the game started")
+        self.replay = replay
+        self.catalogue = replay.catalogue
+        self.identities = replay.identities
+        state = new_game(replay.rules.ruleset, replay.catalogue, replay.layout_seed)
+        self.frames = [Frame(0, state, None, None)]
+        for i, inp in enumerate(replay.inputs, start=1):
+            after = step(state, inp.input)
+            self.frames.append(Frame(i, after, state, inp))
+            state = after
+
+    @property
+    def last(self) -> int:
+        return len(self.frames) - 1
+
+    @property
+    def lenses(self) -> tuple[Lens, ...]:
+        if self.identities is None:
+            return (Lens.PUBLIC,)
+        return (Lens.REVEALED, Lens.PLAYER_0, Lens.PLAYER_1)
+
+    def lens_for(self, wanted: str | None) -> Lens:
+        """The lens named on the command line ("0", "1", "all", "public"), else the default."""
+        if wanted in (None, "all"):
+            return self.lenses[0]
+        lens = {"0": Lens.PLAYER_0, "1": Lens.PLAYER_1, "public": Lens.PUBLIC}[wanted]
+        return lens if lens in self.lenses else Lens.PUBLIC
+
+    def turn(self, k: int) -> int:
+        return self.frames[k].state.turn + 1
+
+    def next_turn(self, k: int) -> int:
+        """The first step of the next turn (or the last step)."""
+        turn = self.frames[k].state.turn
+        return next((f.index for f in self.frames[k + 1:] if f.state.turn != turn), self.last)
+
+    def previous_turn(self, k: int) -> int:
+        """The first step of this turn, or of the previous one when already there."""
+        turn = self.frames[k].state.turn
+        start = next(f.index for f in self.frames if f.state.turn == turn)
+        if start < k:
+            return start
+        if start == 0:
+            return 0
+        earlier = self.frames[start - 1].state.turn
+        return next(f.index for f in self.frames if f.state.turn == earlier)
+
+    # --- what one lens sees ---------------------------------------------------------------
+
+    def knowledge(self, seat: int, state: State) -> Knowledge:
+        """What `seat` privately knew in `state`: its own cards that left its deck."""
+        known = self.identities or {}
+        return Knowledge(seat, {h: known[h] for h in state.handles(seat)
+                                if h in known and state.zone[h] != DECK})
+
+    def view(self, k: int, lens: Lens) -> PlayerView:
+        state = self.frames[k].state
+        if lens is Lens.REVEALED and self.identities is not None:
+            return RevealedView(state, self.identities)
+        seat = lens.seat if lens.seat is not None else 0
+        return PlayerView(state, self.knowledge(seat, state) if lens.seat is not None
+                          else Knowledge(seat), seat)
+
+    def narration(self, k: int, lens: Lens) -> list[str]:
+        frame = self.frames[k]
+        if frame.before is None or frame.input is None:
+            return [f"The game starts: player {frame.state.first} plays first"]
+        before, after = frame.before, frame.state
+        if lens is Lens.REVEALED:
+            teller = getattr(before.decision, "player", frame.input.seat)
+        else:
+            teller = lens.seat if lens.seat is not None else 0
+        knowledge = (self.knowledge(teller, after) if lens is not Lens.PUBLIC
+                     else Knowledge(teller))
+        lines = narrate(before, frame.input.input, after, teller, knowledge)
+        return [third_person(line, teller) for line in lines]
+
+    def status(self, k: int, lens: Lens) -> str:
+        frame = self.frames[k]
+        said = "; ".join(self.narration(k, lens))
+        parts = [f"step {k}/{self.last}", f"turn {self.turn(k)}"]
+        if frame.input is not None:
+            parts.append(f"seat {frame.input.seat}: {frame.input.text}")
+        return ", ".join(parts) + (f": {said}" if said else "")
+
+    def cards_text(self, k: int, lens: Lens) -> list[str]:
+        """The field and the hands by name, as far as the lens knows them."""
+        view, state = self.view(k, lens), self.frames[k].state
+        cat = self.catalogue
+        lines = []
+        for fc in sorted(view.field, key=lambda c: c.area):
+            name = cat[fc.card_id].name if fc.card_id else "?"
+            face = "recto" if fc.recto else "verso"
+            hidden = " (hidden in play)" if fc.card_id and state.public_id(fc.handle) is None \
+                and lens is Lens.REVEALED else ""
+            lines.append(f"  {fc.area} P{fc.owner} #{fc.handle} {name}, {face}{hidden}")
+        for p in (0, 1):
+            names = []
+            for h in view.hand_handles(p):
+                cid = view.identity(h)
+                names.append(f"#{h} {cat[cid].name}" if cid else f"#{h} ?")
+            lines.append(f"  hand P{p}: {', '.join(names) or '(empty)'}")
+        return lines
+
+    def step_text(self, k: int, lens: Lens) -> str:
+        return "\n".join([self.status(k, lens), render_board(self.view(k, lens)),
+                          *self.cards_text(k, lens)])
+
+
+_PRONOUNS = [
+    (re.compile(r"\bthe opponent wins\b"), "player {o} wins"),
+    (re.compile(r"\byou win\b"), "player {v} wins"),
+    (re.compile(r"\bThe opponent's\b"), "Player {o}'s"),
+    (re.compile(r"\bthe opponent's\b"), "player {o}'s"),
+    (re.compile(r"\bOpponent\b"), "Player {o}"),
+    (re.compile(r"\bYour\b"), "Player {v}'s"),
+    (re.compile(r"\byour\b"), "player {v}'s"),
+    (re.compile(r"\bYou\b"), "Player {v}"),
+]
+
+
+def third_person(line: str, viewer: int) -> str:
+    """engine.narrate speaks to `viewer` ("You drew ..."); a replay names the seats."""
+    for pattern, words in _PRONOUNS:
+        line = pattern.sub(words.format(v=viewer, o=1 - viewer), line)
+    return line
+
+
+def header_text(replay: MatchReplay) -> str:
+    s = replay.report.summary
+    players = ", ".join(f"P{i} {fp}" for i, fp in enumerate(s.get("players", [])))
+    result = s.get("result")
+    if result is None:
+        outcome = "no result"
+    else:
+        winner = result["winner"]
+        outcome = (f"{'no winner' if winner is None else f'seat {winner} wins'} "
+                   f"({result['outcome'] or result['ending']})")
+    return f"{s.get('deal_mode', '?')} match {s.get('match_id', '?')[:16]}…  {players}  {outcome}"
+
+
+def print_replay(timeline: Timeline, lens: Lens, out: IO[str], only: int | None = None) -> None:
+    if only is None:
+        print(header_text(timeline.replay), file=out)
+    steps: Sequence[int] = range(timeline.last + 1) if only is None else (only,)
+    for k in steps:
+        if only is None:
+            print(file=out)
+        print(timeline.step_text(k, lens), file=out)
+    final = timeline.frames[-1].state.result
+    if only is None and isinstance(final, GameResult):
+        print(f"\nend of the game: {final}", file=out)
+
+
+# --- the full-screen app --------------------------------------------------------------------
+
+
+class ReplayApp:
+    """The interactive replay: a prompt-toolkit Application over a Timeline."""
+
+    def __init__(self, timeline: Timeline, lens: Lens, **app_args: Any) -> None:
+        from prompt_toolkit.application import Application
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.layout import HSplit, Layout, Window
+        from prompt_toolkit.layout.controls import FormattedTextControl
+        from prompt_toolkit.styles import Style
+
+        from .ui.render import STYLE
+
+        self.timeline, self.lens, self.k = timeline, lens, 0
+        keys = KeyBindings()
+        moves = {
+            ("right",): lambda: min(self.k + 1, timeline.last),
+            ("n",): lambda: min(self.k + 1, timeline.last),
+            ("left",): lambda: max(self.k - 1, 0),
+            ("p",): lambda: max(self.k - 1, 0),
+            ("pagedown",): lambda: timeline.next_turn(self.k),
+            ("pageup",): lambda: timeline.previous_turn(self.k),
+            ("home",): lambda: 0,
+            ("end",): lambda: timeline.last,
+        }
+        for key, target in moves.items():
+            keys.add(*key)(self._goto(target))
+        keys.add("h")(lambda event: self.next_lens())
+        keys.add("q")(lambda event: event.app.exit())
+        keys.add("c-c")(lambda event: event.app.exit())
+        body = HSplit([
+            Window(FormattedTextControl(lambda: [("class:header", header_text(
+                timeline.replay))]), height=1),
+            Window(FormattedTextControl(self._field), height=13),
+            Window(FormattedTextControl(self._cards), wrap_lines=True),
+            Window(FormattedTextControl(lambda: [("class:prompt", self.status())]), height=2,
+                   wrap_lines=True),
+            Window(FormattedTextControl(lambda: [("class:dim", self.help())]), height=1),
+        ])
+        self.app: Application[None] = Application(
+            layout=Layout(body), key_bindings=keys, full_screen=True,
+            style=Style.from_dict(STYLE), **app_args)
+
+    def _goto(self, target: Any) -> Any:
+        def handler(event: Any) -> None:
+            self.k = target()
+        return handler
+
+    def next_lens(self) -> None:
+        lenses = self.timeline.lenses
+        self.lens = lenses[(lenses.index(self.lens) + 1) % len(lenses)]
+
+    def status(self) -> str:
+        return self.timeline.status(self.k, self.lens)
+
+    def help(self) -> str:
+        lens = self.lens.value + ("" if len(self.timeline.lenses) == 1 else " (h switches)")
+        return f"{lens}  ←/p →/n step  PgUp/PgDn turn  Home/End  q quits"
+
+    def _field(self) -> Any:
+        from .ui.render import render_field
+
+        return render_field(self.timeline.view(self.k, self.lens), self.timeline.catalogue, None)
+
+    def _cards(self) -> Any:
+        return [("", "\n".join(self.timeline.cards_text(self.k, self.lens)))]
+
+    def run(self) -> None:
+        self.app.run()
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
+    from .verify_cmd import (
+        EXIT_INVALID,
+        EXIT_UNREADABLE,
+        MAX_FILE_SIZE,
+        UnreadableFile,
+        read_limited,
+    )
+
+    try:
+        data = read_limited(args.file, MAX_FILE_SIZE)
+    except UnreadableFile as error:
+        print(f"versus replay: {args.file}: UNREADABLE: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if data is None:
+        print(f"versus replay: {args.file}: over the transcript size limit", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        timeline = Timeline(replay_inputs(data))
+    except ReplayError as error:
+        print(f"versus replay: {args.file}: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    lens = timeline.lens_for(args.view)
+    if args.step is not None and not 0 <= args.step <= timeline.last:
+        print(f"versus replay: --step {args.step}: the match has steps 0..{timeline.last}",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
+    if args.print or args.step is not None:
+        print_replay(timeline, lens, out, args.step)
+        return 0
+    ReplayApp(timeline, lens).run()
+    return 0
+
+
+def add_replay_parser(sub: Any) -> None:
+    """Register `versus replay` on the subcommand parsers of cli/main.py."""
+    parser = sub.add_parser(
+        "replay", help="step through a verified match in the terminal",
+        description="Verify a transcript, then step through the match: →/n ←/p step, PgDn/PgUp "
+                    "turn, Home/End, h switches the view (as player 0 / as player 1 / "
+                    "everything revealed) when the end-of-match reveals are present, q quits.")
+    parser.add_argument("file", metavar="FILE", help="transcript file (- = stdin)")
+    parser.add_argument("--print", action="store_true",
+                        help="print every step (board and narration) instead of the app")
+    parser.add_argument("--step", type=int, default=None, metavar="K",
+                        help="print step K only (0 = the new game)")
+    parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
+                        help="what to show: everything revealed (default when the reveals are "
+                             "present), what seat 0 or 1 knew, or public information only")
+    parser.set_defaults(func=cmd_replay)

@@ -1,0 +1,138 @@
+# `versus verify FILE...`: the offline audit of match transcripts, for people and for scripts.
+#
+# How it works. Each file is read with a size limit (a stat first, so a huge file is refused
+# without reading it) and handed to `protocol.verify.verify_transcript`, which checks
+# everything a live peer checks plus the end of the match (SPEC §4.11 "Offline verification").
+# This module only reads files and prints: a human summary per file by default, or with `--json`
+# one JSON document, a list with one report per file, in the order given.
+#
+# Exit status: 0 when every file is a valid transcript, 1 when at least one is not (including a
+# file that is not a transcript at all, or over the size limit), 2 on a usage error or when a
+# file cannot be read (missing, a directory, no permission); 2 wins over 1. A file that cannot
+# be used is one line (never a traceback).
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import IO, Any
+
+from engine import Catalogue, CatalogueError, load_catalogue
+from protocol.transcript import MAX_TRANSCRIPT_SIZE
+from protocol.verify import Report, verify_transcript
+
+EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+MAX_FILE_SIZE = MAX_TRANSCRIPT_SIZE  # read at call time (tests lower it)
+MAX_CATALOGUE_FILE = 4 << 20
+
+
+class UnreadableFile(Exception):
+    """A file that could not be read from disk (missing, a directory, no permission)."""
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    path: str
+    report: Report | None  # None: the file could not be read
+    error: str = ""
+
+    @property
+    def status(self) -> int:
+        if self.report is None:
+            return EXIT_UNREADABLE
+        return EXIT_VALID if self.report.ok else EXIT_INVALID
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.report is None:
+            return {"file": self.path, "ok": False, "records": 0, "bad_index": None,
+                    "check": "unreadable", "player": None, "message": self.error,
+                    "summary": {}}
+        return {"file": self.path, **self.report.to_dict()}
+
+    def describe(self) -> str:
+        if self.report is None:
+            return f"{self.path}: UNREADABLE: {self.error}"
+        return f"{self.path}: {self.report.describe()}"
+
+
+def read_limited(path: str, limit: int) -> bytes | None:
+    """The file's bytes, or None when it is over `limit` (not read). `-` is standard input."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+            return None if len(data) > limit else data
+        if os.stat(path).st_size > limit:
+            return None
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as error:
+        raise UnreadableFile(error.strerror or str(error)) from None
+    return None if len(data) > limit else data
+
+
+def verify_file(path: str, catalogue: Catalogue | None = None) -> FileVerdict:
+    try:
+        data = read_limited(path, MAX_FILE_SIZE)
+    except UnreadableFile as error:
+        return FileVerdict(path, None, str(error))
+    if data is None:
+        return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
+                                        f"the file exceeds the transcript limit of "
+                                        f"{MAX_FILE_SIZE} bytes"))
+    return FileVerdict(path, verify_transcript(data, catalogue))
+
+
+def load_catalogue_file(path: str) -> Catalogue:
+    """A catalogue given with --catalogue; UnreadableFile with a one-line reason."""
+    data = read_limited(path, MAX_CATALOGUE_FILE)
+    if data is None:
+        raise UnreadableFile(f"{path}: over {MAX_CATALOGUE_FILE} bytes")
+    try:
+        return load_catalogue(data)
+    except CatalogueError as error:
+        raise UnreadableFile(f"{path}: not a catalogue: {error}") from None
+
+
+def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
+    catalogue = None
+    if args.catalogue is not None:
+        try:
+            catalogue = load_catalogue_file(args.catalogue)
+        except UnreadableFile as error:
+            print(f"versus verify: cannot use the catalogue: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+    verdicts = [verify_file(path, catalogue) for path in args.files]
+    if args.json:
+        json.dump([v.to_dict() for v in verdicts], out, indent=2)
+        out.write("\n")
+    else:
+        for verdict in verdicts:
+            if verdict.report is None:
+                print(f"versus verify: {verdict.describe()}", file=sys.stderr)
+            elif args.quiet:
+                print(f"{verdict.path}: {verdict.report.describe().splitlines()[0]}", file=out)
+            else:
+                print(verdict.describe(), file=out)
+        if len(verdicts) > 1:
+            valid = sum(v.status == EXIT_VALID for v in verdicts)
+            print(f"{valid} of {len(verdicts)} transcripts valid", file=out)
+    return max(v.status for v in verdicts)
+
+
+def add_verify_parser(sub: Any) -> None:
+    """Register `versus verify` on the subcommand parsers of cli/main.py."""
+    parser = sub.add_parser(
+        "verify", help="verify match transcripts offline",
+        description="Verify match transcripts offline: signatures, hash chain, setup, every "
+                    "commitment and proof, a full engine replay and the result. Exit status: 0 "
+                    "every file valid, 1 some file invalid, 2 usage error or unreadable file.")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="transcript files (- = stdin)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document: a list of per-file reports")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the verdict line of each file")
+    parser.add_argument("--catalogue", metavar="FILE", default=None,
+                        help="card catalogue the matches used (default: the packaged one)")
+    parser.set_defaults(func=cmd_verify)

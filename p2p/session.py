@@ -1,0 +1,671 @@
+# The match session: one player's MatchPeer (protocol/match.py, sans-IO) driven from trio over
+# a SecureChannel, with the transcript kept on disk, clocks, and resume (SPEC Part 6 §T-SESSION).
+#
+# How it works. Every call into the MatchPeer (a remote envelope, a local action, a resignation,
+# a timeout claim) is followed by `_after_peer_call`: new envelopes of ours are appended to the
+# transcript file *before* they are queued for sending (a restarted program must never sign a
+# second envelope for a seq it already sent), events become log lines, and waiters are woken.
+# Calls never await between touching the peer and persisting, so the tasks that share the peer
+# (receiver, local player, clock watcher) need no locks: trio switches tasks only at awaits.
+#
+# Tasks. While connected: a receiver (channel.receive -> MatchPeer.receive) and a sender fed
+# by an unbounded queue, so receiving never waits for the peer to read (a peer that stops
+# reading makes the sender fail with SendTimeoutError: a lost link like any other). For the
+# whole session: a clock watcher that claims the peer's timeout when its clock has run out by
+# our measure (plus `claim_grace_ms`), connected or not. Local actions arrive through `submit`
+# / `resign` from any task (the UI client, or `drive_player` for bots).
+#
+# Liveness comes from the channel (keepalive PINGs, idle timeout, slow-frame timeout, send
+# timeout): each failure is a lost link. A lost link is not the end of the match: the session
+# waits for `reconnect()` (the host keeps listening, the joiner redials with backoff) for at
+# most `resume_window` seconds, then the match is abandoned (with a clock, the peer's clock
+# keeps running meanwhile and may end the match with our claim first).
+#
+# Resume. After a new handshake with Purpose.RESUME, both sides send at once
+#     {"t": "resume", "match": match id, "seq": our chain length, "tail": [hashes of our last
+#      <= 64 envelopes]}
+# Each finds the longest prefix both chains share (`common_prefix`) and resends every envelope
+# of its own chain after it (MatchPeer.envelopes_after). Normally one chain is a prefix of the
+# other; they fork only when a timeout claim crossed the late player's envelopes, and then the
+# protocol layer settles it (the claimant drops the crossing envelopes, the late side rolls its
+# own back), so both end with the same transcript.
+from __future__ import annotations
+
+import contextlib
+import enum
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from engine import Action, Catalogue, PlayerView, State, new_game, step
+from engine.narrate import narrate
+from p2p.channel import ChannelConfig, SecureChannel
+from p2p.errors import MalformedFrameError, RemoteTransportError, TransportError
+from p2p.store import MatchFiles, MatchStore, SessionInfo, StoreError, new_master_secret
+from protocol.commitment import coin_outcome
+from protocol.envelope import parse_envelope
+from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.identity import Identity
+from protocol.match import (
+    COIN_PURPOSE,
+    Ending,
+    Event,
+    MatchEnded,
+    MatchPeer,
+    MatchResult,
+    MatchStarted,
+    Phase,
+    StateChanged,
+)
+from protocol.rules import MatchRules
+
+MAX_TAIL = 64  # envelope hashes in a RESUME message: more than any one-sided run of envelopes
+MAX_DUPLICATES = 256  # resent envelopes we already hold, tolerated per connection
+MAX_LOG_LINES = 2000
+
+Reconnect = Callable[[], Awaitable[SecureChannel]]
+
+
+class SessionError(TransportError):
+    """The session cannot go on (one line for the CLI)."""
+
+
+class SetupLostError(SessionError):
+    """The link broke before both HELLOs were in: there is no match to resume."""
+
+
+class ResumeError(SessionError):
+    """A resume failed: the peer resumes another match, or the histories cannot be joined."""
+
+
+class SessionProtocolError(RemoteTransportError):
+    """The peer sent a session message that is not what the session protocol allows."""
+
+    code = "malformed-session-message"
+
+
+class LinkState(enum.Enum):
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"  # the link is down; `deadline` (trio time) ends the window
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class LinkStatus:
+    state: LinkState
+    reason: str = ""
+    deadline: float | None = None  # RECONNECTING: trio.current_time() when resume gives up
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """Timers of a session, in seconds unless named _ms."""
+
+    resume_window: float = 300.0
+    claim_grace_ms: int = 200  # claim only this long after the peer's clock ran out (latency)
+    linger: float = 10.0  # after a resignation or claim: wait this long for the secret reveals
+    channel: ChannelConfig | None = None
+    narrate: bool = True  # keep log lines (the UI); headless bots and benches may skip it
+
+    def __post_init__(self) -> None:
+        if not self.resume_window >= 0 or not self.linger >= 0 or self.claim_grace_ms < 0:
+            raise ValueError("session timers must be non-negative")
+
+
+@dataclass(frozen=True)
+class SessionOutcome:
+    """How a session ended. `result` is None when the match was left or abandoned unfinished."""
+
+    result: MatchResult | None
+    match_id: bytes | None
+    transcript_path: Path | None
+    abandoned: bool = False
+    left: bool = False
+    detail: str = ""  # one line: why it ended without a result, or the fault
+
+
+@contextlib.asynccontextmanager
+async def open_nursery() -> AsyncIterator[trio.Nursery]:
+    """A nursery whose lone failure comes out as itself, not wrapped in an ExceptionGroup
+    (trio groups them strictly), so callers catch TransportError and friends directly. When a
+    link breaks, the sender and the receiver often both fail with it: transport errors alone
+    come out as the first of them."""
+    try:
+        async with trio.open_nursery() as nursery:
+            yield nursery
+    except BaseExceptionGroup as group:
+        leaves = _leaves(group)
+        if len(leaves) == 1 or all(isinstance(e, TransportError) for e in leaves):
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    out: list[BaseException] = []
+    for error in group.exceptions:
+        out += _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    return out
+
+
+def now_ms() -> int:
+    return int(trio.current_time() * 1000)
+
+
+def create_peer(seat: int, identity: Identity, rules: MatchRules, catalogue: Catalogue, *,
+                deck: Sequence[str] | Mapping[str, int] | None = None,
+                software: str = "versus-p2p", expected_peer_key: bytes | None = None,
+                master_secret: bytes | None = None) -> tuple[MatchPeer, bytes]:
+    """A new MatchPeer on a fresh master secret (from `secrets`, unless given), and that
+    secret."""
+    secret = master_secret if master_secret is not None else new_master_secret()
+    peer = MatchPeer(seat, identity, rules, catalogue, deck=deck, master_secret=secret,
+                     software=software, expected_peer_key=expected_peer_key)
+    return peer, secret
+
+
+def common_prefix(hashes: Sequence[bytes], their_seq: int, their_tail: Sequence[bytes]) -> int:
+    """The length of the longest chain prefix we share with the peer, from our envelope hashes
+    and the peer's chain length and last hashes. ResumeError when it lies before the tail."""
+    start = their_seq - len(their_tail)
+    if len(hashes) <= start:  # we are far behind: nothing of ours to send; the peer checks us
+        return len(hashes)
+    for k in range(min(len(hashes), their_seq), max(start, 0) - 1, -1):
+        if k == 0 or (k - 1 >= start and hashes[k - 1] == their_tail[k - 1 - start]):
+            return k
+    raise ResumeError(f"the histories differ before the peer's last {len(their_tail)} "
+                      "envelopes; this match cannot be resumed")
+
+
+class MatchSession:
+    """One player's side of a networked match (see the module comment)."""
+
+    def __init__(self, peer: MatchPeer, secret: bytes, *, store: MatchStore | None,
+                 role: str, address: str = "", port: int = 0,
+                 config: SessionConfig | None = None, files: MatchFiles | None = None,
+                 peer_fingerprint: str = "") -> None:
+        if role not in ("host", "join"):
+            raise ValueError(f"role must be host or join, got {role!r}")
+        self.peer, self.config = peer, config or SessionConfig()
+        self.role, self.address, self.port = role, address, port
+        self._secret, self._store, self.files = secret, store, files
+        self.peer_fingerprint = peer_fingerprint
+        self.log: list[str] = []
+        self.status = LinkStatus(LinkState.CONNECTING)
+        self._changed = trio.Event()
+        self._queue: trio.MemorySendChannel[bytes] | None = None
+        self._rolled_back = peer.rolled_back
+        self._seen_state: State | None = None
+        self._finished = trio.Event()
+        self._outcome_detail = ""
+        self._abandoned = self._left = False
+        self._hello_sent = peer.core is not None
+        self._deck = None if peer._deck_original is None else tuple(peer._deck_cards or ())
+        self._result_at: float | None = None
+        self._own_out_noted: int | None = None
+        if peer.core is not None and peer.core.state is not None:
+            self._seen_state = peer.core.state
+
+    # --- restoring from disk -------------------------------------------------------------------
+
+    @classmethod
+    def restore(cls, files: MatchFiles, identity: Identity, catalogue: Catalogue, *,
+                store: MatchStore | None = None,
+                config: SessionConfig | None = None) -> MatchSession:
+        """A session rebuilt from a match directory (after a restart)."""
+        info = files.read_info()
+        secret = files.read_secret()
+        data = files.read_transcript()
+        try:
+            peer = MatchPeer.restore(data, secret, identity, catalogue, deck=info.deck)
+        except (LocalProtocolError, RemoteProtocolError) as error:
+            raise StoreError(f"cannot rebuild the match from {files.transcript_path}: "
+                             f"{error}") from None
+        session = cls(peer, secret, store=store, role=info.role, address=info.address,
+                      port=info.port, config=config, files=files,
+                      peer_fingerprint=info.peer_fingerprint)
+        session.log.append(f"Match {files.match_id[:16]} restored from disk at envelope "
+                           f"{peer.seq}")
+        files.sync(peer.transcript().records, rewrite=True)
+        return session
+
+    # --- what the UI and bots read -------------------------------------------------------------
+
+    @property
+    def seat(self) -> int:
+        return self.peer.seat
+
+    @property
+    def match_id(self) -> bytes | None:
+        return self.peer.match_id
+
+    @property
+    def result(self) -> MatchResult | None:
+        return self.peer.result
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def transcript_path(self) -> Path | None:
+        return None if self.files is None else self.files.transcript_path
+
+    def view(self) -> PlayerView:
+        return self.peer.view()
+
+    def legal_actions(self) -> list[Action]:
+        if self.peer.result is not None or self.peer.fault is not None or self.own_time_out():
+            return []
+        return self.peer.legal_actions()
+
+    @property
+    def my_decision(self) -> bool:
+        return bool(self.legal_actions())
+
+    def clock(self) -> tuple[tuple[int, int], int | None, int] | None:
+        """(remaining ms per seat as of `as_of_ms`, the running seat, as_of_ms), None: untimed."""
+        if not self.peer.rules.has_clock:
+            return None
+        left = list(self.peer.clocks_ms)
+        running = self.peer.clock_running
+        if running is None or self.peer.result is not None:
+            return (left[0], left[1]), None, now_ms()
+        seat, mark = running
+        return (left[0], left[1]), seat, mark
+
+    def own_deadline(self) -> float | None:
+        """trio time at which our own clock runs out (None: not running)."""
+        clock = self.clock()
+        if clock is None or clock[1] != self.seat:
+            return None
+        left, seat, mark = clock
+        return (mark + left[seat]) / 1000
+
+    def own_time_out(self) -> bool:
+        deadline = self.own_deadline()
+        return deadline is not None and trio.current_time() >= deadline
+
+    async def wait_changed(self) -> None:
+        await self._changed.wait()
+
+    # --- local actions -------------------------------------------------------------------------
+
+    async def submit(self, action: Action | str) -> None:
+        """Our turn action or choice. LocalProtocolError if it is not ours to make or illegal."""
+        if self.own_time_out():
+            raise LocalProtocolError("your clock has run out; waiting for the opponent's claim")
+        self._call(self.peer.submit, action, now_ms())
+        await trio.lowlevel.checkpoint()
+
+    async def resign(self) -> None:
+        self._call(self.peer.resign, now_ms())
+        await trio.lowlevel.checkpoint()
+
+    async def leave(self, reason: str = "the opponent left") -> None:
+        """Stop here; the match stays on disk and may be resumed (`--resume`)."""
+        self._left = True
+        self._outcome_detail = reason
+        self._finish()
+        await trio.lowlevel.checkpoint()
+
+    # --- running -------------------------------------------------------------------------------
+
+    async def run(self, channel: SecureChannel | None = None,
+                  reconnect: Reconnect | None = None) -> SessionOutcome:
+        """Play until the match ends, is left, or cannot be resumed. `channel`: the first link
+        (None after a restart: go straight to `reconnect`)."""
+        try:
+            async with open_nursery() as nursery:
+                nursery.start_soon(self._watch_clocks)
+                nursery.start_soon(self._linger_after_result)
+                resume = self._hello_sent
+                while not self.done:
+                    if channel is None:
+                        channel = await self._await_reconnect(reconnect)
+                        if channel is None:
+                            break
+                        resume = True
+                    await self._connected(channel, resume)
+                    channel, resume = None, True
+                nursery.cancel_scope.cancel()
+        finally:
+            if self.files is not None:
+                self.files.close()
+            self._set_status(LinkStatus(LinkState.CLOSED, self._closing_reason()))
+        return self.outcome()
+
+    def outcome(self) -> SessionOutcome:
+        result = self.peer.result
+        detail = self._outcome_detail
+        if result is not None and result.ending is Ending.FAULT:
+            detail = result.detail
+        return SessionOutcome(result, self.match_id, self.transcript_path,
+                              abandoned=self._abandoned and result is None,
+                              left=self._left and result is None, detail=detail)
+
+    def _closing_reason(self) -> str:
+        if self.peer.result is not None:
+            return f"match over: {self.peer.result}"
+        return self._outcome_detail or "session closed"
+
+    async def _await_reconnect(self, reconnect: Reconnect | None) -> SecureChannel | None:
+        if self.peer.core is None:
+            raise SetupLostError("the connection was lost before the match was set up; start "
+                                 "a new match")
+        if reconnect is None:
+            self._abandoned = self.peer.result is None
+            self._outcome_detail = self._outcome_detail or "the connection was lost"
+            self._finish()
+            return None
+        deadline = trio.current_time() + self.config.resume_window
+        self._set_status(LinkStatus(LinkState.RECONNECTING, self.status.reason, deadline))
+        with trio.move_on_at(deadline):
+            async with open_nursery() as nursery:
+                box: list[SecureChannel] = []
+
+                async def dial() -> None:
+                    box.append(await reconnect())
+                    nursery.cancel_scope.cancel()
+
+                async def until_done() -> None:
+                    await self._finished.wait()  # left, or our claim ended the match
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(dial)
+                nursery.start_soon(until_done)
+            if box:
+                if self.done:
+                    await box[0].aclose("the match is over")
+                    return None
+                return box[0]
+            return None
+        self._abandoned = True
+        self._outcome_detail = (f"the opponent did not come back within "
+                                f"{self.config.resume_window:g} s")
+        self._finish()
+        return None
+
+    async def _connected(self, channel: SecureChannel, resume: bool) -> None:
+        self.peer_fingerprint = self.peer_fingerprint or channel.peer_fingerprint
+        send, receive = trio.open_memory_channel[bytes](math.inf)
+        reason = "connection closed"
+        try:
+            async with open_nursery() as nursery:
+                nursery.start_soon(self._sender, channel, receive)
+                if resume:
+                    await channel.send(self._resume_message())
+                else:
+                    for raw in self.peer.start():
+                        send.send_nowait(raw)
+                    self._hello_sent = True
+                    self._queue = send
+                self._set_status(LinkStatus(LinkState.CONNECTED, channel.peer))
+                await self._receive_loop(channel, send, resume)
+                # finished: let the sender drain what is queued, then say goodbye
+                self._queue = None
+                send.close()
+        except TransportError as error:
+            reason = str(error)
+        finally:
+            self._queue = None
+            send.close()
+            with trio.CancelScope(shield=True):
+                await channel.aclose("match over" if self.done else "")
+        if not self.done:
+            self.log.append(f"Connection lost: {reason}")
+            self._set_status(LinkStatus(LinkState.RECONNECTING, reason, trio.current_time()
+                                        + self.config.resume_window))
+
+    async def _sender(self, channel: SecureChannel,
+                      queue: trio.MemoryReceiveChannel[bytes]) -> None:
+        async for raw in queue:
+            await channel.send(raw)
+
+    async def _receive_loop(self, channel: SecureChannel, send: trio.MemorySendChannel[bytes],
+                            resume: bool) -> None:
+        duplicates = 0
+        waiting_resume = resume
+        async with open_nursery() as nursery:
+
+            async def stop_when_done() -> None:
+                await self._finished.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(stop_when_done)
+            while not self.done:
+                message = await channel.receive()
+                if waiting_resume:
+                    self._on_resume(message, send)
+                    waiting_resume = False
+                    continue
+                if not isinstance(message, bytes):
+                    raise SessionProtocolError(
+                        f"{channel.peer} sent a {type(message).__name__} where an envelope "
+                        "was due; connection closed", [])
+                if self._is_duplicate(message):
+                    duplicates += 1
+                    if duplicates > MAX_DUPLICATES:
+                        raise SessionProtocolError(
+                            f"{channel.peer} resent more than {MAX_DUPLICATES} envelopes we "
+                            "already hold; connection closed", [])
+                    continue
+                try:
+                    self._call(self.peer.receive, message, now_ms())
+                except RemoteProtocolError:
+                    pass  # the peer's fault: _call recorded it; our EVIDENCE is queued
+            nursery.cancel_scope.cancel()
+
+    def _is_duplicate(self, raw: bytes) -> bool:
+        core = self.peer.core
+        if core is None:
+            return False
+        try:
+            seq = parse_envelope(raw).seq
+        except RemoteProtocolError:
+            return False
+        envelopes = core.chain.envelopes
+        return seq < len(envelopes) and envelopes[seq].raw == raw
+
+    # --- resume --------------------------------------------------------------------------------
+
+    def _hashes(self) -> list[bytes]:
+        core = self.peer.core
+        return [] if core is None else [e.hash for e in core.chain.envelopes]
+
+    def _resume_message(self) -> dict[str, Any]:
+        hashes = self._hashes()
+        return {"t": "resume", "match": self.peer.match_id, "seq": len(hashes),
+                "tail": hashes[-MAX_TAIL:]}
+
+    def _on_resume(self, message: object, send: trio.MemorySendChannel[bytes]) -> None:
+        if (not isinstance(message, dict) or message.get("t") != "resume"
+                or type(message.get("seq")) is not int or type(message.get("tail")) is not list
+                or len(message["tail"]) > MAX_TAIL or message["seq"] < len(message["tail"])
+                or any(type(h) is not bytes or len(h) != 32 for h in message["tail"])):
+            raise SessionProtocolError(
+                "the peer's first message after a resume handshake is not a valid RESUME "
+                "message; connection closed", [])
+        if message.get("match") != self.peer.match_id:
+            theirs = message.get("match")
+            raise ResumeError(
+                f"the peer resumes match {theirs.hex()[:16] if isinstance(theirs, bytes) else '?'}"
+                f", not ours ({(self.peer.match_id or b'').hex()[:16]}); connection closed")
+        common = common_prefix(self._hashes(), message["seq"], message["tail"])
+        for raw in self.peer.envelopes_after(common - 1):
+            send.send_nowait(raw)
+        self._queue = send  # from here on new envelopes go straight out
+        self.log.append(f"Resumed at envelope {common} (the peer had {message['seq']})")
+
+    # --- after every call into the peer --------------------------------------------------------
+
+    def _call(self, method: Callable[..., list[Event]], *args: object) -> list[Event]:
+        try:
+            events = method(*args)
+        except RemoteProtocolError as error:
+            self.log.append(f"The opponent broke the protocol ({error.code}): {error}"[:300])
+            self._after_peer_call([])
+            raise
+        self._after_peer_call(events)
+        return events
+
+    def _after_peer_call(self, events: list[Event]) -> None:
+        out = self.peer.outgoing()
+        self._persist()
+        if self._queue is not None:
+            for raw in out:
+                self._queue.send_nowait(raw)
+        if self.config.narrate:
+            self._narrate(events)
+        if self.peer.result is not None and self._result_at is None:
+            self._result_at = trio.current_time()
+        if self.peer.phase in (Phase.CLOSED, Phase.ABORTED):
+            self._finish()
+        self._notify()
+
+    def _persist(self) -> None:
+        core = self.peer.core
+        if core is None or self._store is None and self.files is None:
+            return
+        if self.files is None:
+            assert self._store is not None
+            self.files = self._store.files(core.match_id)
+            self.files.create(self._secret, SessionInfo(
+                self.role, self.seat, self.peer_fingerprint, self.address, self.port,
+                self._deck))
+        rewrite = self.peer.rolled_back != self._rolled_back
+        self._rolled_back = self.peer.rolled_back
+        self.files.sync(self.peer.transcript().records, rewrite=rewrite)
+
+    def _narrate(self, events: list[Event]) -> None:
+        core = self.peer.core
+        for event in events:
+            if isinstance(event, MatchStarted) and core is not None:
+                seeds = core.coin_seeds
+                assert seeds[0] is not None and seeds[1] is not None
+                layout = coin_outcome(core.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+                self._seen_state = new_game(self.peer.rules.ruleset, self.peer.catalogue,
+                                            layout)
+                who = "you play" if event.first_player == self.seat else "the opponent plays"
+                self.log.append(f"Match {event.match_id.hex()[:16]} started; {who} first")
+            elif isinstance(event, StateChanged) and self._seen_state is not None:
+                before = self._seen_state
+                after = step(before, event.input)
+                self.log.extend(narrate(before, event.input, after, self.seat,
+                                        self.peer.knowledge))
+                self._seen_state = after
+            elif isinstance(event, MatchEnded):
+                self.log.append(f"Match over: {event.result}")
+        del self.log[:-MAX_LOG_LINES]
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _finish(self) -> None:
+        if not self._finished.is_set():
+            self._finished.set()
+            self._notify()
+
+    def _set_status(self, status: LinkStatus) -> None:
+        self.status = status
+        self._notify()
+
+    # --- clocks and the end ---------------------------------------------------------------------
+
+    async def _watch_clocks(self) -> None:
+        grace = self.config.claim_grace_ms
+        while not self.done:
+            changed = self._changed
+            clock = self.clock() if self.peer.result is None else None
+            wake = math.inf
+            if clock is not None and clock[1] is not None:
+                left, seat, mark = clock
+                out_at = mark + left[seat] + (0 if seat == self.seat else grace)
+                if now_ms() >= out_at:
+                    if seat != self.seat:
+                        self.log.append("The opponent's clock ran out: claiming the win")
+                        self._call(self.peer.claim_timeout, now_ms())
+                        continue
+                    if self._own_out_noted != mark:
+                        self._own_out_noted = mark
+                        self.log.append("Your clock ran out")
+                        self._notify()
+                        continue
+                else:
+                    wake = out_at / 1000 + 0.0005
+            with trio.move_on_at(wake):
+                await changed.wait()
+
+    async def _linger_after_result(self) -> None:
+        """After a resignation or a claim, the secret reveals are best effort: wait at most
+        `linger` seconds for them, then end the session with the result."""
+        while not self.done:
+            changed = self._changed
+            if self._result_at is not None:
+                with trio.move_on_at(self._result_at + self.config.linger):
+                    await self._finished.wait()
+                if not self.done:
+                    self._outcome_detail = "the secret reveals did not arrive in time"
+                    self._finish()
+                return
+            await changed.wait()
+
+
+# --- players ------------------------------------------------------------------------------------
+
+
+class Player:
+    """What `drive_player` needs: an AsyncPlayer (cli.bots.as_async(bot)) or a person."""
+
+    name: str
+
+    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action: ...
+
+
+async def drive_player(session: MatchSession, player: Player) -> None:
+    """Answer every decision of ours with `player` until the session is done. A player that
+    answers an illegal action, or fails, resigns (one log line says why)."""
+    while not session.done:
+        changed = session._changed
+        legal = session.legal_actions()
+        if not legal:
+            await changed.wait()
+            continue
+        view = session.view()
+        deadline = session.own_deadline()
+        action: Action | None = None
+        with trio.move_on_at(math.inf if deadline is None else deadline):
+            async with open_nursery() as nursery:
+
+                async def think() -> None:
+                    nonlocal action
+                    action = await player.choose(view, legal)
+                    nursery.cancel_scope.cancel()
+
+                async def until_ended() -> None:
+                    while session.peer.result is None and not session.done:
+                        await session._changed.wait()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(think)
+                nursery.start_soon(until_ended)
+        if action is None:
+            continue  # out of time or the match ended: the clock watcher / peer settles it
+        if action not in legal:
+            session.log.append(f"{player.name} answered an illegal action {str(action)!r}; "
+                               "resigning")
+            await session.resign()
+            continue
+        await session.submit(action)
+
+
+__all__ = [
+    "LinkState", "LinkStatus", "MatchSession", "Player", "Reconnect", "ResumeError",
+    "SessionConfig", "SessionError", "SessionOutcome", "SessionProtocolError",
+    "SetupLostError", "common_prefix", "create_peer", "drive_player", "now_ms", "open_nursery",
+]

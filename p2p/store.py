@@ -1,0 +1,267 @@
+# Match directories on disk: what a session keeps so that a match survives a dropped
+# connection or a restarted program (SPEC Part 6 §T-STORE).
+#
+#   $XDG_DATA_HOME/versus/matches/<match id hex>/     (else ~/.local/share/versus/...)
+#       secret          the per-match master secret (32 bytes from `secrets`), mode 0600: the
+#                       MatchPeer's rng is master_rng(secret), so with the transcript it rebuilds
+#                       the peer exactly (MatchPeer.restore)
+#       transcript.vtr  the transcript (SPEC §4.10), appended record by record as it grows
+#       session.json    how to reach the peer again: role, address, port, fingerprints, deck
+#
+# Ordering is what makes it safe: the secret and session.json are written (temporary file,
+# fsync, rename) before the first chain envelope is sent, and every envelope of ours is appended
+# to the transcript before it goes on the wire, so a restarted program never signs a second,
+# different envelope for a seq it already sent (an equivocation). The peer's envelopes are
+# appended as they are accepted; one lost in a crash is simply sent again on resume. Appends
+# are written through to the OS (a crashed process loses nothing) and fsync'ed when the match
+# ends, or at every append with `durable=True` (power loss; costs milliseconds on real disks).
+# When our own last envelopes are rolled back (the timeout race, SPEC §4.11) the transcript is
+# rewritten atomically instead.
+#
+# Everything read back is untrusted: sizes are bounded and each problem is a StoreError naming
+# the file.
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import stat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from p2p.errors import TransportError
+from protocol.transcript import encode_record, transcript_header
+
+SECRET_SIZE = 32
+SECRET_FILE = "secret"
+TRANSCRIPT_FILE = "transcript.vtr"
+SESSION_FILE = "session.json"
+MAX_SESSION_FILE = 64 * 1024
+_MATCH_ID_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+class StoreError(TransportError):
+    """A match directory or one of its files is missing, unreadable or malformed."""
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_DATA_HOME/versus`, else `~/.local/share/versus` (XDG base directory spec)."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_DATA_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "versus"
+
+
+def default_matches_dir() -> Path:
+    return data_dir() / "matches"
+
+
+def new_master_secret() -> bytes:
+    return secrets.token_bytes(SECRET_SIZE)
+
+
+def parse_match_id(text: str) -> str:
+    """A match id as given on a command line: 64 hex digits (a unique prefix is resolved by
+    `MatchStore.find`). Returns it lower-cased."""
+    text = text.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{4,64}", text):
+        raise StoreError(f"match id {text[:80]!r} is not hexadecimal (4 to 64 digits)")
+    return text
+
+
+def _write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """session.json: what a restarted program needs to reach the peer again."""
+
+    role: str  # "host" (listens) or "join" (dials)
+    seat: int
+    peer_fingerprint: str
+    address: str = ""  # join: the host's HOST:PORT as dialled
+    port: int = 0  # host: the port it listened on
+    deck: tuple[str, ...] | None = None  # decklist mode: the deck we brought, if chosen
+
+    def to_json(self) -> bytes:
+        return json.dumps({"format": "versus-session/1", "role": self.role, "seat": self.seat,
+                           "peer_fingerprint": self.peer_fingerprint, "address": self.address,
+                           "port": self.port,
+                           "deck": None if self.deck is None else list(self.deck)},
+                          indent=1).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes, path: Path) -> SessionInfo:
+        try:
+            obj = json.loads(data)
+            if obj.get("format") != "versus-session/1":
+                raise ValueError("not a versus-session/1 file")
+            role, seat, deck = obj["role"], obj["seat"], obj.get("deck")
+            if role not in ("host", "join") or seat not in (0, 1):
+                raise ValueError("role must be host/join and seat 0/1")
+            if deck is not None and not (isinstance(deck, list)
+                                         and all(isinstance(c, str) for c in deck)):
+                raise ValueError("deck must be a list of card ids")
+            port = obj.get("port", 0)
+            if type(port) is not int or not 0 <= port <= 65535:
+                raise ValueError("port must be 0..65535")
+            return cls(role, seat, str(obj["peer_fingerprint"]), str(obj.get("address", "")),
+                       port, None if deck is None else tuple(deck))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise StoreError(f"{path} is malformed ({error}); the match cannot be resumed "
+                             "from it") from None
+
+
+class MatchFiles:
+    """One match directory: the secret, the growing transcript and session.json."""
+
+    def __init__(self, directory: Path, *, durable: bool = False) -> None:
+        self.directory = directory
+        self.durable = durable
+        self._file: Any = None
+        self._records = 0  # records (HELLOs included) in the transcript file
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.directory / TRANSCRIPT_FILE
+
+    @property
+    def match_id(self) -> str:
+        return self.directory.name
+
+    # --- creation ---------------------------------------------------------------------------
+
+    def create(self, secret: bytes, info: SessionInfo) -> None:
+        """Make the directory (0700) and write the secret and session.json atomically."""
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _write_atomic(self.directory / SECRET_FILE, secret)
+            _write_atomic(self.directory / SESSION_FILE, info.to_json())
+        except OSError as error:
+            raise StoreError(f"cannot write the match files in {self.directory} "
+                             f"({error.strerror or error}); check the data directory") from None
+
+    def write_info(self, info: SessionInfo) -> None:
+        try:
+            _write_atomic(self.directory / SESSION_FILE, info.to_json())
+        except OSError as error:
+            raise StoreError(f"cannot write {self.directory / SESSION_FILE} "
+                             f"({error.strerror or error})") from None
+
+    # --- the transcript ---------------------------------------------------------------------
+
+    def sync(self, records: Sequence[bytes], *, rewrite: bool = False) -> None:
+        """Make the file hold exactly `records` (HELLOs first): append the new ones, or rewrite
+        it atomically when `rewrite` (our rolled-back envelopes must disappear)."""
+        try:
+            if rewrite or self._file is None and self.transcript_path.exists():
+                self._rewrite(records)
+                return
+            if self._file is None:
+                self._file = open(self.transcript_path, "ab", buffering=0)  # noqa: SIM115
+                os.chmod(self.transcript_path, 0o600)
+                self._file.write(transcript_header())
+            new = records[self._records:]
+            if new:
+                self._file.write(b"".join(encode_record(raw) for raw in new))
+                self._records = len(records)
+                if self.durable:
+                    os.fsync(self._file.fileno())
+        except OSError as error:
+            raise StoreError(f"cannot write the transcript {self.transcript_path} "
+                             f"({error.strerror or error}); the match cannot be saved") from None
+
+    def _rewrite(self, records: Sequence[bytes]) -> None:
+        self.close()
+        _write_atomic(self.transcript_path,
+                      transcript_header() + b"".join(encode_record(raw) for raw in records))
+        self._file = open(self.transcript_path, "ab", buffering=0)  # noqa: SIM115
+        self._records = len(records)
+
+    def close(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+
+    # --- reading back -----------------------------------------------------------------------
+
+    def read_secret(self) -> bytes:
+        path = self.directory / SECRET_FILE
+        try:
+            with open(path, "rb") as file:
+                mode = os.fstat(file.fileno()).st_mode
+                data = file.read(SECRET_SIZE + 1)
+        except OSError as error:
+            raise StoreError(f"cannot read {path} ({error.strerror or error})") from None
+        if os.name == "posix" and stat.S_IMODE(mode) & 0o077:
+            raise StoreError(f"{path} is readable by others (mode {stat.S_IMODE(mode):04o}); "
+                             f"run 'chmod 600 {path}'")
+        if len(data) != SECRET_SIZE:
+            raise StoreError(f"{path} holds {len(data)} bytes, expected {SECRET_SIZE}")
+        return data
+
+    def read_transcript(self) -> bytes:
+        try:
+            return self.transcript_path.read_bytes()
+        except OSError as error:
+            raise StoreError(f"cannot read {self.transcript_path} "
+                             f"({error.strerror or error})") from None
+
+    def read_info(self) -> SessionInfo:
+        path = self.directory / SESSION_FILE
+        try:
+            with open(path, "rb") as file:
+                data = file.read(MAX_SESSION_FILE + 1)
+        except OSError as error:
+            raise StoreError(f"cannot read {path} ({error.strerror or error})") from None
+        if len(data) > MAX_SESSION_FILE:
+            raise StoreError(f"{path} is larger than {MAX_SESSION_FILE} bytes")
+        return SessionInfo.from_json(data, path)
+
+
+class MatchStore:
+    """The directory of match directories (default: `default_matches_dir()`)."""
+
+    def __init__(self, root: Path | str | None = None, *, durable: bool = False) -> None:
+        self.root = Path(root) if root is not None else default_matches_dir()
+        self.durable = durable
+
+    def files(self, match_id: bytes) -> MatchFiles:
+        return MatchFiles(self.root / match_id.hex(), durable=self.durable)
+
+    def find(self, match_id: str) -> MatchFiles:
+        """The match directory whose id is `match_id` or starts with it (unique prefix)."""
+        prefix = parse_match_id(match_id)
+        try:
+            names = sorted(p.name for p in self.root.iterdir()
+                           if p.is_dir() and _MATCH_ID_HEX.match(p.name))
+        except FileNotFoundError:
+            names = []
+        except OSError as error:
+            raise StoreError(f"cannot list {self.root} ({error.strerror or error})") from None
+        found = [n for n in names if n.startswith(prefix)]
+        if not found:
+            raise StoreError(f"no saved match {prefix} in {self.root}")
+        if len(found) > 1:
+            raise StoreError(f"match id {prefix} is ambiguous ({len(found)} saved matches start "
+                             "with it); give more digits")
+        return MatchFiles(self.root / found[0], durable=self.durable)

@@ -1,0 +1,133 @@
+# `versus verify`: exit codes (0 all valid, 1 some invalid, 2 usage or unreadable), the human
+# summary, the JSON document, and one clear line (never a traceback) for files it cannot use.
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cli.verify_cmd as verify_cmd
+from cli.main import main
+from protocol.envelope import MessageKind
+from protocol.transcript import dump_transcript
+from tests.protocol.test_corrupt_transcripts import (
+    DECK,
+    cheat_ended,
+    finished,
+    forged,
+    resigned,
+    timed_out,
+    transcript_of,
+)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("transcripts")
+    made = {
+        "finished": finished(DECK).peers[0].transcript_bytes(),
+        "resigned": resigned().peers[0].transcript_bytes(),
+        "timeout": dump_transcript(transcript_of(timed_out())),
+        "cheat": dump_transcript(transcript_of(cheat_ended(), 1)),
+        "illegal": dump_transcript(forged(finished(DECK), MessageKind.ACTION, lambda env: {
+            "body": ["move a1 e4", env.body[1]]}, n=2)[0]),
+        "text": b"just some text\n",
+    }
+    paths = {}
+    for name, data in made.items():
+        paths[name] = root / f"{name}.vst"
+        paths[name].write_bytes(data)
+    return paths
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = main(["verify", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_valid_endings_exit_zero_with_a_human_summary(files: dict[str, Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    names = ("finished", "resigned", "timeout", "cheat")
+    code, out, err = run(capsys, *(files[n] for n in names))
+    assert code == 0 and err == ""
+    assert out.count(": OK: ") == 4 and "4 of 4 transcripts valid" in out
+    pair = finished(DECK)
+    for identity in pair.ids:
+        assert identity.fingerprint in out
+    assert "decklist, deck 12, hand 3" in out
+    for ending in ("ended    game:", "ended    resignation:", "ended    timeout:",
+                   "ended    fault:"):
+        assert ending in out
+    assert "actions  " in out and "illegal-action by seat 0 (verified)" in out
+
+
+def test_an_invalid_file_exits_one_and_names_envelope_check_and_seat(
+        files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, files["finished"], files["illegal"])
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith(str(files["illegal"])))
+    assert "INVALID at record" in line and "(ACTION seq" in line
+    assert "illegal-action (at fault: seat" in line and "move a1 e4" in line
+    assert "1 of 2 transcripts valid" in out
+
+
+def test_json_is_one_document_with_a_report_per_file(files: dict[str, Path],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--json", files["finished"], files["illegal"], files["text"])
+    assert code == 1
+    reports = json.loads(out)
+    assert [r["file"] for r in reports] == [str(files[n]) for n in ("finished", "illegal",
+                                                                    "text")]
+    good, bad, text = reports
+    assert good["ok"] and good["summary"]["ending"] == "game" and good["check"] is None
+    assert good["summary"]["players"] == [i.fingerprint for i in finished(DECK).ids]
+    assert not bad["ok"] and bad["check"] == "illegal-action" and bad["player"] in (0, 1)
+    assert bad["summary"]["bad_envelope"]["kind"] == "ACTION"
+    assert text["check"] == "malformed-transcript" and text["bad_index"] is None
+
+
+def test_unreadable_files_exit_two_with_one_line_each(files: dict[str, Path], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, tmp_path / "missing.vst", tmp_path, files["finished"])
+    assert code == 2
+    assert err.splitlines() == [
+        f"versus verify: {tmp_path / 'missing.vst'}: UNREADABLE: No such file or directory",
+        f"versus verify: {tmp_path}: UNREADABLE: Is a directory",
+    ]
+    assert "OK: " in out
+    code, out, _ = run(capsys, "--json", tmp_path / "missing.vst")
+    assert code == 2 and json.loads(out)[0]["check"] == "unreadable"
+
+
+def test_not_a_transcript_and_oversize_are_invalid_in_one_line(
+        files: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, files["text"])
+    assert code == 1
+    assert out.splitlines() == [f"{files['text']}: INVALID: malformed-transcript (at fault: "
+                                "unknown): not a Versus transcript: starts with "
+                                f"{b'just som'.hex()}, expected 895645525355530a"]
+    monkeypatch.setattr(verify_cmd, "MAX_FILE_SIZE", 1000)
+    code, out, _ = run(capsys, "-q", files["finished"])
+    assert code == 1 and "oversize-field" in out and len(out.splitlines()) == 1
+
+
+def test_usage_error_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["verify"])
+    assert exit_info.value.code == 2
+
+
+def test_the_installed_command_never_prints_a_traceback(files: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.vst"
+    garbage.write_bytes(b"\x89VERSUS\n\x00\x01\x00\x00\xff\xff" + bytes(100))
+    done = subprocess.run([sys.executable, "-m", "cli.main", "verify", str(garbage),
+                           str(files["cheat"])], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "malformed-transcript" in done.stdout or "oversize-field" in done.stdout

@@ -1,0 +1,346 @@
+# Protocol-security review of the match state machine and the offline verifier (SPEC §4.11).
+#
+# Each test plays a cheating or misbehaving seat against an honest one and asserts what a sound
+# protocol must guarantee. Tests marked `xfail(strict=True)` demonstrate a real, unfixed problem:
+# they fail today (so the suite stays green) and will XPASS, failing the suite, once the fix
+# lands, so the marker must then be removed. The reason names the fix.
+from __future__ import annotations
+
+import pytest
+
+import protocol.match as match_module
+from engine import format_input, new_game, state_hash, step
+from protocol import errors
+from protocol.commitment import coin_outcome, draw_permutation
+from protocol.dealers import DecklistHand
+from protocol.envelope import Envelope, MessageKind, parse_envelope, seal
+from protocol.match import COIN_PURPOSE, MatchPeer, Phase, evidence_body
+from protocol.rules import DealMode, MatchRules, master_rng
+from protocol.transcript import Transcript
+from protocol.verify import verify_transcript
+from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for
+
+K = MessageKind
+DECK = DealMode.DECKLIST
+CLOCK = {"clock_initial_ms": 1_000, "clock_increment_ms": 100}
+
+
+def _seal_after(pair: Pair, seat: int, chain: tuple[bytes, ...], kind: MessageKind,
+                body: list[object]) -> bytes:
+    """`seat`'s next envelope on top of `chain` (a list of wire envelopes)."""
+    head = parse_envelope(chain[-1])
+    return seal(pair.ids[seat], match_id=head.match_id, seq=head.seq + 1, prev_hash=head.hash,
+                sender=seat, kind=kind, body=body).raw
+
+
+def _evidence(pair: Pair, seat: int, chain: tuple[bytes, ...],
+              error: errors.RemoteProtocolError) -> bytes:
+    return _seal_after(pair, seat, chain, K.EVIDENCE, evidence_body(error))
+
+
+def _playing(label: str, rules: MatchRules | None = None) -> Pair:
+    pair = Pair(rules or rules_for(DECK), label=label)
+    pair.start()
+    pair.deliver(max_steps=30, choose=False)
+    assert pair.errors == [] and pair.peers[0].phase is Phase.PLAY
+    return pair
+
+
+def _frames(report: object, victim: int) -> bool:
+    """Does a verifier report say `victim` committed an attributable fault?"""
+    fault = report.summary.get("fault")  # type: ignore[attr-defined]
+    blamed_ok = report.ok and fault is not None and fault["player"] == victim and fault[  # type: ignore[attr-defined]
+        "attributable"]
+    blamed_bad = not report.ok and report.player == victim  # type: ignore[attr-defined]
+    return blamed_ok or blamed_bad
+
+
+# --- 1. EVIDENCE that frames an honest player ------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "framing: WrongMatch is attributable, so the victim's own HELLO (or any envelope it signed "
+    "in an earlier match with the same keys) re-checks as wrong-match-id against it. Fix: "
+    "WrongMatch.attributable = False (errors.py; anyone can replay an old signed envelope) and "
+    "verify._recheck must report a non-attributable fault with player None"))
+@pytest.mark.parametrize("source", ["this match's HELLO", "an earlier match"])
+def test_evidence_cannot_frame_with_an_old_signed_envelope(source: str) -> None:
+    pair = _playing("review/frame-hello")
+    victim = 1
+    if source == "this match's HELLO":
+        stolen = pair.transcript(0).hellos[victim]
+    else:  # the same two identities played before; the liar kept the victim's envelopes
+        earlier = Pair(rules_for(DECK), label="review/frame-earlier")
+        earlier.ids = pair.ids
+        earlier.peers = tuple(  # type: ignore[assignment]
+            MatchPeer(seat, pair.ids[seat], earlier.rules, earlier.catalogue,
+                      rng=master_rng(master_secret("review/frame-earlier", seat)))
+            for seat in (0, 1))
+        earlier.start()
+        earlier.deliver(max_steps=30, choose=False)
+        stolen = next(raw for raw in earlier.transcript(0).envelopes
+                      if parse_envelope(raw).sender == victim)
+    chain = pair.transcript(0).envelopes
+    lie = errors.WrongMatch("made up", [stolen], player=victim)
+    report = verify_transcript(Transcript(pair.transcript(0).hellos,
+                                          (*chain, _evidence(pair, 0, chain, lie))))
+    assert not _frames(report, victim), report.describe()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "framing: evidence_body drops an offending envelope larger than MAX_EVIDENCE_BYTES "
+    "(900 000) although envelopes may be 1 MiB, so the honest accuser's EVIDENCE is empty and "
+    "verify calls it false-evidence by the accuser. Fix: match.evidence_body must always keep "
+    "the last (offending) item, and MAX_EVIDENCE_BYTES must leave room for one full envelope "
+    "(raise the EVIDENCE envelope limit, or cap the peer's envelopes at ~900 000 bytes)"))
+def test_oversize_offending_envelope_does_not_turn_against_the_accuser() -> None:
+    cheater = 0
+
+    def huge(env: Envelope) -> bytes:  # a signed ACTION with a 950 kB text (< 1 MiB)
+        return reseal(pair.ids[cheater], env, body=["x" * 950_000, env.body[1]])
+
+    pair = Pair(rules_for(DECK), label="review/huge", tamper=on_nth(cheater, K.ACTION, 0, huge))
+    pair.run()
+    assert len(pair.errors) == 1 and isinstance(pair.errors[0][1], errors.MalformedMessage)
+    honest = pair.peers[1 - cheater]
+    report = verify_transcript(honest.transcript())
+    assert report.ok, report.describe()
+    assert report.summary["fault"]["player"] == cheater
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "framing: PrevHashMismatch is pinned on the sender even when the envelope it builds on "
+    "was the accuser's. The accuser swaps its own envelope X for X' in its transcript and "
+    "blames the victim's reply. Fix: in verify._recheck (or chain._check_link) a "
+    "prev-hash-mismatch is attributable to the sender only when the chain head was signed by "
+    "the sender itself; otherwise report it with player None, not attributable"))
+def test_private_branch_does_not_frame_the_reply_as_prev_hash_mismatch() -> None:
+    pair = _playing("review/branch")
+    accuser = next(p for p in pair.peers if p.my_turn)
+    victim = pair.peers[1 - accuser.seat]
+    before = accuser.transcript().envelopes
+    state = accuser.core.state  # type: ignore[union-attr]
+    actions = accuser.legal_actions()
+    end = next(a for a in actions if format_input(a) == "end")
+    accuser.submit(end)  # X, really sent: the turn passes to the victim
+    pair.deliver(choose=False)
+    assert victim.my_turn
+    victim.submit(victim.legal_actions()[0])
+    reply = victim.outgoing()[0]  # seq n + 1, built on X
+    assert parse_envelope(reply).seq == len(before) + 1
+    # X': another legal action at the same seq, never sent to anyone
+    other = next(a for a in actions if a != end)
+    x2 = _seal_after(pair, accuser.seat, before, K.ACTION,
+                     [format_input(other), state_hash(step(state, other))])
+    chain = (*before, x2)
+    lie = errors.PrevHashMismatch("made up", [reply], player=victim.seat)
+    report = verify_transcript(Transcript(pair.transcript(0).hellos,
+                                          (*chain, _evidence(pair, accuser.seat, chain, lie))))
+    assert not _frames(report, victim.seat), report.describe()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "free abort: an EVIDENCE whose item fails only a non-attributable check (junk bytes -> "
+    "malformed-message) ends the match ABORTED, 'ok', no winner and nobody blamed, at any "
+    "moment, e.g. when the accuser is about to lose. Fix: verify._completeness must not treat "
+    "an unattributable fault as a clean ending (report it like `incomplete` against the "
+    "accuser, or at least ok=False), and MatchPeer should resync (envelopes_after) instead of "
+    "sealing EVIDENCE for replay/sequence-gap/bad-signature/malformed bytes"))
+def test_unattributable_evidence_is_not_a_clean_escape() -> None:
+    pair = _playing("review/junk")
+    quitter = pair.peers[0]
+    quitter._fail(errors.MalformedMessage("the peer sent junk", [b"junk"]))
+    report = verify_transcript(quitter.transcript())
+    fault = report.summary.get("fault") or {}
+    assert not report.ok or fault.get("player") == quitter.seat, report.describe()
+
+
+# --- 2. who can walk away ---------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "SPEC §4.6 says the last revealer's walk-away is a forfeit (§4.11), but no message can "
+    "claim it: TIMEOUT_CLAIM is allowed only in PLAY on a turn/choice decision. Fix: "
+    "match.MatchCore._allowed/_on_timeout and MatchPeer.claim_timeout/_tick must also accept a "
+    "claim (with clock) while the peer owes any message of its own (REVEAL_1, SHUFFLE_1, "
+    "DRAW, OPEN, RESULT, RESULT_COSIGN), and the verifier must score it as a loss"))
+def test_last_revealer_who_sees_the_layout_and_walks_away_forfeits() -> None:
+    rules = MatchRules(deal_mode=DECK, **CLOCK)  # type: ignore[arg-type]
+    pair = Pair(rules, label="review/last-revealer")
+    pair.start()
+    last = pair.peers[1]
+    for _ in range(20):
+        pair.deliver(max_steps=1, choose=False, now_ms=0)
+        if last.core is not None and last.core.coin_seeds[0] is not None:
+            break
+    core = last.core
+    assert core is not None and core.phase is Phase.REVEAL_1
+    # seat 1 knows the layout and the first player before anyone else ...
+    layout = coin_outcome(core.match_id, COIN_PURPOSE, core.coin_seeds[0], last._coin_seed)
+    predicted = new_game(rules.ruleset, pair.catalogue, layout).first
+    last.outgoing()  # ... and, not liking it, never sends its REVEAL
+    pair.deliver(choose=False, now_ms=0)
+    assert pair.peers[0].phase is Phase.REVEAL_1
+    report = verify_transcript(pair.transcript(0))
+    assert not report.ok and report.check == "incomplete" and report.player == 1
+    assert predicted in (0, 1)
+    pair.peers[0].claim_timeout(10 ** 9)  # what a forfeit needs: today LocalProtocolError
+    assert pair.peers[0].result is not None and pair.peers[0].result.winner == 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the loser can withhold RESULT (seat 0) or RESULT_COSIGN (seat 1) forever: no claim is "
+    "possible in RESULT/COSIGN and the winner never gets a certificate. Fix as for the last "
+    "revealer: allow TIMEOUT_CLAIM whenever the peer owes the next message (match.py "
+    "MatchCore._allowed, MatchPeer.claim_timeout), or let verify accept a replayed engine "
+    "result whose RESULT/RESULT_COSIGN was withheld by the loser"))
+def test_loser_cannot_stall_the_certificate() -> None:
+    def withhold(sender: int, raw: bytes) -> bytes | None:
+        env = parse_envelope(raw)
+        owed = {K.RESULT: 0, K.RESULT_COSIGN: 1}.get(env.kind)
+        if owed == sender and env.body[1] is not None and env.body[1] != sender:
+            return None  # the loser stalls
+        return raw
+
+    rules = MatchRules(deal_mode=DECK, **CLOCK)  # type: ignore[arg-type]
+    pair = Pair(rules, label="review/stall", tamper=withhold, seed=5)
+    pair.start()
+    pair.deliver(now_ms=0)
+    winner = next(p for p in pair.peers if p.phase in (Phase.RESULT, Phase.COSIGN))
+    assert winner.core is not None and winner.core.game_result is not None
+    assert winner.core.game_result.winner == winner.seat
+    winner.claim_timeout(10 ** 9)
+    assert winner.result is not None and winner.result.winner == winner.seat
+
+
+# --- 3. a cheat that passes the live checks and the verifier ---------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a seat that deviates from its committed draw order (or brings a deck outside its "
+    "decklist) escapes the end-of-match check by claiming a timeout and never sending its "
+    "SECRET_REVEAL: verify accepts a transcript that stops after the claim. Fix: "
+    "verify._completeness must require the SECRET_REVEAL of the claimant (after TIMEOUT_CLAIM) "
+    "and of the winner (after RESIGN), i.e. only the losing seat's reveal is best effort"))
+def test_timeout_claimant_must_open_its_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Swapping(DecklistHand):  # both seats cheat: draw the opponent's slots out of order
+        def __init__(self, match_id: bytes, seat: int, cards: object, rng: object) -> None:
+            super().__init__(match_id, seat, cards, rng)  # type: ignore[arg-type]
+            order = self.draw_order._order
+            order[0], order[1] = order[1], order[0]
+
+    monkeypatch.setattr(match_module, "DecklistHand", Swapping)
+    rules = MatchRules(deal_mode=DECK, **CLOCK)  # type: ignore[arg-type]
+    pair = Pair(rules, label="review/escape")
+    pair.start()
+    pair.deliver(now_ms=0, choose=False)
+    claimant = next(p for p in pair.peers if not p.my_turn)
+    claimant._pump = lambda now_ms: []  # type: ignore[method-assign]  # it sends nothing more
+    claimant.claim_timeout(10_000)
+    hand = claimant._hand
+    assert hand is not None
+    honest_order = draw_permutation(claimant.match_id, 1 - claimant.seat,  # type: ignore[arg-type]
+                                    hand.draw_order.seed, rules.ruleset.deck_size)
+    announced = claimant.core.decklist.orders[1 - claimant.seat].positions  # type: ignore[union-attr]
+    assert list(announced) != honest_order[:len(announced)]  # it really cheated
+    report = verify_transcript(claimant.transcript())  # it stops here, reveals nothing
+    assert not report.ok and report.player == claimant.seat, report.describe()
+
+
+# --- 4. the timeout race (code under way in match.py) ----------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the late side's roll-back (MatchPeer._roll_back_for_claim, in progress) makes it sign a "
+    "second envelope at a seq it already signed (its crossing OPEN/DRAW vs its SECRET_REVEAL), "
+    "so the claimant holds a verifiable `equivocation` against an honest player. Fix: after a "
+    "roll-back never seal again at a seq <= the highest one signed on the dropped branch "
+    "(skip the late side's SECRET_REVEAL, which is best effort after a claim), or make "
+    "Equivocation non-attributable when one of the two envelopes follows a crossing claim"))
+def test_roll_back_after_a_claim_does_not_create_an_equivocation() -> None:
+    if not hasattr(MatchPeer, "_roll_back_for_claim"):
+        pytest.fail("no roll-back in this version (nothing to frame)")
+    rules = MatchRules(deal_mode=DECK, **CLOCK)  # type: ignore[arg-type]
+    for attempt in range(20):  # a match where seat 0 moves first: it will be the late side
+        pair = Pair(rules, label=f"review/eq{attempt}")
+        pair.start()
+        pair.deliver(now_ms=0, choose=False)
+        late = next(p for p in pair.peers if p.my_turn)
+        if late.seat == 0:
+            break
+    assert late.seat == 0
+    claimant = pair.peers[1 - late.seat]
+    claimant.claim_timeout(5_000)
+    recto = next(a for a in late.legal_actions() if format_input(a).endswith("recto"))
+    late.submit(recto, 5_001)  # ACTION and its OPEN cross the claim
+    claim, crossing = claimant.outgoing(), late.outgoing()
+    assert [parse_envelope(r).kind for r in crossing] == [K.ACTION, K.OPEN]
+    for raw in crossing:
+        assert claimant.receive(raw, 5_002) == []
+    for raw in claim:
+        late.receive(raw, 5_003)
+    after = late.outgoing()  # its SECRET_REVEAL, at the seq of its dropped OPEN
+    chain = (*claimant.transcript().envelopes, after[0])
+    claimant_view = Transcript(claimant.transcript().hellos, chain)
+    lie = errors.Equivocation("made up", [after[0], crossing[1]], player=late.seat)
+    report = verify_transcript(Transcript(claimant_view.hellos,
+                                          (*chain, _evidence(pair, claimant.seat, chain, lie))))
+    assert not _frames(report, late.seat), report.describe()
+
+
+# --- 5. checks that hold (regression guards for the review) ----------------------------------
+
+
+def _end_of_match(label: str) -> tuple[Pair, tuple[bytes, ...]]:
+    pair = Pair(rules_for(DECK), label=label)
+    pair.run()
+    assert pair.errors == []
+    return pair, pair.transcript(0).envelopes
+
+
+def _index_of(chain: tuple[bytes, ...], kind: MessageKind) -> int:
+    return next(i for i, raw in enumerate(chain) if parse_envelope(raw).kind is kind)
+
+
+def test_result_without_cosign_is_incomplete_and_names_seat_1() -> None:
+    pair, chain = _end_of_match("review/cut")
+    cut = chain[:_index_of(chain, K.RESULT) + 1]
+    report = verify_transcript(Transcript(pair.transcript(0).hellos, cut))
+    assert not report.ok and report.check == "incomplete" and report.player == 1
+
+
+def test_disagreeing_cosign_is_a_result_mismatch_by_seat_1() -> None:
+    pair, chain = _end_of_match("review/cosign")
+    at = _index_of(chain, K.RESULT_COSIGN)
+    env = parse_envelope(chain[at])
+    body = list(env.body)
+    body[3] += 1  # another input count
+    forged = reseal(pair.ids[1], env, body=body)
+    report = verify_transcript(Transcript(pair.transcript(0).hellos, (*chain[:at], forged)))
+    assert not report.ok and report.check == "result-mismatch" and report.player == 1
+
+
+def test_missing_secret_reveal_after_a_game_is_incomplete() -> None:
+    pair, chain = _end_of_match("review/secrets")
+    cut = chain[:-1]  # seat 1's SECRET_REVEAL withheld
+    report = verify_transcript(Transcript(pair.transcript(0).hellos, cut))
+    assert not report.ok and report.check == "incomplete" and report.player == 1
+
+
+def test_envelope_of_an_earlier_match_is_refused_live() -> None:
+    pair = _playing("review/replay-live")
+    other = _playing("review/replay-live-other")
+    foreign = other.transcript(1).envelopes[-1]
+    with pytest.raises(errors.RemoteProtocolError):
+        pair.peers[0].receive(foreign)
+
+
+def test_reflected_hello_is_refused() -> None:
+    template = Pair(rules_for(DECK), label="review/reflect")
+    peer = MatchPeer(0, template.ids[0], template.rules, template.catalogue,
+                     rng=master_rng(master_secret("review/reflect", 0)))
+    hello = peer.start()[0]
+    with pytest.raises(errors.SetupMismatch):
+        peer.receive(hello)
+
+
