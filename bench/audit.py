@@ -8,14 +8,25 @@
 # Each run verifies the whole set once; a row is the median over the runs of transcripts per
 # second. Target: >= 100 transcripts/s in decklist mode.
 #
-# Sections are functions in SECTIONS returning table rows, so another section (tournaments) is
-# one more function and one more entry. Run: .venv/bin/python bench/audit.py [--runs N]
-# [--matches M] [--section verify].
+# Section "tournament": whole `versus tournament random random --concurrency 2` runs, each a
+# fresh output folder and a fresh process (`python -m cli.main`), timed from the command's
+# start to its exit: worker start-up, every match over TCP on 127.0.0.1 through the full
+# protocol, the in-worker verification, the records and the results. A row is the median over
+# the runs of matches per minute. Target: >= 300 matches/min in decklist mode. The note breaks
+# a game down from the records (median wall time of a game inside its worker, of which the
+# setup until PLAY) and gives the fixed cost of a run (worker start-up and the runner).
+#
+# Sections are functions in SECTIONS returning table rows, so another section is one more
+# function and one more entry. Run: .venv/bin/python bench/audit.py [--runs N] [--matches M]
+# [--section verify] [--section tournament --games G].
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +39,8 @@ from tests.protocol.pair import play
 
 Row = tuple[str, str, str]  # (what, median, note)
 TARGET_DECKLIST = 100.0
+TARGET_TOURNAMENT = 300.0  # matches per minute, decklist, concurrency 2
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def transcripts(mode: DealMode, count: int) -> list[bytes]:
@@ -68,8 +81,49 @@ def section_verify(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+def tournament_run(deal: str, games: int, concurrency: int) -> tuple[float, list[dict]]:
+    """One whole tournament in a fresh process: (wall seconds, the game records)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "t"
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", "tournament", "random", "random",
+             "--games", str(games), "--concurrency", str(concurrency), "--deal", deal,
+             "--out", str(out)], cwd=ROOT, capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"bench tournament failed: {done.stderr.strip()[-300:]}")
+        records = json.loads((out / "results.json").read_text())["games"]
+    if not all(r["verified"] for r in records):
+        raise RuntimeError("a bench tournament game did not verify")
+    return seconds, records
+
+
+def section_tournament(args: argparse.Namespace) -> list[Row]:
+    rows: list[Row] = []
+    for deal, games in (("decklist", args.games), ("shared-pool", max(4, args.games // 4))):
+        rates, per_game, setups, fixed = [], [], [], []
+        for _ in range(args.tournament_runs):
+            seconds, records = tournament_run(deal, games, 2)
+            rates.append(len(records) / seconds * 60)
+            in_worker = [r["seconds"] for r in records]
+            per_game += in_worker
+            setups += [r["setup_seconds"] for r in records]
+            fixed.append(seconds - sum(in_worker) / 2)  # what the two workers do not explain
+        rate = statistics.median(rates)
+        note = (f"{games} games x {args.tournament_runs} runs, concurrency 2; a game "
+                f"{1000 * statistics.median(per_game):.0f} ms in its worker (setup "
+                f"{1000 * statistics.median(setups):.0f} ms); fixed cost "
+                f"{statistics.median(fixed):.1f} s per run")
+        if deal == "decklist":
+            note += f"; target >= {TARGET_TOURNAMENT:.0f}/min"
+        rows.append((f"tournament, {deal}", f"{rate:.0f}/min", note))
+    return rows
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "verify": section_verify,
+    "tournament": section_tournament,
 }
 
 
@@ -86,9 +140,14 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=20, help="decklist matches per run")
     parser.add_argument("--section", choices=sorted(SECTIONS), action="append",
                         help="only these sections (default: all)")
+    parser.add_argument("--games", type=int, default=40,
+                        help="tournament: decklist games per run (shared pool: a quarter)")
+    parser.add_argument("--tournament-runs", type=int, default=3,
+                        help="tournament: runs per row (median)")
     args = parser.parse_args()
+    cores = {"verify": "one core", "tournament": "concurrency 2"}
     for name in args.section or list(SECTIONS):
-        print_table(f"{name} (one core)", SECTIONS[name](args))
+        print_table(f"{name} ({cores[name]})", SECTIONS[name](args))
 
 
 if __name__ == "__main__":

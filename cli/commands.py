@@ -26,13 +26,13 @@ import trio
 
 from engine import ActionOrder, PlayerView, Ruleset, default_catalogue
 from engine.errors import EngineError
-from p2p.connect import listening_port, open_listeners
+from p2p.connect import listening_port
 from p2p.discovery import announce, discover
 from p2p.errors import TransportError
 from p2p.invite import Invite, _split_hostport, format_hostport
 from p2p.keystore import load_or_create_identity
 from p2p.known_peers import KnownPeers
-from p2p.link import HostLink, JoinLink
+from p2p.link import HostLink, JoinLink, open_game_listeners
 from p2p.loopback import play_loopback_match
 from p2p.session import (
     MatchSession,
@@ -90,25 +90,28 @@ def load_deck(path: str) -> list[str]:
     try:
         obj: Any = json.loads(text)
     except ValueError:
-        obj = None
-        cards: list[str] = []
-        for number, line in enumerate(text.splitlines(), 1):
-            fields = line.split("#")[0].split()
-            if not fields:
-                continue
-            if len(fields) == 2 and fields[0].isdigit():
-                cards += [fields[1]] * int(fields[0])
-            elif len(fields) == 1:
-                cards.append(fields[0])
-            else:
-                raise CommandError(f"deck file {path} line {number}: expected 'ID' or 'N ID'")
-        return cards
+        return _deck_lines(text, path)
     if isinstance(obj, list) and all(isinstance(c, str) for c in obj):
         return list(obj)
     if isinstance(obj, dict) and all(isinstance(k, str) and type(v) is int and 0 < v <= 64
                                      for k, v in obj.items()):
         return [card for card, count in sorted(obj.items()) for _ in range(count)]
     raise CommandError(f"deck file {path}: JSON must be a list of card ids or {{id: count}}")
+
+
+def _deck_lines(text: str, path: str) -> list[str]:
+    cards: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split("#")[0].split()
+        if not fields:
+            continue
+        if len(fields) == 2 and fields[0].isdigit() and 0 < int(fields[0]) <= 64:
+            cards += [fields[1]] * int(fields[0])
+        elif len(fields) == 1:
+            cards.append(fields[0])
+        else:
+            raise CommandError(f"deck file {path} line {number}: expected 'ID' or 'N ID'")
+    return cards
 
 
 def rules_from(args: argparse.Namespace) -> MatchRules:
@@ -237,8 +240,8 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                                        config=config)
         if port is None:
             port = session.port or DEFAULT_GAME_PORT
-    listeners = await open_listeners(DEFAULT_GAME_PORT if port is None else port,
-                                     bind=args.bind)
+    listeners = await open_game_listeners(DEFAULT_GAME_PORT if port is None else port,
+                                          bind=args.bind)
     port = listening_port(listeners)
     rules = None if session is not None else rules_from(args)
     deck = _deck(args)
@@ -462,10 +465,9 @@ class _Narrator:
         if not self.quiet:
             if view.turn != self.shown[0]:
                 self.shown[0] = view.turn
-                print(f"turn {view.turn + 1} (player {view.active}):", file=self.out)
+                print(f"turn {view.turn + 1}, as player {view.player} sees it:", file=self.out)
                 print(render_board(view), file=self.out)
-            print(f"  player {view.viewer if hasattr(view, 'viewer') else view.active}: "
-                  f"{action}", file=self.out)
+            print(f"  player {view.player}: {action}", file=self.out)
         return action
 
 
@@ -523,6 +525,14 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
         text = " ".join(str(error).split()) or type(error).__name__
         print(f"versus: {text}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as error:  # a bug: still one line (set VERSUS_DEBUG=1 for the traceback)
+        import os
+
+        if os.environ.get("VERSUS_DEBUG"):
+            raise
+        print(f"versus: internal error ({type(error).__name__}: "
+              f"{' '.join(str(error).split())[:200]}); please report it", file=sys.stderr)
+        return EXIT_ERROR
     except BaseExceptionGroup as group:  # several tasks failed at once: report the first
         first = group.exceptions[0]
         while isinstance(first, BaseExceptionGroup):
@@ -530,3 +540,78 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
         print(f"versus: {' '.join(str(first).split()) or type(first).__name__}",
               file=sys.stderr)
         return EXIT_ERROR
+
+
+# --- the parsers ------------------------------------------------------------------------------
+
+
+def _hex_seed(text: str) -> bytes:
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed {text!r} is not hexadecimal") from None
+    if not 1 <= len(seed) <= 32:
+        raise argparse.ArgumentTypeError("seed must be 1..32 bytes (2..64 hex digits)")
+    return seed
+
+
+def _guard(func: Callable[[argparse.Namespace, TextIO], int]
+           ) -> Callable[[argparse.Namespace, TextIO], int]:
+    return lambda args, out: guarded(func, args, out)
+
+
+EXIT_CODES = ("exit codes: 0 match finished, 1 error, 2 bad command line, 3 match unfinished "
+              "(resumable with --resume), 4 protocol fault / transcript invalid")
+
+
+def add_network_parsers(sub: Any, *, offline_demo: Callable[[argparse.Namespace, TextIO], int]
+                        ) -> None:
+    """Add host, join, play and demo to the `versus` subcommands."""
+    host = sub.add_parser("host", help="host a match and print the invite to share",
+                          epilog=EXIT_CODES)
+    host.add_argument("--port", type=int, default=None,
+                      help=f"TCP port (default {DEFAULT_GAME_PORT}; 0 = any free port)")
+    host.add_argument("--bind", default=None, metavar="ADDR",
+                      help="listen only on this address (default: every IPv4 and IPv6 one)")
+    host.add_argument("--lan", action="store_true", help="announce the game on the LAN")
+    host.add_argument("--name", default=None, help="the game's name in LAN announcements")
+    add_rules_options(host)
+    add_session_options(host)
+    host.set_defaults(func=_guard(cmd_host))
+
+    join = sub.add_parser("join", help="join a match by invite, HOST:PORT or --lan",
+                          epilog=EXIT_CODES)
+    join.add_argument("target", nargs="?", default=None,
+                      help="versus://HOST:PORT#FINGERPRINT or HOST:PORT")
+    join.add_argument("--lan", action="store_true", help="find games on the LAN")
+    join.add_argument("--pick", type=int, default=None, metavar="N",
+                      help="with --lan: join the N-th game found")
+    add_session_options(join)
+    join.set_defaults(func=_guard(cmd_join))
+
+    play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
+                          epilog=EXIT_CODES)
+    play.add_argument("--bot", default="greedy", metavar="NAME",
+                      help="the opponent (random, greedy, ismcts, cmd:...; default greedy)")
+    play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
+    add_rules_options(play)
+    add_session_options(play, bot=False)
+    play.set_defaults(func=_guard(cmd_play))
+
+    demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
+                          epilog=EXIT_CODES)
+    demo.add_argument("--seed", type=_hex_seed, default=None,
+                      help="hex seed: identities, secrets and bots (reproducible transcript)")
+    demo.add_argument("--bot-a", default="random", metavar="NAME", help="player 0's bot")
+    demo.add_argument("--bot-b", default="random", metavar="NAME", help="player 1's bot")
+    demo.add_argument("--quiet", action="store_true", help="print only the summary")
+    demo.add_argument("--out", default=None, metavar="DIR",
+                      help="where to write the match directory (default: a temp dir)")
+    demo.add_argument("--offline", action="store_true",
+                      help="engine only: no protocol, no network (the first demo)")
+    add_rules_options(demo)
+
+    def demo_dispatch(args: argparse.Namespace, out: TextIO) -> int:
+        return offline_demo(args, out) if args.offline else cmd_demo(args, out)
+
+    demo.set_defaults(func=_guard(demo_dispatch))

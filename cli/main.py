@@ -21,7 +21,9 @@ from engine import (
 )
 
 from .board_text import render_board
+from .commands import add_network_parsers
 from .replay import add_replay_parser
+from .tournament import add_tournament_parser
 from .verify_cmd import add_verify_parser
 
 
@@ -35,7 +37,7 @@ def _hex_seed(text: str) -> bytes:
     return seed
 
 
-def cmd_demo(args: argparse.Namespace, out) -> int:  # type: ignore[no-untyped-def]
+def cmd_demo_offline(args: argparse.Namespace, out) -> int:  # type: ignore[no-untyped-def]
     seed = args.seed if args.seed is not None else secrets.token_bytes(16)
     ruleset = Ruleset()
     catalogue = default_catalogue()
@@ -67,12 +69,10 @@ def cmd_demo(args: argparse.Namespace, out) -> int:  # type: ignore[no-untyped-d
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="versus", description="Versus P2P")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="two random players play a whole game locally")
-    demo.add_argument("--seed", type=_hex_seed, default=None, help="hex seed (reproducible)")
-    demo.add_argument("--quiet", action="store_true", help="print only the final board")
-    demo.set_defaults(func=cmd_demo)
+    add_network_parsers(sub, offline_demo=cmd_demo_offline)  # host, join, play, demo
     add_verify_parser(sub)
     add_replay_parser(sub)
+    add_tournament_parser(sub)
     return parser
 
 

@@ -59,6 +59,11 @@ class PlayerView:
 
     # public facts
     @property
+    def public_state(self) -> State:
+        """The public engine state behind this view, read-only; it holds no hidden identities."""
+        return self._state
+
+    @property
     def turn(self) -> int:
         return self._state.turn
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import trio
 
 from p2p.channel import ChannelConfig, SecureChannel
-from p2p.connect import connect, serve
-from p2p.errors import PeerIdentityError, TransportError
+from p2p.connect import connect, listening_port, open_listeners, serve
+from p2p.errors import ListenError, PeerIdentityError, TransportError
 from p2p.handshake import Purpose
 from p2p.known_peers import KnownPeers
 from p2p.session import SessionProtocolError
@@ -199,3 +199,21 @@ class JoinLink:
                     self.on_retry(f"{error}; retrying in {delay:g} s")
             await trio.sleep(delay)
             delay = min(delay * self.backoff.factor, self.backoff.maximum)
+
+
+async def open_game_listeners(port: int, bind: str | None = None
+                              ) -> list[trio.SocketListener]:
+    """Listeners on `port` (IPv4 and IPv6 unless `bind`). Port 0 picks one free port for all
+    families (trio would give each family its own), so one invite reaches every listener."""
+    listeners = await open_listeners(port, bind=bind)
+    if port != 0 or len(listeners) == 1:
+        return listeners
+    for _ in range(8):
+        chosen = listening_port(listeners)
+        for listener in listeners:
+            await listener.aclose()
+        try:
+            return await open_listeners(chosen, bind=bind)
+        except ListenError:  # taken meanwhile by someone else: draw another
+            listeners = await open_listeners(0, bind=bind)
+    return listeners[:1]

@@ -44,10 +44,9 @@ import trio
 from engine import Action, Catalogue, PlayerView, State, new_game, step
 from engine.narrate import narrate
 from p2p.channel import ChannelConfig, SecureChannel
-from p2p.errors import MalformedFrameError, RemoteTransportError, TransportError
+from p2p.errors import RemoteTransportError, TransportError
 from p2p.store import MatchFiles, MatchStore, SessionInfo, StoreError, new_master_secret
 from protocol.commitment import coin_outcome
-from protocol.envelope import parse_envelope
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.identity import Identity
 from protocol.match import (
@@ -207,6 +206,9 @@ class MatchSession:
         self._deck = None if peer._deck_original is None else tuple(peer._deck_cards or ())
         self._result_at: float | None = None
         self._own_out_noted: int | None = None
+        #: raw bytes of every chain envelope we hold
+        self._held: set[bytes] = set() if peer.core is None else {
+            e.raw for e in peer.core.chain.envelopes}
         if peer.core is not None and peer.core.state is not None:
             self._seen_state = peer.core.state
 
@@ -454,22 +456,15 @@ class MatchSession:
                             f"{channel.peer} resent more than {MAX_DUPLICATES} envelopes we "
                             "already hold; connection closed", [])
                     continue
-                try:
+                # the peer's fault is recorded by _call, and our EVIDENCE is queued
+                with contextlib.suppress(RemoteProtocolError):
                     self._call(self.peer.receive, message, now_ms())
-                except RemoteProtocolError:
-                    pass  # the peer's fault: _call recorded it; our EVIDENCE is queued
             nursery.cancel_scope.cancel()
 
     def _is_duplicate(self, raw: bytes) -> bool:
-        core = self.peer.core
-        if core is None:
-            return False
-        try:
-            seq = parse_envelope(raw).seq
-        except RemoteProtocolError:
-            return False
-        envelopes = core.chain.envelopes
-        return seq < len(envelopes) and envelopes[seq].raw == raw
+        """An envelope we already hold (resent after a resume): dropped without a look, since
+        feeding it to the peer would be a Replay. A set of the raw bytes, no parsing."""
+        return raw in self._held
 
     # --- resume --------------------------------------------------------------------------------
 
@@ -529,7 +524,14 @@ class MatchSession:
 
     def _persist(self) -> None:
         core = self.peer.core
-        if core is None or self._store is None and self.files is None:
+        if core is None:
+            return
+        if self.peer.rolled_back != self._rolled_back:
+            self._held = {e.raw for e in core.chain.envelopes}
+        elif len(self._held) != len(core.chain):
+            self._held.update(e.raw for e in core.chain.envelopes[len(self._held):])
+        if self._store is None and self.files is None:
+            self._rolled_back = self.peer.rolled_back
             return
         if self.files is None:
             assert self._store is not None
@@ -636,13 +638,12 @@ async def drive_player(session: MatchSession, player: Player) -> None:
         if not legal:
             await changed.wait()
             continue
-        view = session.view()
         deadline = session.own_deadline()
         action: Action | None = None
         with trio.move_on_at(math.inf if deadline is None else deadline):
             async with open_nursery() as nursery:
 
-                async def think() -> None:
+                async def think(view: PlayerView, legal: list[Action]) -> None:
                     nonlocal action
                     action = await player.choose(view, legal)
                     nursery.cancel_scope.cancel()
@@ -652,7 +653,7 @@ async def drive_player(session: MatchSession, player: Player) -> None:
                         await session._changed.wait()
                     nursery.cancel_scope.cancel()
 
-                nursery.start_soon(think)
+                nursery.start_soon(think, session.view(), legal)
                 nursery.start_soon(until_ended)
         if action is None:
             continue  # out of time or the match ended: the clock watcher / peer settles it

@@ -171,7 +171,7 @@ class MatchFiles:
         """Make the file hold exactly `records` (HELLOs first): append the new ones, or rewrite
         it atomically when `rewrite` (our rolled-back envelopes must disappear)."""
         try:
-            if rewrite or self._file is None and self.transcript_path.exists():
+            if rewrite or (self._file is None and self.transcript_path.exists()):
                 self._rewrite(records)
                 return
             if self._file is None:

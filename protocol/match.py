@@ -682,7 +682,7 @@ class MatchPeer:
                 if self._claim_crossed_ours(conflict):
                     return self._roll_back_for_claim(conflict, raw, now_ms)
                 raise
-            self._tick(now_ms, parse_envelope(raw))
+            self._tick(now_ms, self.core.chain.envelopes[-1])  # the one just accepted
         except RemoteProtocolError as error:
             self._fail(error)
             raise

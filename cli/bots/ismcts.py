@@ -38,22 +38,28 @@ from .worlds import Determinizer, public_state, resolve_chance
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.25)
 UCB_C = 0.3  # exploration constant (rewards are win probabilities in [0, 1])
+BIAS = 1.0  # progressive bias: + BIAS * prior / (visits + 1), prior = one-ply win probability
 WIDEN_C = 2.0  # progressive widening: children allowed = WIDEN_C * visits ** WIDEN_A
 WIDEN_A = 0.5
-EXPAND_SAMPLE = 6  # untried actions scored before expanding the best one
+EXPAND_SAMPLE = 6  # untried actions scored before expanding the best one (unranked nodes)
+RANK_AFTER = 4  # a node visited this often ranks all its actions once (one ply, its world)
+PRIOR_WORLDS = 4  # worlds the root's one-ply ranking averages over (common random numbers)
 ROLLOUT_SAMPLE = 4  # actions scored per playout decision
 ROLLOUT_DECISIONS = 0  # playout length cap (0: evaluate the leaf directly)
 
 
 class Node:
-    __slots__ = ("avail", "children", "player", "total", "visits")
+    __slots__ = ("avail", "children", "order", "player", "prior", "total", "visits")
 
-    def __init__(self, player: int) -> None:
+    def __init__(self, player: int, prior: float = 0.5) -> None:
         self.player = player  # who chose the action leading here (the reward is theirs)
         self.children: dict[Action, Node] = {}
         self.visits = 0
         self.avail = 0
         self.total = 0.0
+        self.prior = prior  # one-ply win probability of the action leading here, for `player`
+        # the actions ranked best first with their priors, once the node is worth it
+        self.order: list[tuple[Action, float]] | None = None
 
 
 class IsmctsBot:
@@ -62,11 +68,15 @@ class IsmctsBot:
     cheap = False
 
     def __init__(self, seed: int | None = None, budget: Budget | None = None,
-                 name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS) -> None:
+                 name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS,
+                 ucb_c: float = UCB_C, bias: float = BIAS, rank_after: int = RANK_AFTER,
+                 prior_worlds: int = PRIOR_WORLDS) -> None:
         self.name = name
         self.budget = budget or DEFAULT_BUDGET
         self.rng = bot_rng(seed)
         self.rollout_decisions = rollout_decisions
+        self.ucb_c, self.bias, self.rank_after = ucb_c, bias, rank_after
+        self.prior_worlds = prior_worlds
         self.last_iterations = 0  # of the last decision (for the benchmark)
 
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
@@ -86,6 +96,10 @@ class IsmctsBot:
         root = Node(1 - view.player)
         iterations, seconds = self.budget.iterations, self.budget.seconds
         deadline = None if seconds is None else time.perf_counter() + seconds
+        if self.prior_worlds > 0:
+            root.order = _ranked(state0, legal_actions(state0),
+                                 [worlds.sample(rng) for _ in range(self.prior_worlds)],
+                                 rng, view.player)
         done = 0
         while True:
             self._iterate(root, state0, worlds.sample(rng), rng)
@@ -109,8 +123,10 @@ class IsmctsBot:
                 children[a].avail += 1
             limit = WIDEN_C * math.sqrt(node.visits + 1)
             if len(available) < len(legal) and len(available) < limit:
-                action = self._expand_choice(state, legal, children, ids, rng, mover)
-                child = children[action] = Node(mover)
+                if node.order is None and node.visits >= self.rank_after:
+                    node.order = _ranked(state, legal, [ids], rng, mover)
+                action, prior = self._expand_choice(node, state, legal, ids, rng, mover)
+                child = children[action] = Node(mover, prior)
                 child.avail = 1
                 state = resolve_chance(step(state, action), ids, rng)
                 path.append(child)
@@ -125,20 +141,27 @@ class IsmctsBot:
             n.visits += 1
             n.total += value0 if n.player == 0 else 1.0 - value0
 
-    @staticmethod
-    def _select(node: Node, available: list[Action]) -> Action:
+    def _select(self, node: Node, available: list[Action]) -> Action:
         children = node.children
+        c_ucb, bias = self.ucb_c, self.bias
         best, best_score = available[0], -1.0
         for a in available:
             c = children[a]
-            score = c.total / c.visits + UCB_C * math.sqrt(math.log(c.avail) / c.visits)
+            score = (c.total / c.visits + c_ucb * math.sqrt(math.log(c.avail) / c.visits)
+                     + bias * c.prior / (c.visits + 1))
             if score > best_score:
                 best, best_score = a, score
         return best
 
     @staticmethod
-    def _expand_choice(state, legal: list[Action], children: dict[Action, Node],  # type: ignore[no-untyped-def]
-                       ids: list[str], rng: random.Random, mover: int) -> Action:
+    def _expand_choice(node: Node, state, legal: list[Action],  # type: ignore[no-untyped-def]
+                       ids: list[str], rng: random.Random, mover: int) -> tuple[Action, float]:
+        children = node.children
+        if node.order is not None:
+            legal_set = set(legal)
+            for a, prior in node.order:
+                if a not in children and a in legal_set:
+                    return a, prior
         untried = [a for a in legal if a not in children]
         if len(untried) > EXPAND_SAMPLE:
             untried = rng.sample(untried, EXPAND_SAMPLE)
@@ -150,16 +173,15 @@ class IsmctsBot:
                 break
             legal = legal_actions(state)
             sample = legal if len(legal) <= ROLLOUT_SAMPLE else rng.sample(legal, ROLLOUT_SAMPLE)
-            action = _best_of(state, sample, ids, rng, state.pending.player)
+            action = _best_of(state, sample, ids, rng, state.pending.player)[0]
             state = resolve_chance(step(state, action), ids, rng)
         return win_probability(evaluate(state, ids, 0))
 
 
 def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Random,  # type: ignore[no-untyped-def]
-             player: int) -> Action:
-    """The action with the best static evaluation for `player` one step ahead in this world."""
-    if len(actions) == 1:
-        return actions[0]
+             player: int) -> tuple[Action, float]:
+    """The action with the best static evaluation for `player` one step ahead in this world,
+    with that evaluation as a win probability."""
     best, best_score = actions[0], -math.inf
     chance_seed = rng.getrandbits(32)
     for a in actions:
@@ -167,4 +189,21 @@ def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Rando
         score = evaluate(after, ids, player)
         if score > best_score:
             best, best_score = a, score
-    return best
+    return best, win_probability(best_score)
+
+
+def _ranked(state, actions: Sequence[Action], worlds: list[list[str]],  # type: ignore[no-untyped-def]
+            rng: random.Random, player: int) -> list[tuple[Action, float]]:
+    """Every action with its one-ply win probability for `player` averaged over `worlds`
+    (the greedy bot's ranking, same chance seeds for every action), best first."""
+    seeds = [rng.getrandbits(32) for _ in worlds]
+    scored = []
+    for i, a in enumerate(actions):
+        after = step(state, a)
+        total = 0.0
+        for ids, seed in zip(worlds, seeds, strict=True):
+            total += evaluate(resolve_chance(after, ids, random.Random(seed)), ids, player)
+        scored.append((-total, i, a))
+    scored.sort()
+    n = len(worlds)
+    return [(a, win_probability(-neg / n)) for neg, _, a in scored]

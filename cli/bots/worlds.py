@@ -9,10 +9,9 @@
 # handles whose identities are exchangeable, so a Deal answered with a uniformly random deck
 # handle is the same distribution as a shuffled deck. Reveals are answered from the sample.
 #
-# Why it lives here and reads the state: simulations need the engine's public `State` behind
-# the view (the one thing `PlayerView` does not re-export). It is public by construction (the
-# engine never puts a hidden identity in it), so reading it gives a bot nothing a person's
-# screen does not show; `public_state` is the single place that reaches for it.
+# Why it reads the state: simulations need the engine's public `State` behind the view
+# (`PlayerView.public_state`). It is public by construction (the engine never puts a hidden
+# identity in it), so reading it gives a bot nothing a person's screen does not show.
 from __future__ import annotations
 
 import random
@@ -35,7 +34,7 @@ _REVEALS: dict[tuple[int, str], Reveal] = {}
 
 def public_state(view: PlayerView) -> State:
     """The public engine state a view shows (no hidden identity in it, see the module note)."""
-    return view._state  # the view's own public state, read-only
+    return view.public_state
 
 
 def unseen_cards(view: PlayerView) -> list[str]:

@@ -85,6 +85,21 @@ def test_ismcts_plays_only_legal_actions():
         assert referee(3000 + g, bots).play() is not None
 
 
+def test_public_state_is_the_views_state_without_hidden_identities():
+    ref = referee(4050, (RandomBot(1), RandomBot(2)))
+    for _ in range(40):
+        ref.advance()
+    for p in (0, 1):
+        view = ref.view(p)
+        s = public_state(view)
+        assert s is view.public_state
+        for h in range(2 * s.n):
+            # the state names a card only where it is public (recto, eliminated face up)
+            assert s.public_id(h) is None or s.public_id(h) == view.identity(h)
+        hidden = hidden_handles(view)
+        assert hidden and all(s.public_id(h) is None for h in hidden)
+
+
 def _check_determinizations(view) -> None:  # type: ignore[no-untyped-def]
     """Known cards stay fixed; hidden handles get distinct cards the view has not shown."""
     s = public_state(view)

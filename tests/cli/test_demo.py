@@ -6,16 +6,16 @@ from cli.main import main
 
 
 def test_demo_plays_a_whole_game(capsys):
-    assert main(["demo", "--seed", "00ff"]) == 0
+    assert main(["demo", "--offline", "--seed", "00ff"]) == 0
     out = capsys.readouterr().out
     assert "result: " in out and ("wins" in out or "draw" in out)
     assert "after turn 1:" in out
 
 
 def test_demo_is_reproducible(capsys):
-    main(["demo", "--seed", "abcd", "--quiet"])
+    main(["demo", "--offline", "--seed", "abcd", "--quiet"])
     first = capsys.readouterr().out
-    main(["demo", "--seed", "abcd", "--quiet"])
+    main(["demo", "--offline", "--seed", "abcd", "--quiet"])
     assert capsys.readouterr().out == first
 
 

@@ -74,7 +74,7 @@ async def test_a_whole_match_ends_closed_and_verifies(tmp_path, reference) -> No
     assert all(s.peer.phase is Phase.CLOSED for s in sessions)
     assert outcomes[0].result == outcomes[1].result and outcomes[0].result is not None
     assert outcomes[0].result.ending is Ending.GAME
-    for seat, outcome in enumerate(outcomes):
+    for outcome in outcomes:
         assert outcome.transcript_path is not None
         assert outcome.transcript_path.read_bytes() == reference  # the file matches the peer
         secret = outcome.transcript_path.parent / "secret"

@@ -18,7 +18,7 @@ from engine import ActionOrder, Catalogue, Ruleset, default_catalogue
 from protocol.envelope import Envelope, parse_envelope, seal
 from protocol.identity import Identity
 from protocol.match import Event, MatchPeer
-from protocol.rules import DealMode, MatchRules, master_rng
+from protocol.rules import DealMode, MatchRules
 from protocol.transcript import Transcript
 
 Tamper = Callable[[int, bytes], bytes | list[bytes] | None]

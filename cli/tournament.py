@@ -1,0 +1,914 @@
+# `versus tournament`: bots (built-in or external programs) play each other in real
+# peer-to-peer matches, many at once, and the standings come out with Elo ratings (SPEC §8.3).
+#
+# How it works. The runner (this module, one trio program) computes the schedule (round robin
+# or gauntlet, a number of games per pairing with the seats swapped every other game), writes
+# the manifest DIR/tournament.json (participants, settings, schedule), then keeps N worker
+# processes busy (`python -m cli.tournament_worker`, one game at a time each, so games use all
+# the cores and a bot or a worker that goes wrong takes down one game, not the tournament).
+# Every game is a whole match over TCP on 127.0.0.1 through the full protocol; the worker saves
+# its transcript as DIR/games/<game>.vtr and returns the verified result; the runner writes
+# DIR/games/<game>.json atomically (temporary file + rename) the moment each game ends. That
+# file is the game's only record: an interrupted tournament resumes (`--resume`) by reloading
+# the records, re-verifying each saved transcript, and playing only the games without a valid
+# record. A worker that dies or outlives the per-game limit (plus a grace) is killed and its
+# game recorded as abandoned (not scored; `--resume` plays it again); a new worker takes over.
+#
+# Output: a progress bar on stderr (in place on a terminal, one line per game otherwise), the
+# standings on stdout (games, wins, draws, losses, forfeits, score, Elo with its 95 % interval
+# from cli/tournament_elo.py), DIR/results.json and DIR/results.csv (one row per game).
+# Errors are one line on stderr and an exit status (EXIT_* below, README, `--help`).
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+import trio
+
+from p2p.session import open_nursery
+from protocol.rules import DealMode
+from protocol.verify import verify_transcript
+
+from .tournament_elo import Rating, ratings
+from .tournament_worker import bot_of
+from .verify_cmd import UnreadableFile, read_limited
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_UNVERIFIED = 0, 1, 2, 3, 4
+MANIFEST_FORMAT = "versus-tournament/1"
+RESULTS_FORMAT = "versus-tournament-results/1"
+FORMATS = ("round-robin", "gauntlet")
+ENDINGS = ("game", "resignation", "timeout", "fault", "forfeit", "abandoned")
+DEFAULT_GAME_TIMEOUT = 300.0
+WORKER_GRACE_S = 20.0  # beyond the per-game limit before the runner kills a worker
+WORKER_START_S = 60.0
+MAX_RECORD_FILE = 1 << 20
+MAX_MANIFEST_FILE = 16 << 20
+MAX_WORKER_LINE = 1 << 20
+STDERR_KEEP = 8192
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TournamentError(Exception):
+    """A one-line failure; `status` is the exit status."""
+
+    def __init__(self, message: str, status: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# --- settings and schedule ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that fixes the schedule and the games (concurrency does not)."""
+
+    format: str = "round-robin"
+    games: int = 2
+    champion: str | None = None  # gauntlet: the participant who plays everyone
+    deal: str = DealMode.DECKLIST.value
+    seed: str | None = None  # hex; None: every game draws fresh secrets
+    time_per_decision_ms: int | None = None
+    game_timeout: float = DEFAULT_GAME_TIMEOUT
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": self.format, "games": self.games, "champion": self.champion,
+                "deal": self.deal, "seed": self.seed,
+                "time_per_decision_ms": self.time_per_decision_ms,
+                "game_timeout": self.game_timeout}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Settings:
+        if not isinstance(data, dict) or set(data) != set(cls().to_dict()):
+            raise ValueError("settings are not the expected object")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Game:
+    """One scheduled game: `pairing` (i, j) are participant indexes, `seats` who plays seat 0
+    and seat 1; `round` counts the games of the pairing from 1."""
+
+    id: str
+    round: int
+    pairing: tuple[int, int]
+    seats: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.id, "round": self.round, "pairing": list(self.pairing),
+                "seats": list(self.seats)}
+
+
+def pairings(participants: Sequence[str], settings: Settings) -> list[tuple[int, int]]:
+    if settings.format == "gauntlet":
+        champion = participants.index(settings.champion or participants[0])
+        return [(champion, j) for j in range(len(participants)) if j != champion]
+    return [(i, j) for i in range(len(participants)) for j in range(i + 1, len(participants))]
+
+
+def make_schedule(participants: Sequence[str], settings: Settings) -> list[Game]:
+    """Round by round, so a tournament stopped early is balanced between pairings; seat 0 goes
+    to the pairing's first participant in odd rounds and to the second in even ones."""
+    games = []
+    for n in range(1, settings.games + 1):
+        for i, j in pairings(participants, settings):
+            seats = (i, j) if n % 2 == 1 else (j, i)
+            games.append(Game(f"p{i}-p{j}-{n:03d}", n, (i, j), seats))
+    return games
+
+
+def game_seed(settings: Settings, game: Game) -> str | None:
+    if settings.seed is None:
+        return None
+    return hashlib.sha256(b"versus/v1/tournament-game\x00" + bytes.fromhex(settings.seed)
+                          + game.id.encode()).hexdigest()
+
+
+# --- the output folder -------------------------------------------------------------------------
+
+
+def write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@dataclass
+class Folder:
+    root: Path
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "tournament.json"
+
+    @property
+    def games(self) -> Path:
+        return self.root / "games"
+
+    def record_path(self, game: Game) -> Path:
+        return self.games / f"{game.id}.json"
+
+    def transcript_path(self, game: Game) -> Path:
+        return self.games / f"{game.id}.vtr"
+
+    def prepare(self) -> None:
+        try:
+            self.games.mkdir(parents=True, exist_ok=True)
+            probe = self.root / ".write-test"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as error:
+            raise TournamentError(f"cannot write to {self.root}: "
+                                  f"{error.strerror or error}") from None
+
+
+def read_json(path: Path, limit: int) -> Any:
+    """A JSON file, or ValueError naming the problem."""
+    try:
+        data = read_limited(str(path), limit)
+    except UnreadableFile as error:
+        raise ValueError(str(error)) from None
+    if data is None:
+        raise ValueError(f"larger than {limit} bytes")
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"not JSON: {error}") from None
+
+
+def write_manifest(folder: Folder, participants: Sequence[str], settings: Settings,
+                   schedule: Sequence[Game]) -> None:
+    manifest = {"format": MANIFEST_FORMAT, "participants": list(participants),
+                "settings": settings.to_dict(), "schedule": [g.to_dict() for g in schedule]}
+    try:
+        write_atomically(folder.manifest, json.dumps(manifest, indent=1) + "\n")
+    except OSError as error:
+        raise TournamentError(f"cannot write {folder.manifest}: "
+                              f"{error.strerror or error}") from None
+
+
+def read_manifest(folder: Folder) -> tuple[list[str], Settings, list[Game]]:
+    try:
+        data = read_json(folder.manifest, MAX_MANIFEST_FILE)
+        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+            raise ValueError(f"not a {MANIFEST_FORMAT} manifest")
+        participants = data["participants"]
+        if not isinstance(participants, list) or not all(isinstance(p, str) for p in
+                                                         participants):
+            raise ValueError("participants must be a list of names")
+        settings = Settings.from_dict(data["settings"])
+        schedule = make_schedule(participants, settings)
+        if data["schedule"] != [g.to_dict() for g in schedule]:
+            raise ValueError("the schedule does not follow from the participants and settings")
+    except (ValueError, KeyError, TypeError) as error:
+        raise TournamentError(f"cannot resume from {folder.manifest}: {error}") from None
+    return participants, settings, schedule
+
+
+def settings_difference(here: tuple[list[str], Settings],
+                        there: tuple[list[str], Settings]) -> str | None:
+    if here[0] != there[0]:
+        return f"participants {here[0]} here, {there[0]} there"
+    a, b = here[1].to_dict(), there[1].to_dict()
+    for key in a:
+        if a[key] != b[key]:
+            return f"{key} {a[key]!r} here, {b[key]!r} there"
+    return None
+
+
+# --- game records ------------------------------------------------------------------------------
+
+
+def make_record(game: Game, participants: Sequence[str], answer: dict[str, Any],
+                folder: Folder) -> dict[str, Any]:
+    """The saved record of a game, from the worker's answer (or the runner's abandonment)."""
+    seats = [participants[s] for s in game.seats]
+    abandoned = bool(answer.get("abandoned"))
+    winner_seat = None if abandoned else answer.get("winner_seat")
+    transcript = answer.get("transcript")
+    return {
+        "game": game.id, "round": game.round,
+        "pairing": [participants[p] for p in game.pairing], "seats": seats,
+        "winner_seat": winner_seat,
+        "winner": None if winner_seat is None else seats[winner_seat],
+        "ending": "abandoned" if abandoned else answer.get("ending"),
+        "outcome": answer.get("outcome"), "reason": answer.get("reason") or "",
+        "forfeit_seat": answer.get("forfeit_seat"),
+        "transcript": None if not transcript
+        else os.path.relpath(transcript, folder.root).replace(os.sep, "/"),
+        "verified": bool(answer.get("verified")) and not abandoned,
+        "check": answer.get("check"), "actions": answer.get("actions"),
+        "fingerprints": answer.get("fingerprints"), "match_id": answer.get("match_id"),
+        "seconds": round(float(answer.get("seconds") or 0.0), 3),
+        "setup_seconds": round(float(answer.get("setup_seconds") or 0.0), 3),
+    }
+
+
+def scored(record: dict[str, Any]) -> bool:
+    """A game that counts in the standings: it has a result (a fault without a winner and an
+    abandoned game do not)."""
+    return record["ending"] != "abandoned" and not (record["ending"] == "fault"
+                                                    and record["winner_seat"] is None)
+
+
+def check_record(record: Any, game: Game, participants: Sequence[str],
+                 folder: Folder) -> str | None:
+    """Why a saved record cannot be kept (None: keep it). Its transcript is verified again and
+    must show the recorded winner."""
+    if not isinstance(record, dict) or record.get("game") != game.id:
+        return "not this game's record"
+    if record.get("seats") != [participants[s] for s in game.seats]:
+        return "recorded with other seats"
+    if record.get("ending") not in ENDINGS or record.get("winner_seat") not in (0, 1, None):
+        return "not a valid record"
+    if record["ending"] == "abandoned":
+        return "abandoned"
+    if record.get("transcript") is None:
+        return None if record["ending"] == "forfeit" else "no transcript"
+    path = folder.root / record["transcript"]
+    if path.resolve() != folder.transcript_path(game).resolve():
+        return "its transcript is not in the games folder"
+    try:
+        data = read_limited(str(path), MAX_RECORD_FILE * 256)
+    except UnreadableFile as error:
+        return f"transcript unreadable: {error}"
+    if data is None:
+        return "transcript too large"
+    report = verify_transcript(data)
+    if not report.ok:
+        return f"its transcript does not verify: {report.check}: {report.message}"[:200]
+    verified = report.summary.get("result") or {}
+    if verified.get("winner") != record["winner_seat"]:
+        return "its transcript names another winner"
+    record["verified"] = True
+    return None
+
+
+def load_records(folder: Folder, schedule: Sequence[Game], participants: Sequence[str],
+                 warn: Callable[[str], None]) -> dict[str, dict[str, Any]]:
+    """The records worth keeping, by game id; the others are played again."""
+    kept: dict[str, dict[str, Any]] = {}
+    for game in schedule:
+        path = folder.record_path(game)
+        if not path.exists():
+            continue
+        try:
+            record = read_json(path, MAX_RECORD_FILE)
+        except ValueError as error:
+            warn(f"game {game.id}: its record is unreadable ({error}); playing it again")
+            continue
+        why = check_record(record, game, participants, folder)
+        if why is None:
+            kept[game.id] = record
+        elif why != "abandoned":
+            warn(f"game {game.id}: {why}; playing it again")
+    return kept
+
+
+# --- worker processes --------------------------------------------------------------------------
+
+
+class WorkerDied(Exception):
+    pass
+
+
+class Worker:
+    """One `python -m cli.tournament_worker` process; its stderr is drained into a tail kept
+    for the one-line reason when it dies."""
+
+    command: ClassVar[Sequence[str]] = (sys.executable, "-m", "cli.tournament_worker")
+
+    def __init__(self, nursery: trio.Nursery) -> None:
+        self.nursery = nursery
+        self.proc: trio.Process | None = None
+        self.buffer = bytearray()
+        self.stderr = bytearray()
+
+    async def start(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        self.proc = await trio.lowlevel.open_process(
+            list(self.command), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            start_new_session=True)  # Ctrl-C reaches the runner, which stops the workers
+        self.nursery.start_soon(self._drain)
+        with trio.move_on_after(WORKER_START_S):
+            ready = await self._read_line()
+            if "ready" not in ready:
+                raise WorkerDied("the worker did not say ready")
+            return
+        raise WorkerDied(f"the worker did not start within {WORKER_START_S:g} s")
+
+    async def play(self, job: dict[str, Any], limit: float) -> dict[str, Any]:
+        """The worker's answer; WorkerDied (worker killed) when it dies or overruns `limit`."""
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            await self.proc.stdin.send_all(json.dumps(job).encode() + b"\n")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise WorkerDied(await self._death()) from None
+        with trio.move_on_after(limit):
+            return await self._read_line()
+        await self.kill()
+        raise WorkerDied(f"the worker exceeded the per-game limit of {limit:g} s and was "
+                         "killed")
+
+    async def _read_line(self) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdout is not None
+        while (end := self.buffer.find(b"\n")) < 0:
+            if len(self.buffer) > MAX_WORKER_LINE:
+                await self.kill()
+                raise WorkerDied("the worker answered an overlong line")
+            chunk = await self.proc.stdout.receive_some(65536)
+            if not chunk:
+                raise WorkerDied(await self._death())
+            self.buffer += chunk
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            await self.kill()
+            raise WorkerDied("the worker answered something that is not a JSON object")
+        return answer
+
+    async def _death(self) -> str:
+        assert self.proc is not None
+        with trio.move_on_after(2):
+            await self.proc.wait()
+        await self.kill()
+        lines = [x for x in self.stderr.decode("utf-8", "replace").splitlines() if x.strip()]
+        tail = f": {lines[-1].strip()[:200]}" if lines else ""
+        return f"the worker process died (exit status {self.proc.returncode}){tail}"
+
+    async def _drain(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        try:
+            while chunk := await self.proc.stderr.receive_some(65536):
+                self.stderr += chunk
+                del self.stderr[:-STDERR_KEEP]
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    async def kill(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        with trio.CancelScope(shield=True):
+            if proc.returncode is None:
+                proc.kill()
+            await proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    await stream.aclose()
+
+
+# --- progress ----------------------------------------------------------------------------------
+
+
+def describe_record(record: dict[str, Any]) -> str:
+    seats = record["seats"]
+    head = f"{record['game']} {seats[0]} vs {seats[1]}: "
+    if record["ending"] == "abandoned":
+        return head + f"abandoned ({record['reason']})"
+    if record["winner"] is None:
+        return head + f"draw ({record['outcome'] or record['ending']})"
+    how = record["outcome"] or record["ending"]
+    if record["ending"] == "forfeit":
+        how = f"forfeit: {record['reason']}"
+    return head + f"{record['winner']} wins ({how})"
+
+
+class Progress:
+    """Plain text on stderr: a bar redrawn in place on a terminal, else a line per game."""
+
+    def __init__(self, total: int, done: int, to_play: int, stream: IO[str]) -> None:
+        self.total, self.done, self.to_play, self.stream = total, done, to_play, stream
+        self.played = 0
+        self.tty = stream.isatty()
+        self.started = time.monotonic()
+
+    def start(self) -> None:
+        if self.tty and self.to_play:
+            self._draw(f"{self.done}/{self.total} games, starting the workers")
+
+    def game(self, record: dict[str, Any]) -> None:
+        self.done += 1
+        self.played += 1
+        if not self.tty:
+            print(f"[{self.done}/{self.total}] {describe_record(record)}", file=self.stream,
+                  flush=True)
+            return
+        elapsed = time.monotonic() - self.started
+        rate = self.played / elapsed * 60 if elapsed > 0 else 0.0
+        left = max(0, self.to_play - self.played) * elapsed / self.played
+        self._draw(f"{self.done}/{self.total} games, {rate:.0f}/min, eta {_clock(left)} | "
+                   f"{describe_record(record)}")
+
+    def _draw(self, text: str) -> None:
+        width = 24
+        filled = width * self.done // max(1, self.total)
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {text}"
+        columns = shutil.get_terminal_size((100, 20)).columns
+        self.stream.write("\r" + line[: columns - 1].ljust(columns - 1))
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self.to_play:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+# --- running the games -------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One invocation: what to play and what has been recorded so far."""
+
+    folder: Folder
+    participants: list[str]
+    settings: Settings
+    schedule: list[Game]
+    records: dict[str, dict[str, Any]]
+    concurrency: int
+    max_games: int | None = None
+    progress: Progress | None = None
+    started: int = 0
+    todo: list[Game] = field(default_factory=list)
+
+    def job(self, game: Game) -> dict[str, Any]:
+        return {"game": game.id, "players": [self.participants[s] for s in game.seats],
+                "deal": self.settings.deal, "seed": game_seed(self.settings, game),
+                "time_ms": self.settings.time_per_decision_ms,
+                "game_timeout": self.settings.game_timeout,
+                "transcript": str(self.folder.transcript_path(game).resolve())}
+
+    def next_game(self) -> Game | None:
+        if not self.todo or (self.max_games is not None and self.started >= self.max_games):
+            return None
+        self.started += 1
+        return self.todo.pop(0)
+
+    def record(self, game: Game, answer: dict[str, Any]) -> None:
+        record = make_record(game, self.participants, answer, self.folder)
+        try:
+            write_atomically(self.folder.record_path(game), json.dumps(record, indent=1))
+        except OSError as error:
+            raise TournamentError(f"cannot write {self.folder.record_path(game)}: "
+                                  f"{error.strerror or error}") from None
+        self.records[game.id] = record
+        if self.progress is not None:
+            self.progress.game(record)
+
+
+async def play_games(run: Run) -> None:
+    """Play `run.todo` on `run.concurrency` workers (fewer if fewer games are left)."""
+    limit = run.settings.game_timeout + WORKER_GRACE_S
+    slots = max(1, min(run.concurrency, len(run.todo), run.max_games or len(run.todo)))
+
+    async def slot() -> None:
+        async with open_nursery() as nursery:
+            worker: Worker | None = None
+            try:
+                while (game := run.next_game()) is not None:
+                    if worker is None:
+                        worker = Worker(nursery)
+                        try:
+                            await worker.start()
+                        except WorkerDied as error:
+                            await worker.kill()
+                            raise TournamentError(f"cannot start a worker process: "
+                                                  f"{error}") from None
+                    try:
+                        answer = await worker.play(run.job(game), limit)
+                    except WorkerDied as error:
+                        answer = {"abandoned": True, "reason": str(error)}
+                        worker = None
+                    run.record(game, answer)
+            finally:
+                if worker is not None:
+                    await worker.kill()
+                nursery.cancel_scope.cancel()
+
+    async with open_nursery() as nursery:
+        for _ in range(slots):
+            nursery.start_soon(slot)
+
+
+# --- standings ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Standing:
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: int = 0  # losses by forfeit (included in losses)
+    rating: Rating | None = None
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+    def to_dict(self, rank: int) -> dict[str, Any]:
+        return {"rank": rank, "name": self.name, "games": self.games, "wins": self.wins,
+                "draws": self.draws, "losses": self.losses, "forfeits": self.forfeits,
+                "score": self.score,
+                "elo": None if self.rating is None else round(self.rating.elo, 1),
+                "elo_margin": None if self.rating is None else round(self.rating.margin, 1)}
+
+
+def standings(participants: Sequence[str], settings: Settings,
+              records: Sequence[dict[str, Any]]) -> list[Standing]:
+    table = [Standing(name) for name in participants]
+    index = {name: i for i, name in enumerate(participants)}
+    games: list[tuple[int, int, float]] = []
+    for record in records:
+        if not scored(record):
+            continue
+        seats = [index[name] for name in record["seats"]]
+        winner = record["winner_seat"]
+        for seat, p in enumerate(seats):
+            row = table[p]
+            row.games += 1
+            if winner is None:
+                row.draws += 1
+            elif winner == seat:
+                row.wins += 1
+            else:
+                row.losses += 1
+                row.forfeits += record["ending"] == "forfeit"
+        games.append((seats[0], seats[1], 0.5 if winner is None else float(winner == 0)))
+    if len(participants) >= 2:
+        for row, rating in zip(table, ratings(len(participants), pairings(participants,
+                                                                           settings), games),
+                               strict=True):
+            row.rating = rating
+    return sorted(table, key=lambda r: (-r.score, -(r.rating.elo if r.rating else 0), r.name))
+
+
+def format_standings(table: Sequence[Standing], records: Sequence[dict[str, Any]]) -> str:
+    width = max([11, *(len(r.name) for r in table)])
+    width = min(width, 40)
+    lines = [f"{'#':>2}  {'participant':<{width}}  {'games':>5} {'wins':>5} {'draws':>5} "
+             f"{'losses':>6} {'forfeits':>8} {'score':>6} {'%':>5}  Elo (95%)"]
+    for rank, row in enumerate(table, 1):
+        share = 100 * row.score / row.games if row.games else 0.0
+        elo = "" if row.rating is None else str(row.rating)
+        lines.append(f"{rank:>2}  {row.name[:width]:<{width}}  {row.games:>5} {row.wins:>5} "
+                     f"{row.draws:>5} {row.losses:>6} {row.forfeits:>8} {row.score:>6.1f} "
+                     f"{share:>5.1f}  {elo}")
+    counted = sum(scored(r) for r in records)
+    abandoned = sum(r["ending"] == "abandoned" for r in records)
+    unverified = sum(scored(r) and not r["verified"] for r in records)
+    tail = f"{counted} games scored"
+    if abandoned:
+        tail += f", {abandoned} abandoned (not scored; --resume plays them again)"
+    if unverified:
+        tail += f", {unverified} without a verified transcript"
+    lines.append(tail + ". Elo: maximum likelihood, mean 0, +/- = 95% interval.")
+    return "\n".join(lines)
+
+
+CSV_FIELDS = ("game", "round", "pairing", "seat0", "seat1", "winner", "ending", "outcome",
+              "reason", "transcript", "verified", "actions", "seconds")
+
+
+def csv_row(record: dict[str, Any]) -> dict[str, Any]:
+    winner = record["winner"] if record["winner"] is not None else (
+        "" if not scored(record) else "draw")
+    return {"game": record["game"], "round": record["round"],
+            "pairing": " vs ".join(record["pairing"]), "seat0": record["seats"][0],
+            "seat1": record["seats"][1], "winner": winner, "ending": record["ending"],
+            "outcome": record["outcome"] or "", "reason": record["reason"],
+            "transcript": record["transcript"] or "",
+            "verified": "yes" if record["verified"] else "no",
+            "actions": "" if record["actions"] is None else record["actions"],
+            "seconds": record["seconds"]}
+
+
+def write_results(run: Run, table: Sequence[Standing], complete: bool) -> None:
+    records = [run.records[g.id] for g in run.schedule if g.id in run.records]
+    results = {"format": RESULTS_FORMAT, "complete": complete,
+               "participants": run.participants, "settings": run.settings.to_dict(),
+               "standings": [row.to_dict(rank) for rank, row in enumerate(table, 1)],
+               "games": records}
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow(csv_row(record))
+    try:
+        write_atomically(run.folder.root / "results.json", json.dumps(results, indent=1) + "\n")
+        write_atomically(run.folder.root / "results.csv", buffer.getvalue())
+    except OSError as error:
+        raise TournamentError(f"cannot write the results to {run.folder.root}: "
+                              f"{error.strerror or error}") from None
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def number_duplicates(given: Sequence[str]) -> list[str]:
+    """Participants by name; the second `random` becomes `random#2` and so on (the bot is the
+    name without its `#N`, see `bot_of`)."""
+    names: list[str] = []
+    for name in given:
+        count = sum(bot_of(n) == name for n in names)
+        unique = name if count == 0 else f"{name}#{count + 1}"
+        if unique in names:
+            raise TournamentError(f"participant {unique!r} is given twice", EXIT_USAGE)
+        names.append(unique)
+    return names
+
+
+def check_participant(name: str) -> None:
+    from .bots import BotError, make_bot
+
+    name = bot_of(name)
+    try:
+        make_bot(name)
+    except BotError as error:
+        raise TournamentError(str(error), EXIT_USAGE) from None
+    except ValueError as error:
+        raise TournamentError(f"bot {name!r}: {error}", EXIT_USAGE) from None
+    if name.startswith("cmd:"):
+        program = shlex.split(name[4:])[0]
+        if shutil.which(program) is None and not Path(program).is_file():
+            raise TournamentError(f"bot {name!r}: program {program!r} not found", EXIT_USAGE)
+
+
+def settings_from(args: argparse.Namespace, participants: Sequence[str]) -> Settings:
+    if len(participants) < 2:
+        raise TournamentError("give at least two participants (bot names or cmd:<command>)",
+                              EXIT_USAGE)
+    for name in participants:
+        check_participant(name)
+    if args.format == "gauntlet" and args.gauntlet_champion not in (None, *participants):
+        raise TournamentError(f"--gauntlet-champion {args.gauntlet_champion!r} is not one of "
+                              "the participants", EXIT_USAGE)
+    if args.format != "gauntlet" and args.gauntlet_champion is not None:
+        raise TournamentError("--gauntlet-champion needs --format gauntlet", EXIT_USAGE)
+    seed = None
+    if args.seed is not None:
+        try:
+            seed = bytes.fromhex(args.seed).hex()
+        except ValueError:
+            raise TournamentError(f"--seed {args.seed!r} is not hexadecimal", EXIT_USAGE) \
+                from None
+        if not 1 <= len(seed) // 2 <= 32:
+            raise TournamentError("--seed must be 1..32 bytes (2..64 hex digits)", EXIT_USAGE)
+    champion = (args.gauntlet_champion or participants[0]) if args.format == "gauntlet" \
+        else None
+    return Settings(args.format, args.games, champion, args.deal, seed,
+                    args.time_per_decision, args.game_timeout)
+
+
+def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
+    folder = Folder(Path(args.out))
+    participants = number_duplicates(args.participants)
+    if args.resume:
+        if not folder.manifest.exists():
+            raise TournamentError(f"--resume: {folder.manifest} does not exist; start the "
+                                  "tournament without --resume")
+        saved_participants, settings, schedule = read_manifest(folder)
+        if participants:
+            here = (participants, settings_from(args, participants))
+            difference = settings_difference(here, (saved_participants, settings))
+            if difference is not None:
+                raise TournamentError(f"--resume: the settings differ from {folder.manifest}: "
+                                      f"{difference}")
+        else:
+            for name in saved_participants:
+                check_participant(name)
+        participants = saved_participants
+        folder.prepare()
+        records = load_records(folder, schedule, participants, warn)
+    else:
+        settings = settings_from(args, participants)
+        if folder.manifest.exists():
+            raise TournamentError(f"{folder.root} already holds a tournament; add --resume to "
+                                  "finish it, or choose another --out")
+        folder.prepare()
+        schedule = make_schedule(participants, settings)
+        write_manifest(folder, participants, settings, schedule)
+        records = {}
+    run = Run(folder, participants, settings, schedule, records,
+              concurrency=args.concurrency, max_games=args.max_games)
+    run.todo = [g for g in schedule if g.id not in records]
+    return run
+
+
+def cmd_tournament(args: argparse.Namespace, out: IO[str]) -> int:
+    err = sys.stderr
+
+    def warn(line: str) -> None:
+        print(f"versus tournament: {line}", file=err, flush=True)
+
+    try:
+        run = open_run(args, warn)
+    except TournamentError as error:
+        warn(str(error))
+        return error.status
+    total = len(run.schedule)
+    if args.resume:
+        warn(f"resuming: {total - len(run.todo)} of {total} games done, {len(run.todo)} to play")
+    run.progress = Progress(total, total - len(run.todo), min(len(run.todo),
+                                                              run.max_games or total), err)
+    status = EXIT_OK
+    run.progress.start()
+    try:
+        trio.run(play_games, run)
+    except (KeyboardInterrupt, TournamentError, BaseExceptionGroup) as caught:
+        run.progress.close()
+        error = _first_failure(caught)
+        if error is not None:
+            warn(str(error))
+            return error.status
+        warn("interrupted")
+        status = EXIT_UNFINISHED
+    run.progress.close()
+    records = [run.records[g.id] for g in run.schedule if g.id in run.records]
+    complete = len(records) == total and all(r["ending"] != "abandoned" for r in records)
+    table = standings(run.participants, run.settings, records)
+    try:
+        write_results(run, table, complete)
+    except TournamentError as error:
+        warn(str(error))
+        return error.status
+    print(format_standings(table, records), file=out)
+    print(f"results: {run.folder.root / 'results.json'}, {run.folder.root / 'results.csv'}",
+          file=out)
+    if not complete:
+        left = sum(g.id not in run.records or run.records[g.id]["ending"] == "abandoned"
+                   for g in run.schedule)
+        warn(f"{left} of {total} games not played or abandoned; finish with: versus "
+             f"tournament --resume --out {shlex.quote(str(run.folder.root))}")
+        return EXIT_UNFINISHED
+    if any(r["transcript"] and scored(r) and not r["verified"] for r in records):
+        warn("some saved transcripts failed verification (see results.csv)")
+        return EXIT_UNVERIFIED
+    return status
+
+
+def _first_failure(caught: BaseException) -> TournamentError | None:
+    """The TournamentError inside what trio.run raised (None: an interruption); anything
+    else is a bug and goes on up."""
+    if isinstance(caught, TournamentError):
+        return caught
+    if isinstance(caught, KeyboardInterrupt):
+        return None
+    assert isinstance(caught, BaseExceptionGroup)
+    failures = caught.subgroup(TournamentError)
+    if failures is not None:
+        return _first_failure(failures.exceptions[0])
+    if caught.subgroup(KeyboardInterrupt) is not None:
+        return None
+    raise caught
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _decision_ms(text: str) -> int:
+    value = _positive_int(text)
+    if value > 3_600_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is over 3600000 ms")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{text!r} must be in (0, 86400] seconds")
+    return value
+
+
+def add_tournament_parser(sub: Any) -> None:
+    """Register `versus tournament` on the subcommand parsers of cli/main.py."""
+    parser = sub.add_parser(
+        "tournament", help="play bots against each other in real peer-to-peer matches",
+        description="Play a round robin or a gauntlet between bots (random, greedy, ismcts, "
+                    "cmd:<command line> for an external bot). Every game is a real match over "
+                    "TCP on 127.0.0.1 with its transcript saved and verified in OUT/games. "
+                    "Exit status: 0 finished, 1 error, 2 bad command line, 3 unfinished "
+                    "(interrupted or games abandoned: finish with --resume), 4 a saved "
+                    "transcript failed verification.")
+    parser.add_argument("participants", nargs="*", metavar="BOT",
+                        help="participants (optional with --resume: the saved ones)")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output folder: tournament.json, games/, results.json/.csv")
+    parser.add_argument("--games", type=_positive_int, default=2, metavar="N",
+                        help="games per pairing, seats swapped every other game (default 2)")
+    parser.add_argument("--format", choices=FORMATS, default="round-robin",
+                        help="round-robin (everyone meets everyone, default) or gauntlet")
+    parser.add_argument("--gauntlet-champion", metavar="NAME", default=None,
+                        help="gauntlet: who plays everyone (default: the first participant)")
+    parser.add_argument("--concurrency", type=_positive_int, default=os.cpu_count() or 1,
+                        metavar="N", help="games at once, one worker process each "
+                                          "(default: the number of cores)")
+    parser.add_argument("--deal", choices=[m.value for m in DealMode],
+                        default=DealMode.DECKLIST.value,
+                        help="deal mode: decklist (random decks, default) or shared-pool")
+    parser.add_argument("--seed", metavar="HEX", default=None,
+                        help="derive every game's secrets and bot seeds from this seed "
+                             "(reproducible games; default: fresh secrets)")
+    parser.add_argument("--time-per-decision", type=_decision_ms, default=None, metavar="MS",
+                        help="external bots' per-decision limit and ismcts's budget (default: "
+                             "1000 ms for external bots, ismcts's own budget)")
+    parser.add_argument("--game-timeout", type=_seconds, default=DEFAULT_GAME_TIMEOUT,
+                        metavar="SECONDS", help="wall-clock limit per game (default 300)")
+    parser.add_argument("--resume", action="store_true",
+                        help="finish the tournament in --out: play only the missing games")
+    parser.add_argument("--max-games", type=_positive_int, default=None, metavar="K",
+                        help="stop after starting K games (testing interruptions)")
+
+    def error(message: str) -> None:  # one line, not the usage block
+        print(f"versus tournament: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+    parser.error = error  # type: ignore[method-assign]
+    parser.set_defaults(func=cmd_tournament)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="versus")
+    add_tournament_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["tournament", *(argv if argv is not None else sys.argv[1:])])
+    return int(args.func(args, sys.stdout))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

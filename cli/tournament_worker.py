@@ -1,0 +1,256 @@
+# A tournament worker: `python -m cli.tournament_worker`, started by `versus tournament`
+# (cli/tournament.py) once per concurrency slot, plays one game at a time for as long as the
+# runner feeds it.
+#
+# How it works. The runner writes one job per line on our stdin (JSON: game id, the two bot
+# names by seat, the deal mode, the per-decision time, the per-game limit, where to write the
+# transcript, an optional seed); we answer one JSON line per job on a private copy of stdout
+# (fd 1 itself is pointed at stderr, so a stray print anywhere cannot corrupt the channel). Each
+# game is its own `trio.run` of `p2p.loopback.play_loopback_match`: a real match over TCP on
+# 127.0.0.1 through the whole protocol, whose transcript the loopback already verified; we
+# write the transcript atomically (temporary file, then rename) before answering.
+#
+# Bots lose by forfeit, never by taking the worker down. Each bot is wrapped in a `_Guard`: a
+# `BotForfeit` (an external bot that crashed, hung, answered garbage or an illegal action), any
+# other exception of a built-in bot, an illegal action, or a built-in bot thinking past its
+# hang limit is recorded with its one-line reason, and the guard answers a sentinel that is not
+# a legal action, so `drive_player` resigns for that seat: the forfeit is a signed RESIGN in a
+# complete, verifiable transcript. An external bot that cannot even start forfeits at its first
+# decision the same way. A game over the per-game limit is lost by the seat that was thinking
+# at that moment, or abandoned (no result) when nobody was.
+#
+# A process that is killed or dies is the runner's business (it records the game as abandoned
+# and starts another worker). With `seed` the game is reproducible: identities, master secrets
+# and bot seeds all derive from it (otherwise they come from `secrets`).
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from engine import Action, PlayerView
+from p2p.errors import TransportError
+from p2p.loopback import LoopbackResult, play_loopback_match
+from p2p.session import SessionConfig
+from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.identity import Identity
+from protocol.rules import DealMode, MatchRules
+
+from .bots import AsyncPlayer, BotForfeit, Budget, ExternalBot, as_async, make_bot
+
+MAX_JOB_LINE = 64 * 1024
+BUILTIN_HANG_S = 10.0  # a built-in bot thinking longer than this (or 3x its budget) is hung
+SESSION = SessionConfig(narrate=False, resume_window=10.0, linger=5.0)
+
+
+class _Forfeited:
+    """What a forfeiting guard answers: equal to no legal action, so drive_player resigns."""
+
+    def __str__(self) -> str:
+        return "(forfeit)"
+
+
+FORFEIT: Any = _Forfeited()
+
+
+class _Guard:
+    """An AsyncPlayer around a bot that turns every way of misbehaving into a recorded forfeit
+    (see the module comment)."""
+
+    def __init__(self, player: AsyncPlayer, name: str, limit_s: float | None,
+                 reason: str | None = None) -> None:
+        self.player, self.name, self.limit_s = player, name, limit_s
+        self.forfeit: str | None = reason
+        self.thinking = False
+        self.decisions = 0
+
+    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        if self.forfeit is not None:
+            return FORFEIT  # type: ignore[no-any-return]
+        self.decisions += 1
+        self.thinking = True
+        action: Action | None = None
+        try:
+            with trio.move_on_after(self.limit_s if self.limit_s is not None else float("inf")):
+                action = await self.player.choose(view, legal)
+        except BotForfeit as error:
+            self.forfeit = error.reason
+        except Exception as error:  # a built-in bot's bug loses its game, not the tournament
+            self.forfeit = (f"bot {self.name!r} crashed on decision {self.decisions}: "
+                            f"{type(error).__name__}: {error}")[:300]
+        self.thinking = False  # not on cancellation: the per-game limit blames who thinks
+        if self.forfeit is None and action is None:
+            self.forfeit = (f"bot {self.name!r} exceeded {self.limit_s:g} s on decision "
+                            f"{self.decisions}")
+        elif self.forfeit is None and action not in legal:
+            self.forfeit = (f"bot {self.name!r} answered an illegal action {str(action)!r:.80} "
+                            f"on decision {self.decisions}")
+        return FORFEIT if self.forfeit is not None else action  # type: ignore[return-value]
+
+
+def bot_of(participant: str) -> str:
+    """The bot behind a participant's name: `random#2` (a second `random`) is `random`."""
+    return re.sub(r"#\d+$", "", participant)
+
+
+def derive(seed: bytes, label: str) -> Callable[[int], bytes]:
+    """A deterministic byte stream for one purpose of one seeded game."""
+    counter = [0]
+    buffer = bytearray()
+
+    def take(size: int) -> bytes:
+        while len(buffer) < size:
+            buffer.extend(hashlib.sha256(b"versus/v1/tournament-worker\x00" + label.encode()
+                                         + b"\x00" + seed + counter[0].to_bytes(8, "big"))
+                          .digest())
+            counter[0] += 1
+        out = bytes(buffer[:size])
+        del buffer[:size]
+        return out
+
+    return take
+
+
+def bot_seed(seed: bytes | None, seat: int) -> int | None:
+    return None if seed is None else int.from_bytes(derive(seed, f"bot-{seat}")(8), "big")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as file:
+        file.write(data)
+    os.replace(tmp, path)
+
+
+async def play_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Play one game and describe it (the runner's per-game record, minus the names)."""
+    seed = bytes.fromhex(job["seed"]) if job.get("seed") else None
+    time_ms = job.get("time_ms")
+    budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
+    builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
+    rules = MatchRules(deal_mode=DealMode(job["deal"]))
+    started = time.perf_counter()
+    async with AsyncExitStack() as stack:
+        guards: list[_Guard] = []
+        externals: list[ExternalBot | None] = []
+        for seat, name in enumerate(job["players"]):
+            bot = make_bot(bot_of(name), seed=bot_seed(seed, seat), budget=budget)
+            if isinstance(bot, ExternalBot):
+                reason = None
+                try:
+                    await stack.enter_async_context(bot)
+                except BotForfeit as error:
+                    reason = error.reason
+                # the ExternalBot enforces its own time_ms (and the 10 s hello): no guard limit
+                guards.append(_Guard(bot, name, None, reason))
+                externals.append(bot)
+            else:
+                guards.append(_Guard(as_async(bot), name, builtin_limit))
+                externals.append(None)
+        identities = master_secrets = None
+        if seed is not None:
+            identities = (Identity.generate(derive(seed, "identity-0")),
+                          Identity.generate(derive(seed, "identity-1")))
+            master_secrets = (derive(seed, "master-0")(32), derive(seed, "master-1")(32))
+        try:
+            result = await play_loopback_match(
+                guards, rules, transcript_dir=None, identities=identities,
+                master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"])
+        except trio.TooSlowError:
+            return _over_time(job, guards, started)
+        except (TransportError, LocalProtocolError, RemoteProtocolError, OSError) as error:
+            return {"abandoned": True, "reason": f"the match failed: {error}"[:300],
+                    "seconds": time.perf_counter() - started}
+        for seat, bot in enumerate(externals):
+            if bot is not None and guards[seat].forfeit is None:
+                match_result = result.result
+                with trio.move_on_after(2):
+                    await bot.finish(match_result if match_result is not None
+                                     and match_result.outcome is not None else None, seat)
+    return _describe(job, result, guards, started)
+
+
+def _over_time(job: dict[str, Any], guards: list[_Guard], started: float) -> dict[str, Any]:
+    limit = job["game_timeout"]
+    for seat, guard in enumerate(guards):
+        if guard.thinking:
+            return {"abandoned": False, "winner_seat": 1 - seat, "ending": "forfeit",
+                    "outcome": None, "forfeit_seat": seat,
+                    "reason": f"bot {guard.name!r} was still thinking when the game reached "
+                              f"the per-game limit of {limit:g} s",
+                    "verified": False, "check": "no-transcript", "transcript": None,
+                    "seconds": time.perf_counter() - started}
+    return {"abandoned": True, "reason": f"the game exceeded the per-game limit of {limit:g} s",
+            "seconds": time.perf_counter() - started}
+
+
+def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
+              started: float) -> dict[str, Any]:
+    path = Path(job["transcript"])
+    write_atomically(path, result.transcript)
+    report = result.report
+    summary = report.summary
+    verified_result = summary.get("result") or {}
+    match_result = result.result
+    winner = None if match_result is None else match_result.winner
+    forfeits = [(seat, g.forfeit) for seat, g in enumerate(guards) if g.forfeit is not None]
+    record: dict[str, Any] = {
+        "abandoned": match_result is None, "winner_seat": winner,
+        "ending": "abandoned" if match_result is None else match_result.ending.value,
+        "outcome": None if match_result is None or match_result.outcome is None
+        else match_result.outcome.value,
+        "forfeit_seat": None,
+        "reason": "" if match_result is None else match_result.detail,
+        "verified": report.ok and match_result is not None
+        and verified_result.get("winner") == winner,
+        "check": report.check, "verify_message": report.message,
+        "transcript": str(path), "bytes": len(result.transcript),
+        "actions": summary.get("actions"), "fingerprints": summary.get("players"),
+        "match_id": None if result.match_id is None else result.match_id.hex(),
+        "seconds": time.perf_counter() - started, "setup_seconds": result.setup_seconds,
+    }
+    if match_result is None:
+        record["reason"] = "; ".join(o.detail for o in result.outcomes if o.detail) or \
+            "the match ended without a result"
+    elif forfeits and winner == 1 - forfeits[0][0]:
+        record.update(ending="forfeit", forfeit_seat=forfeits[0][0], reason=forfeits[0][1])
+    return record
+
+
+def serve(jobs: TextIO, answers: TextIO) -> None:
+    answers.write(json.dumps({"ready": os.getpid()}) + "\n")
+    answers.flush()
+    while line := jobs.readline(MAX_JOB_LINE):
+        job = json.loads(line)
+        try:
+            record = trio.run(play_job, job)
+        except Exception as error:  # never a traceback on the channel: the game is abandoned
+            record = {"abandoned": True, "reason": f"the worker failed: "
+                      f"{type(error).__name__}: {error}"[:300]}
+        record["game"] = job["game"]
+        answers.write(json.dumps(record) + "\n")
+        answers.flush()
+
+
+def main() -> int:
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        serve(sys.stdin, answers)
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

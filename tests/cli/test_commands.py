@@ -1,0 +1,176 @@
+# The networked commands end to end: `versus demo` over loopback TCP with its verdict, two
+# separate `versus host` / `versus join` processes playing a whole match on 127.0.0.1, and the
+# one-line errors and exit codes. Every process is started with temporary identity files and
+# XDG directories, and killed by a timeout if it hangs.
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli.commands import load_deck, parse_clock
+from cli.main import main
+from protocol.transcript import load_transcript
+from protocol.verify import verify_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_demo_plays_over_loopback_and_verifies(tmp_path, capsys) -> None:
+    assert main(["demo", "--deal", "decklist", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "over TCP on 127.0.0.1" in out and "as player 0 sees it:" in out
+    assert "result: seat" in out and "verify: OK:" in out
+    path = Path(next(line for line in out.splitlines()
+                     if line.startswith("transcript: "))[len("transcript: "):])
+    assert path.is_file() and path.parent.parent == tmp_path
+    assert verify_transcript(path.read_bytes()).ok
+
+
+def test_demo_with_a_seed_is_reproducible_to_the_byte(tmp_path, capsys) -> None:
+    for name in ("a", "b"):
+        assert main(["demo", "--deal", "decklist", "--seed", "5eed", "--quiet",
+                     "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    files = [next((tmp_path / name).glob("*/transcript.vtr")) for name in ("a", "b")]
+    assert files[0].read_bytes() == files[1].read_bytes()
+    assert files[0].parent.name == files[1].parent.name  # the same match id
+
+
+def test_demo_shared_pool_default(tmp_path, capsys) -> None:
+    assert main(["demo", "--quiet", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "shared-pool deal" in out and "verify: OK:" in out
+
+
+def _env(tmp_path: Path, name: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(XDG_CONFIG_HOME=str(tmp_path / name / "config"),
+               XDG_DATA_HOME=str(tmp_path / name / "data"), PYTHONPATH=str(ROOT))
+    return env
+
+
+def _versus(tmp_path: Path, name: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args, "--identity", str(tmp_path / f"{name}.key")],
+        cwd=ROOT, env=_env(tmp_path, name), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+
+
+def _read_invite(process: subprocess.Popen[str], deadline: float) -> tuple[str, list[str]]:
+    lines: list[str] = []
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("invite: versus://127.0.0.1:"):
+            return line.split()[1], lines
+    process.kill()
+    raise AssertionError(f"the host printed no local invite: {lines!r}")
+
+
+@pytest.mark.slow
+def test_two_processes_play_a_whole_match_over_tcp(tmp_path) -> None:
+    deadline = time.monotonic() + 60
+    host = _versus(tmp_path, "host", "host", "--port", "0", "--bot", "random",
+                   "--deal", "decklist", "--clock", "5+2")
+    try:
+        invite, host_lines = _read_invite(host, deadline)
+        join = _versus(tmp_path, "join", "join", invite, "--bot", "greedy")
+        join_out, join_err = join.communicate(timeout=max(1, deadline - time.monotonic()))
+        host_out, host_err = host.communicate(timeout=max(1, deadline - time.monotonic()))
+    finally:
+        host.kill()
+    assert join.returncode == 0, join_err
+    assert host.returncode == 0, host_err
+    paths = []
+    for out in ("".join(host_lines) + host_out, join_out):
+        line = next(line for line in out.splitlines() if line.startswith("transcript: "))
+        paths.append(Path(line.split(": ", 1)[1]))
+    assert paths[0] != paths[1] and paths[0].read_bytes() == paths[1].read_bytes()
+    report = verify_transcript(paths[0].read_bytes())
+    assert report.ok, report.describe()
+    assert len(load_transcript(paths[0].read_bytes()).envelopes) > 10
+    assert ("you won" in host_out) != ("you won" in join_out) or "draw" in host_out
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT,
+                          env=_env(tmp_path, "x"), capture_output=True, text=True, timeout=30)
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["join", "127.0.0.1:1", "--bot", "random"], 1, "could not connect to 127.0.0.1:1"),
+    (["join", "versus://127.0.0.1:1#nonsense", "--bot", "random"], 1, "invite"),
+    (["join", "--bot", "random"], 1, "give the host's invite"),
+    (["join", "--resume", "abcdef", "--bot", "random"], 1, "no saved match abcdef"),
+    (["host", "--clock", "five", "--bot", "random"], 2, "is not MIN+INC"),
+    (["host", "--deal", "decklist", "--deck", "/nonexistent/deck", "--bot", "random",
+      "--port", "0"], 1, "cannot read deck file"),
+    (["host", "--bot", "nobot", "--port", "0"], 1, "unknown bot 'nobot'"),
+])
+def test_errors_are_one_line_with_an_exit_code(tmp_path, args, code, message) -> None:
+    result = _run(tmp_path, *args, *(["--identity", str(tmp_path / "id.key")]
+                                     if args[0] in ("host", "join") else []))
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    if code == 1:
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_parse_clock_and_deck(tmp_path) -> None:
+    assert parse_clock("5+3") == (300_000, 3_000)
+    assert parse_clock("0.5") == (30_000, 0)
+    (tmp_path / "deck.txt").write_text("# my deck\n2 a\nb\n")
+    assert load_deck(str(tmp_path / "deck.txt")) == ["a", "a", "b"]
+    (tmp_path / "deck.json").write_text('{"b": 1, "a": 2}')
+    assert load_deck(str(tmp_path / "deck.json")) == ["a", "a", "b"]
+
+
+async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> None:
+    import trio
+
+    from cli.bots import RandomBot, as_async
+    from cli.client import Connection, EndReason, MatchClient
+    from cli.net_client import NetMatchClient
+    from p2p.loopback import play_loopback_match
+    from p2p.session import SessionConfig
+    from protocol.rules import DealMode, MatchRules
+
+    rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=600_000,
+                       clock_increment_ms=1_000)
+
+    async def connector(client: NetMatchClient):  # type: ignore[no-untyped-def]
+        result = await play_loopback_match(
+            [None, as_async(RandomBot(7))], rules, transcript_dir=tmp_path,
+            config=SessionConfig(narrate=True), on_start=lambda h, g: client.attach(h))
+        return result.outcomes[0]
+
+    client = NetMatchClient(connector, seat=0, waiting="starting")
+    assert isinstance(client, MatchClient)
+    assert client.view().geometry.rows == 4 and client.legal_actions() == []  # placeholder
+    seen_clock = []
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run)
+            while client.result is None and client.outcome is None:
+                legal = client.legal_actions()
+                if legal:
+                    clocks = client.clocks()
+                    assert clocks is not None and clocks.running == 0
+                    seen_clock.append(clocks.now_ms(0))
+                    await client.submit(legal[0])
+                else:
+                    await client.wait_changed()
+    assert client.result is not None and client.result.reason is EndReason.GAME
+    assert seen_clock and all(0 < ms <= 600_000 + 200_000 for ms in seen_clock)
+    assert client.connection().state is Connection.CLOSED
+    assert any("started" in line for line in client.log_lines())
+    assert client.opponent_fingerprint != "?"
