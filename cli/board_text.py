@@ -8,6 +8,10 @@ from engine import PlayerView, Tile
 
 CELL = 12
 
+#: printed once above a sequence of boards, so a reader can decode the cells
+LEGEND = ("tiles: W White, K Black, G Gray, B Blue.  cards: P1:5R+2 = player 1's card, "
+          "Strength 5, recto, 2 cards absorbed; P0:?V = a face-down card hidden from this view")
+
 
 def _cell(tile: int, card: str) -> str:
     return f"{Tile(tile).letter} {card}".ljust(CELL)

@@ -49,7 +49,7 @@ from protocol.match import Ending
 from protocol.rules import DealMode, MatchRules
 from protocol.verify import verify_transcript
 
-from .board_text import render_board
+from .board_text import LEGEND, render_board
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_FAULT = 0, 1, 2, 3, 4
 DEFAULT_GAME_PORT = 47820
@@ -222,6 +222,18 @@ def _deck(args: argparse.Namespace) -> list[str] | None:
     return None if args.deck is None else load_deck(args.deck)
 
 
+def _test_secret(args: argparse.Namespace, seat: int) -> bytes | None:
+    """`--insecure-test-seed`: the master secret from the seed, as `versus demo --seed` derives
+    it (so both sides of a host/join match given one seed replay the demo's secrets)."""
+    seed = getattr(args, "insecure_test_seed", None)
+    return None if seed is None else _seeded(seed, f"secret{seat}")
+
+
+def _test_seed(args: argparse.Namespace, label: str) -> int | None:
+    seed = getattr(args, "insecure_test_seed", None)
+    return None if seed is None else int.from_bytes(_seeded(seed, label)[:8], "big")
+
+
 # --- host ---------------------------------------------------------------------------------------
 
 
@@ -246,7 +258,8 @@ async def host_match(args: argparse.Namespace, out: TextIO,
     rules = None if session is not None else rules_from(args)
     deck = _deck(args)
     async with AsyncExitStack() as stack:
-        player = None if args.bot is None else await enter_player(stack, args.bot)
+        player = None if args.bot is None else await enter_player(stack, args.bot,
+                                                                   _test_seed(args, "bot0"))
         async with open_nursery() as nursery:
             link = HostLink(listeners, identity, config=config.channel,
                             expected_fingerprint=None if session is None
@@ -263,7 +276,7 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                 assert rules is not None
                 try:
                     peer, secret = create_peer(0, identity, rules, default_catalogue(),
-                                               deck=deck)
+                                               deck=deck, master_secret=_test_secret(args, 0))
                 except LocalProtocolError as error:
                     raise CommandError(str(error)) from None
                 channel = await link.first(rules, on_declined=lambda why: say(why))
@@ -321,7 +334,8 @@ async def join_match(args: argparse.Namespace, out: TextIO,
     say = note or (lambda line: print(line, file=out, flush=True))
     deck = _deck(args)
     async with AsyncExitStack() as stack:
-        player = None if args.bot is None else await enter_player(stack, args.bot)
+        player = None if args.bot is None else await enter_player(stack, args.bot,
+                                                                   _test_seed(args, "bot1"))
         if args.resume is not None:
             files = store.find(args.resume)
             session = MatchSession.restore(files, identity, default_catalogue(), store=store,
@@ -350,7 +364,7 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                     return "this player brings a deck, but the host deals from a shared pool"
                 try:
                     made["peer"] = create_peer(seat, identity, rules, default_catalogue(),
-                                               deck=deck)
+                                               deck=deck, master_secret=_test_secret(args, seat))
                 except LocalProtocolError as error:
                     return f"cannot play these rules: {error}"
                 return None
@@ -499,6 +513,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
     print(f"versus demo: {args.bot_a} (player 0) vs {args.bot_b} (player 1), "
           f"{rules.deal_mode.value} deal, over TCP on 127.0.0.1", file=out)
+    if not args.quiet:
+        print(LEGEND, file=out)
     result = trio.run(main)
     print(f"result: {result.result}", file=out)
     print(f"transcript: {result.transcript_path}", file=out)
@@ -555,6 +571,13 @@ def _hex_seed(text: str) -> bytes:
     return seed
 
 
+def _add_test_seed_option(parser: argparse.ArgumentParser) -> None:
+    # For tests (tests/netfaults): the same match, byte for byte, with and without network
+    # faults. A seeded master secret is predictable, so the option is hidden from --help.
+    parser.add_argument("--insecure-test-seed", type=_hex_seed, default=None,
+                        help=argparse.SUPPRESS)
+
+
 def _guard(func: Callable[[argparse.Namespace, TextIO], int]
            ) -> Callable[[argparse.Namespace, TextIO], int]:
     return lambda args, out: guarded(func, args, out)
@@ -577,6 +600,7 @@ def add_network_parsers(sub: Any, *, offline_demo: Callable[[argparse.Namespace,
     host.add_argument("--name", default=None, help="the game's name in LAN announcements")
     add_rules_options(host)
     add_session_options(host)
+    _add_test_seed_option(host)
     host.set_defaults(func=_guard(cmd_host))
 
     join = sub.add_parser("join", help="join a match by invite, HOST:PORT or --lan",
@@ -587,6 +611,7 @@ def add_network_parsers(sub: Any, *, offline_demo: Callable[[argparse.Namespace,
     join.add_argument("--pick", type=int, default=None, metavar="N",
                       help="with --lan: join the N-th game found")
     add_session_options(join)
+    _add_test_seed_option(join)
     join.set_defaults(func=_guard(cmd_join))
 
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",

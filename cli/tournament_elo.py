@@ -1,4 +1,4 @@
-# Elo ratings of a tournament's participants, by maximum likelihood (SPEC §8.3 "Standings").
+# Elo ratings of a tournament's participants, by maximum likelihood (SPEC §8.3 "Elo").
 #
 # The model is Bradley-Terry on the Elo scale: participant i scores against j with expectation
 # E_ij = 1 / (1 + 10^((R_j - R_i) / 400)). A draw counts as half a win each way. The ratings
