@@ -67,6 +67,51 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+def play_all(chosen: list[int], games: int, iterations: int | None, seconds: float,
+             jobs: int) -> tuple[list[dict[str, object]], float]:
+    """Every game of the chosen pairings over `jobs` processes: (results, wall seconds)."""
+    tasks = [(p, g, iterations, seconds) for p in chosen for g in range(games)]
+    start = time.perf_counter()
+    with multiprocessing.Pool(jobs) as pool:
+        results = pool.map(play_one, tasks, chunksize=4)
+    return results, time.perf_counter() - start
+
+
+def score(rows: list[dict[str, object]]) -> tuple[int, int, int, float, tuple[float, float]]:
+    """(A wins, draws, B wins, A's win rate with draws as half, its 95% interval)."""
+    a_w = sum(r["outcome"] == "a" for r in rows)
+    d = sum(r["outcome"] == "draw" for r in rows)
+    b_w = sum(r["outcome"] == "b" for r in rows)
+    return a_w, d, b_w, (a_w + d / 2) / len(rows), wilson(a_w + d / 2, len(rows))
+
+
+TARGET_WIN_RATE = {("ismcts", "greedy"): 0.65}  # SPEC Part 7, "Strength"
+
+
+def figures(games: int = 200, iterations: int = 400, seconds: float = 1.0,
+            jobs: int | None = None) -> list[dict[str, object]]:
+    """Win rate of A per pairing (target where SPEC sets one) and the ISMCTS decision time,
+    for bench/run_all.py."""
+    chosen = list(range(len(PAIRINGS)))
+    results, _ = play_all(chosen, games, iterations, seconds,
+                          jobs or multiprocessing.cpu_count())
+    out: list[dict[str, object]] = []
+    for p in chosen:
+        _, _, _, rate, (lo, hi) = score([r for r in results if r["pairing"] == p])
+        target = TARGET_WIN_RATE.get(PAIRINGS[p])
+        out.append({"name": f"bots {PAIRINGS[p][0]} vs {PAIRINGS[p][1]}: win rate "
+                            f"({games} games, 95% CI {lo:.0%}-{hi:.0%})",
+                    "value": 100 * rate, "unit": "%",
+                    "target": None if target is None else 100 * target,
+                    "comparison": None if target is None else ">="})
+    times = sorted(t for r in results for t in r["times"])  # type: ignore[attr-defined]
+    if times:
+        out.append({"name": f"bots ismcts decision time, median ({iterations} iterations)",
+                    "value": 1000 * statistics.median(times), "unit": "ms", "target": None,
+                    "comparison": None})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=200, help="games per pairing")
@@ -76,11 +121,7 @@ def main() -> None:
     ap.add_argument("--pairings", default="0,1,2", help="indexes into " + repr(PAIRINGS))
     args = ap.parse_args()
     chosen = [int(x) for x in args.pairings.split(",")]
-    tasks = [(p, g, args.iterations, args.seconds) for p in chosen for g in range(args.games)]
-    start = time.perf_counter()
-    with multiprocessing.Pool(args.jobs) as pool:
-        results = pool.map(play_one, tasks, chunksize=4)
-    elapsed = time.perf_counter() - start
+    results, elapsed = play_all(chosen, args.games, args.iterations, args.seconds, args.jobs)
     print(f"bots benchmark: {args.games} games per pairing, seats swapped every other game, "
           f"ismcts budget {args.iterations} iterations capped at {args.seconds:g} s, "
           f"{args.jobs} processes, {elapsed:.0f} s")
@@ -90,11 +131,7 @@ def main() -> None:
     all_iters: list[int] = []
     for p in chosen:
         rows = [r for r in results if r["pairing"] == p]
-        a_w = sum(r["outcome"] == "a" for r in rows)
-        d = sum(r["outcome"] == "draw" for r in rows)
-        b_w = sum(r["outcome"] == "b" for r in rows)
-        rate = (a_w + d / 2) / len(rows)
-        lo, hi = wilson(a_w + d / 2, len(rows))
+        a_w, d, b_w, rate, (lo, hi) = score(rows)
         turns = statistics.median(r["turns"] for r in rows)  # type: ignore[misc]
         name = f"{PAIRINGS[p][0]} vs {PAIRINGS[p][1]}"
         print(f"{name:<20} {len(rows):>5} {a_w:>6} {d:>5} {b_w:>6} {rate:>10.1%} "
@@ -109,6 +146,10 @@ def main() -> None:
         print(f"ismcts decisions: {len(all_times)}, time median {median * 1e3:.0f} ms, "
               f"p95 {p95 * 1e3:.0f} ms, max {all_times[-1] * 1e3:.0f} ms; iterations median "
               f"{statistics.median(all_iters):.0f}, min {min(all_iters)}")
+        if args.iterations is not None:
+            capped = sum(i < args.iterations for i in all_iters)
+            print(f"ismcts decisions stopped by the time cap: {capped} "
+                  f"({capped / len(all_iters):.1%})")
 
 
 if __name__ == "__main__":

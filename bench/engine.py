@@ -56,6 +56,28 @@ def run_once(games: int, ruleset: Ruleset, run: int) -> dict[str, float]:
             "state bytes": statistics.median(sizes), "clone us": clone_us, "hash us": hash_us}
 
 
+def medians(order: str, games: int, runs: int, deck: int = 12, hand: int = 3
+            ) -> dict[str, float]:
+    """Each figure of run_once, the median over `runs` runs of `games` games."""
+    rs = Ruleset.from_options(action_order=order, deck_size=deck, hand_size=hand)
+    results = [run_once(games, rs, r) for r in range(runs)]
+    return {k: statistics.median(r[k] for r in results) for k in results[0]}
+
+
+def figures(games: int = 300, runs: int = 5) -> list[dict[str, object]]:
+    """The headline figures for bench/run_all.py (no documented targets)."""
+    out: list[dict[str, object]] = []
+    for order in ("ordered", "any"):
+        med = medians(order, games, runs)
+        out += [
+            {"name": f"engine {order}: inputs/s", "value": med["inputs/s"], "unit": "/s",
+             "target": None, "comparison": None},
+            {"name": f"engine {order}: games/s", "value": med["games/s"], "unit": "/s",
+             "target": None, "comparison": None},
+        ]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=300)
@@ -68,9 +90,7 @@ def main() -> None:
     print(f"{'ruleset':<22}{'inputs/s':>10}{'games/s':>9}{'inputs/game':>12}"
           f"{'turns/game':>11}{'state B':>8}{'clone us':>9}{'hash us':>8}")
     for order in orders:
-        rs = Ruleset.from_options(action_order=order, deck_size=args.deck, hand_size=args.hand)
-        results = [run_once(args.games, rs, r) for r in range(args.runs)]
-        med = {k: statistics.median(r[k] for r in results) for k in results[0]}
+        med = medians(order, args.games, args.runs, args.deck, args.hand)
         name = f"{order} d{args.deck} h{args.hand}"
         print(f"{name:<22}{med['inputs/s']:>10.0f}{med['games/s']:>9.1f}"
               f"{med['inputs/game']:>12.1f}{med['turns/game']:>11.1f}"

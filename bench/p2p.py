@@ -151,17 +151,13 @@ def p99(values: list[float]) -> float:
     return statistics.quantiles(values, n=100)[98]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--round-trips", type=int, default=2000)
-    parser.add_argument("--handshakes", type=int, default=100)
-    parser.add_argument("--matches", type=int, default=10, help="protocol matches per mode")
-    args = parser.parse_args()
+def measure(runs: int = 5, round_trips: int = 2000, handshakes: int = 100,
+            matches: int = 10) -> list[tuple[str, float, str]]:
+    """Every row of the table: (measure, median ms, target text)."""
     import tempfile
     rtt_medians, rtt_p99s, setup_medians = [], [], []
-    for _ in range(args.runs):
-        rtts, setups = trio.run(one_run, args.round_trips, args.handshakes)
+    for _ in range(runs):
+        rtts, setups = trio.run(one_run, round_trips, handshakes)
         rtt_medians.append(statistics.median(rtts))
         rtt_p99s.append(p99(rtts))
         setup_medians.append(statistics.median(setups))
@@ -170,9 +166,9 @@ def main() -> None:
     rows = [
         (f"echo round trip, median ({size} B payload)", statistics.median(rtt_medians) * ms,
          "≤ 1 ms (full action)"),
-        (f"echo round trip, p99 ({args.round_trips} per run)",
+        (f"echo round trip, p99 ({round_trips} per run)",
          statistics.median(rtt_p99s) * ms, "≤ 5 ms (full action)"),
-        (f"connect + handshake, median ({args.handshakes} per run)",
+        (f"connect + handshake, median ({handshakes} per run)",
          statistics.median(setup_medians) * ms, "≤ 50 ms (match setup)"),
     ]
     for mode in ("decklist", "shared-pool"):
@@ -180,7 +176,7 @@ def main() -> None:
         rtt_all: list[float] = []
         setups: list[float] = []
         with tempfile.TemporaryDirectory() as tmp:
-            for m in range(args.matches):
+            for m in range(matches):
                 applied, rtts, setup = trio.run(one_match, mode, 1000 + 2 * m, tmp)
                 applied_all += applied
                 rtt_all += rtts
@@ -194,9 +190,31 @@ def main() -> None:
             (f"{mode}: action + automatic answer round trip, median ({len(rtt_all)})",
              statistics.median(rtt_all) * ms, ""),
             (f"{mode}: action + automatic answer round trip, p99", p99(rtt_all) * ms, ""),
-            (f"{mode}: match setup until PLAY, median ({args.matches})",
+            (f"{mode}: match setup until PLAY, median ({matches})",
              statistics.median(setups) * ms, "≤ 50 ms" if mode == "decklist" else ""),
         ]
+    return rows
+
+
+def figures(runs: int = 5, round_trips: int = 2000, handshakes: int = 100,
+            matches: int = 10) -> list[dict[str, object]]:
+    """The rows as figures for bench/run_all.py; a target "≤ N ms" becomes (N, "<=")."""
+    out: list[dict[str, object]] = []
+    for name, value, target in measure(runs, round_trips, handshakes, matches):
+        limit = float(target.split()[1]) if target.startswith("≤ ") else None
+        out.append({"name": f"p2p {name}", "value": value, "unit": "ms", "target": limit,
+                    "comparison": None if limit is None else "<="})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--round-trips", type=int, default=2000)
+    parser.add_argument("--handshakes", type=int, default=100)
+    parser.add_argument("--matches", type=int, default=10, help="protocol matches per mode")
+    args = parser.parse_args()
+    rows = measure(args.runs, args.round_trips, args.handshakes, args.matches)
     print(f"p2p transport over TCP 127.0.0.1, median of {args.runs} runs (Python "
           f"{sys.version.split()[0]}, trio {trio.__version__})")
     print(f"{'measure':<60} {'ms':>8}   target")

@@ -45,7 +45,9 @@ def _median_us(action: Callable[[], object]) -> float:
     return statistics.median(samples)
 
 
-def main() -> None:
+def envelope_measures() -> tuple[list[tuple[str, float]], int, int]:
+    """(rows of (operation, median µs), bytes per action envelope, of which header +
+    signature)."""
     rng = _rng()
     players = (Identity.generate(rng), Identity.generate(rng))
     hellos = [
@@ -73,14 +75,20 @@ def main() -> None:
         ("chain.receive (open + link + hash)", _median_us(receive_one)),
     ]
     rows.append(("seal + open", rows[0][1] + rows[1][1]))
+    return rows, len(envelope.raw), len(envelope.raw) - len(encode(body))
+
+
+def main() -> None:
+    rows, size, overhead = envelope_measures()
     print(f"{'operation':<38}{'median µs':>12}")
     for name, micros in rows:
         print(f"{name:<38}{micros:>12.1f}")
-    print(f"{'bytes per action envelope':<38}{len(envelope.raw):>12}")
-    print(f"{'  of which header + signature':<38}{len(envelope.raw) - len(encode(body)):>12}")
+    print(f"{'bytes per action envelope':<38}{size:>12}")
+    print(f"{'  of which header + signature':<38}{overhead:>12}")
 
 
-def _match_rows() -> None:
+def match_measures() -> tuple[list[float], dict, dict]:
+    """(action round µs samples, setup ms per deal mode, transcript bytes per deal mode)."""
     from protocol.match import Phase
     from protocol.rules import DealMode
     from tests.protocol.pair import Pair, play, rules_for
@@ -119,6 +127,13 @@ def _match_rows() -> None:
             setups[mode].append((time.perf_counter() - start) * 1e3)
             sizes[mode].append(len(play(mode, label=f"size/{seed}", seed=seed)
                                    .peers[0].transcript_bytes()))
+    return rounds, setups, sizes
+
+
+def _match_rows() -> None:
+    from protocol.rules import DealMode
+
+    rounds, setups, sizes = match_measures()
     print()
     print(f"{'match (in memory)':<38}{'median':>12}")
     print(f"{'action round (seal+verify+apply+hash)':<38}"
@@ -129,6 +144,35 @@ def _match_rows() -> None:
         target = "; target <= 65536" if mode is DealMode.DECKLIST else ""
         print(f"{'transcript bytes, ' + mode.value:<38}{int(statistics.median(sizes[mode])):>9d}"
               f"      (max {max(sizes[mode])}{target})")
+
+
+def figures() -> list[dict[str, object]]:
+    """The figures with a documented target, and the other headline ones, for
+    bench/run_all.py."""
+    from protocol.rules import DealMode
+
+    rows, size, _ = envelope_measures()
+    rounds, setups, sizes = match_measures()
+    out: list[dict[str, object]] = [
+        {"name": f"protocol {name}", "value": micros, "unit": "µs", "target": None,
+         "comparison": None} for name, micros in rows]
+    out += [
+        {"name": "protocol bytes per action envelope", "value": size, "unit": "B",
+         "target": None, "comparison": None},
+        {"name": "protocol action round (seal+verify+apply+hash)",
+         "value": statistics.median(rounds), "unit": "µs", "target": 300, "comparison": "<="},
+    ]
+    for mode in DealMode:
+        out.append({"name": f"protocol setup in memory, {mode.value}",
+                    "value": statistics.median(setups[mode]), "unit": "ms", "target": None,
+                    "comparison": None})
+    for mode in DealMode:
+        decklist = mode is DealMode.DECKLIST
+        out.append({"name": f"protocol transcript bytes, {mode.value}",
+                    "value": statistics.median(sizes[mode]), "unit": "B",
+                    "target": 65536 if decklist else None,
+                    "comparison": "<=" if decklist else None})
+    return out
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from engine import (
     Action,
     Catalogue,
     ChoiceDecision,
+    EngineError,
     HashRng,
     IllegalActionError,
     PlayerView,
@@ -49,6 +50,7 @@ MAX_LOG_LINES = 2000  # the UI shows the tail; a long game stays well under this
 
 
 class Connection(Enum):
+    CONNECTING = "connecting"  # no match yet: inviting, dialling, handshake, setting up
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"  # the link is down; resume is possible until `deadline`
     CLOSED = "closed"  # the session is over (see `reason`)
@@ -90,19 +92,34 @@ class EndReason(Enum):
     RESIGNATION = "resignation"
     TIME = "time"  # a clock ran out
     ABANDONED = "abandoned"  # the opponent left or never came back
+    FAULT = "fault"  # a protocol fault: `winner` is the seat that was not blamed
 
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    winner: int | None  # None: a draw
+    winner: int | None  # None: a draw (a fault: no seat was blamed)
     reason: EndReason
-    detail: str = ""  # e.g. the engine outcome ("elimination")
+    detail: str = ""  # e.g. the engine outcome ("elimination"); a fault: its reason
+    evidence: str = ""  # a fault: where the signed evidence is (the transcript's path)
 
     def describe(self, seat: int) -> str:
+        if self.reason is EndReason.FAULT:
+            return describe_fault(self.winner, seat, self.detail, self.evidence)
         how = self.detail or self.reason.value
         if self.winner is None:
             return f"a draw ({how})"
         return f"{'you win' if self.winner == seat else 'the opponent wins'} ({how})"
+
+
+def describe_fault(winner: int | None, seat: int, reason: str, evidence: str) -> str:
+    """One line on a match stopped by a protocol fault (the UI's game-over and the CLI's
+    summary say the same): who broke the protocol, why, and where the evidence is."""
+    saved = f"; evidence saved in {evidence}" if evidence else ""
+    if winner == seat:
+        return f"the opponent broke the protocol: {reason}; you win{saved}"
+    if winner is None:
+        return f"the match stopped on a protocol fault: {reason}{saved}"
+    return f"the opponent reports that this side broke the protocol: {reason}{saved}"
 
 
 @runtime_checkable
@@ -316,8 +333,19 @@ class LocalMatchClient:
 
 def _check_legal(state: State, action: Action) -> None:
     """Raise IllegalActionError unless `action` is legal: the engine's own message when it has
-    one (it names the reason), a plain one otherwise."""
+    one (it names the reason, e.g. "z9 is not an area of the field (a1–e4)"), a plain one
+    otherwise. The engine validates an action before it touches anything hidden, so this also
+    works on a player's own (partial-information) state."""
     if action in legal_actions(state):
         return
-    step(state, action)
-    raise IllegalActionError(f"illegal input {str(action)!r} at {state.position()}")
+    try:
+        step(state, action)
+    except EngineError:
+        raise
+    except Exception:  # a state without the hidden cards: no better reason
+        pass
+    raise IllegalActionError(f"illegal input {str(action)!r} at {state.position()}: not a "
+                             "legal action now")
+
+
+check_legal = _check_legal

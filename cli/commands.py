@@ -50,6 +50,7 @@ from protocol.rules import DealMode, MatchRules
 from protocol.verify import verify_transcript
 
 from .board_text import LEGEND, render_board
+from .client import describe_fault
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_FAULT = 0, 1, 2, 3, 4
 DEFAULT_GAME_PORT = 47820
@@ -195,18 +196,28 @@ def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:
     return SessionConfig(resume_window=args.resume_window, narrate=narrate)
 
 
-def describe_outcome(outcome: SessionOutcome, seat: int) -> tuple[str, int]:
-    """One summary line for a headless match and its exit code."""
+def describe_outcome(outcome: SessionOutcome, seat: int,
+                     command: str | None = None) -> tuple[str, int]:
+    """One summary line for a match and its exit code. `command` ("host" or "join") makes the
+    resume hint a whole command line; None: this kind of match cannot be resumed (play)."""
     mid = "" if outcome.match_id is None else f"match {outcome.match_id.hex()[:16]}: "
     result = outcome.result
     if result is None:
         why = outcome.detail or "not finished"
-        resume = (f"; resume with --resume {outcome.match_id.hex()[:16]}"
-                  if outcome.match_id is not None else "")
+        resume = ""
+        if outcome.match_id is not None:
+            resume = (f"; continue it with: versus {command} --resume "
+                      f"{outcome.match_id.hex()[:16]}" if command is not None
+                      else "; a match against a local bot cannot be resumed")
         return f"{mid}unfinished ({why}){resume}", EXIT_UNFINISHED
+    if result.ending is Ending.FAULT:
+        blamed = outcome.fault_seat
+        path = "" if outcome.transcript_path is None else str(outcome.transcript_path)
+        return (mid + describe_fault(None if blamed is None else 1 - blamed, seat,
+                                     outcome.detail, path)), EXIT_FAULT
     you = ("a draw" if result.winner is None else
            "you won" if result.winner == seat else "you lost")
-    code = EXIT_FAULT if result.ending is Ending.FAULT else EXIT_OK
+    code = EXIT_OK
     return f"{mid}{result} — {you}", code
 
 
@@ -269,7 +280,8 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                 say(f"invite: {Invite(address, port, identity.fingerprint)}")
             say(f"listening on port {port}" + (f", resuming match {session.files.match_id[:16]}"
                                                if session is not None and session.files
-                                               else "; waiting for a player to join"))
+                                               else "; waiting for a player to join (share "
+                                                    "an invite above)"))
             if args.lan:
                 await nursery.start(announce, identity, args.name or f"versus-{port}", port)
             if session is None:
@@ -394,11 +406,12 @@ Command = Callable[..., Awaitable[SessionOutcome]]
 
 def run_network_command(command: Command, args: argparse.Namespace, out: TextIO,
                         seat: int) -> int:
+    name = "host" if command is host_match else "join"
     if args.bot is not None:
         outcome = trio.run(command, args, out)
         if outcome.transcript_path is not None:
             print(f"transcript: {outcome.transcript_path}", file=out)
-        line, code = describe_outcome(outcome, seat)
+        line, code = describe_outcome(outcome, seat, name)
         print(line, file=out)
         return code
     from .net_client import NetMatchClient
@@ -407,13 +420,15 @@ def run_network_command(command: Command, args: argparse.Namespace, out: TextIO,
     async def connector(client: NetMatchClient) -> SessionOutcome:
         return await command(args, out, attach=client.attach, note=client.note)
 
-    client = NetMatchClient(connector, seat=seat)
+    waiting = ("restoring the match from disk" if args.resume is not None else
+               "starting the host" if name == "host" else "preparing to join")
+    client = NetMatchClient(connector, seat=seat, waiting=waiting)
     run_ui(client)
     if client.outcome is None:
         raise CommandError(client.connection().reason or "the match did not start")
     if client.outcome.transcript_path is not None:
         print(f"transcript: {client.outcome.transcript_path}", file=out)
-    line, code = describe_outcome(client.outcome, seat)
+    line, code = describe_outcome(client.outcome, seat, name)
     print(line, file=out)
     return code
 

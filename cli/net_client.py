@@ -31,18 +31,33 @@ from protocol.errors import LocalProtocolError
 from protocol.match import Ending
 from protocol.match import MatchResult as ProtocolResult
 
-from .client import ClockState, Connection, ConnectionStatus, EndReason, MatchResult
+from .client import (
+    ClockState,
+    Connection,
+    ConnectionStatus,
+    EndReason,
+    MatchResult,
+    check_legal,
+)
 
 Connector = Callable[["NetMatchClient"], Awaitable[SessionOutcome | None]]
 
 _ENDINGS = {Ending.GAME: EndReason.GAME, Ending.RESIGNATION: EndReason.RESIGNATION,
-            Ending.TIMEOUT: EndReason.TIME, Ending.FAULT: EndReason.ABANDONED}
+            Ending.TIMEOUT: EndReason.TIME, Ending.FAULT: EndReason.FAULT}
 
 
-def client_result(result: ProtocolResult | None) -> MatchResult | None:
-    """The UI's result type for a protocol MatchResult."""
+def client_result(result: ProtocolResult | None, session: MatchSession | None = None
+                  ) -> MatchResult | None:
+    """The UI's result type for a protocol MatchResult. A fault names no winner in the
+    protocol; the UI's winner is the seat its EVIDENCE did not blame (from `session`)."""
     if result is None:
         return None
+    if result.ending is Ending.FAULT and session is not None:
+        blamed, reason = session.fault()
+        winner = None if blamed is None else 1 - blamed
+        path = session.transcript_path
+        return MatchResult(winner, EndReason.FAULT, _one_line(reason),
+                           "" if path is None else str(path))
     detail = result.outcome.value if result.outcome is not None else result.detail
     return MatchResult(result.winner, _ENDINGS[result.ending], detail[:200])
 
@@ -64,7 +79,7 @@ class NetMatchClient:
         self.session: MatchSession | None = None
         self._log: list[str] = [waiting]
         self._changed = trio.Event()
-        self._status = ConnectionStatus(Connection.CONNECTED, _one_line(waiting))
+        self._status = ConnectionStatus(Connection.CONNECTING, _one_line(waiting))
         self._clocks: ClockState | None = None
         self._closed_reason = ""
         self.outcome: SessionOutcome | None = None
@@ -79,7 +94,7 @@ class NetMatchClient:
     def note(self, line: str) -> None:
         """A line for the log before the session exists (e.g. the invite to share)."""
         self._log.append(_one_line(line))
-        self._status = ConnectionStatus(Connection.CONNECTED, _one_line(line))
+        self._status = ConnectionStatus(Connection.CONNECTING, _one_line(line))
         self._notify()
 
     # --- getters (plain reads) ------------------------------------------------------------------
@@ -99,7 +114,8 @@ class NetMatchClient:
 
     @property
     def result(self) -> MatchResult | None:
-        return None if self.session is None else client_result(self.session.result)
+        return (None if self.session is None
+                else client_result(self.session.result, self.session))
 
     def view(self) -> PlayerView:
         s = self.session
@@ -140,8 +156,16 @@ class NetMatchClient:
 
     async def submit(self, action: Action) -> None:
         s = self.session
-        if s is None or action not in s.legal_actions():
-            raise IllegalActionError(f"illegal input {str(action)!r}: not a legal action now")
+        if s is None or s.peer.core is None or s.peer.core.state is None:
+            raise IllegalActionError(f"illegal input {str(action)!r}: the match has not "
+                                     "started")
+        if s.result is not None:
+            raise IllegalActionError(f"illegal input {str(action)!r}: the match is over")
+        if not s.legal_actions():
+            why = ("your clock has run out" if s.own_time_out() else
+                   "it is not your decision")
+            raise IllegalActionError(f"illegal input {str(action)!r}: {why}")
+        check_legal(s.peer.core.state, action)  # the engine's reason when it is illegal
         try:
             await s.submit(action)
         except LocalProtocolError as error:
@@ -189,6 +213,12 @@ class NetMatchClient:
                 self._status = ConnectionStatus(
                     Connection.CLOSED, _one_line(self._closed_reason or status.reason
                                                  or "session closed"))
+            elif s.peer.core is None or s.peer.core.state is None:
+                self._status = ConnectionStatus(Connection.CONNECTING, _one_line(
+                    f"{status.reason or 'connected'}: setting up the match (coin toss, deal)"))
+            elif status.state is LinkState.CONNECTING:
+                self._status = ConnectionStatus(Connection.CONNECTING, _one_line(
+                    status.reason or "match restored from disk: reconnecting to the opponent"))
             else:
                 self._status = ConnectionStatus(Connection.CONNECTED, _one_line(
                     status.reason or status.state.value))

@@ -120,7 +120,9 @@ class Action(_ActionFields):
 
 
 def _bad(what: str, value: object) -> MalformedActionError:
-    return MalformedActionError(f"malformed action {value!r}: {what}")
+    error = MalformedActionError(f"malformed action {value!r}: {what}")
+    error.what = what  # type: ignore[attr-defined]  # the reason alone, for re-wrapping
+    return error
 
 
 def _check_area(value: object, what: str, action: object) -> None:
@@ -223,6 +225,11 @@ def format_input(x: Input) -> str:
 
 format_action = format_input
 
+# how each word is written, for the "takes N arguments" messages
+_USAGE = {"summon": "summon HANDLE AREA recto|verso", "flip": "flip AREA",
+          "move": "move FROM TO", "end": "end", "pick": "pick HANDLE", "deal": "deal HANDLE",
+          "reveal": "reveal HANDLE CARD"}
+
 
 def parse_input(text: str) -> Input:
     """Parse one canonical line; raise MalformedActionError naming the input otherwise."""
@@ -236,7 +243,9 @@ def parse_input(text: str) -> Input:
 
     def need(n: int) -> None:
         if len(args) != n:
-            raise _bad(f"'{word}' takes {n} argument(s), got {len(args)}", text)
+            usage = _USAGE.get(word, word)
+            raise _bad(f"'{word}' takes {n} argument{'s' if n != 1 else ''} ({usage}), "
+                       f"got {len(args)}", text)
 
     def integer(tok: str) -> int:
         if not _INT_RE.fullmatch(tok):
@@ -282,7 +291,8 @@ def parse_input(text: str) -> Input:
     except MalformedActionError as e:
         if repr(text) in str(e):
             raise
-        raise MalformedActionError(f"malformed action {text!r}: {e}") from None
+        # a field-level message from Action's validation names a tuple: keep only its reason
+        raise _bad(getattr(e, "what", str(e)), text) from None
     raise _bad(f"unknown word {word!r}", text)
 
 

@@ -540,8 +540,21 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
 def _area(state: State, inp: Action, name: str) -> int:
     i = state.geom.index.get(name)
     if i is None:
-        raise _illegal(state, inp, f"there is no area {name!r} on the field")
+        names = state.geom.names
+        raise _illegal(state, inp, f"{name} is not an area of the field "
+                       f"({names[0]}–{names[-1]})")
     return i
+
+
+def _not_in_hand(s: State, h: int, p: int) -> str:
+    """Why handle `h` cannot be summoned by player `p`: which card it is instead."""
+    n = s.n
+    if not 0 <= h < 2 * n:
+        return f"there is no card #{h} (handles are 0–{2 * n - 1})"
+    if h // n != p:
+        return f"card #{h} is player {1 - p}'s, not in player {p}'s hand"
+    where = {DECK: "in the deck", FIELD: "on the field"}.get(s.zone[h], ZONE_NAMES[s.zone[h]])
+    return f"card #{h} is {where}, not in player {p}'s hand"
 
 
 def _apply_turn_action(s: State, a: Action, before: State) -> None:
@@ -560,7 +573,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
     if kind == ActionKind.SUMMON:  # R5.1
         h = a.handle
         if not (0 <= h < 2 * n and h // n == p and s.zone[h] == HAND):
-            raise _illegal(before, a, f"handle {h} is not in player {p}'s hand")
+            raise _illegal(before, a, _not_in_hand(s, h, p))
         area = _area(before, a, a.area)
         if s.geom.owner[area] != p:
             raise _illegal(before, a, f"{a.area} is not on player {p}'s side")
@@ -571,7 +584,8 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or s.face[c]:
-            raise _illegal(before, a, f"no verso card on {a.area}")
+            raise _illegal(before, a, f"no card on {a.area}" if c < 0 else
+                           f"no verso card on {a.area}: the card there is already recto")
         if c // n != p and s.tiles[area] == _GRAY:
             raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
         _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
@@ -601,7 +615,13 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
             raise _illegal(before, a, f"the card on {a.area} has absorbed "
                            f"{len(sources) - 1} card(s)")
         spec = sources[a.source]
-        if a.targets not in _active_args(s, p, c, spec, True):
+        valid = _active_args(s, p, c, spec, True)
+        counts = sorted({len(t) for t in valid})
+        if a.targets not in valid and counts and len(a.targets) not in counts:
+            want = " or ".join(str(k) for k in counts)
+            raise _illegal(before, a, f"'{spec.op}' takes {want} target area(s), got "
+                           f"{len(a.targets)}")
+        if a.targets not in valid:
             raise _illegal(before, a, f"'{spec.op}' cannot be used with targets "
                            f"{' '.join(a.targets) or '(none)'}")
         _resolve_active(s, p, c, spec, [s.geom.index[t] for t in a.targets])

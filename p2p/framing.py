@@ -24,6 +24,7 @@ from typing import Any
 import msgpack
 
 from p2p.errors import FrameTooLargeError, MalformedFrameError
+from protocol.canonical import too_deep
 
 LENGTH_PREFIX = struct.Struct(">I")
 #: Largest frame body accepted once the channel is authenticated (1 MiB: room for a mental-poker
@@ -36,6 +37,12 @@ MAX_HANDSHAKE_FRAME = 512
 #: frame cannot expand into millions of Python objects.
 MAX_ARRAY_LEN = 65_536
 MAX_MAP_LEN = 4_096
+#: Channel payloads are shallow (an envelope travels as one bin, control messages are flat
+#: maps). The unpacker's own limit is its 1,024-level stack, and it pre-allocates every array
+#: it opens: nested headers alone (`dc ff ff` x 1000, 3 KB) made it hold ~80 MB. So depth is
+#: checked before unpacking (protocol.canonical.too_deep), and no container may claim more
+#: items than the payload has bytes.
+MAX_DEPTH = 8
 
 
 def encode_frame(body: bytes, max_frame: int = MAX_FRAME) -> bytes:
@@ -134,6 +141,8 @@ def unpack_payload(data: bytes, peer: str = "the peer") -> Any:
     """Decode one untrusted msgpack payload with strict limits; MalformedFrameError otherwise."""
     size = len(data)
     try:
+        if too_deep(data, MAX_DEPTH):
+            raise ValueError(f"containers nested deeper than {MAX_DEPTH} levels")
         return msgpack.unpackb(
             data,
             raw=False,
@@ -141,8 +150,8 @@ def unpack_payload(data: bytes, peer: str = "the peer") -> Any:
             ext_hook=_refuse_ext,
             max_str_len=size,
             max_bin_len=size,
-            max_array_len=MAX_ARRAY_LEN,
-            max_map_len=MAX_MAP_LEN,
+            max_array_len=min(MAX_ARRAY_LEN, size),
+            max_map_len=min(MAX_MAP_LEN, size // 2),
             max_ext_len=0,
         )
     except (ValueError, TypeError, msgpack.UnpackException, msgpack.StackError) as error:

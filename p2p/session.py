@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,14 @@ from engine import Action, Catalogue, PlayerView, State, new_game, step
 from engine.narrate import narrate
 from p2p.channel import ChannelConfig, SecureChannel
 from p2p.errors import RemoteTransportError, TransportError
-from p2p.store import MatchFiles, MatchStore, SessionInfo, StoreError, new_master_secret
+from p2p.store import (
+    ClockReading,
+    MatchFiles,
+    MatchStore,
+    SessionInfo,
+    StoreError,
+    new_master_secret,
+)
 from protocol.commitment import coin_outcome
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.identity import Identity
@@ -126,6 +134,7 @@ class SessionOutcome:
     abandoned: bool = False
     left: bool = False
     detail: str = ""  # one line: why it ended without a result, or the fault
+    fault_seat: int | None = None  # a fault: the seat its EVIDENCE blames (None: unknown)
 
 
 @contextlib.asynccontextmanager
@@ -206,6 +215,8 @@ class MatchSession:
         self._deck = None if peer._deck_original is None else tuple(peer._deck_cards or ())
         self._result_at: float | None = None
         self._own_out_noted: int | None = None
+        self._clock_written: ClockReading | None = None
+        self._clock_to_restore: tuple[ClockReading | None] | None = None  # set by restore
         #: raw bytes of every chain envelope we hold
         self._held: set[bytes] = set() if peer.core is None else {
             e.raw for e in peer.core.chain.envelopes}
@@ -233,7 +244,54 @@ class MatchSession:
         session.log.append(f"Match {files.match_id[:16]} restored from disk at envelope "
                            f"{peer.seq}")
         files.sync(peer.transcript().records, rewrite=True)
+        if peer.rules.has_clock:
+            try:
+                session._clock_to_restore = (files.read_clock(),)
+            except StoreError as error:
+                session.log.append(f"{error}; the clocks restart from their initial value")
+                session._clock_to_restore = (None,)
+            with contextlib.suppress(RuntimeError):  # outside trio: done when run() starts
+                session._restore_clock()
         return session
+
+    def _restore_clock(self) -> None:
+        """Put the clocks back as the last reading in clock.json had them (SPEC §T-CLOCK): the
+        clock that was running then has kept running (the peer's side charges it too), so the
+        wall-clock time since it started is charged to it now."""
+        if self._clock_to_restore is None:
+            return
+        now = now_ms()  # RuntimeError outside trio: kept for run()
+        (reading,) = self._clock_to_restore
+        self._clock_to_restore = None
+        peer = self.peer
+        if reading is None:
+            self.log.append("No clock reading was saved: the clocks restart from their "
+                            "initial value")
+        else:
+            if reading.seq != peer.seq:
+                self.log.append(f"The clock reading is from envelope {reading.seq}, the "
+                                f"transcript has {peer.seq}: the clocks are approximate")
+            peer._clock = list(reading.remaining_ms)
+        # the protocol decides who owes now; it has been running since the reading started it
+        elapsed = 0 if reading is None or reading.running is None else max(
+            0, int((time.time() - reading.since) * 1000))
+        peer._clock_mark = now - elapsed
+        self._clock_written = reading
+
+    def _save_clock(self) -> None:
+        """Rewrite clock.json when the clock reading changed (after every call into the peer)."""
+        clock = self.clock()
+        if clock is None or self.files is None or self._clock_to_restore is not None:
+            return
+        left, running, mark = clock
+        since = time.time() - max(0, now_ms() - mark) / 1000
+        reading = ClockReading(self.peer.seq, left, running, round(since, 3))
+        last = self._clock_written
+        if last is not None and (last.seq, last.remaining_ms, last.running) == (
+                reading.seq, reading.remaining_ms, reading.running):
+            return
+        self.files.write_clock(reading)
+        self._clock_written = reading
 
     # --- what the UI and bots read -------------------------------------------------------------
 
@@ -321,6 +379,7 @@ class MatchSession:
                   reconnect: Reconnect | None = None) -> SessionOutcome:
         """Play until the match ends, is left, or cannot be resumed. `channel`: the first link
         (None after a restart: go straight to `reconnect`)."""
+        self._restore_clock()  # restored outside trio: the clocks are put back now
         try:
             async with open_nursery() as nursery:
                 nursery.start_soon(self._watch_clocks)
@@ -344,11 +403,26 @@ class MatchSession:
     def outcome(self) -> SessionOutcome:
         result = self.peer.result
         detail = self._outcome_detail
+        blamed = None
         if result is not None and result.ending is Ending.FAULT:
-            detail = result.detail
+            blamed, detail = self.fault()
         return SessionOutcome(result, self.match_id, self.transcript_path,
                               abandoned=self._abandoned and result is None,
-                              left=self._left and result is None, detail=detail)
+                              left=self._left and result is None, detail=detail,
+                              fault_seat=blamed)
+
+    def fault(self) -> tuple[int | None, str]:
+        """(the blamed seat or None, one-line reason) of a match that ended on EVIDENCE."""
+        fault = self.peer.fault  # we caught the peer: our own error has the best message
+        if fault is not None:
+            blamed = 1 - self.seat if fault.player is None else fault.player
+            return blamed, " ".join(str(fault).split())
+        core = self.peer.core
+        if core is None or core.evidence is None:
+            result = self.peer.result
+            return None, "" if result is None else result.detail
+        code, message, _raws, blamed_seat = core.evidence
+        return blamed_seat, " ".join(f"{code}: {message}".split())
 
     def _closing_reason(self) -> str:
         if self.peer.result is not None:
@@ -357,8 +431,9 @@ class MatchSession:
 
     async def _await_reconnect(self, reconnect: Reconnect | None) -> SecureChannel | None:
         if self.peer.core is None:
-            raise SetupLostError("the connection was lost before the match was set up; start "
-                                 "a new match")
+            why = f" ({self.status.reason})" if self.status.reason else ""
+            raise SetupLostError(f"the connection was lost before the match was set "
+                                 f"up{why}; start a new match")
         if reconnect is None:
             self._abandoned = self.peer.result is None
             self._outcome_detail = self._outcome_detail or "the connection was lost"
@@ -457,8 +532,17 @@ class MatchSession:
                             "already hold; connection closed", [])
                     continue
                 # the peer's fault is recorded by _call, and our EVIDENCE is queued
-                with contextlib.suppress(RemoteProtocolError):
+                try:
                     self._call(self.peer.receive, message, now_ms())
+                except RemoteProtocolError as error:
+                    if self.peer.core is None:  # a HELLO we refuse: no match, no EVIDENCE
+                        raise SetupLostError(
+                            f"{channel.peer} sent a HELLO this match cannot start from "
+                            f"({error.code}: {error})"[:300]) from None
+                    if self.peer.fault is None:  # a broken link, not a cheat (no EVIDENCE)
+                        raise SessionProtocolError(
+                            f"{channel.peer} sent an envelope that does not extend the chain "
+                            f"({error.code}); reconnecting to resynchronise", []) from None
             nursery.cancel_scope.cancel()
 
     def _is_duplicate(self, raw: bytes) -> bool:
@@ -502,7 +586,10 @@ class MatchSession:
         try:
             events = method(*args)
         except RemoteProtocolError as error:
-            self.log.append(f"The opponent broke the protocol ({error.code}): {error}"[:300])
+            if self.peer.fault is None:  # MatchPeer dropped it: a link fault, resume resyncs
+                self.log.append(f"Dropped an envelope ({error.code}): {error}"[:300])
+            else:
+                self.log.append(f"The opponent broke the protocol ({error.code}): {error}"[:300])
             self._after_peer_call([])
             raise
         self._after_peer_call(events)
@@ -542,6 +629,7 @@ class MatchSession:
         rewrite = self.peer.rolled_back != self._rolled_back
         self._rolled_back = self.peer.rolled_back
         self.files.sync(self.peer.transcript().records, rewrite=rewrite)
+        self._save_clock()
 
     def _narrate(self, events: list[Event]) -> None:
         core = self.peer.core
@@ -585,21 +673,26 @@ class MatchSession:
             changed = self._changed
             clock = self.clock() if self.peer.result is None else None
             wake = math.inf
-            if clock is not None and clock[1] is not None:
+            # the opponent owes a message: a turn or choice (its clock) or an automatic one
+            # (setup, DRAW, OPEN, RESULT, RESULT_COSIGN: a fixed grace, SPEC §4.11)
+            deadline = self.peer.claim_deadline_ms
+            if deadline is not None:
+                if now_ms() >= deadline + grace:
+                    self.log.append("The opponent's time ran out: claiming the win")
+                    self._call(self.peer.claim_timeout, now_ms())
+                    continue
+                wake = (deadline + grace) / 1000 + 0.0005
+            if clock is not None and clock[1] == self.seat:
                 left, seat, mark = clock
-                out_at = mark + left[seat] + (0 if seat == self.seat else grace)
+                out_at = mark + left[seat]
                 if now_ms() >= out_at:
-                    if seat != self.seat:
-                        self.log.append("The opponent's clock ran out: claiming the win")
-                        self._call(self.peer.claim_timeout, now_ms())
-                        continue
                     if self._own_out_noted != mark:
                         self._own_out_noted = mark
                         self.log.append("Your clock ran out")
                         self._notify()
                         continue
                 else:
-                    wake = out_at / 1000 + 0.0005
+                    wake = min(wake, out_at / 1000 + 0.0005)
             with trio.move_on_at(wake):
                 await changed.wait()
 
@@ -631,7 +724,10 @@ class Player:
 
 async def drive_player(session: MatchSession, player: Player) -> None:
     """Answer every decision of ours with `player` until the session is done. A player that
-    answers an illegal action, or fails, resigns (one log line says why)."""
+    answers an illegal action, or fails (any exception from `choose`, e.g. cli.bots'
+    BotForfeit), resigns for its seat: the RESIGN is signed like any envelope, so the
+    transcript is complete and verifies, and the reason is a log line and the outcome's
+    `detail`. A crashing bot loses its match; it never tears the session down."""
     while not session.done:
         changed = session._changed
         legal = session.legal_actions()
@@ -640,12 +736,18 @@ async def drive_player(session: MatchSession, player: Player) -> None:
             continue
         deadline = session.own_deadline()
         action: Action | None = None
+        failure = ""
         with trio.move_on_at(math.inf if deadline is None else deadline):
             async with open_nursery() as nursery:
 
                 async def think(view: PlayerView, legal: list[Action]) -> None:
-                    nonlocal action
-                    action = await player.choose(view, legal)
+                    nonlocal action, failure
+                    try:
+                        action = await player.choose(view, legal)
+                    except Exception as error:
+                        text = " ".join(str(getattr(error, "reason", "") or error).split())
+                        failure = f"{type(error).__name__}: {text}" if text else \
+                            type(error).__name__
                     nursery.cancel_scope.cancel()
 
                 async def until_ended() -> None:
@@ -655,14 +757,33 @@ async def drive_player(session: MatchSession, player: Player) -> None:
 
                 nursery.start_soon(think, session.view(), legal)
                 nursery.start_soon(until_ended)
+        if failure:
+            await _resign_for(session, f"{player.name} failed ({failure})"[:300])
+            continue
         if action is None:
             continue  # out of time or the match ended: the clock watcher / peer settles it
+        if session.legal_actions() != legal:
+            # the match moved on while the player answered (the peer's EVIDENCE or timeout
+            # claim arrived, or our clock ran out): submitting now would raise
+            # LocalProtocolError and tear the session's nursery down
+            continue
         if action not in legal:
-            session.log.append(f"{player.name} answered an illegal action {str(action)!r}; "
-                               "resigning")
-            await session.resign()
+            await _resign_for(session, f"{player.name} answered an illegal action "
+                                       f"{str(action)[:80]!r}")
             continue
         await session.submit(action)
+
+
+async def _resign_for(session: MatchSession, why: str) -> None:
+    """Resign our seat because our player failed; `why` becomes the outcome's detail."""
+    session.log.append(f"{why}; resigning")
+    if session.result is not None or session.done:
+        return
+    session._outcome_detail = f"{why}; resigned"
+    try:
+        await session.resign()
+    except LocalProtocolError as error:  # e.g. the match ended in the meantime
+        session.log.append(f"cannot resign: {error}")
 
 
 __all__ = [

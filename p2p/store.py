@@ -7,6 +7,10 @@
 #                       the peer exactly (MatchPeer.restore)
 #       transcript.vtr  the transcript (SPEC §4.10), appended record by record as it grows
 #       session.json    how to reach the peer again: role, address, port, fingerprints, deck
+#       clock.json      timed matches: the last clock reading (remaining ms per seat, the
+#                       running seat, the wall-clock time it started running, the chain length),
+#                       rewritten at every change: envelopes carry no times, so this is what
+#                       a restarted program resumes the clocks from (SPEC Part 6 §T-CLOCK)
 #
 # Ordering is what makes it safe: the secret and session.json are written (temporary file,
 # fsync, rename) before the first chain envelope is sent, and every envelope of ours is appended
@@ -40,6 +44,7 @@ SECRET_SIZE = 32
 SECRET_FILE = "secret"
 TRANSCRIPT_FILE = "transcript.vtr"
 SESSION_FILE = "session.json"
+CLOCK_FILE = "clock.json"
 MAX_SESSION_FILE = 64 * 1024
 _MATCH_ID_HEX = re.compile(r"^[0-9a-f]{64}$")
 
@@ -129,6 +134,43 @@ class SessionInfo:
                              "from it") from None
 
 
+@dataclass(frozen=True)
+class ClockReading:
+    """clock.json: the clocks as of chain length `seq`. `running` (a seat or None) has been
+    running since the wall-clock time `since` (time.time()); `remaining_ms` is as of then."""
+
+    seq: int
+    remaining_ms: tuple[int, int]
+    running: int | None
+    since: float
+
+    def to_json(self) -> bytes:
+        return json.dumps({"format": "versus-clock/1", "seq": self.seq,
+                           "remaining_ms": list(self.remaining_ms), "running": self.running,
+                           "since": self.since}).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes, path: Path) -> ClockReading:
+        try:
+            obj = json.loads(data)
+            if obj.get("format") != "versus-clock/1":
+                raise ValueError("not a versus-clock/1 file")
+            seq, left, running, since = (obj["seq"], obj["remaining_ms"], obj["running"],
+                                         obj["since"])
+            if type(seq) is not int or seq < 0:
+                raise ValueError("seq must be a non-negative integer")
+            if (type(left) is not list or len(left) != 2
+                    or any(type(v) is not int or abs(v) > 10**10 for v in left)):
+                raise ValueError("remaining_ms must be two integers")
+            if running not in (None, 0, 1) or type(running) is bool:
+                raise ValueError("running must be 0, 1 or null")
+            if type(since) not in (int, float) or not 0 <= since < 10**11:
+                raise ValueError("since must be a time in seconds")
+            return cls(seq, (left[0], left[1]), running, float(since))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise StoreError(f"{path} is malformed ({error})") from None
+
+
 class MatchFiles:
     """One match directory: the secret, the growing transcript and session.json."""
 
@@ -164,6 +206,37 @@ class MatchFiles:
         except OSError as error:
             raise StoreError(f"cannot write {self.directory / SESSION_FILE} "
                              f"({error.strerror or error})") from None
+
+    def write_clock(self, reading: ClockReading) -> None:
+        """Replace clock.json (rename, no fsync unless durable: a reading lost in a power cut
+        only makes the restored clocks a little generous)."""
+        path = self.directory / CLOCK_FILE
+        tmp = path.with_name(f".{CLOCK_FILE}.tmp")
+        try:
+            if self.durable:
+                _write_atomic(path, reading.to_json())
+                return
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as file:
+                file.write(reading.to_json())
+            os.replace(tmp, path)
+        except OSError as error:
+            raise StoreError(f"cannot write {path} ({error.strerror or error})") from None
+
+    def read_clock(self) -> ClockReading | None:
+        """The last clock reading; None when there is none (an untimed match, or older
+        files)."""
+        path = self.directory / CLOCK_FILE
+        try:
+            with open(path, "rb") as file:
+                data = file.read(MAX_SESSION_FILE + 1)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise StoreError(f"cannot read {path} ({error.strerror or error})") from None
+        if len(data) > MAX_SESSION_FILE:
+            raise StoreError(f"{path} is larger than {MAX_SESSION_FILE} bytes")
+        return ClockReading.from_json(data, path)
 
     # --- the transcript ---------------------------------------------------------------------
 

@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import msgpack
@@ -106,6 +107,8 @@ def decode(
         raise OversizeField(f"message of {len(data)} bytes exceeds the limit of {max_size}", [data])
     if not data:
         raise MalformedMessage("empty message", [data])
+    if len(data) > _SMALL and too_deep(data, max_depth):
+        raise OversizeField(f"nesting deeper than {max_depth}: {_preview(data)}", [data])
     try:
         # The C unpacker's own limits (bounded by len(data)) keep a forged length header from
         # allocating memory; ours are checked precisely in _check_limits with the field's path.
@@ -127,6 +130,72 @@ def decode(
             f"non-canonical encoding (a shorter form exists): {_preview(data)}", [data]
         )
     return obj
+
+
+# --- nesting pre-scan ----------------------------------------------------------------------
+#
+# The C unpacker pre-allocates a list for every array header it meets (up to ~10,000 slots,
+# 80 KB, however few bytes follow) and only refuses nesting at its stack limit of 1,024 levels,
+# so 3 KB of `dc ff ff` repeated held ~80 MB until the input ran out. Depth can only be checked
+# before unpacking, by walking the headers: `too_deep` does that without building anything,
+# skipping runs of one-byte values (the only way to pack a million items into a megabyte) with
+# a regular expression, so the walk costs microseconds for real messages and stays linear for
+# hostile ones. Bad or truncated bytes stop the walk: the unpacker reports them.
+
+_ONE_BYTE_RUN = re.compile(rb"[\x00-\x7f\xa0\xc0\xc2\xc3\xe0-\xff]*")
+_SCALAR_SIZE = {**{b: 1 for b in (*range(0x80), *range(0xE0, 0x100), 0xC0, 0xC2, 0xC3)},
+                **{b: 1 + (b & 0x1F) for b in range(0xA0, 0xC0)},
+                0xCA: 5, 0xCB: 9, 0xCC: 2, 0xCD: 3, 0xCE: 5, 0xCF: 9, 0xD0: 2, 0xD1: 3,
+                0xD2: 5, 0xD3: 9, 0xD4: 3, 0xD5: 4, 0xD6: 6, 0xD7: 10, 0xD8: 18}
+#: header byte -> (length field size, bytes after the length field per unit, items per unit);
+#: a sized value (bin, str, ext) counts bytes, a container counts items (a map: 2 per entry)
+_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xD9: (1, 0), 0xDA: (2, 0), 0xDB: (4, 0),
+          0xC7: (1, 1), 0xC8: (2, 1), 0xC9: (4, 1)}
+_CONTAINER = {**{b: (0, 1) for b in range(0x90, 0xA0)}, **{b: (0, 2) for b in range(0x80, 0x90)},
+              0xDC: (2, 1), 0xDD: (4, 1), 0xDE: (2, 2), 0xDF: (4, 2)}
+
+
+#: below this size the pre-scan is skipped: every array the unpacker pre-allocates is bounded by
+#: len(data) slots and there are at most len(data) of them, a few MB at worst, and the depth is
+#: then refused by `_check_limits` (or the unpacker's own stack limit) like any other limit
+_SMALL = 1024
+
+
+def too_deep(data: bytes, max_depth: int) -> bool:
+    """Whether the msgpack `data` nests containers more than `max_depth` levels deep (see above).
+    """
+    end, pos, left = len(data), 0, [1]  # left: items still to read at each open level
+    while left:
+        if not left[-1]:
+            left.pop()
+            continue
+        if pos >= end:
+            return False
+        byte = data[pos]
+        size = _SCALAR_SIZE.get(byte)
+        if size == 1:  # a run of one-byte values, skipped in C
+            run = _ONE_BYTE_RUN.match(data, pos, min(end, pos + left[-1])).end() - pos
+            left[-1] -= run
+            pos += run
+            continue
+        left[-1] -= 1
+        if size is not None:
+            pos += size
+        elif byte in _SIZED:
+            width, extra = _SIZED[byte]
+            pos += 1 + width + extra + int.from_bytes(data[pos + 1:pos + 1 + width], "big")
+        elif byte in _CONTAINER:
+            width, per = _CONTAINER[byte]
+            count = (int.from_bytes(data[pos + 1:pos + 1 + width], "big") if width
+                     else byte & 0x0F) * per
+            pos += 1 + width
+            if count:
+                if len(left) > max_depth:
+                    return True
+                left.append(count)
+        else:
+            return False  # 0xc1, never used: the unpacker refuses it
+    return False
 
 
 def tagged_hash(tag: bytes, *fields: Any) -> bytes:
@@ -163,6 +232,36 @@ def _check_utf8(text: str, path: str) -> None:
 
 
 def _check_limits(
+    obj: Any, data: bytes, max_depth: int, max_array: int, max_bytes: int, max_str: int
+) -> None:
+    # The common case, valid input, without building a path string per field: a plain walk;
+    # only when it finds a violation does the walk below run again to name the field.
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is list:
+            if depth > max_depth or len(item) > max_array:
+                break
+            extend([(sub, depth + 1) for sub in item])
+        elif kind is bytes:
+            if len(item) > max_bytes:
+                break
+        elif kind is str:
+            if len(item) > max_str // 4 and len(item.encode("utf-8")) > max_str:
+                break
+        elif kind is int:
+            if not INT_MIN <= item <= INT_MAX:
+                break
+        elif item is not None and kind is not bool:
+            break
+    else:
+        return
+    _check_limits_named(obj, data, max_depth, max_array, max_bytes, max_str)
+
+
+def _check_limits_named(
     obj: Any, data: bytes, max_depth: int, max_array: int, max_bytes: int, max_str: int
 ) -> None:
     # Iterative, so a deeply nested input cannot exhaust Python's recursion limit.

@@ -7,7 +7,8 @@
 #
 # This is the link layer only. It checks authenticity, match id, sequence and linkage, keeps
 # every accepted envelope's exact bytes, and classifies what it refuses:
-#   seq == next, wrong prev_hash           PrevHashMismatch
+#   seq == next, wrong prev_hash           PrevHashMismatch (attributable only if the sender
+#                                          signed the head, or the head is the genesis)
 #   seq <  next, identical bytes           Replay (anyone can replay: not the signer's fault)
 #   seq <  next, same signer, other bytes  Equivocation (both envelopes kept as evidence)
 #   seq <  next, other signer              SequenceConflict (a race; the state machine decides)
@@ -79,14 +80,17 @@ class Chain:
         self._append(envelope)
         return envelope
 
-    def authenticate(self, raw: bytes) -> Envelope:
+    def authenticate(self, raw: bytes, *, parsed: Envelope | None = None,
+                     signature: bool = True) -> Envelope:
         """`receive` without the append: the match layer checks an envelope's meaning before it
         enters the chain (so a refused envelope never becomes part of the honest transcript),
-        then calls `append`."""
+        then calls `append`. `parsed` and `signature` as in `open_envelope` (the offline
+        verifier's fast path; a live peer checks every signature)."""
         self._check_open()
         try:
             envelope = open_envelope(
-                raw, self.match_id, self.keys, max_size=self.max_envelope_size
+                raw, self.match_id, self.keys, max_size=self.max_envelope_size, parsed=parsed,
+                signature=signature,
             )
             self._check_link(envelope)
         except RemoteProtocolError as error:
@@ -141,11 +145,16 @@ class Chain:
         expected = self.next_seq
         if envelope.seq == expected:
             if envelope.prev_hash != self._head:
+                # Provable only when the sender signed the head (or the head is the genesis,
+                # a function of the match id it signed): otherwise the head's signer may have
+                # swapped its own envelope for another after the sender built on the first.
+                own = not self._envelopes or self._envelopes[-1].sender == envelope.sender
                 raise PrevHashMismatch(
                     f"envelope seq {envelope.seq} from seat {envelope.sender} names prev_hash "
                     f"{envelope.prev_hash.hex()[:16]}…, the chain head is {self._head.hex()[:16]}…",
                     [envelope.raw],
-                    player=envelope.sender,
+                    player=envelope.sender if own else None,
+                    attributable=own,
                 )
         elif envelope.seq > expected:
             raise SequenceGap(

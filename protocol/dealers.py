@@ -136,8 +136,14 @@ class DecklistAudit:
         assert order is not None
         return owner * self.deck_size + order.announce(slot, evidence)
 
-    def open(self, owner: int, parts: Sequence[object], evidence: Sequence[bytes]) -> Opening:
+    def open(self, owner: int, parts: Sequence[object], evidence: Sequence[bytes], *,
+             expected_slot: int | None = None) -> Opening:
+        """Check and record one opening; `expected_slot`: the slot the pending reveal asks for
+        (checked before anything is recorded)."""
         opening = Opening.from_body(list(parts), evidence, owner)
+        if expected_slot is not None and opening.slot != expected_slot:
+            raise IllegalAction(f"OPEN of slot {opening.slot}; the pending reveal is of slot "
+                                f"{expected_slot}", evidence, player=owner)
         deck = self.decks[owner]
         assert deck is not None
         deck.record(opening, evidence)

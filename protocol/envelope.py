@@ -11,7 +11,8 @@
 # prev_hash names. The first chain envelope's prev_hash is the genesis hash of the match id, so
 # a chain cannot be grafted onto another match's setup.
 #
-# Opening checks, in order: size and canonical form (MalformedMessage / OversizeField), field
+# Opening checks, in order: size and canonical form (MalformedMessage / OversizeField; every kind
+# but EVIDENCE leaves EVIDENCE_HEADROOM bytes of the limit free), field
 # types and the protocol version (MalformedMessage), the signature under the key of the seat the
 # envelope names (BadSignature, or WrongSender when the other seat's key verifies it), and last
 # the match id (WrongMatch), so that everything a peer is blamed for is something it signed.
@@ -39,6 +40,7 @@ from protocol.errors import (
     BadSignature,
     LocalProtocolError,
     MalformedMessage,
+    OversizeField,
     WrongMatch,
     WrongSender,
 )
@@ -52,6 +54,11 @@ SEATS = (0, 1)
 
 #: default limit on one envelope's wire size; shared-pool SHUFFLE messages are the big ones
 MAX_ENVELOPE_SIZE = 1 << 20
+#: room kept free for an EVIDENCE envelope's own fields (code, message, framing) around the
+#: offending envelope it carries: every other kind is limited to MAX_ENVELOPE_SIZE minus this,
+#: so an EVIDENCE that quotes any envelope a peer can receive still fits the envelope limit
+EVIDENCE_HEADROOM = 8 << 10
+MAX_MESSAGE_SIZE = MAX_ENVELOPE_SIZE - EVIDENCE_HEADROOM
 
 _SIGNED_HEADER = b"\x97"  # fixarray of 7
 _WIRE_HEADER = b"\x98"  # fixarray of 8
@@ -181,15 +188,29 @@ def open_envelope(
     known_keys: Sequence[bytes],
     *,
     max_size: int = MAX_ENVELOPE_SIZE,
+    parsed: Envelope | None = None,
+    signature: bool = True,
 ) -> Envelope:
     """Parse and authenticate wire bytes. `known_keys[s]` is the public key of seat s.
 
     Raises MalformedMessage/OversizeField, BadSignature, WrongSender or WrongMatch; each
     carries `raw` as evidence and, once the signature is checked, the responsible seat.
+    `parsed`: `parse_envelope(raw)` already done by the caller (not repeated). `signature=False`
+    skips the signature check: only for the offline verifier's fast path, where a later
+    signature of the same seat endorses the envelope through the hash chain (SPEC §4.4).
     """
     _check_known_keys(known_keys)
-    envelope = parse_envelope(raw, max_size=max_size)
-    check_signature(envelope, known_keys)
+    envelope = parsed if parsed is not None else parse_envelope(raw, max_size=max_size)
+    limit = max_size - EVIDENCE_HEADROOM if max_size > EVIDENCE_HEADROOM else max_size
+    if envelope.kind is not MessageKind.EVIDENCE and len(envelope.raw) > limit:
+        # before the signature: bytes this large prove nothing about anyone (SPEC §4.3)
+        raise OversizeField(
+            f"{envelope.kind.name} envelope of {len(envelope.raw)} bytes exceeds the limit of "
+            f"{limit} (only EVIDENCE may use the last {EVIDENCE_HEADROOM} bytes)",
+            [envelope.raw],
+        )
+    if signature:
+        check_signature(envelope, known_keys)
     if envelope.match_id != expected_match_id:
         raise WrongMatch(
             f"envelope seq {envelope.seq} from seat {envelope.sender} is for match "

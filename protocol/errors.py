@@ -39,15 +39,21 @@ class RemoteProtocolError(ProtocolError):
     """
 
     code = "remote-protocol-error"
-    #: True when the evidence proves the fault to a third party (signed by the culprit)
+    #: True when the evidence proves the fault to a third party (signed by the culprit). The
+    #: class value is the default; an instance may override it (`attributable=`): a malformed
+    #: body inside an envelope that authenticated and extends the chain is its signer's fault,
+    #: a prev-hash mismatch only when the sender signed the chain head itself.
     attributable = False
 
     def __init__(
-        self, message: str, evidence: Sequence[bytes] = (), *, player: int | None = None
+        self, message: str, evidence: Sequence[bytes] = (), *, player: int | None = None,
+        attributable: bool | None = None,
     ) -> None:
         super().__init__(message)
         self.evidence: tuple[bytes, ...] = tuple(evidence)
         self.player = player
+        if attributable is not None:
+            self.attributable = attributable
 
 
 # --- bytes that are not a well-formed message -----------------------------------------------
@@ -98,10 +104,11 @@ class BadChain(RemoteProtocolError):
 
 
 class WrongMatch(BadChain):
-    """An envelope signed for another match id (or a setup message inside the chain)."""
+    """An envelope signed for another match id (or a setup message inside the chain). Not
+    attributable: anyone holding an old envelope of a seat (its HELLO, an earlier match between
+    the same keys) can replay it here, so it proves nothing about the seat now."""
 
     code = "wrong-match-id"
-    attributable = True
 
 
 class Replay(BadChain):
@@ -117,7 +124,10 @@ class SequenceGap(BadChain):
 
 
 class PrevHashMismatch(BadChain):
-    """An envelope at the right sequence number whose prev_hash is not the chain head."""
+    """An envelope at the right sequence number whose prev_hash is not the chain head.
+    Attributable only when the sender signed the head itself (it then signed two histories);
+    when the head is the other seat's, the other seat may have swapped its own envelope, so
+    the chain raises it with `attributable=False` and no player."""
 
     code = "prev-hash-mismatch"
     attributable = True

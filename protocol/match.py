@@ -62,13 +62,20 @@ from protocol.dealers import (
     check_decklist,
     random_permutation,
 )
-from protocol.envelope import Envelope, MessageKind, parse_envelope
+from protocol.envelope import (
+    MAX_ENVELOPE_SIZE,
+    MAX_MESSAGE_SIZE,
+    Envelope,
+    MessageKind,
+    parse_envelope,
+)
 from protocol.errors import (
     CommitmentMismatch,
     IllegalAction,
     LocalProtocolError,
     MalformedMessage,
     OutOfTurn,
+    OversizeField,
     RemoteProtocolError,
     ResultMismatch,
     SequenceConflict,
@@ -85,8 +92,24 @@ from protocol.transcript import Transcript, dump_transcript, load_transcript
 
 K = MessageKind
 COIN_PURPOSE = "layout"
-MAX_EVIDENCE_BYTES = 900_000  # an EVIDENCE envelope must stay under the 1 MiB envelope limit
+#: evidence items an EVIDENCE carries at most (bytes): the offending envelope always fits, since
+#: every kind but EVIDENCE is at most MAX_MESSAGE_SIZE (envelope.py) and the EVIDENCE's own
+#: fields fit the EVIDENCE_HEADROOM left above it
+MAX_EVIDENCE_BYTES = MAX_MESSAGE_SIZE
+MAX_EVIDENCE_ITEMS = 4
 MAX_EVIDENCE_MESSAGE = 200
+#: what a seat may take for a message it sends automatically (setup, DRAW, OPEN, RESULT,
+#: RESULT_COSIGN) before the other seat may claim a timeout, in a match with a clock (SPEC §4.11)
+AUTOMATIC_GRACE_MS = 30_000
+#: envelope bytes around a body: 8-array header, version, match id, seq, prev_hash, sender, kind,
+#: signature (147 at most) and the body's array header (5)
+_ENVELOPE_FRAME = 152
+#: body caps (bytes) of the kinds whose bodies do not grow with the deck or the pool: an ACTION's
+#: text is at most 200 characters of canonical (ASCII) input notation plus the state hash
+_SMALL_BODY = {
+    K.REVEAL: 64, K.ACTION: 256, K.CHOICE: 256, K.RESULT: 128, K.RESULT_COSIGN: 128,
+    K.RESIGN: 8, K.TIMEOUT_CLAIM: 64,
+}
 
 
 class Phase(enum.Enum):
@@ -155,12 +178,16 @@ class DecisionNeeded:
 
 @dataclass(frozen=True)
 class MatchEnded:
+    """The result is fixed (RESULT_COSIGN, RESIGN, TIMEOUT_CLAIM or EVIDENCE). After a game it
+    comes before the SECRET_REVEALs and their deck checks: MatchClosed is the final word, and a
+    deck check that fails after it still ends the match with EVIDENCE (SPEC §4.11)."""
+
     result: MatchResult
 
 
 @dataclass(frozen=True)
 class MatchClosed:
-    """Both SECRET_REVEALs are in and every deck check passed."""
+    """Both SECRET_REVEALs are in and every deck check passed: the final word on a match."""
 
 
 Event = MatchStarted | StateChanged | DecisionNeeded | MatchEnded | MatchClosed
@@ -171,7 +198,7 @@ Event = MatchStarted | StateChanged | DecisionNeeded | MatchEnded | MatchClosed
 
 @dataclass(frozen=True)
 class Transition:
-    phase: Phase
+    phase: Phase | None  # None: any phase before CLOSED/ABORTED
     sender: str  # "seat 0", "seat 1", or a role named by the engine decision
     kinds: tuple[MessageKind, ...]
     then: str
@@ -192,13 +219,14 @@ TRANSITIONS: tuple[Transition, ...] = (
                "PLAY / RESULT / SECRETS_0"),
     Transition(Phase.PLAY, "DealDecision(p): 1-p", (K.DRAW,), "PLAY / RESULT"),
     Transition(Phase.PLAY, "RevealDecision(p, h): p", (K.OPEN,), "PLAY / RESULT"),
-    Transition(Phase.PLAY, "Turn/ChoiceDecision(p): 1-p, clock of p run out",
-               (K.TIMEOUT_CLAIM,), "SECRETS_0"),
     Transition(Phase.RESULT, "seat 0", (K.RESULT,), "COSIGN"),
     Transition(Phase.COSIGN, "seat 1", (K.RESULT_COSIGN,), "SECRETS_0"),
-    Transition(Phase.SECRETS_0, "seat 0", (K.SECRET_REVEAL,), "SECRETS_1"),
-    Transition(Phase.SECRETS_1, "seat 1", (K.SECRET_REVEAL,), "CLOSED"),
-    Transition(Phase.COMMIT_0, "any phase before CLOSED: the seat that detected a fault",
+    Transition(Phase.SECRETS_0, "seat 0", (K.SECRET_REVEAL,), "SECRETS_1 / CLOSED"),
+    Transition(Phase.SECRETS_1, "seat 1", (K.SECRET_REVEAL,), "SECRETS_0 / CLOSED"),
+    Transition(None, "COMMIT_0 .. COSIGN (with a clock): the seat that does not owe the next "
+               "message, the owing seat's clock (turn/choice) or grace (automatic) run out",
+               (K.TIMEOUT_CLAIM,), "SECRETS_<claimant>"),
+    Transition(None, "any phase before CLOSED: the seat that detected a fault",
                (K.EVIDENCE,), "ABORTED"),
 )
 
@@ -214,10 +242,13 @@ _NEXT: dict[Phase, Phase] = {
     Phase.REVEAL_0: Phase.SHUFFLE_0, Phase.SHUFFLE_0: Phase.REVEAL_1,
     Phase.REVEAL_1: Phase.SHUFFLE_1, Phase.SHUFFLE_1: Phase.PLAY,
     Phase.RESULT: Phase.COSIGN, Phase.COSIGN: Phase.SECRETS_0,
-    Phase.SECRETS_0: Phase.SECRETS_1, Phase.SECRETS_1: Phase.CLOSED,
-}
+}  # SECRETS_0/1 follow `MatchCore.revealed`: the owed (winner's) reveal comes first
 _POOL_ONLY = (Phase.SHUFFLE_0, Phase.SHUFFLE_1)
 _ENDED = (Phase.CLOSED, Phase.ABORTED)
+#: phases in which the seat that does not owe the next message may claim a timeout (with a clock)
+_CLAIMABLE = (Phase.COMMIT_0, Phase.COMMIT_1, Phase.REVEAL_0, Phase.SHUFFLE_0, Phase.REVEAL_1,
+              Phase.SHUFFLE_1, Phase.PLAY, Phase.RESULT, Phase.COSIGN)
+_SECRETS = (Phase.SECRETS_0, Phase.SECRETS_1)
 
 
 def _play_expectation(state: State) -> tuple[int, tuple[MessageKind, ...]]:
@@ -267,6 +298,8 @@ class MatchCore:
         self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
         self._on_draw = on_draw
         self._pre: tuple[Input, State] | None = None
+        self.revealed = [False, False]  # whose SECRET_REVEAL is in
+        self.size_caps = _size_caps(rules, catalogue)
 
     # --- the table ------------------------------------------------------------------------
 
@@ -289,7 +322,7 @@ class MatchCore:
             return True
         seat, kinds = self.expected()
         if kind is K.TIMEOUT_CLAIM:
-            return self.phase is Phase.PLAY and K.RESIGN in kinds and seat == 1 - sender
+            return self.phase in _CLAIMABLE and seat == 1 - sender
         return seat == sender and kind in kinds
 
     # --- entry points ---------------------------------------------------------------------
@@ -323,6 +356,13 @@ class MatchCore:
 
     # --- dispatch -------------------------------------------------------------------------
 
+    def _check_size(self, envelope: Envelope) -> None:
+        """The per-kind size cap, before any parsing of the body (SPEC §4.11 Sizes)."""
+        cap = self.size_caps[envelope.kind]
+        if len(envelope.raw) > cap:
+            raise OversizeField(f"{envelope.kind.name} envelope of {len(envelope.raw)} bytes "
+                                f"exceeds the cap of {cap} for its kind")
+
     def _process(self, envelope: Envelope, own: bool) -> list[Event]:
         if not self._allowed(envelope):
             seat, kinds = self.expected()
@@ -331,6 +371,7 @@ class MatchCore:
                 f"phase {self.phase.value} only seat {seat} may send "
                 f"{'/'.join(k.name for k in kinds) or 'nothing'}",
                 [envelope.raw], player=envelope.sender)
+        self._check_size(envelope)
         body = list(envelope.body)
         handler = _HANDLERS[envelope.kind]
         return handler(self, envelope, body, own)
@@ -409,10 +450,8 @@ class MatchCore:
         handle, owner = state.decision.handle, state.decision.player
         if self.decklist is not None:
             claimed = _state_hash_field(body, 4)
-            opening = self.decklist.open(owner, body[:3], [envelope.raw])
-            if opening.slot != handle - owner * self.n:
-                raise IllegalAction(f"OPEN of slot {opening.slot}; the pending reveal is of "
-                                    f"handle {handle} (slot {handle - owner * self.n})")
+            opening = self.decklist.open(owner, body[:3], [envelope.raw],
+                                         expected_slot=handle - owner * self.n)
             card = opening.card
         else:
             claimed = _state_hash_field(body, 2)
@@ -503,7 +542,7 @@ class MatchCore:
             raise MalformedMessage("a RESIGN has an empty body")
         self.result = MatchResult(Ending.RESIGNATION, 1 - envelope.sender,
                                   detail=f"seat {envelope.sender} resigned")
-        self.phase = Phase.SECRETS_0
+        self.phase = _SECRETS[1 - envelope.sender]  # the winner's reveal first: it is owed
         return [MatchEnded(self.result)]
 
     def _on_timeout(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
@@ -518,7 +557,10 @@ class MatchCore:
             Ending.TIMEOUT, envelope.sender,
             detail=f"seat {envelope.sender} claims seat {late} ran out of time "
                    f"(waited {body[1]} ms with {body[2]} ms left)")
-        self.phase = Phase.SECRETS_0
+        if self.state is None:  # a claim during setup: no card was dealt, nothing to reveal
+            self.phase = Phase.CLOSED
+            return [MatchEnded(self.result), MatchClosed()]
+        self.phase = _SECRETS[envelope.sender]  # the claimant's reveal first: it is owed
         return [MatchEnded(self.result)]
 
     def _on_secrets(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
@@ -530,7 +572,8 @@ class MatchCore:
                 raise MalformedMessage("a shared-pool SECRET_REVEAL is [end reveal]")
             assert self.pool is not None
             self.pool.end_reveal(seat, EndReveal.from_wire(body[0]), own)
-        self.phase = _NEXT[self.phase]
+        self.revealed[seat] = True
+        self.phase = Phase.CLOSED if self.revealed[1 - seat] else _SECRETS[1 - seat]
         return [MatchClosed()] if self.phase is Phase.CLOSED else []
 
     def _on_evidence(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
@@ -574,20 +617,63 @@ def _blame(error: RemoteProtocolError, envelope: Envelope) -> RemoteProtocolErro
     error.evidence = (*(e for e in error.evidence if e != envelope.raw), envelope.raw)
     if error.player is None:
         error.player = envelope.sender
+    if error.player == envelope.sender:
+        # The envelope authenticated and names the chain head as prev_hash: its signer built it
+        # on exactly this history, so whatever its content breaks is the signer's own doing.
+        error.attributable = True
     return error
 
 
 def evidence_body(error: RemoteProtocolError) -> list[object]:
-    """EVIDENCE body: [code, one-line message, [raw evidence...], seat or nil]."""
+    """EVIDENCE body: [code, one-line message, [raw evidence...], seat or nil]. The last item
+    (the offending envelope, the one the verifier re-checks) is always kept; earlier ones while
+    they fit MAX_EVIDENCE_BYTES and MAX_EVIDENCE_ITEMS."""
     message = " ".join(str(error).split())[:MAX_EVIDENCE_MESSAGE]
-    kept: list[bytes] = []
-    total = 0
-    for raw in reversed(error.evidence):  # the last item is the offending input: keep it first
-        if total + len(raw) > MAX_EVIDENCE_BYTES:
+    if not error.evidence:
+        return [error.code, message, [], error.player]
+    kept: list[bytes] = [error.evidence[-1]]
+    total = len(kept[0])
+    for raw in reversed(error.evidence[:-1]):
+        if total + len(raw) > MAX_EVIDENCE_BYTES or len(kept) >= MAX_EVIDENCE_ITEMS:
             break
         kept.insert(0, raw)
         total += len(raw)
     return [error.code, message, kept, error.player]
+
+
+def _size_caps(rules: MatchRules, catalogue: Catalogue) -> dict[MessageKind, int]:
+    """The largest envelope of each kind an honest seat can send under these rules (SPEC
+    §4.11 Sizes), from the deck size n, the pool size and the longest card id L."""
+    n = rules.ruleset.deck_size
+    ids = [card.id for card in catalogue.cards]
+    longest = max((len(str(i).encode()) for i in ids), default=0)
+    card = longest + 2  # a str8 header
+    body = dict(_SMALL_BODY)
+    if rules.deal_mode is DealMode.DECKLIST:
+        # [coin, [[n x commit], root], draw seed commit, decklist commit]
+        body[K.COMMIT] = 4 * 34 + 2 * 5 + 34 * n
+        body[K.DRAW] = 9 + 34  # [slot, h]
+        body[K.OPEN] = 9 + card + 2 * 34  # [slot, card, salt, h]
+        # [[[slot, card, salt] x n], seed, [[card, count] x <= n], salt]
+        body[K.SECRET_REVEAL] = 3 * 5 + 2 * 34 + n * (1 + 9 + card + 34) + n * (1 + card + 9)
+        body[K.SHUFFLE] = 0
+    else:
+        pool = len(rules.pool_ids(catalogue))
+        point = scalar = 34
+        proof = 1 + 2 * scalar
+        tag = 2 + 16  # "deal/<kind>" as a short str
+        body[K.COMMIT] = 34 + 5 + tag + point + proof
+        body[K.DRAW] = 5 + tag + 9 + point + proof + 34
+        body[K.OPEN] = 5 + tag + 9 + 2 + 64 + point + proof + 34  # card id <= 64 bytes
+        body[K.SECRET_REVEAL] = 5 + tag + scalar
+        # ["deal/shuffle", step, [[a, b] x N], [[N points], [N points], c, [4 s], [N s], [N s]]]
+        per_card = (1 + 2 * point) + 4 * 34
+        body[K.SHUFFLE] = 5 + tag + 9 + 5 + 5 + 6 * 5 + scalar + 4 * scalar + pool * per_card
+    caps = {kind: _ENVELOPE_FRAME + size for kind, size in body.items()}
+    caps[K.EVIDENCE] = MAX_ENVELOPE_SIZE
+    for kind in K:
+        caps.setdefault(kind, _ENVELOPE_FRAME)  # kinds never sent in the chain
+    return caps
 
 
 # --- one player's side ----------------------------------------------------------------------
@@ -640,8 +726,11 @@ class MatchPeer:
         self._resign_queued = False
         self._announced = -1  # the input count at which DecisionNeeded was last emitted
         self._clock = [rules.clock_initial_ms, rules.clock_initial_ms]
-        self._clock_mark: int | None = None
+        self._clock_mark: int | None = None  # now_ms of the last envelope (the owed one's start)
         self._last_claim: Envelope | None = None
+        #: after a roll-back: the highest seq we signed on the dropped branch; we never sign at
+        #: a seq <= it again (that would be an equivocation, SPEC §4.11 race)
+        self._dropped_up_to = -1
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -660,7 +749,13 @@ class MatchPeer:
 
     def receive(self, raw: bytes, now_ms: int | None = None) -> list[Event]:
         """Process one envelope from the peer. Raises the peer's RemoteProtocolError (after
-        sealing our EVIDENCE into outgoing()); LocalProtocolError once the match is over."""
+        sealing our EVIDENCE into outgoing()); LocalProtocolError once the match is over.
+
+        A link-level error (one that proves nothing about the peer: unparsable or oversize
+        bytes, a bad signature, a replay, a sequence gap or conflict, another match's envelope,
+        a prev-hash mismatch on our own head) is raised too, but seals no EVIDENCE and leaves
+        the match running (`fault` stays None): the envelope is dropped, and the caller should
+        resynchronise the link (the session reconnects; resume resends what is missing)."""
         self._require_alive()
         if self._hello is None:
             raise LocalProtocolError("call start() before receive()")
@@ -684,6 +779,9 @@ class MatchPeer:
                 raise
             self._tick(now_ms, self.core.chain.envelopes[-1])  # the one just accepted
         except RemoteProtocolError as error:
+            if self.core is not None and not error.attributable:
+                self.core.chain.reopen()  # a broken link, not a cheat: drop it, stay alive
+                raise
             self._fail(error)
             raise
         return events + self._pump(now_ms)
@@ -719,23 +817,26 @@ class MatchPeer:
         """Resign now if we hold a turn or choice decision, else at our next one (queued)."""
         self._require_alive()
         if self.core is None or self.core.phase in (
-                Phase.RESULT, Phase.COSIGN, Phase.SECRETS_0, Phase.SECRETS_1, *_ENDED):
+                Phase.RESULT, Phase.COSIGN, *_SECRETS, *_ENDED):
             raise LocalProtocolError(f"nothing to resign in phase {self.phase.value}")
         self._resign_queued = True
         return self._pump(now_ms)
 
     def claim_timeout(self, now_ms: int) -> list[Event]:
-        """Claim that the peer's clock ran out (the caller's `now_ms`, same timebase as the
-        times passed to receive/submit). LocalProtocolError when the claim would be false."""
+        """Claim that the peer's time ran out (the caller's `now_ms`, same timebase as the
+        times passed to receive/submit): its clock on a turn or choice, AUTOMATIC_GRACE_MS on a
+        message it sends by itself (setup, DRAW, OPEN, RESULT, RESULT_COSIGN). Only in a match
+        with a clock. LocalProtocolError when the claim would be false."""
         self._require_alive()
         core = self.core
-        if core is None or core.phase is not Phase.PLAY or not self.rules.has_clock:
+        if core is None or core.phase not in _CLAIMABLE or not self.rules.has_clock:
             raise LocalProtocolError("no clock is running")
-        seat, kinds = core.expected()
-        if seat != 1 - self.seat or K.RESIGN not in kinds or self._clock_mark is None:
-            raise LocalProtocolError("the peer's clock is not running")
+        deadline = self.claim_deadline_ms
+        if deadline is None or self._clock_mark is None:
+            raise LocalProtocolError("the peer owes no message (or no time was given yet)")
+        seat = 1 - self.seat
         waited = now_ms - self._clock_mark
-        left = self._clock[seat]
+        left = deadline - self._clock_mark
         if waited < left:
             raise LocalProtocolError(f"the peer has {left - waited} ms left")
         events = self._send(K.TIMEOUT_CLAIM, [seat, waited, max(left, 0)], now_ms)
@@ -792,6 +893,21 @@ class MatchPeer:
         if seat is None or K.RESIGN not in kinds:
             return None
         return seat, self._clock_mark
+
+    @property
+    def claim_deadline_ms(self) -> int | None:
+        """The `now_ms` from which `claim_timeout` succeeds (the peer owes the next message and
+        its clock or, for an automatic message, AUTOMATIC_GRACE_MS runs out); None when no
+        claim can come (no clock, we owe the next message, the result is fixed, no time yet)."""
+        core, mark = self.core, self._clock_mark
+        if (core is None or mark is None or not self.rules.has_clock or self._fault is not None
+                or core.phase not in _CLAIMABLE):
+            return None
+        seat, kinds = core.expected()
+        if seat != 1 - self.seat:
+            return None
+        allowance = max(self._clock[seat], 0) if K.RESIGN in kinds else AUTOMATIC_GRACE_MS
+        return mark + allowance
 
     @property
     def match_id(self) -> bytes | None:
@@ -897,6 +1013,8 @@ class MatchPeer:
                                         self.rules.ruleset.deck_size, self._rng)
             pool_side = PoolLive(self._deal)
         self.core = MatchCore(setup, self.rules, self.catalogue, pool_side, self._learn)
+        if self.rules.has_clock and now_ms is not None:
+            self._clock_mark = now_ms  # seat 0's COMMIT is owed from here
         return self._pump(now_ms)
 
     def _learn(self, owner: int, handle: int, card: str | None) -> None:
@@ -913,8 +1031,8 @@ class MatchPeer:
         core = self.core
         while core is not None and self._fault is None:
             seat, kinds = core.expected()
-            if seat != self.seat:
-                break
+            if seat != self.seat or core.chain.next_seq <= self._dropped_up_to:
+                break  # (the second: our best-effort SECRET_REVEAL after a roll-back, skipped)
             if K.RESIGN in kinds:
                 if self._resign_queued:
                     events += self._send(K.RESIGN, [], now_ms)
@@ -984,8 +1102,9 @@ class MatchPeer:
         if envelope.kind in (K.ACTION, K.CHOICE) and self._clock_mark is not None:
             mover = envelope.sender
             self._clock[mover] += self.rules.clock_increment_ms - (now_ms - self._clock_mark)
-        running = core.phase is Phase.PLAY and K.RESIGN in core.expected()[1]
-        self._clock_mark = now_ms if running else None
+        # every envelope starts the next owed message's time (a turn, a choice or an automatic
+        # message of either seat), so a claim can follow any message the peer owes
+        self._clock_mark = now_ms if core.phase in _CLAIMABLE else None
 
     def _crossed_claim(self, raw: bytes) -> bool:
         """After our TIMEOUT_CLAIM: the late seat's envelopes that continue its own branch
@@ -1044,15 +1163,21 @@ class MatchPeer:
         rebuilt = MatchPeer.restore(prefix, secret, self.identity, self.catalogue,
                                     deck=self._deck_original, software=self._software)
         clocks, count = list(self._clock), self.rolled_back
+        dropped = max((e.seq for e in core.chain.envelopes[seq:] if e.sender == self.seat),
+                      default=-1)
         rebuilt._out = []  # anything it owes at the prefix is superseded by the claim
         self.__dict__.update(rebuilt.__dict__)
         self._clock, self.rolled_back = clocks, count + 1
+        # We signed envelopes up to `dropped` on the dropped branch: signing another envelope
+        # at any of those seqs would hand the claimant an equivocation, so until the chain
+        # passes them we send nothing (our SECRET_REVEAL is best effort after a claim).
+        self._dropped_up_to = max(dropped, self._dropped_up_to)
         return self.receive(raw, now_ms)
 
     def _fail(self, error: RemoteProtocolError) -> None:
         self._fault = error
         core = self.core
-        if core is None or core.phase in _ENDED:
+        if core is None or core.phase in _ENDED or core.chain.next_seq <= self._dropped_up_to:
             return
         core.chain.reopen()
         envelope, _ = core.send(self.identity, K.EVIDENCE, evidence_body(error))

@@ -22,7 +22,7 @@ from typing import Any
 from engine import Catalogue, Input, default_catalogue
 from protocol.commitment import coin_outcome
 from protocol.dealers import PoolAudit
-from protocol.envelope import MessageKind, parse_envelope
+from protocol.envelope import Envelope, MessageKind, parse_envelope
 from protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
 from protocol.identity import fingerprint
 from protocol.match import COIN_PURPOSE, Ending, MatchCore, Phase, StateChanged
@@ -121,9 +121,12 @@ def _rules_text(rules: dict[str, Any]) -> str:
 
 
 def verify_transcript(transcript: Transcript | bytes, catalogue: Catalogue | None = None, *,
-                      expected_keys: Sequence[bytes | None] = (None, None)) -> Report:
-    """Verify a transcript (object or file bytes) fully; see the module comment."""
-    return _run(transcript, catalogue, expected_keys).report
+                      expected_keys: Sequence[bytes | None] = (None, None),
+                      full: bool = False) -> Report:
+    """Verify a transcript (object or file bytes) fully; see the module comment. `full=True`
+    checks every envelope's signature even when the transcript is valid (the report is the
+    same; the default fast path checks one signature per seat unless something fails)."""
+    return _run(transcript, catalogue, expected_keys, full).report
 
 
 @dataclass(frozen=True)
@@ -152,14 +155,15 @@ class MatchReplay:
 
 
 def replay_inputs(transcript: Transcript | bytes, catalogue: Catalogue | None = None, *,
-                  expected_keys: Sequence[bytes | None] = (None, None)) -> MatchReplay:
+                  expected_keys: Sequence[bytes | None] = (None, None),
+                  full: bool = False) -> MatchReplay:
     """Verify a transcript and return its engine inputs, layout seed and revealed deal.
     On a failed verification the inputs are those accepted before the first bad record."""
-    return _run(transcript, catalogue, expected_keys)
+    return _run(transcript, catalogue, expected_keys, full)
 
 
 def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
-         expected_keys: Sequence[bytes | None]) -> MatchReplay:
+         expected_keys: Sequence[bytes | None], full: bool = False) -> MatchReplay:
     catalogue = catalogue or default_catalogue()
     try:
         if not isinstance(transcript, Transcript):
@@ -173,7 +177,7 @@ def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
     summary: dict[str, Any] = {
         "match_id": setup.match_id.hex(),
         "players": [fingerprint(key) for key in setup.keys],
-        "software": [open_hello(raw).software for raw in transcript.hellos],
+        "software": [hello.software for hello in setup.hellos],
         "rules": rules.to_dict(),
         "deal_mode": rules.deal_mode.value,
     }
@@ -182,6 +186,34 @@ def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
                              f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not "
                              f"the one given ({catalogue.digest.hex()[:16]}…)", summary),
                       catalogue)
+    if not full:
+        fast = _replay(transcript, setup, rules, catalogue, dict(summary), fast=True)
+        if fast is not None and fast.report.ok:
+            return fast
+    replay = _replay(transcript, setup, rules, catalogue, summary, fast=False)
+    assert replay is not None
+    return replay
+
+
+def _endorsed(transcript: Transcript) -> tuple[list[Envelope], set[int]] | None:
+    """The fast path's plan: every envelope parsed once, and the indices whose signature it
+    checks: each seat's last chain envelope (SPEC §4.4). None: something does not even parse
+    (the full path names it)."""
+    try:
+        parsed = [parse_envelope(raw) for raw in transcript.envelopes]
+    except RemoteProtocolError:
+        return None
+    last = {envelope.sender: index for index, envelope in enumerate(parsed)}
+    return parsed, set(last.values())
+
+
+def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalogue: Catalogue,
+            summary: dict[str, Any], *, fast: bool) -> MatchReplay | None:
+    """One pass over the chain. `fast`: check the signatures of each seat's last envelope
+    only (and of every EVIDENCE item); the caller reruns the full pass if anything fails."""
+    plan = _endorsed(transcript) if fast else None
+    if fast and plan is None:
+        return None
     pool = None
     if rules.deal_mode is DealMode.SHARED_POOL:
         pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue),
@@ -191,8 +223,11 @@ def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
     steps: list[ReplayStep] = []
     report: Report | None = None
     for index, raw in enumerate(transcript.envelopes, start=2):
+        parsed, signature = None, True
+        if plan is not None:
+            parsed, signature = plan[0][index - 2], index - 2 in plan[1]
         try:
-            fault = _verify_one(core, raw, steps) or fault
+            fault = _verify_one(core, raw, steps, parsed, signature) or fault
         except RemoteProtocolError as error:
             report = Report(False, index, index, error.code, error.player, str(error), summary)
         except _FalseEvidence as error:
@@ -203,7 +238,7 @@ def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
             break
     _summarise(core, summary, fault)
     if report is None:
-        report = _completeness(core, len(transcript.records), summary)
+        report = _completeness(core, len(transcript.records), summary, fault)
     return MatchReplay(report, catalogue, rules, _layout_seed(core), tuple(steps),
                        core.full_deal())
 
@@ -254,17 +289,18 @@ def _setup(transcript: Transcript, expected_keys: Sequence[bytes | None]
     return setup, rules
 
 
-def _verify_one(core: MatchCore, raw: bytes, steps: list[ReplayStep]) -> Fault | None:
+def _verify_one(core: MatchCore, raw: bytes, steps: list[ReplayStep],
+                parsed: Envelope | None = None, signature: bool = True) -> Fault | None:
     if core.phase in (Phase.CLOSED, Phase.ABORTED):
-        envelope = parse_envelope(raw)
+        envelope = parsed or parse_envelope(raw)
         raise OutOfTurn(f"{envelope.kind.name} at seq {envelope.seq} after the match "
                         f"{core.phase.value}", [raw], player=envelope.sender)
     try:
-        envelope = core.chain.authenticate(raw)
+        envelope = core.chain.authenticate(raw, parsed=parsed, signature=signature)
     except RemoteProtocolError as error:
         # A file can lose, repeat or reorder records, or carry bytes nobody signed: only the
         # errors a signature proves (wrong sender, wrong match, bad link, equivocation) blame.
-        if not type(error).attributable:
+        if not error.attributable:
             error.player = None
         raise
     if envelope.kind is MessageKind.EVIDENCE:
@@ -290,7 +326,11 @@ def _recheck(core: MatchCore, body: list[Any], accuser: int) -> Fault:
         if error.code != body[0]:
             raise _FalseEvidence(f"the evidence fails with {error.code}, not the claimed "
                                  f"{body[0]!r:.40}", accuser) from None
-        return Fault(error.code, error.player, type(error).attributable, str(error))
+        # Only a signature proves a seat's fault: anything else (a replayed HELLO or old
+        # envelope, junk bytes, a reply to a head the accuser swapped) names nobody.
+        attributable = bool(error.attributable)
+        return Fault(error.code, error.player if attributable else None, attributable,
+                     str(error))
     raise _FalseEvidence(f"the envelope seat {accuser} reports as {body[0]!r:.40} passes every "
                          f"check", accuser)
 
@@ -311,12 +351,25 @@ def _summarise(core: MatchCore, summary: dict[str, Any], fault: Fault | None) ->
     summary["deal"] = None if deal is None else {str(h): c for h, c in sorted(deal.items())}
 
 
-def _completeness(core: MatchCore, records: int, summary: dict[str, Any]) -> Report:
+def _completeness(core: MatchCore, records: int, summary: dict[str, Any],
+                  fault: Fault | None) -> Report:
     result = core.result
-    if core.phase in (Phase.CLOSED, Phase.ABORTED):
+    if core.phase is Phase.ABORTED:
+        if fault is not None and fault.attributable:
+            return Report(True, records, summary=summary)
+        # An EVIDENCE that proves no one's fault is no clean ending: honest peers never seal
+        # one (SPEC §4.11), so it is the accuser walking away, like any other missing message.
+        accuser = core.chain.envelopes[-1].sender
+        code = "nothing" if fault is None else fault.code
+        return Report(False, records, records, "unproven-evidence", accuser,
+                      f"seat {accuser} ended the match with evidence ({code}) that proves no "
+                      f"seat's fault: an abort without proof counts against the accuser",
+                      summary)
+    if core.phase is Phase.CLOSED:
         return Report(True, records, summary=summary)
-    if result is not None and result.ending in (Ending.RESIGNATION, Ending.TIMEOUT):
-        return Report(True, records, summary=summary)  # the reveals after these are best effort
+    if (result is not None and result.ending in (Ending.RESIGNATION, Ending.TIMEOUT)
+            and result.winner is not None and core.revealed[result.winner]):
+        return Report(True, records, summary=summary)  # the loser's reveal is best effort
     seat, kinds = core.expected()
     owed = "/".join(k.name for k in kinds)
     return Report(False, records, records, "incomplete", seat,

@@ -70,13 +70,14 @@ class IsmctsBot:
     def __init__(self, seed: int | None = None, budget: Budget | None = None,
                  name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS,
                  ucb_c: float = UCB_C, bias: float = BIAS, rank_after: int = RANK_AFTER,
-                 prior_worlds: int = PRIOR_WORLDS) -> None:
+                 prior_worlds: int = PRIOR_WORLDS, turn_end: bool = False) -> None:
         self.name = name
         self.budget = budget or DEFAULT_BUDGET
         self.rng = bot_rng(seed)
         self.rollout_decisions = rollout_decisions
         self.ucb_c, self.bias, self.rank_after = ucb_c, bias, rank_after
         self.prior_worlds = prior_worlds
+        self.turn_end = turn_end
         self.last_iterations = 0  # of the last decision (for the benchmark)
 
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
@@ -168,8 +169,9 @@ class IsmctsBot:
         return _best_of(state, untried, ids, rng, mover)
 
     def _leaf_value(self, state, ids: list[str], rng: random.Random) -> float:  # type: ignore[no-untyped-def]
+        turn = state.turn
         for _ in range(self.rollout_decisions):
-            if state.result is not None:
+            if state.result is not None or (self.turn_end and state.turn != turn):
                 break
             legal = legal_actions(state)
             sample = legal if len(legal) <= ROLLOUT_SAMPLE else rng.sample(legal, ROLLOUT_SAMPLE)

@@ -278,7 +278,8 @@ class MatchUI:
     def _prompt_line(self) -> StyleAndTextTuples:
         c = self.client
         status = c.connection()
-        if status.state is Connection.RECONNECTING and c.result is None:
+        if (status.state in (Connection.RECONNECTING, Connection.CONNECTING)
+                and c.result is None):
             return render.connection_fragments(status)
         return [render.decision_prompt(c.view(), self.cat, c.result, status)]
 

@@ -129,6 +129,8 @@ def clock_text(clocks: ClockState | None, seat: int, now: float | None = None) -
 def connection_fragments(status: ConnectionStatus, now: float | None = None) -> Fragments:
     if status.state is Connection.CONNECTED:
         return [("class:ok", "● connected"), ("class:dim", f"  {status.reason}")]
+    if status.state is Connection.CONNECTING:
+        return [("class:warn", f"… {status.reason}")]
     if status.state is Connection.RECONNECTING:
         left = max(0, int((status.deadline or 0) - (time.monotonic() if now is None else now)))
         return [("class:warn", f"⟳ connection lost: resuming, {left} s left"),

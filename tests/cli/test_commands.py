@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_demo_plays_over_loopback_and_verifies(tmp_path, capsys) -> None:
-    assert main(["demo", "--deal", "decklist", "--out", str(tmp_path)]) == 0
+    # A fixed seed: an unseeded random game may end in a draw, whose result line names no seat.
+    assert main(["demo", "--deal", "decklist", "--seed", "0d", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "over TCP on 127.0.0.1" in out and "as player 0 sees it:" in out
     assert "result: seat" in out and "verify: OK:" in out
@@ -140,6 +141,7 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
     from cli.bots import RandomBot, as_async
     from cli.client import Connection, EndReason, MatchClient
     from cli.net_client import NetMatchClient
+    from engine import IllegalActionError, parse_action
     from p2p.loopback import play_loopback_match
     from p2p.session import SessionConfig
     from protocol.rules import DealMode, MatchRules
@@ -166,6 +168,10 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
                     clocks = client.clocks()
                     assert clocks is not None and clocks.running == 0
                     seen_clock.append(clocks.now_ms(0))
+                    if len(seen_clock) == 1:  # the engine's reason, not "not legal now"
+                        with pytest.raises(IllegalActionError,
+                                           match="z9 is not an area of the field"):
+                            await client.submit(parse_action("flip z9"))
                     await client.submit(legal[0])
                 else:
                     await client.wait_changed()
@@ -174,3 +180,57 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
     assert client.connection().state is Connection.CLOSED
     assert any("started" in line for line in client.log_lines())
     assert client.opponent_fingerprint != "?"
+
+
+def test_outcome_lines_for_a_fault_and_a_left_match(tmp_path) -> None:
+    from cli.commands import EXIT_FAULT, EXIT_UNFINISHED, describe_outcome
+    from p2p.session import SessionOutcome
+    from protocol.match import Ending, MatchResult
+
+    path = tmp_path / "transcript.vtr"
+    fault = SessionOutcome(MatchResult(Ending.FAULT, None, detail="seat 0 reports x: y"),
+                           bytes(32), path, detail="illegal-action: move a1 e4 is not legal",
+                           fault_seat=1)
+    line, code = describe_outcome(fault, 0, "host")
+    assert code == EXIT_FAULT
+    assert line.endswith(f"the opponent broke the protocol: illegal-action: move a1 e4 is not "
+                         f"legal; you win; evidence saved in {path}")
+    left = SessionOutcome(None, bytes.fromhex("ab" * 32), path, left=True, detail="you left")
+    line, code = describe_outcome(left, 1, "join")
+    assert code == EXIT_UNFINISHED and line.endswith("continue it with: versus join --resume "
+                                                     "abababababababab")
+    assert "cannot be resumed" in describe_outcome(left, 0)[0]  # versus play
+
+
+def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal() -> None:
+    import trio
+
+    from cli.client import Connection
+    from cli.net_client import NetMatchClient
+    from cli.ui.render import connection_fragments
+    from engine import IllegalActionError, parse_action
+
+    started = trio.Event()
+
+    async def connector(client: NetMatchClient):  # type: ignore[no-untyped-def]
+        client.note("invite: versus://127.0.0.1:1#abc")
+        client.note("listening on port 1; waiting for a player to join (share an invite above)")
+        started.set()
+        await trio.sleep_forever()
+
+    async def main() -> None:
+        client = NetMatchClient(connector, seat=0, waiting="starting the host")
+        assert client.connection().state is Connection.CONNECTING
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run)
+            await started.wait()
+            status = client.connection()
+            assert status.state is Connection.CONNECTING
+            assert "waiting for a player to join" in "".join(t for _, t in
+                                                              connection_fragments(status))
+            assert "invite: versus://" in "\n".join(client.log_lines())
+            with pytest.raises(IllegalActionError, match="has not started"):
+                await client.submit(parse_action("end"))
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 import trio
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.completion import CompleteEvent
@@ -328,3 +329,68 @@ def test_trio_is_shut_down_with_the_ui() -> None:
             assert trio.lowlevel  # (imported for the guest run)
 
     run(main())
+
+
+def test_end_typed_in_one_burst_ends_the_turn() -> None:
+    """'end' and Enter arriving in one read (as a paste or fast typing delivers them) play
+    'end'. (The lead's `tmux send-keys "end" Enter` sends tmux's End *key*, since tmux looks key
+    names up case-insensitively; `send-keys -l end` types the letters.)"""
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-burst")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            turn = client.view().turn
+            h.pipe.send_text("end\r")
+            await h.until(lambda: client.view().turn != turn, "the turn to end")
+            await h.until(lambda: h.ui.message == ("class:ok", "played: end"), "'played: end'")
+            assert h.ui.input_buffer.text == ""
+            await h.finish()
+
+    run(main())
+
+
+def test_illegal_inputs_name_what_is_wrong() -> None:
+    from cli.client import check_legal
+    from engine import EngineError, parse_action
+
+    client = LocalMatchClient(seed=b"ui-reasons")
+    ref = client.referee
+    while not (client.legal_actions() and client.view().my_turn):
+        ref.advance()
+    state = ref.state
+    mine = client.view().hand[0][0]
+    theirs = next(h for h in state.handles(1))
+
+    def reason(text: str) -> str:
+        try:
+            check_legal(state, parse_action(text))
+        except EngineError as error:
+            return one_line(error)
+        raise AssertionError(f"{text} is legal")
+
+    assert reason("flip z9") == "flip z9: z9 is not an area of the field (a1–e4)"
+    assert reason("move a1 z9") == "move a1 z9: z9 is not an area of the field (a1–e4)"
+    assert reason("flip a1") == "flip a1: no card on a1"
+    assert reason(f"summon {theirs} a1 recto").endswith(
+        f"card #{theirs} is player 1's, not in player 0's hand")
+    assert reason("summon 99 a1 recto").endswith("there is no card #99 (handles are 0–23)")
+    assert reason(f"summon {mine} e4 recto").endswith("e4 is not on player 0's side")
+    with_args = {"summon 2 a1": "'summon' takes 3 arguments (summon HANDLE AREA recto|verso), "
+                                "got 2",
+                 "move a1": "'move' takes 2 arguments (move FROM TO), got 1",
+                 "flip 0": "area must be an area name like 'b2', got '0'"}
+    for text, why in with_args.items():
+        with pytest.raises(EngineError) as caught:
+            parse_action(text)
+        assert one_line(caught.value) == f"{text}: {why}"
+
+
+def test_a_protocol_fault_is_said_plainly() -> None:
+    from cli.client import MatchResult
+
+    fault = MatchResult(0, EndReason.FAULT, "illegal-action: move a1 e4 is not legal",
+                        "/tmp/m/transcript.vtr")
+    assert fault.describe(0) == ("the opponent broke the protocol: illegal-action: move a1 e4 "
+                                 "is not legal; you win; evidence saved in "
+                                 "/tmp/m/transcript.vtr")
+    assert "abandoned" not in fault.describe(1) and "broke the protocol" in fault.describe(1)

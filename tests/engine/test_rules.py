@@ -588,7 +588,7 @@ def test_errors_name_the_input_and_the_position():
     with pytest.raises(IllegalActionError) as e:
         step(s, act("move b2 e4"))
     assert "'move b2 e4'" in str(e.value) and "turn 1" in str(e.value)
-    with pytest.raises(IllegalActionError, match="no area"):
+    with pytest.raises(IllegalActionError, match="is not an area of the field"):
         step(s, act("move b2 b9"))
     with pytest.raises(IllegalActionError, match="does not answer"):
         step(s, act("pick 3"))

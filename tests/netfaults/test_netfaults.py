@@ -107,6 +107,21 @@ class Link:
         for ns, dev in zip(self.ns, self.devices, strict=True):
             _ip("-n", ns, "link", "set", dev, "up" if up else "down")
 
+    def dropped(self) -> int:
+        """Packets the fault dropped so far (stops a wire.py wire: call it last)."""
+        if self.wire is not None:
+            self.wire.terminate()
+            out, _ = self.wire.communicate(timeout=10)
+            self.wire = None
+            return int(out.split()[-1])
+        total = 0
+        for ns, dev in zip(self.ns, self.devices, strict=True):
+            shown = subprocess.run(["ip", "netns", "exec", ns, "tc", "-s", "qdisc", "show",
+                                    "dev", dev], check=True, capture_output=True, text=True,
+                                   timeout=10).stdout
+            total += int(shown.split("dropped", 1)[1].split(",", 1)[0])
+        return total
+
     def close(self) -> None:
         if self.wire is not None:
             self.wire.kill()
@@ -269,6 +284,13 @@ def _result_line(output: str) -> str:
     return line.rsplit(" — ", 1)[0]
 
 
+def _replayed_result(summary: dict) -> str:
+    """`seat N wins (how` from `versus verify`'s summary, as MatchResult.__str__ starts."""
+    result = summary["result"]
+    who = "no winner" if result["winner"] is None else f"seat {result['winner']} wins"
+    return f"{who} ({result['outcome'] or result['ending']}"  # then ")" or ": detail)"
+
+
 def assert_same_match(played: Played, reference: Played) -> None:
     host_bytes, join_bytes = played.transcripts
     assert host_bytes == join_bytes, "host and joiner hold different transcripts"
@@ -294,8 +316,10 @@ def reference(netem: bool, tmp_path_factory: pytest.TempPathFactory) -> Played:
     assert report.ok, report.describe()
     result = load_transcript(host_bytes)
     assert len(result.envelopes) > 50  # a real match, not a setup
-    # the recorded result is the one the independent replay finds
-    assert str(report.result) in _result_line(played.outputs[0])
+    # the result both programs printed is the one the independent replay finds
+    for output in played.outputs:
+        assert _result_line(output).split(": ", 1)[1].startswith(
+            _replayed_result(report.summary))
     return played
 
 
@@ -312,8 +336,12 @@ def test_delay_300ms(reference: Played, make_link, tmp_path) -> None:
 
 
 def test_loss_10_percent(reference: Played, make_link, tmp_path) -> None:
-    played = play_match(make_link(loss=0.10), tmp_path, timeout=60)
+    link = make_link(loss=0.10)
+    played = play_match(link, tmp_path, timeout=60)
     assert_same_match(played, reference)
+    dropped = link.dropped()
+    print(f"packets dropped: {dropped}")
+    assert dropped > 0  # the loss was real: TCP retransmitted
 
 
 def test_cut_link_resumes(reference: Played, make_link, tmp_path) -> None:

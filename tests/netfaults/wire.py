@@ -7,7 +7,8 @@
 #
 #   python tests/netfaults/wire.py DEV_A DEV_B [--delay-ab S] [--delay-ba S] [--loss P]
 #                                  [--seed N]
-# It prints "ready" once both devices exist, and runs until killed.
+# It prints "ready" once both devices exist, and runs until SIGTERM, when it prints
+# "forwarded N dropped M" (packets) and exits.
 from __future__ import annotations
 
 import argparse
@@ -16,6 +17,7 @@ import heapq
 import os
 import random
 import selectors
+import signal
 import struct
 import sys
 import time
@@ -38,7 +40,13 @@ def run(dev_a: str, dev_b: str, delays: tuple[float, float], loss: float, seed: 
     for side, fd in enumerate(fds):
         selector.register(fd, selectors.EVENT_READ, side)
     due: list[tuple[float, int, int, bytes]] = []  # (when, order, to fd, packet)
-    order = 0
+    order = dropped = forwarded = 0
+
+    def report(*_: object) -> None:
+        print(f"forwarded {forwarded} dropped {dropped}", flush=True)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, report)
     print("ready", flush=True)
     while True:
         timeout = None if not due else max(0.0, due[0][0] - time.monotonic())
@@ -50,6 +58,7 @@ def run(dev_a: str, dev_b: str, delays: tuple[float, float], loss: float, seed: 
                 except (BlockingIOError, OSError):
                     break
                 if loss and chance.random() < loss:
+                    dropped += 1
                     continue
                 order += 1
                 heapq.heappush(due, (time.monotonic() + delays[side], order, fds[1 - side],
@@ -59,6 +68,7 @@ def run(dev_a: str, dev_b: str, delays: tuple[float, float], loss: float, seed: 
             _, _, fd, packet = heapq.heappop(due)
             try:
                 os.write(fd, packet)
+                forwarded += 1
             except OSError:  # the far device is down (a cut link): the packet is lost
                 pass
 

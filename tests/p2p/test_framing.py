@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from p2p.errors import FrameTooLargeError, MalformedFrameError
 from p2p.framing import (
     MAX_ARRAY_LEN,
+    MAX_DEPTH,
     MAX_FRAME,
     FrameDecoder,
     encode_frame,
@@ -101,7 +102,18 @@ def test_encode_frame_refuses_what_the_peer_would_refuse() -> None:
     )
 )
 def test_payload_round_trip(obj: object) -> None:
-    assert unpack_payload(pack_payload(obj)) == obj
+    if _depth(obj) > MAX_DEPTH:
+        with pytest.raises(MalformedFrameError, match="nested deeper"):
+            unpack_payload(pack_payload(obj))
+    else:
+        assert unpack_payload(pack_payload(obj)) == obj
+
+
+def _depth(obj: object) -> int:
+    """Nesting depth of non-empty containers (the ones the unpacker has to allocate)."""
+    items = list(obj.items()) if isinstance(obj, dict) else obj if isinstance(obj, list) else []
+    flat = [x for pair in items for x in pair] if isinstance(obj, dict) else items
+    return 1 + max(map(_depth, flat)) if flat else 0
 
 
 @pytest.mark.parametrize(
@@ -115,6 +127,8 @@ def test_payload_round_trip(obj: object) -> None:
         (b"\xa2\xff\xfe", "invalid UTF-8"),
         (b"\xdd" + (MAX_ARRAY_LEN + 1).to_bytes(4, "big"), "array over the limit"),
         (b"\x91" * 5000, "nesting too deep"),
+        (b"\x91" * MAX_DEPTH + b"\x91\x00", "nesting over the channel's depth"),
+        (b"\xdc\x00\x10" + b"\x00" * 15, "array claiming more items than bytes"),
     ],
 )
 def test_hostile_payloads_are_malformed(data: bytes, why: str) -> None:
@@ -128,3 +142,27 @@ def test_pack_payload_refuses_unencodable() -> None:
     with pytest.raises(ValueError, match="cannot encode"):
         pack_payload(object())
     assert msgpack.unpackb(pack_payload(b"\x00")) == b"\x00"  # bytes travel as bin
+
+
+def test_nested_array_headers_allocate_nothing() -> None:
+    """Regression: `dc ff ff` x 1000 (3 KB, each level claiming 65,535 items) made the unpacker
+    pre-allocate ~80 MB before failing; now the depth walk refuses it first."""
+    import tracemalloc
+
+    for data in (b"\xdc\xff\xff" * 1000,
+                 (b"\xdd\x00\x01\x00\x00" * 1000).ljust(MAX_FRAME - 29, b"\x00")):
+        tracemalloc.start()
+        try:
+            with pytest.raises(MalformedFrameError, match="nested deeper"):
+                unpack_payload(data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1 << 20, f"{peak} bytes allocated"
+
+
+def test_deep_but_allowed_payload_round_trips() -> None:
+    obj: object = b"leaf"
+    for _ in range(MAX_DEPTH - 1):  # the innermost list holds a map: MAX_DEPTH levels
+        obj = [obj, {"k": 1}] if isinstance(obj, bytes) else [obj]
+    assert unpack_payload(pack_payload(obj)) == obj

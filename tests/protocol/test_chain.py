@@ -94,8 +94,19 @@ def test_wrong_prev_hash_is_rejected():
                   sender=0, kind=MessageKind.ACTION, body=[])
     with pytest.raises(PrevHashMismatch) as info:
         chain.receive(forked.raw)
-    assert info.value.player == 0
+    # the head is seat 1's: seat 1 may have swapped it after seat 0 built on the first one
+    assert info.value.player is None and not info.value.attributable
     assert info.value.evidence == (forked.raw,)
+
+
+def test_wrong_prev_hash_over_the_senders_own_head_is_attributable():
+    envelopes = play(SETUP, PLAYERS, 2)
+    chain = fed_chain(envelopes)
+    forked = seal(PLAYERS[1], match_id=SETUP.match_id, seq=2, prev_hash=envelopes[0].hash,
+                  sender=1, kind=MessageKind.ACTION, body=[])
+    with pytest.raises(PrevHashMismatch) as info:
+        chain.receive(forked.raw)
+    assert info.value.player == 1 and info.value.attributable
 
 
 def test_envelope_of_another_match_between_the_same_players_is_rejected():

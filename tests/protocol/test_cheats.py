@@ -14,8 +14,9 @@ import protocol.match as match_module
 from engine import default_catalogue
 from protocol import errors
 from protocol.dealers import DecklistHand, decklist_commitment
-from protocol.envelope import Envelope, MessageKind
+from protocol.envelope import Envelope, MessageKind, parse_envelope
 from protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
+from protocol.match import Phase
 from protocol.pool import CardMismatchError
 from protocol.rules import DealMode
 from protocol.verify import verify_transcript
@@ -75,21 +76,13 @@ def _other_card(env: Envelope) -> dict[str, object]:
 
 # (name, mode, tamper factory, expected error class, attributable culprit)
 WIRE_CHEATS = [
-    ("bad signature", DECK, lambda: on_nth(CHEATER, K.ACTION, 0, _flip_sig),
-     errors.BadSignature, None),
     ("wrong sender", DECK, lambda: on_nth(CHEATER, K.ACTION, 0, lambda env: reseal(
         IDS["cheat"][CHEATER], env, sender=1)), errors.WrongSender, CHEATER),
-    ("replay", DECK, lambda: on_nth(CHEATER, K.ACTION, 0, lambda env: [env.raw, env.raw]),
-     errors.Replay, None),
-    ("sequence gap", DECK, lambda: on_nth(CHEATER, K.DRAW, 0, lambda env: None),
-     errors.SequenceGap, None),
     ("equivocation", DECK, lambda: on_nth(CHEATER, K.ACTION, 0, lambda env: [
         env.raw, reseal(_key(), env, body=["end", env.body[1]])]),  # type: ignore[arg-type]
      errors.Equivocation, CHEATER),
     ("prev-hash mismatch", DECK, lambda: on_nth(CHEATER, K.ACTION, 1, _signed(
         lambda env: {"prev_hash": bytes(32)})), errors.PrevHashMismatch, CHEATER),
-    ("wrong match id", DECK, lambda: on_nth(CHEATER, K.ACTION, 0, _signed(
-        lambda env: {"match_id": bytes(32)})), errors.WrongMatch, CHEATER),
     ("out-of-turn kind", DECK, lambda: on_nth(CHEATER, K.DRAW, 0, _signed(
         lambda env: {"kind": K.ACTION})), errors.OutOfTurn, CHEATER),
     ("illegal action", DECK, lambda: on_nth(CHEATER, K.ACTION, 0, _signed(
@@ -143,6 +136,42 @@ def test_wire_cheat_is_caught(name: str, mode: DealMode, make: Callable[[], obje
     pair = Pair(rules_for(mode), label="cheat", tamper=make())  # type: ignore[arg-type]
     pair.run()
     _check_caught(pair, expected, culprit)
+
+
+# Faults that prove nothing about the peer (anyone on the path could cause them): the honest
+# side drops the envelope, seals no EVIDENCE and stays in the match; a resume (the session
+# reconnects, each side resends its chain after the common prefix) resynchronises (SPEC §4.11).
+LINK_FAULTS = [
+    ("bad signature", lambda: on_nth(CHEATER, K.ACTION, 0, _flip_sig), errors.BadSignature),
+    ("replay", lambda: on_nth(CHEATER, K.ACTION, 0, lambda env: [env.raw, env.raw]),
+     errors.Replay),
+    ("sequence gap", lambda: on_nth(CHEATER, K.DRAW, 0, lambda env: None), errors.SequenceGap),
+    ("wrong match id", lambda: on_nth(CHEATER, K.ACTION, 0, _signed(
+        lambda env: {"match_id": bytes(32)})), errors.WrongMatch),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "expected"), LINK_FAULTS, ids=[c[0] for c in LINK_FAULTS])
+def test_link_fault_is_dropped_and_resynchronised(name: str, make: Callable[[], object],
+                                                  expected: type) -> None:
+    pair = Pair(rules_for(DECK), label="cheat", tamper=make())  # type: ignore[arg-type]
+    pair.run()
+    assert len(pair.errors) == 1, pair.errors
+    seat, error = pair.errors[0]
+    assert seat == 1 - CHEATER and isinstance(error, expected), (type(error), error)
+    assert not error.attributable
+    honest = pair.peers[seat]
+    assert honest.fault is None  # still in the match
+    assert all(parse_envelope(raw).kind is not K.EVIDENCE for _, raw in pair.sent)
+    pair.tamper = None
+    pair.wire.clear()  # the session drops the link; on resume each side resends what it has
+    for sender, peer in enumerate(pair.peers):
+        for raw in peer.envelopes_after(pair.peers[1 - sender].seq - 1):
+            pair.wire.append((sender, raw))
+    pair.deliver()
+    assert len(pair.errors) == 1, pair.errors
+    assert all(p.phase is Phase.CLOSED for p in pair.peers)
+    assert verify_transcript(honest.transcript()).ok
 
 
 def _cheating_hand(monkeypatch: pytest.MonkeyPatch,

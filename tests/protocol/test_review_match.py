@@ -1,9 +1,8 @@
 # Protocol-security review of the match state machine and the offline verifier (SPEC §4.11).
 #
 # Each test plays a cheating or misbehaving seat against an honest one and asserts what a sound
-# protocol must guarantee. Tests marked `xfail(strict=True)` demonstrate a real, unfixed problem:
-# they fail today (so the suite stays green) and will XPASS, failing the suite, once the fix
-# lands, so the marker must then be removed. The reason names the fix.
+# protocol must guarantee. Each was first written as a strict xfail demonstrating a real problem;
+# the fixes landed (SPEC §4.4, §4.9, §4.11) and the markers were removed.
 from __future__ import annotations
 
 import pytest
@@ -58,11 +57,6 @@ def _frames(report: object, victim: int) -> bool:
 # --- 1. EVIDENCE that frames an honest player ------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "framing: WrongMatch is attributable, so the victim's own HELLO (or any envelope it signed "
-    "in an earlier match with the same keys) re-checks as wrong-match-id against it. Fix: "
-    "WrongMatch.attributable = False (errors.py; anyone can replay an old signed envelope) and "
-    "verify._recheck must report a non-attributable fault with player None"))
 @pytest.mark.parametrize("source", ["this match's HELLO", "an earlier match"])
 def test_evidence_cannot_frame_with_an_old_signed_envelope(source: str) -> None:
     pair = _playing("review/frame-hello")
@@ -87,12 +81,6 @@ def test_evidence_cannot_frame_with_an_old_signed_envelope(source: str) -> None:
     assert not _frames(report, victim), report.describe()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "framing: evidence_body drops an offending envelope larger than MAX_EVIDENCE_BYTES "
-    "(900 000) although envelopes may be 1 MiB, so the honest accuser's EVIDENCE is empty and "
-    "verify calls it false-evidence by the accuser. Fix: match.evidence_body must always keep "
-    "the last (offending) item, and MAX_EVIDENCE_BYTES must leave room for one full envelope "
-    "(raise the EVIDENCE envelope limit, or cap the peer's envelopes at ~900 000 bytes)"))
 def test_oversize_offending_envelope_does_not_turn_against_the_accuser() -> None:
     cheater = 0
 
@@ -108,12 +96,6 @@ def test_oversize_offending_envelope_does_not_turn_against_the_accuser() -> None
     assert report.summary["fault"]["player"] == cheater
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "framing: PrevHashMismatch is pinned on the sender even when the envelope it builds on "
-    "was the accuser's. The accuser swaps its own envelope X for X' in its transcript and "
-    "blames the victim's reply. Fix: in verify._recheck (or chain._check_link) a "
-    "prev-hash-mismatch is attributable to the sender only when the chain head was signed by "
-    "the sender itself; otherwise report it with player None, not attributable"))
 def test_private_branch_does_not_frame_the_reply_as_prev_hash_mismatch() -> None:
     pair = _playing("review/branch")
     accuser = next(p for p in pair.peers if p.my_turn)
@@ -139,13 +121,6 @@ def test_private_branch_does_not_frame_the_reply_as_prev_hash_mismatch() -> None
     assert not _frames(report, victim.seat), report.describe()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "free abort: an EVIDENCE whose item fails only a non-attributable check (junk bytes -> "
-    "malformed-message) ends the match ABORTED, 'ok', no winner and nobody blamed, at any "
-    "moment, e.g. when the accuser is about to lose. Fix: verify._completeness must not treat "
-    "an unattributable fault as a clean ending (report it like `incomplete` against the "
-    "accuser, or at least ok=False), and MatchPeer should resync (envelopes_after) instead of "
-    "sealing EVIDENCE for replay/sequence-gap/bad-signature/malformed bytes"))
 def test_unattributable_evidence_is_not_a_clean_escape() -> None:
     pair = _playing("review/junk")
     quitter = pair.peers[0]
@@ -158,42 +133,32 @@ def test_unattributable_evidence_is_not_a_clean_escape() -> None:
 # --- 2. who can walk away ---------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SPEC §4.6 says the last revealer's walk-away is a forfeit (§4.11), but no message can "
-    "claim it: TIMEOUT_CLAIM is allowed only in PLAY on a turn/choice decision. Fix: "
-    "match.MatchCore._allowed/_on_timeout and MatchPeer.claim_timeout/_tick must also accept a "
-    "claim (with clock) while the peer owes any message of its own (REVEAL_1, SHUFFLE_1, "
-    "DRAW, OPEN, RESULT, RESULT_COSIGN), and the verifier must score it as a loss"))
 def test_last_revealer_who_sees_the_layout_and_walks_away_forfeits() -> None:
+    def walk_away(sender: int, raw: bytes) -> bytes | None:
+        # seat 1 reveals automatically the moment it holds seat 0's seed; the wire drops it
+        return None if sender == 1 and parse_envelope(raw).kind is K.REVEAL else raw
+
     rules = MatchRules(deal_mode=DECK, **CLOCK)  # type: ignore[arg-type]
-    pair = Pair(rules, label="review/last-revealer")
+    pair = Pair(rules, label="review/last-revealer", tamper=walk_away)
     pair.start()
     last = pair.peers[1]
-    for _ in range(20):
-        pair.deliver(max_steps=1, choose=False, now_ms=0)
-        if last.core is not None and last.core.coin_seeds[0] is not None:
-            break
+    pair.deliver(choose=False, now_ms=0)
     core = last.core
-    assert core is not None and core.phase is Phase.REVEAL_1
+    assert core is not None and core.coin_seeds[0] is not None
     # seat 1 knows the layout and the first player before anyone else ...
     layout = coin_outcome(core.match_id, COIN_PURPOSE, core.coin_seeds[0], last._coin_seed)
     predicted = new_game(rules.ruleset, pair.catalogue, layout).first
-    last.outgoing()  # ... and, not liking it, never sends its REVEAL
-    pair.deliver(choose=False, now_ms=0)
+    # ... and, not liking it, never sends its REVEAL
     assert pair.peers[0].phase is Phase.REVEAL_1
     report = verify_transcript(pair.transcript(0))
     assert not report.ok and report.check == "incomplete" and report.player == 1
     assert predicted in (0, 1)
-    pair.peers[0].claim_timeout(10 ** 9)  # what a forfeit needs: today LocalProtocolError
+    pair.peers[0].claim_timeout(10 ** 9)  # the forfeit
     assert pair.peers[0].result is not None and pair.peers[0].result.winner == 0
+    report = verify_transcript(pair.transcript(0))  # a claim in setup closes the match
+    assert report.ok and report.summary["result"]["winner"] == 0, report.describe()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the loser can withhold RESULT (seat 0) or RESULT_COSIGN (seat 1) forever: no claim is "
-    "possible in RESULT/COSIGN and the winner never gets a certificate. Fix as for the last "
-    "revealer: allow TIMEOUT_CLAIM whenever the peer owes the next message (match.py "
-    "MatchCore._allowed, MatchPeer.claim_timeout), or let verify accept a replayed engine "
-    "result whose RESULT/RESULT_COSIGN was withheld by the loser"))
 def test_loser_cannot_stall_the_certificate() -> None:
     def withhold(sender: int, raw: bytes) -> bytes | None:
         env = parse_envelope(raw)
@@ -216,12 +181,6 @@ def test_loser_cannot_stall_the_certificate() -> None:
 # --- 3. a cheat that passes the live checks and the verifier ---------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a seat that deviates from its committed draw order (or brings a deck outside its "
-    "decklist) escapes the end-of-match check by claiming a timeout and never sending its "
-    "SECRET_REVEAL: verify accepts a transcript that stops after the claim. Fix: "
-    "verify._completeness must require the SECRET_REVEAL of the claimant (after TIMEOUT_CLAIM) "
-    "and of the winner (after RESIGN), i.e. only the losing seat's reveal is best effort"))
 def test_timeout_claimant_must_open_its_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     class Swapping(DecklistHand):  # both seats cheat: draw the opponent's slots out of order
         def __init__(self, match_id: bytes, seat: int, cards: object, rng: object) -> None:
@@ -250,13 +209,6 @@ def test_timeout_claimant_must_open_its_secrets(monkeypatch: pytest.MonkeyPatch)
 # --- 4. the timeout race (code under way in match.py) ----------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the late side's roll-back (MatchPeer._roll_back_for_claim, in progress) makes it sign a "
-    "second envelope at a seq it already signed (its crossing OPEN/DRAW vs its SECRET_REVEAL), "
-    "so the claimant holds a verifiable `equivocation` against an honest player. Fix: after a "
-    "roll-back never seal again at a seq <= the highest one signed on the dropped branch "
-    "(skip the late side's SECRET_REVEAL, which is best effort after a claim), or make "
-    "Equivocation non-attributable when one of the two envelopes follows a crossing claim"))
 def test_roll_back_after_a_claim_does_not_create_an_equivocation() -> None:
     if not hasattr(MatchPeer, "_roll_back_for_claim"):
         pytest.fail("no roll-back in this version (nothing to frame)")

@@ -1,0 +1,119 @@
+# Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit.
+#
+# Each bench script keeps its own command line and table, and exposes `figures(...)`: a list of
+# {"name", "value", "unit", "target", "comparison"} ("<=" or ">=", None where no target is
+# documented). This script loads each one, calls it, and prints one table of figure, median,
+# target and whether it is met; `--json FILE` writes the same rows (and the run's settings).
+# Benchmarks run one after another (never in parallel: they would share the cores they time).
+#
+# The scripts are loaded from their files under `bench_<name>` module names: `bench/` is this
+# script's sys.path[0], where bench/engine.py, bench/protocol.py and bench/p2p.py would
+# shadow the packages of the same names, so that entry is replaced by the checkout.
+#
+#   .venv/bin/python bench/run_all.py [--full] [--only engine,deal] [--json FILE]
+#
+# Default (quick): every script at its own defaults except the bots benchmark, which plays 10
+# games per pairing instead of 200 (same ISMCTS budget: 400 iterations, 1 s cap), and the
+# audit's tournament section, 2 runs of 20 decklist games instead of 3 of 40. `--full` runs
+# everything at the scripts' defaults (bots: 200 games per pairing, ~12 minutes on 2 cores).
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+
+NAMES = ("engine", "protocol", "deal", "p2p", "bots", "audit")
+
+
+def settings(full: bool) -> dict[str, dict[str, Any]]:
+    """The keyword arguments of each script's figures()."""
+    if full:
+        return {name: {} for name in NAMES}
+    return {name: {} for name in NAMES} | {
+        "bots": {"games": 10},
+        "audit": {"games": 20, "tournament_runs": 2},
+    }
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # multiprocessing workers (bots) find play_one by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def met(figure: dict[str, Any]) -> bool | None:
+    target, comparison, value = figure["target"], figure["comparison"], figure["value"]
+    if target is None or comparison is None:
+        return None
+    return value <= target if comparison == "<=" else value >= target
+
+
+def number(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}" if value else "0"
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'figure':<{width}}  {'median':>12}  {'target':>12}  met")
+    print("-" * (width + 35))
+    for r in rows:
+        value = f"{number(r['value'])} {r['unit']}"
+        target = ("" if r["target"] is None
+                  else f"{r['comparison']} {number(r['target'])} {r['unit']}")
+        verdict = {True: "yes", False: "NO", None: "-"}[r["met"]]
+        print(f"{r['name']:<{width}}  {value:>12}  {target:>12}  {verdict}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Run every benchmark; print one table.")
+    parser.add_argument("--full", action="store_true",
+                        help="the scripts' full budgets (bots: 200 games per pairing)")
+    parser.add_argument("--only", default=",".join(NAMES),
+                        help=f"comma-separated subset of {','.join(NAMES)}")
+    parser.add_argument("--json", metavar="FILE", default=None, help="also write the rows here")
+    args = parser.parse_args()
+    chosen = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = sorted(set(chosen) - set(NAMES))
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(NAMES)}")
+    budget = settings(args.full)
+    rows: list[dict[str, Any]] = []
+    seconds: dict[str, float] = {}
+    for name in chosen:
+        start = time.perf_counter()
+        print(f"running bench/{name}.py {budget[name] or ''}...", file=sys.stderr, flush=True)
+        for figure in load(name).figures(**budget[name]):
+            rows.append({"bench": name, **figure, "met": None})
+            rows[-1]["met"] = met(rows[-1])
+        seconds[name] = time.perf_counter() - start
+        print(f"  bench/{name}.py: {seconds[name]:.0f} s", file=sys.stderr, flush=True)
+    print(f"Versus P2P benchmarks ({'full' if args.full else 'quick'}), Python "
+          f"{platform.python_version()}, {platform.machine()}; "
+          f"{sum(seconds.values()):.0f} s")
+    print_table(rows)
+    missed = [r["name"] for r in rows if r["met"] is False]
+    print(f"\n{sum(r['met'] is True for r in rows)} targets met, {len(missed)} missed"
+          + (f": {'; '.join(missed)}" if missed else ""))
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {"mode": "full" if args.full else "quick", "settings": budget,
+             "seconds": seconds, "python": platform.python_version(), "figures": rows},
+            indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
