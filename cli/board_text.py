@@ -41,8 +41,3 @@ def render_board(view: PlayerView) -> str:
         lines.append(f"player {p}: deck {view.deck_count(p)}, hand "
                      f"{len(view.hand_handles(p))}, cards left {view.alive(p)}")
     return "\n".join(lines)
-
-
-def describe_card(view: PlayerView, handle: int) -> str:
-    cid = view.identity(handle)
-    return f"#{handle}" if cid is None else f"#{handle} {cid}"

@@ -29,7 +29,7 @@ from engine.errors import EngineError
 from p2p.connect import listening_port
 from p2p.discovery import announce, discover
 from p2p.errors import TransportError
-from p2p.invite import Invite, _split_hostport, format_hostport
+from p2p.invite import Invite, format_hostport, split_hostport
 from p2p.keystore import load_or_create_identity
 from p2p.known_peers import KnownPeers
 from p2p.link import HostLink, JoinLink, open_game_listeners
@@ -332,7 +332,7 @@ def parse_target(target: str) -> tuple[str, int, str | None]:
     if target.startswith("versus://"):
         invite = Invite.parse(target)
         return invite.host, invite.port, invite.fingerprint
-    host, port_text = _split_hostport(target, target)
+    host, port_text = split_hostport(target, target)
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
         raise CommandError(f"{target!r}: the port must be 1..65535")
     return host, int(port_text), None
@@ -352,7 +352,7 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             files = store.find(args.resume)
             session = MatchSession.restore(files, identity, default_catalogue(), store=store,
                                            config=config)
-            host, port_text = _split_hostport(session.address, session.address)
+            host, port_text = split_hostport(session.address, session.address)
             link = JoinLink(host, int(port_text), identity,
                             fingerprint=session.peer_fingerprint, config=config.channel,
                             on_retry=say)

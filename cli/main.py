@@ -27,16 +27,6 @@ from .tournament import add_tournament_parser
 from .verify_cmd import add_verify_parser
 
 
-def _hex_seed(text: str) -> bytes:
-    try:
-        seed = bytes.fromhex(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed {text!r} is not hexadecimal") from None
-    if not 1 <= len(seed) <= 32:
-        raise argparse.ArgumentTypeError("seed must be 1..32 bytes (2..64 hex digits)")
-    return seed
-
-
 def cmd_demo_offline(args: argparse.Namespace, out) -> int:  # type: ignore[no-untyped-def]
     seed = args.seed if args.seed is not None else secrets.token_bytes(16)
     ruleset = Ruleset()

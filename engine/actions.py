@@ -223,8 +223,6 @@ def format_input(x: Input) -> str:
     return " ".join((head, *x.targets))
 
 
-format_action = format_input
-
 # how each word is written, for the "takes N arguments" messages
 _USAGE = {"summon": "summon HANDLE AREA recto|verso", "flip": "flip AREA",
           "move": "move FROM TO", "end": "end", "pick": "pick HANDLE", "deal": "deal HANDLE",

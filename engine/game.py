@@ -41,7 +41,6 @@ from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 # zones of a handle
 DECK, HAND, FIELD, DISCARDED, DESTROYED, ABSORBED = range(6)
 ZONE_NAMES = ("deck", "hand", "field", "discarded", "destroyed", "absorbed")
-ELIMINATED = (DISCARDED, DESTROYED, ABSORBED)
 
 # task codes (first item of a task tuple)
 T_DRAW, T_DISCARD, T_REVEAL, T_LAND, T_TURN_UP, T_LOCATION, T_REVELATION, T_TURNED = range(8)

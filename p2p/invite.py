@@ -94,7 +94,7 @@ class Invite:
             raise InviteError(
                 f"invite {text!r}: the address {address!r} may only be HOST:PORT"
             )
-        host, port_text = _split_hostport(address, text)
+        host, port_text = split_hostport(address, text)
         host = host.replace("%25", "%")
         port = _check_port(port_text, text)
         try:
@@ -104,7 +104,9 @@ class Invite:
         return cls(host, port, fingerprint)
 
 
-def _split_hostport(address: str, text: str) -> tuple[str, str]:
+def split_hostport(address: str, text: str) -> tuple[str, str]:
+    """`HOST:PORT` or `[IPV6]:PORT` as (host, port text); InviteError quoting `text`, the input
+    the address came from."""
     if address.startswith("["):
         host, bracket, after = address[1:].partition("]")
         if not bracket or not after.startswith(":"):

@@ -212,7 +212,7 @@ class MatchSession:
         self._outcome_detail = ""
         self._abandoned = self._left = False
         self._hello_sent = peer.core is not None
-        self._deck = None if peer._deck_original is None else tuple(peer._deck_cards or ())
+        self._deck = peer.brought_deck
         self._result_at: float | None = None
         self._own_out_noted: int | None = None
         self._clock_written: ClockReading | None = None
@@ -267,15 +267,13 @@ class MatchSession:
         if reading is None:
             self.log.append("No clock reading was saved: the clocks restart from their "
                             "initial value")
-        else:
-            if reading.seq != peer.seq:
-                self.log.append(f"The clock reading is from envelope {reading.seq}, the "
-                                f"transcript has {peer.seq}: the clocks are approximate")
-            peer._clock = list(reading.remaining_ms)
+        elif reading.seq != peer.seq:
+            self.log.append(f"The clock reading is from envelope {reading.seq}, the "
+                            f"transcript has {peer.seq}: the clocks are approximate")
         # the protocol decides who owes now; it has been running since the reading started it
         elapsed = 0 if reading is None or reading.running is None else max(
             0, int((time.time() - reading.since) * 1000))
-        peer._clock_mark = now - elapsed
+        peer.restore_clocks(None if reading is None else reading.remaining_ms, now - elapsed)
         self._clock_written = reading
 
     def _save_clock(self) -> None:

@@ -79,6 +79,21 @@ def parse_match_id(text: str) -> str:
     return text
 
 
+def _read_small(path: Path, *, missing_ok: bool = False) -> bytes | None:
+    """A JSON file of ours (at most MAX_SESSION_FILE bytes); None when it does not exist and
+    `missing_ok`, else a StoreError naming the file."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_SESSION_FILE + 1)
+    except OSError as error:
+        if missing_ok and isinstance(error, FileNotFoundError):
+            return None
+        raise StoreError(f"cannot read {path} ({error.strerror or error})") from None
+    if len(data) > MAX_SESSION_FILE:
+        raise StoreError(f"{path} is larger than {MAX_SESSION_FILE} bytes")
+    return data
+
+
 def _write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -200,13 +215,6 @@ class MatchFiles:
             raise StoreError(f"cannot write the match files in {self.directory} "
                              f"({error.strerror or error}); check the data directory") from None
 
-    def write_info(self, info: SessionInfo) -> None:
-        try:
-            _write_atomic(self.directory / SESSION_FILE, info.to_json())
-        except OSError as error:
-            raise StoreError(f"cannot write {self.directory / SESSION_FILE} "
-                             f"({error.strerror or error})") from None
-
     def write_clock(self, reading: ClockReading) -> None:
         """Replace clock.json (rename, no fsync unless durable: a reading lost in a power cut
         only makes the restored clocks a little generous)."""
@@ -227,16 +235,8 @@ class MatchFiles:
         """The last clock reading; None when there is none (an untimed match, or older
         files)."""
         path = self.directory / CLOCK_FILE
-        try:
-            with open(path, "rb") as file:
-                data = file.read(MAX_SESSION_FILE + 1)
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            raise StoreError(f"cannot read {path} ({error.strerror or error})") from None
-        if len(data) > MAX_SESSION_FILE:
-            raise StoreError(f"{path} is larger than {MAX_SESSION_FILE} bytes")
-        return ClockReading.from_json(data, path)
+        data = _read_small(path, missing_ok=True)
+        return None if data is None else ClockReading.from_json(data, path)
 
     # --- the transcript ---------------------------------------------------------------------
 
@@ -301,13 +301,8 @@ class MatchFiles:
 
     def read_info(self) -> SessionInfo:
         path = self.directory / SESSION_FILE
-        try:
-            with open(path, "rb") as file:
-                data = file.read(MAX_SESSION_FILE + 1)
-        except OSError as error:
-            raise StoreError(f"cannot read {path} ({error.strerror or error})") from None
-        if len(data) > MAX_SESSION_FILE:
-            raise StoreError(f"{path} is larger than {MAX_SESSION_FILE} bytes")
+        data = _read_small(path)
+        assert data is not None
         return SessionInfo.from_json(data, path)
 
 

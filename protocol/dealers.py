@@ -31,7 +31,7 @@ from protocol.commitment import (
     SecretDeck,
     decklist_hash,
 )
-from protocol.elgamal import Ciphertext, card_table, combine, trivial_encryption
+from protocol.elgamal import Ciphertext, card_table, trivial_encryption
 from protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
@@ -39,10 +39,8 @@ from protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
 )
-from protocol.group import CryptoProofError, L, Point, Rng, base_mul
-from protocol.group import random_permutation as _random_permutation
+from protocol.group import CryptoProofError, L, Point, Rng, random_permutation
 from protocol.pool import (
-    CardMismatchError,
     DrawShare,
     EndReveal,
     KeyShare,
@@ -50,9 +48,17 @@ from protocol.pool import (
     SharedPoolDeal,
     Shuffle,
     UnexpectedMessageError,
+    check_end_secret,
+    check_message_position,
+    check_named_card,
+    decrypt_card,
+    draw_label,
+    reveal_label,
+    verify_decryption_share,
+    verify_key_share,
+    verify_shuffle_proof,
 )
-from protocol.shuffle import shuffle_generators, verify_shuffle
-from protocol.zkp import NonceLedger, dleq_verify, schnorr_verify
+from protocol.zkp import NonceLedger
 
 # --- decklist mode --------------------------------------------------------------------------
 
@@ -66,10 +72,6 @@ def decklist_commitment(match_id: bytes, seat: int, decklist: Mapping[str, int],
                         ) -> bytes:
     """Salted, match-bound commitment to a decklist: fixes it at COMMIT, hides it until the end."""
     return tagged_hash(TAG_DECKLIST_COMMIT, match_id, seat, decklist_entries(decklist), salt)
-
-
-def random_permutation(rng: Rng, n: int) -> tuple[int, ...]:
-    return _random_permutation(rng, n)
 
 
 class DecklistHand:
@@ -272,12 +274,8 @@ class PoolAudit:
         return self.keys[0] + self.keys[1]  # type: ignore[operator]
 
     def key_share(self, seat: int, message: KeyShare, own: bool) -> None:
-        if message.key == self.keys[1 - seat]:
-            raise CryptoProofError("key-share.key: the peer echoed our own key share")
-        commitment = schnorr_verify(message.proof, message.key, self.match_id,
-                                    f"key-share/{seat}", self.identities[seat],
-                                    "key-share.proof")
-        self._record(seat, commitment, "key-share.proof")
+        verify_key_share(message, seat, self.keys[1 - seat], self.match_id,
+                         self.identities[seat], self.ledgers[seat])
         self.keys[seat] = message.key
         if self.keys[1 - seat] is not None and self._joint().is_identity:
             raise CryptoProofError("key-share.key: the joint key is the identity")
@@ -288,40 +286,29 @@ class PoolAudit:
         if len(message.outputs) != len(self.pool):
             raise MalformedMessage(f"shuffle.outputs: {len(message.outputs)} ciphertexts, pool "
                                    f"has {len(self.pool)}")
-        t1, t2 = verify_shuffle(self.pool, message.outputs, message.proof, self._joint(),
-                                shuffle_generators(self.match_id, len(self.pool)), self.match_id,
-                                f"shuffle/{seat}", self.identities[seat], "shuffle.proof")
-        self._record(seat, t1, "shuffle.proof.t1")
-        self._record(seat, t2, "shuffle.proof.t2")
+        verify_shuffle_proof(self.pool, message, self._joint(), self.match_id, seat,
+                             self.identities[seat], self.ledgers[seat])
         self.pool = message.outputs
 
     def draw(self, sender: int, position: int, message: DrawShare, own: bool) -> str | None:
-        if message.position != position:
-            raise UnexpectedMessageError(f"draw-share.position: got {message.position}, "
-                                         f"expected {position}")
-        self._verify_share(sender, position, message.share, message.proof, f"draw/{position}")
+        check_message_position(message.position, position, "draw-share")
+        self._verify_share(sender, position, message.share, message.proof, draw_label(position))
         self.draw_shares[position] = message.share
         return None
 
     def reveal(self, owner: int, position: int, message: Reveal, own: bool) -> str:
-        if message.position != position:
-            raise UnexpectedMessageError(f"reveal.position: got {message.position}, "
-                                         f"expected {position}")
-        self._verify_share(owner, position, message.share, message.proof, f"reveal/{position}")
+        check_message_position(message.position, position, "reveal")
+        self._verify_share(owner, position, message.share, message.proof, reveal_label(position))
         other = self.draw_shares.get(position)
         if other is None:
             raise UnexpectedMessageError(f"reveal: position {position} was never drawn")
-        card = self._table.get(combine(self.pool[position], other, message.share).encoded)
-        if card is None:
-            raise CryptoProofError(f"reveal: position {position} decrypts to no card of the pool")
-        if card != message.card_id:
-            raise CardMismatchError(f"reveal.card_id: position {position} holds {card!r}, the "
-                                    f"peer named {message.card_id!r}")
+        card = decrypt_card(self._table, self.pool[position], other, message.share, position,
+                            "reveal")
+        check_named_card(position, card, message.card_id)
         return card
 
     def end_reveal(self, seat: int, message: EndReveal, own: bool) -> None:
-        if base_mul(message.secret) != self.keys[seat]:
-            raise CryptoProofError("end-reveal.secret: does not match the peer's key share")
+        check_end_secret(message, self.keys[seat])
         self.secrets[seat] = message.secret
         if self.secrets[0] is not None and self.secrets[1] is not None:
             x = (self.secrets[0] + self.secrets[1]) % L
@@ -331,11 +318,5 @@ class PoolAudit:
 
     def _verify_share(self, seat: int, position: int, share: Point, proof: object,
                       label: str) -> None:
-        ciphertext = self.pool[position]
-        commitment = dleq_verify(proof, self.keys[seat], ciphertext.a, share,  # type: ignore[arg-type]
-                                 self.match_id, label, self.identities[seat],
-                                 (ciphertext.a, ciphertext.b), f"{label}.proof")
-        self._record(seat, commitment, f"{label}.proof")
-
-    def _record(self, seat: int, commitment: Point, field: str) -> None:
-        self.ledgers[seat].record(commitment, field)  # NonceReuseError on a repeated nonce
+        verify_decryption_share(self.pool[position], self.keys[seat], share, proof,  # type: ignore[arg-type]
+                                self.match_id, label, self.identities[seat], self.ledgers[seat])

@@ -60,7 +60,6 @@ from protocol.dealers import (
     PoolAudit,
     PoolLive,
     check_decklist,
-    random_permutation,
 )
 from protocol.envelope import (
     MAX_ENVELOPE_SIZE,
@@ -82,7 +81,7 @@ from protocol.errors import (
     SetupMismatch,
     StateHashMismatch,
 )
-from protocol.group import Rng
+from protocol.group import Rng, random_permutation
 from protocol.identity import Identity
 from protocol.pool import DrawShare, EndReveal, KeyShare, SharedPoolDeal, Shuffle
 from protocol.pool import Reveal as PoolReveal
@@ -882,6 +881,21 @@ class MatchPeer:
     @property
     def clocks_ms(self) -> tuple[int, int]:
         return (self._clock[0], self._clock[1])
+
+    def restore_clocks(self, remaining_ms: tuple[int, int] | None, running_since_ms: int
+                       ) -> None:
+        """Put the clocks back after a restart (the session's saved reading): the remaining
+        time per seat (None keeps the initial values) and the `now_ms` from which the owed
+        message's clock has been running."""
+        if remaining_ms is not None:
+            self._clock = list(remaining_ms)
+        self._clock_mark = running_since_ms
+
+    @property
+    def brought_deck(self) -> tuple[str, ...] | None:
+        """The deck we were given (card ids), None when we brought none (a random deck is drawn
+        at start, or the deal is a shared pool)."""
+        return None if self._deck_original is None else tuple(self._deck_cards or ())
 
     @property
     def clock_running(self) -> tuple[int, int] | None:

@@ -258,6 +258,91 @@ def parse_message(obj: object) -> DealMessage:
     return message_type.from_wire(obj)
 
 
+# --- checks of the peer's messages -------------------------------------------------------------
+# Pure functions: SharedPoolDeal runs them on the peer's messages as they arrive, the offline
+# auditor (protocol/dealers.py PoolAudit) on both seats' messages from the transcript.
+
+
+# The proof labels: each proof is bound to its step and position (SPEC Part 5).
+
+
+def key_label(seat: int) -> str:
+    return f"key-share/{seat}"
+
+
+def shuffle_label(seat: int) -> str:
+    return f"shuffle/{seat}"
+
+
+def draw_label(position: int) -> str:
+    return f"draw/{position}"
+
+
+def reveal_label(position: int) -> str:
+    return f"reveal/{position}"
+
+
+def verify_key_share(message: KeyShare, seat: int, other_key: Point | None, match_id: bytes,
+                     identity: bytes, ledger: NonceLedger) -> None:
+    """Seat's key share: not an echo of the other seat's key, and its Schnorr proof (the proof's
+    nonce goes into the seat's ledger)."""
+    if message.key == other_key:
+        raise CryptoProofError("key-share.key: the peer echoed our own key share")
+    commitment = schnorr_verify(
+        message.proof, message.key, match_id, key_label(seat), identity, "key-share.proof",
+    )  # fmt: skip
+    ledger.record(commitment, "key-share.proof")
+
+
+def verify_shuffle_proof(pool: Sequence[Ciphertext], message: Shuffle, joint_key: Point,
+                         match_id: bytes, seat: int, identity: bytes, ledger: NonceLedger
+                         ) -> None:
+    """Seat's shuffle proof that `message.outputs` re-encrypt and permute `pool`."""
+    t1, t2 = verify_shuffle(
+        pool, message.outputs, message.proof, joint_key, shuffle_generators(match_id, len(pool)),
+        match_id, shuffle_label(seat), identity, "shuffle.proof",
+    )  # fmt: skip
+    ledger.record(t1, "shuffle.proof.t1")
+    ledger.record(t2, "shuffle.proof.t2")
+
+
+def verify_decryption_share(ciphertext: Ciphertext, key: Point, share: Point, proof: Proof,
+                            match_id: bytes, label: str, identity: bytes, ledger: NonceLedger
+                            ) -> None:
+    """The Chaum–Pedersen proof that `share` is the decryption share of the key's owner."""
+    commitment = dleq_verify(
+        proof, key, ciphertext.a, share, match_id, label, identity,
+        (ciphertext.a, ciphertext.b), f"{label}.proof",
+    )  # fmt: skip
+    ledger.record(commitment, f"{label}.proof")
+
+
+def decrypt_card(table: dict[bytes, str], ciphertext: Ciphertext, share0: Point, share1: Point,
+                 position: int, field: str) -> str:
+    """The card id a pool position decrypts to with both shares (CryptoProofError if none)."""
+    card_id = table.get(combine(ciphertext, share0, share1).encoded)
+    if card_id is None:  # unreachable past sound proofs; a precise error all the same
+        raise CryptoProofError(f"{field}: position {position} decrypts to no card of the pool")
+    return card_id
+
+
+def check_named_card(position: int, card_id: str, named: str) -> None:
+    if card_id != named:
+        raise CardMismatchError(
+            f"reveal.card_id: position {position} holds {card_id!r}, the peer named {named!r}"
+        )
+
+
+def check_message_position(got: int, expected: int, kind: str) -> None:
+    if got != expected:
+        raise UnexpectedMessageError(f"{kind}.position: got {got}, expected {expected}")
+
+
+def check_end_secret(message: EndReveal, key: Point | None) -> None:
+    if base_mul(message.secret) != key:
+        raise CryptoProofError("end-reveal.secret: does not match the peer's key share")
+
+
 # --- the two-party deal -----------------------------------------------------------------------
 
 _Result = TypeVar("_Result")
@@ -381,7 +466,7 @@ class SharedPoolDeal:
         if self._key_share_sent:
             raise LocalProtocolError("key share already sent")
         proof, commitment = schnorr_prove(
-            self._secret, self.match_id, self._key_label(self.role), self.identities[self.role],
+            self._secret, self.match_id, key_label(self.role), self.identities[self.role],
             self._rng,
         )  # fmt: skip
         self._own_ledger.record(commitment, "key-share")
@@ -394,13 +479,8 @@ class SharedPoolDeal:
         self._expect(message, KeyShare, DealPhase.KEYS)
         if self._keys[self.peer] is not None:
             raise UnexpectedMessageError("key-share: the peer's key share arrived twice")
-        if message.key == self._keys[self.role]:
-            raise CryptoProofError("key-share.key: the peer echoed our own key share")
-        commitment = schnorr_verify(
-            message.proof, message.key, self.match_id, self._key_label(self.peer),
-            self.identities[self.peer], "key-share.proof",
-        )  # fmt: skip
-        self._peer_ledger.record(commitment, "key-share.proof")
+        verify_key_share(message, self.peer, self._keys[self.role], self.match_id,
+                         self.identities[self.peer], self._peer_ledger)
         self._keys[self.peer] = message.key
         if self.joint_key.is_identity:  # impossible with a sound proof; checked all the same
             raise CryptoProofError("key-share.key: the joint key is the identity")
@@ -414,7 +494,7 @@ class SharedPoolDeal:
         outputs, witness = shuffle(self._pool, joint_key, self._rng)
         proof = prove_shuffle(
             self._pool, outputs, witness, joint_key, self._generators(), self.match_id,
-            self._shuffle_label(self.role), self.identities[self.role], self._rng,
+            shuffle_label(self.role), self.identities[self.role], self._rng,
         )  # fmt: skip
         self._pool = outputs
         self._advance(f"shuffle {self.role}")
@@ -429,13 +509,8 @@ class SharedPoolDeal:
             raise MalformedMessageError(
                 f"shuffle.outputs: {len(message.outputs)} ciphertexts, pool has {len(self._pool)}"
             )
-        t1, t2 = verify_shuffle(
-            self._pool, message.outputs, message.proof, self.joint_key, self._generators(),
-            self.match_id, self._shuffle_label(self.peer), self.identities[self.peer],
-            "shuffle.proof",
-        )  # fmt: skip
-        self._peer_ledger.record(t1, "shuffle.proof.t1")
-        self._peer_ledger.record(t2, "shuffle.proof.t2")
+        verify_shuffle_proof(self._pool, message, self.joint_key, self.match_id, self.peer,
+                             self.identities[self.peer], self._peer_ledger)
         self._pool = message.outputs
         self._advance(f"shuffle {self.peer}")
 
@@ -448,7 +523,7 @@ class SharedPoolDeal:
             raise LocalProtocolError(f"position {position} is not in the peer's deck")
         if position in self._shares_sent:
             raise LocalProtocolError(f"draw share for position {position} already sent")
-        share, proof = self._prove_share(position, self._draw_label(position))
+        share, proof = self._prove_share(position, draw_label(position))
         self._shares_sent.add(position)
         return DrawShare(position, share, proof)
 
@@ -458,10 +533,10 @@ class SharedPoolDeal:
         self._expect(message, DrawShare, DealPhase.DEALT)
         if self.owner_of(position) != self.role:
             raise LocalProtocolError(f"position {position} is not in my deck")
-        self._check_message_position(message.position, position, "draw-share")
+        check_message_position(message.position, position, "draw-share")
         if position in self._known:
             raise UnexpectedMessageError(f"draw-share: position {position} already drawn")
-        self._verify_peer_share(message.share, message.proof, position, self._draw_label(position))
+        self._verify_peer_share(message.share, message.proof, position, draw_label(position))
         own_share = decryption_share(self._secret, self._pool[position])
         card_id = self._decrypt(position, message.share, own_share, "draw-share")
         self._known[position] = card_id
@@ -476,7 +551,7 @@ class SharedPoolDeal:
             raise LocalProtocolError(f"position {position} not drawn yet: draw it before revealing")
         if position in self._revealed:
             raise LocalProtocolError(f"position {position} already revealed")
-        share, proof = self._prove_share(position, self._reveal_label(position))
+        share, proof = self._prove_share(position, reveal_label(position))
         self._revealed.add(position)
         return Reveal(position, self._known[position], share, proof)
 
@@ -486,7 +561,7 @@ class SharedPoolDeal:
         self._expect(message, Reveal, DealPhase.DEALT)
         if self.owner_of(position) != self.peer:
             raise LocalProtocolError(f"position {position} is not in the peer's deck")
-        self._check_message_position(message.position, position, "reveal")
+        check_message_position(message.position, position, "reveal")
         if position in self._revealed:
             raise UnexpectedMessageError(f"reveal: position {position} already revealed")
         if position not in self._shares_sent:
@@ -496,15 +571,11 @@ class SharedPoolDeal:
                 f"reveal: position {position} was never drawn (I sent no draw share for it)"
             )
         self._verify_peer_share(
-            message.share, message.proof, position, self._reveal_label(position)
+            message.share, message.proof, position, reveal_label(position)
         )
         own_share = decryption_share(self._secret, self._pool[position])
         card_id = self._decrypt(position, message.share, own_share, "reveal")
-        if card_id != message.card_id:
-            raise CardMismatchError(
-                f"reveal.card_id: position {position} holds {card_id!r}, "
-                f"the peer named {message.card_id!r}"
-            )
+        check_named_card(position, card_id, message.card_id)
         self._revealed.add(position)
         self._known[position] = card_id
         return card_id
@@ -525,8 +596,7 @@ class SharedPoolDeal:
         self._expect(message, EndReveal, DealPhase.DEALT)
         if self._peer_secret is not None:
             raise UnexpectedMessageError("end-reveal: the peer's secret arrived twice")
-        if base_mul(message.secret) != self._keys[self.peer]:
-            raise CryptoProofError("end-reveal.secret: does not match the peer's key share")
+        check_end_secret(message, self._keys[self.peer])
         self._peer_secret = message.secret
         return tuple(
             self._decrypt(
@@ -554,23 +624,13 @@ class SharedPoolDeal:
     def _verify_peer_share(self, share: Point, proof: Proof, position: int, label: str) -> None:
         if self._peer_secret is not None:
             raise UnexpectedMessageError(f"{label}: the peer already revealed its secret")
-        ciphertext = self._pool[position]
-        commitment = dleq_verify(
-            proof, self._keys[self.peer], ciphertext.a, share, self.match_id, label,  # type: ignore[arg-type]
-            self.identities[self.peer], (ciphertext.a, ciphertext.b), f"{label}.proof",
+        verify_decryption_share(
+            self._pool[position], self._keys[self.peer], share, proof, self.match_id, label,  # type: ignore[arg-type]
+            self.identities[self.peer], self._peer_ledger,
         )  # fmt: skip
-        self._peer_ledger.record(commitment, f"{label}.proof")
 
     def _decrypt(self, position: int, share0: Point, share1: Point, field: str) -> str:
-        point = combine(self._pool[position], share0, share1)
-        card_id = self._table.get(point.encoded)
-        if card_id is None:  # unreachable past sound proofs; a precise error all the same
-            raise CryptoProofError(f"{field}: position {position} decrypts to no card of the pool")
-        return card_id
-
-    def _check_message_position(self, got: int, expected: int, kind: str) -> None:
-        if got != expected:
-            raise UnexpectedMessageError(f"{kind}.position: got {got}, expected {expected}")
+        return decrypt_card(self._table, self._pool[position], share0, share1, position, field)
 
     def _advance_after_keys(self) -> None:
         if self._key_share_sent and self._keys[self.peer] is not None:
@@ -605,19 +665,3 @@ class SharedPoolDeal:
             raise UnexpectedMessageError(
                 f"{kind.KIND}: not expected in phase {self._phase.value}"  # type: ignore[attr-defined]
             )
-
-    @staticmethod
-    def _key_label(player: int) -> str:
-        return f"key-share/{player}"
-
-    @staticmethod
-    def _shuffle_label(player: int) -> str:
-        return f"shuffle/{player}"
-
-    @staticmethod
-    def _draw_label(position: int) -> str:
-        return f"draw/{position}"
-
-    @staticmethod
-    def _reveal_label(position: int) -> str:
-        return f"reveal/{position}"

@@ -236,3 +236,21 @@ async def test_as_async_keeps_the_event_loop_running():
         nursery.cancel_scope.cancel()
     assert action in legal_actions(ref.state)
     assert ticks >= 10
+
+
+def test_ismcts_root_ranks_every_legal_action_and_expands_the_best_first():
+    """The root's prior is greedy's one-ply ranking of all legal actions (best first), so
+    greedy's choice is always a candidate and the first child the search adds."""
+    ref = referee(4400, (RandomBot(1), RandomBot(2)))
+    while not (isinstance(ref.state.pending, TurnDecision)
+               and len(legal_actions(ref.state)) > 10):
+        ref.advance()
+    p = ref.state.pending.player
+    legal = legal_actions(ref.state)
+    root = IsmctsBot(1, Budget(iterations=1, seconds=None)).search(ref.view(p))
+    assert root.order is not None
+    assert sorted(map(str, (a for a, _ in root.order))) == sorted(map(str, legal))
+    priors = [prior for _, prior in root.order]
+    assert priors == sorted(priors, reverse=True) and all(0 <= x <= 1 for x in priors)
+    assert list(root.children) == [root.order[0][0]]
+    assert root.children[root.order[0][0]].prior == priors[0]
