@@ -55,8 +55,8 @@ def envelope_measures() -> tuple[list[tuple[str, float]], int, int]:
         for s, p in enumerate(players)
     ]
     setup = MatchSetup.from_hellos(*hellos)
-    # An action: turn number, action code, two handles, a target tile and the state hash.
-    body = [17, "activate", [12, 31], [2, 3], hashlib.sha256(b"state").digest()]
+    # A real ACTION body (SPEC §4.11): the input in engine notation and the state hash after it.
+    body = ["activate d2 b3 e3", hashlib.sha256(b"state").digest()]
     fields = {
         "match_id": setup.match_id, "seq": 1234, "prev_hash": setup.genesis, "sender": 0,
         "kind": MessageKind.ACTION, "body": body,

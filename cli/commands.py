@@ -263,11 +263,22 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                                        config=config)
         if port is None:
             port = session.port or DEFAULT_GAME_PORT
+    rules = None if session is not None else rules_from(args)
+    deck = _deck(args)
+    fresh: tuple[Any, bytes] | None = None
+    if session is None:
+        # Check our own deck and rules before listening, so a mistake is reported at once,
+        # not after a player has joined.
+        assert rules is not None
+        try:
+            fresh = create_peer(0, identity, rules, default_catalogue(), deck=deck,
+                                master_secret=_test_secret(args, 0))
+        except LocalProtocolError as error:
+            where = f"deck file {args.deck}: " if args.deck else ""
+            raise CommandError(where + str(error)) from None
     listeners = await open_game_listeners(DEFAULT_GAME_PORT if port is None else port,
                                           bind=args.bind)
     port = listening_port(listeners)
-    rules = None if session is not None else rules_from(args)
-    deck = _deck(args)
     async with AsyncExitStack() as stack:
         player = None if args.bot is None else await enter_player(stack, args.bot,
                                                                    _test_seed(args, "bot0"))
@@ -285,12 +296,8 @@ async def host_match(args: argparse.Namespace, out: TextIO,
             if args.lan:
                 await nursery.start(announce, identity, args.name or f"versus-{port}", port)
             if session is None:
-                assert rules is not None
-                try:
-                    peer, secret = create_peer(0, identity, rules, default_catalogue(),
-                                               deck=deck, master_secret=_test_secret(args, 0))
-                except LocalProtocolError as error:
-                    raise CommandError(str(error)) from None
+                assert rules is not None and fresh is not None
+                peer, secret = fresh
                 channel = await link.first(rules, on_declined=lambda why: say(why))
                 session = MatchSession(peer, secret, store=store, role="host", port=port,
                                        config=config,

@@ -106,7 +106,7 @@ class Timeline:
     def lenses(self) -> tuple[Lens, ...]:
         if self.identities is None:
             return (Lens.PUBLIC,)
-        return (Lens.REVEALED, Lens.PLAYER_0, Lens.PLAYER_1)
+        return (Lens.REVEALED, Lens.PLAYER_0, Lens.PLAYER_1, Lens.PUBLIC)
 
     def lens_for(self, wanted: str | None) -> Lens:
         """The lens named on the command line ("0", "1", "all", "public"), else the default."""

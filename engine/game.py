@@ -518,7 +518,7 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
         adj = geom.adjacent[here]
         return [(names[x],) for x, c in enumerate(s.board)
                 if c >= 0 and not s.face[c] and (spec.range == "any" or x in adj)]
-    # copy (R7.5): another recto card's printed Active, used as if printed on this card
+    # copy (R9.5): another recto card's printed Active, used as if printed on this card
     if not allow_copy:
         return []
     out = []

@@ -43,7 +43,7 @@ class Ruleset:
     gray_tiles: int = 3
     white_tiles: int = 8
     black_tiles: int = 8
-    max_turns: int = 60  # turns per player; see SPEC R11.3
+    max_turns: int = 60  # turns per player; see SPEC R10.3
 
     def __post_init__(self) -> None:
         def need(cond: bool, option: str, msg: str) -> None:

@@ -213,9 +213,10 @@ TRANSITIONS: tuple[Transition, ...] = (
     Transition(Phase.SHUFFLE_0, "seat 0", (K.SHUFFLE,), "REVEAL_1"),
     Transition(Phase.REVEAL_1, "seat 1", (K.REVEAL,), "SHUFFLE_1 (pool) / PLAY"),
     Transition(Phase.SHUFFLE_1, "seat 1", (K.SHUFFLE,), "PLAY"),
-    Transition(Phase.PLAY, "TurnDecision(p): p", (K.ACTION, K.RESIGN), "PLAY / RESULT / SECRETS_0"),
+    Transition(Phase.PLAY, "TurnDecision(p): p", (K.ACTION, K.RESIGN),
+               "PLAY / RESULT / SECRETS_<1-p> (a RESIGN: the winner reveals first)"),
     Transition(Phase.PLAY, "ChoiceDecision(p): p", (K.CHOICE, K.RESIGN),
-               "PLAY / RESULT / SECRETS_0"),
+               "PLAY / RESULT / SECRETS_<1-p> (a RESIGN: the winner reveals first)"),
     Transition(Phase.PLAY, "DealDecision(p): 1-p", (K.DRAW,), "PLAY / RESULT"),
     Transition(Phase.PLAY, "RevealDecision(p, h): p", (K.OPEN,), "PLAY / RESULT"),
     Transition(Phase.RESULT, "seat 0", (K.RESULT,), "COSIGN"),
@@ -224,7 +225,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     Transition(Phase.SECRETS_1, "seat 1", (K.SECRET_REVEAL,), "SECRETS_0 / CLOSED"),
     Transition(None, "COMMIT_0 .. COSIGN (with a clock): the seat that does not owe the next "
                "message, the owing seat's clock (turn/choice) or grace (automatic) run out",
-               (K.TIMEOUT_CLAIM,), "SECRETS_<claimant>"),
+               (K.TIMEOUT_CLAIM,), "SECRETS_<claimant> (before PLAY: CLOSED)"),
     Transition(None, "any phase before CLOSED: the seat that detected a fault",
                (K.EVIDENCE,), "ABORTED"),
 )

@@ -126,6 +126,16 @@ def test_errors_are_one_line_with_an_exit_code(tmp_path, args, code, message) ->
         assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_host_refuses_a_wrong_deck_before_listening(tmp_path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("dawn-moth\n2 dusk-bat\n")
+    result = _run(tmp_path, "host", "--deal", "decklist", "--deck", str(deck), "--bot",
+                  "random", "--port", "0", "--identity", str(tmp_path / "id.key"))
+    assert result.returncode == 1
+    assert f"deck file {deck}: a deck is 12 catalogue card ids" in result.stderr
+    assert "invite:" not in result.stdout and "listening" not in result.stdout
+
+
 def test_parse_clock_and_deck(tmp_path) -> None:
     assert parse_clock("5+3") == (300_000, 3_000)
     assert parse_clock("0.5") == (30_000, 0)

@@ -63,7 +63,20 @@ def test_timeline_replays_to_the_certified_result() -> None:
         assert t.last == summary["inputs"]
         final = t.frames[-1].state.result
         assert final is not None and final.winner == summary["result"]["winner"]
-        assert t.lenses == (Lens.REVEALED, Lens.PLAYER_0, Lens.PLAYER_1)
+        assert t.lenses == (Lens.REVEALED, Lens.PLAYER_0, Lens.PLAYER_1, Lens.PUBLIC)
+
+
+def test_switching_views_from_the_public_one_cycles_through_all() -> None:
+    # `--view public` on a transcript with reveals, then `h`: every lens in turn, no error.
+    t = timeline()
+    with create_pipe_input() as pipe:
+        app = ReplayApp(t, t.lens_for("public"), input=pipe, output=DummyOutput())
+        seen = [app.lens]
+        for _ in range(len(t.lenses)):
+            app.next_lens()
+            seen.append(app.lens)
+    assert seen[0] is Lens.PUBLIC and seen[-1] is Lens.PUBLIC
+    assert set(seen) == set(t.lenses)
 
 
 def test_print_shows_every_step_with_board_and_narration(
