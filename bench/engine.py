@@ -65,14 +65,17 @@ def medians(order: str, games: int, runs: int, deck: int = 12, hand: int = 3
 
 
 def figures(games: int = 300, runs: int = 5) -> list[dict[str, object]]:
-    """The headline figures for bench/run_all.py (no documented targets)."""
+    """The headline figures for bench/run_all.py, with the targets of issue 2 (default rules:
+    at least 20,000 applied inputs/s, legal-action generation included, and 150 games/s)."""
     out: list[dict[str, object]] = []
     for order in ("ordered", "any"):
         med = medians(order, games, runs)
         out += [
             {"name": f"engine {order}: inputs/s", "value": med["inputs/s"], "unit": "/s",
-             "target": None, "comparison": None},
+             "target": 20_000, "comparison": ">="},
             {"name": f"engine {order}: games/s", "value": med["games/s"], "unit": "/s",
+             "target": 150, "comparison": ">="},
+            {"name": f"engine {order}: state bytes", "value": med["state bytes"], "unit": "B",
              "target": None, "comparison": None},
         ]
     return out
