@@ -2,6 +2,8 @@
 # and the ISMCTS bot's thinking time per decision (median, 95th percentile, max) with the
 # iterations it completed. Games run in parallel over the cores (multiprocessing); each game's
 # deal and layout come from its number, so a run is reproducible for a given budget.
+# `--iterations 0` removes the iteration limit (a pure time budget, so heavier iterations compete
+# at equal cost); `--jobs 1` plays every game in this process (no pool).
 #   .venv/bin/python bench/bots.py [--games 200] [--iterations 400] [--seconds 1.0] [--jobs 2]
 from __future__ import annotations
 
@@ -72,8 +74,11 @@ def play_all(chosen: list[int], games: int, iterations: int | None, seconds: flo
     """Every game of the chosen pairings over `jobs` processes: (results, wall seconds)."""
     tasks = [(p, g, iterations, seconds) for p in chosen for g in range(games)]
     start = time.perf_counter()
-    with multiprocessing.Pool(jobs) as pool:
-        results = pool.map(play_one, tasks, chunksize=4)
+    if jobs == 1:
+        results = [play_one(t) for t in tasks]
+    else:
+        with multiprocessing.Pool(jobs) as pool:
+            results = pool.map(play_one, tasks, chunksize=4)
     return results, time.perf_counter() - start
 
 
@@ -115,15 +120,18 @@ def figures(games: int = 200, iterations: int = 400, seconds: float = 1.0,
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=200, help="games per pairing")
-    ap.add_argument("--iterations", type=int, default=400, help="ismcts iterations/decision")
+    ap.add_argument("--iterations", type=int, default=400,
+                    help="ismcts iterations/decision (0: no limit, the time cap only)")
     ap.add_argument("--seconds", type=float, default=1.0, help="ismcts time cap/decision")
     ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count())
     ap.add_argument("--pairings", default="0,1,2", help="indexes into " + repr(PAIRINGS))
     args = ap.parse_args()
     chosen = [int(x) for x in args.pairings.split(",")]
-    results, elapsed = play_all(chosen, args.games, args.iterations, args.seconds, args.jobs)
+    iterations = args.iterations or None
+    results, elapsed = play_all(chosen, args.games, iterations, args.seconds, args.jobs)
+    limit = f"{iterations} iterations capped at" if iterations else "no iteration limit,"
     print(f"bots benchmark: {args.games} games per pairing, seats swapped every other game, "
-          f"ismcts budget {args.iterations} iterations capped at {args.seconds:g} s, "
+          f"ismcts budget {limit} {args.seconds:g} s, "
           f"{args.jobs} processes, {elapsed:.0f} s")
     print(f"{'pairing':<20} {'games':>5} {'A wins':>6} {'draws':>5} {'B wins':>6} "
           f"{'A win rate':>10} {'95% CI':>13} {'turns':>6}")
@@ -146,8 +154,8 @@ def main() -> None:
         print(f"ismcts decisions: {len(all_times)}, time median {median * 1e3:.0f} ms, "
               f"p95 {p95 * 1e3:.0f} ms, max {all_times[-1] * 1e3:.0f} ms; iterations median "
               f"{statistics.median(all_iters):.0f}, min {min(all_iters)}")
-        if args.iterations is not None:
-            capped = sum(i < args.iterations for i in all_iters)
+        if iterations is not None:
+            capped = sum(i < iterations for i in all_iters)
             print(f"ismcts decisions stopped by the time cap: {capped} "
                   f"({capped / len(all_iters):.1%})")
 

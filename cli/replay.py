@@ -305,7 +305,8 @@ class ReplayApp:
     def _field(self) -> Any:
         from .ui.render import render_field
 
-        return render_field(self.timeline.view(self.k, self.lens), self.timeline.catalogue, None)
+        return render_field(self.timeline.view(self.k, self.lens), self.timeline.catalogue, None,
+                            owners=("P0", "P1"))
 
     def _cards(self) -> Any:
         return [("", "\n".join(self.timeline.cards_text(self.k, self.lens)))]

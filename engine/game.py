@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from typing import Any
 
 from .actions import Action, ActionKind, Deal, Input, Reveal, _validate_action, format_input
 from .catalogue import DARK, LIGHT, Active, Catalogue
@@ -35,7 +36,7 @@ from .decisions import (
 )
 from .errors import GameOverError, IllegalActionError
 from .geometry import Geometry
-from .hashing import tagged_hash
+from .hashing import length_prefixed, tagged_hasher
 from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 
 # zones of a handle
@@ -892,6 +893,9 @@ _HANDLERS = (_t_draw, _t_discard, _t_reveal, _t_land, _t_turn_up, _t_location, _
 
 # --- canonical encoding and hash ------------------------------------------------------------
 
+_CHOICE_CODES = {kind: code for code, kind in enumerate(ChoiceKind)}
+
+
 def encode_state(s: State) -> bytes:
     """Canonical public encoding: a version, then signed 16-bit big-endian integers."""
     ints: list[int] = [1, s.n, s.turn, s.active, s.used, s.order_pos, s.summons, s.first]
@@ -914,7 +918,7 @@ def encode_state(s: State) -> bytes:
     if isinstance(d, TurnDecision):
         ints += (1, d.player)
     elif isinstance(d, ChoiceDecision):
-        ints += (2, d.player, list(ChoiceKind).index(d.kind), len(d.options), *d.options)
+        ints += (2, d.player, _CHOICE_CODES[d.kind], len(d.options), *d.options)
     elif isinstance(d, DealDecision):
         ints += (3, d.player, _DEAL_PURPOSE.index(d.purpose))
     elif isinstance(d, RevealDecision):
@@ -928,5 +932,18 @@ def encode_state(s: State) -> bytes:
 
 
 def state_hash(s: State) -> bytes:
-    """SHA-256 binding the ruleset, the catalogue and the canonical public state."""
-    return tagged_hash("state", s.rules_digest, s.cat.digest, encode_state(s))
+    """SHA-256 binding the ruleset, the catalogue and the canonical public state:
+    tagged_hash("state", rules digest, catalogue digest, encode_state(s)), the fixed leading
+    parts hashed once per (ruleset, catalogue) (the replay hashes every state)."""
+    key = (s.rules_digest, s.cat.digest)
+    prefix = _STATE_HASH_PREFIXES.get(key)
+    if prefix is None:
+        if len(_STATE_HASH_PREFIXES) >= 64:
+            _STATE_HASH_PREFIXES.clear()
+        prefix = _STATE_HASH_PREFIXES[key] = tagged_hasher("state", *key)
+    h = prefix.copy()
+    h.update(length_prefixed(encode_state(s)))
+    return h.digest()
+
+
+_STATE_HASH_PREFIXES: dict[tuple[bytes, bytes], Any] = {}

@@ -17,11 +17,21 @@ DOMAIN_PREFIX = b"versus/v1/"
 
 def tagged_hash(purpose: str, *parts: bytes) -> bytes:
     """SHA-256 over a domain tag and length-prefixed parts (no concatenation ambiguity)."""
+    return tagged_hasher(purpose, *parts).digest()
+
+
+def tagged_hasher(purpose: str, *parts: bytes) -> Any:
+    """The running SHA-256 of `tagged_hash(purpose, *parts)`, to `.copy()` and `.update()` with
+    more parts (each as `length_prefixed(part)`): a hash over fixed leading parts, computed once."""
     h = hashlib.sha256(DOMAIN_PREFIX + purpose.encode() + b"\x00")
     for part in parts:
-        h.update(len(part).to_bytes(4, "big"))
-        h.update(part)
-    return h.digest()
+        h.update(length_prefixed(part))
+    return h
+
+
+def length_prefixed(part: bytes) -> bytes:
+    """One part as `tagged_hash` frames it: its length (4 bytes, big-endian), then the part."""
+    return len(part).to_bytes(4, "big") + part
 
 
 class HashStream:

@@ -83,7 +83,11 @@ def encode(obj: Any) -> bytes:
     Raises LocalProtocolError naming the offending value and its path when `obj` is outside
     the subset: building such a message is a bug on our side.
     """
-    return _packer.pack(_normalize(obj, "value"))
+    try:
+        value = _plain(obj)
+    except _NotPlain:  # name the offending value and its path (or normalise a rare type)
+        value = _normalize(obj, "value")
+    return _packer.pack(value)
 
 
 def decode(
@@ -203,6 +207,26 @@ def tagged_hash(tag: bytes, *fields: Any) -> bytes:
     return hashlib.sha256(tag + encode(fields)).digest()
 
 
+class _NotPlain(Exception):
+    pass
+
+
+def _plain(obj: Any) -> Any:
+    # `_normalize` for the common case (exact types, in range) without a path string per
+    # item; anything else raises _NotPlain and `_normalize` decides, with the path.
+    kind = type(obj)
+    if kind is list or kind is tuple:
+        return [_plain(item) for item in obj]
+    if kind is bytes or obj is None or kind is bool:
+        return obj
+    if kind is int:
+        if INT_MIN <= obj <= INT_MAX:
+            return obj
+    elif kind is str and obj.isascii():  # ASCII is valid UTF-8
+        return obj
+    raise _NotPlain
+
+
 def _normalize(obj: Any, path: str) -> Any:
     # bool before int: bool is an int subclass but has its own msgpack type.
     if obj is None or obj is True or obj is False:
@@ -236,29 +260,36 @@ def _check_limits(
 ) -> None:
     # The common case, valid input, without building a path string per field: a plain walk;
     # only when it finds a violation does the walk below run again to name the field.
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        item, depth = pop()
-        kind = type(item)
-        if kind is list:
-            if depth > max_depth or len(item) > max_array:
-                break
-            extend([(sub, depth + 1) for sub in item])
-        elif kind is bytes:
-            if len(item) > max_bytes:
-                break
-        elif kind is str:
-            if len(item) > max_str // 4 and len(item.encode("utf-8")) > max_str:
-                break
-        elif kind is int:
-            if not INT_MIN <= item <= INT_MAX:
-                break
-        elif item is not None and kind is not bool:
-            break
-    else:
+    if _limits_ok(obj, max_depth, max_array, max_bytes, max_str):
         return
     _check_limits_named(obj, data, max_depth, max_array, max_bytes, max_str)
+
+
+def _limits_ok(obj: Any, max_depth: int, max_array: int, max_bytes: int, max_str: int) -> bool:
+    # Only arrays go on the stack (with their depth); scalars are checked where they stand,
+    # without a tuple each. False may be a false alarm: the named walk then has the last word.
+    stack: list[tuple[list[Any], int]] = [([obj], 0)]
+    push, pop = stack.append, stack.pop
+    while stack:
+        items, depth = pop()
+        if depth > max_depth or len(items) > max_array:
+            return False
+        for item in items:
+            kind = type(item)
+            if kind is list:
+                push((item, depth + 1))
+            elif kind is bytes:
+                if len(item) > max_bytes:
+                    return False
+            elif kind is str:
+                if len(item) > max_str // 4 and len(item.encode("utf-8")) > max_str:
+                    return False
+            elif kind is int:
+                if not INT_MIN <= item <= INT_MAX:
+                    return False
+            elif item is not None and kind is not bool:
+                return False
+    return True
 
 
 def _check_limits_named(

@@ -244,8 +244,15 @@ def parse_envelope(raw: bytes, *, max_size: int = MAX_ENVELOPE_SIZE) -> Envelope
             problem = f"unknown message kind {fields[5]!r}"
     if problem is not None:
         raise MalformedMessage(f"malformed envelope: {problem}", [raw])
-    envelope = Envelope(version, match_id, seq, prev_hash, sender, kind, tuple(body), signature)
-    envelope.__dict__["raw"] = raw  # canonical, so identical to re-encoding; saves the work
+    # Every check of Envelope.__post_init__ has just passed: build it without repeating them
+    # (the verifier parses thousands of envelopes per second).
+    envelope = object.__new__(Envelope)
+    envelope.__dict__.update(
+        version=version, match_id=match_id, seq=seq, prev_hash=prev_hash, sender=sender,
+        kind=kind, body=tuple(body), signature=signature,
+        raw=raw,  # canonical, so identical to re-encoding; saves the work
+        hash=envelope_hash(raw),  # what `cached_property` would store on first use
+    )
     return envelope
 
 

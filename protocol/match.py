@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -466,16 +467,13 @@ class MatchCore:
         text = body[0]
         if type(text) is not str or len(text) > 200:
             raise MalformedMessage("an ACTION/CHOICE is [input text (<= 200 chars), state hash]")
-        try:
-            action = parse_input(text)
-        except EngineError as error:
-            raise IllegalAction(f"{text!r:.60} is not an input: {error}") from None
-        if not isinstance(action, Action) or format_input(action) != text:
-            raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
+        action = _canonical_action(text)
         self.actions += 1
-        return self._apply(envelope, action, claimed, own)
+        return self._apply(envelope, action, claimed, own, text)
 
-    def _apply(self, envelope: Envelope, inp: Input, claimed: bytes, own: bool) -> list[Event]:
+    def _apply(self, envelope: Envelope, inp: Input, claimed: bytes, own: bool,
+               text: str | None = None) -> list[Event]:
+        """`text`: `format_input(inp)` when the caller already has it."""
         state = self.state
         assert state is not None
         if own and self._pre is not None and self._pre[0] == inp:
@@ -493,7 +491,7 @@ class MatchCore:
                 f"{claimed.hex()[:16]}…, the replay gives {actual.hex()[:16]}…")
         self.state = after
         self.inputs += 1
-        events: list[Event] = [StateChanged(inp, envelope.sender, format_input(inp))]
+        events: list[Event] = [StateChanged(inp, envelope.sender, text or format_input(inp))]
         if after.result is not None:
             self.game_result = after.result
             self.phase = Phase.RESULT
@@ -610,6 +608,20 @@ def _state_hash_field(body: list[Any], length: int) -> bytes:
     if len(body) != length or type(body[-1]) is not bytes or len(body[-1]) != HASH_SIZE:
         raise MalformedMessage(f"expected {length} fields ending with the 32-byte state hash")
     return body[-1]
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_action(text: str) -> Action:
+    """The turn action or choice `text` names, refused unless it is in canonical form. A pure
+    function of the text and an immutable Action, so memoised: a match repeats few texts
+    ("end", the same moves) and the verifier replays thousands (errors are never cached)."""
+    try:
+        action = parse_input(text)
+    except EngineError as error:
+        raise IllegalAction(f"{text!r:.60} is not an input: {error}") from None
+    if not isinstance(action, Action) or format_input(action) != text:
+        raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
+    return action
 
 
 def _blame(error: RemoteProtocolError, envelope: Envelope) -> RemoteProtocolError:

@@ -67,7 +67,10 @@ def strength_text(view: PlayerView, cat: Catalogue, fc: FieldCard) -> str:
     return f"{printed}{delta:+d}" if delta else str(printed)
 
 
-def render_field(view: PlayerView, cat: Catalogue, cursor: str | None) -> Fragments:
+def render_field(view: PlayerView, cat: Catalogue, cursor: str | None,
+                 owners: tuple[str, str] | None = None) -> Fragments:
+    """The field as styled fragments. `owners` names the seats ("P0", "P1") where "you" and
+    "opp" would mislead, as in a replay seen by nobody in particular."""
     geom = view.geometry
     cards = {fc.area: fc for fc in view.field}
     out: Fragments = [("", "   ")]
@@ -84,13 +87,13 @@ def render_field(view: PlayerView, cat: Catalogue, cursor: str | None) -> Fragme
                 if name == cursor:
                     style += " class:cursor"
                 out += _cell_line(view, cat, name, Tile(view.tiles[i]), cards.get(name), line,
-                                  style)
+                                  style, owners)
             out.append(("", "\n"))
     return out
 
 
 def _cell_line(view: PlayerView, cat: Catalogue, area: str, tile: Tile, fc: FieldCard | None,
-               line: int, style: str) -> Fragments:
+               line: int, style: str, owners: tuple[str, str] | None = None) -> Fragments:
     if line == 0:
         return [(style, f" {area}{TILE_NAMES[tile]:>{CELL_W - 4}} ")]
     if fc is None:
@@ -101,7 +104,7 @@ def _cell_line(view: PlayerView, cat: Catalogue, area: str, tile: Tile, fc: Fiel
         label = cat[fc.card_id].name if fc.card_id else "(verso)"
         return [(own_style, f" {label[:CELL_W - 2]:<{CELL_W - 2}} ")]
     mark = ("class:mark.mine", "▲") if mine else ("class:mark.theirs", "▼")
-    who = "you" if mine else "opp"
+    who = owners[fc.owner] if owners is not None else "you" if mine else "opp"
     face = "R" if fc.recto else "V"
     absorbed = f"×{fc.level}" if fc.level else ""
     text = f"{who} {strength_text(view, cat, fc)} {face} {absorbed}"

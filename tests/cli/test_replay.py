@@ -148,6 +148,15 @@ def test_third_person() -> None:
         "Game over: player 0 wins (elimination)"
 
 
+def test_interactive_field_names_seats_not_you() -> None:
+    t = timeline()
+    with create_pipe_input() as pipe:
+        app = ReplayApp(t, t.lenses[0], input=pipe, output=DummyOutput())
+        app.k = t.last // 2
+        text = "".join(fragment[1] for fragment in app._field())
+    assert re.search(r"\bP[01] \d", text) and not re.search(r"\b(you|opp)\b", text)
+
+
 def test_turn_navigation() -> None:
     t = timeline()
     k = t.next_turn(0)
