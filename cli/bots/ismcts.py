@@ -27,6 +27,10 @@
 # from its side, so its replies are plausible ones. The bot plays the most visited root child.
 # Measured and left off by default (no gain above noise over 100 games vs greedy): ranking
 # every node after RANK_AFTER visits, playouts (also "to the end of the turn"), more iterations.
+# Playouts of 4 decisions at equal cost (0.25 s per decision, ~250 iterations instead of ~800)
+# won 36 of 70 games vs greedy where the default won 39 on the same deals (BIAS 3: 39,
+# UCB_C 0.6: 38); single-weight changes to the evaluation (x0.5 / x2) moved
+# greedy-vs-greedy by less than 3 points over 400 games.
 from __future__ import annotations
 
 import math
