@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.cli_args import count
 from protocol.rules import DealMode
 from protocol.verify import verify_transcript
 from tests.protocol.pair import play
@@ -158,13 +159,13 @@ def print_table(title: str, rows: list[Row]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5, help="runs per row (median)")
-    parser.add_argument("--matches", type=int, default=20, help="decklist matches per run")
+    parser.add_argument("--runs", type=count, default=5, help="runs per row (median)")
+    parser.add_argument("--matches", type=count, default=20, help="decklist matches per run")
     parser.add_argument("--section", choices=sorted(SECTIONS), action="append",
                         help="only these sections (default: all)")
-    parser.add_argument("--games", type=int, default=40,
+    parser.add_argument("--games", type=count, default=40,
                         help="tournament: decklist games per run (shared pool: a quarter)")
-    parser.add_argument("--tournament-runs", type=int, default=3,
+    parser.add_argument("--tournament-runs", type=count, default=3,
                         help="tournament: runs per row (median)")
     args = parser.parse_args()
     cores = {"verify": "one core", "tournament": "concurrency 2"}

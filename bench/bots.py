@@ -1,7 +1,13 @@
-# Bot benchmark: win rates per pairing over many games with seats swapped every other game,
-# and the ISMCTS bot's thinking time per decision (median, 95th percentile, max) with the
-# iterations it completed. Games run in parallel over the cores (multiprocessing); each game's
-# deal and layout come from its number, so a run is reproducible for a given budget.
+# Bot benchmark: win rates per pairing over many games, and the ISMCTS bot's thinking time per
+# decision (median, 95th percentile, max) with the iterations it completed. Games run in
+# parallel over the cores (multiprocessing); each game's deal and layout come from its number,
+# so a run is reproducible for a given budget.
+#
+# Duplicate format, as in bridge and poker tournaments: games 2k and 2k+1 play the same deal
+# and layout with the seats swapped, so the luck of a deal counts once for each side. Between
+# two greedy bots a replayed deal goes to the same seat two times in three, so without the
+# pairing the deal luck would widen the interval; the "deals" column says how many deals A won
+# from both seats, split, or lost from both.
 # `--iterations 0` removes the iteration limit (a pure time budget, so heavier iterations compete
 # at equal cost); `--jobs 1` plays every game in this process (no pool).
 #   .venv/bin/python bench/bots.py [--games 200] [--iterations 400] [--seconds 1.0] [--jobs 2]
@@ -17,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.cli_args import count, count_or_zero
 from cli.bots import Budget, GreedyBot, IsmctsBot, RandomBot
 from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
@@ -34,10 +41,10 @@ def play_one(task: tuple[int, int, int | None, float]) -> dict[str, object]:
     a_name, b_name = PAIRINGS[pairing]
     budget = Budget(iterations=iterations, seconds=seconds)
     ruleset, cat = Ruleset(), default_catalogue()
-    seed = b"bench-bots" + game.to_bytes(4, "big")
+    seed = b"bench-bots" + (game // 2).to_bytes(4, "big")  # one deal per pair of games
     ids, orders = random_deal(cat, ruleset, HashRng(seed, "deal"))
     a, b = make(a_name, 2 * game, budget), make(b_name, 2 * game + 1, budget)
-    a_seat = game % 2  # seats swapped every other game
+    a_seat = game % 2  # the pair's second game swaps the seats
     times: list[float] = []
     iters: list[int] = []
 
@@ -55,8 +62,8 @@ def play_one(task: tuple[int, int, int | None, float]) -> dict[str, object]:
     referee = Referee(ruleset, cat, seed, ids, orders, (timed(bots[0]), timed(bots[1])))
     result = referee.play()
     outcome = "draw" if result.winner is None else ("a" if result.winner == a_seat else "b")
-    return {"pairing": pairing, "outcome": outcome, "turns": referee.state.turn + 1,
-            "times": times, "iters": iters}
+    return {"pairing": pairing, "game": game, "outcome": outcome,
+            "turns": referee.state.turn + 1, "times": times, "iters": iters}
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -90,6 +97,17 @@ def score(rows: list[dict[str, object]]) -> tuple[int, int, int, float, tuple[fl
     return a_w, d, b_w, (a_w + d / 2) / len(rows), wilson(a_w + d / 2, len(rows))
 
 
+def deal_split(rows: list[dict[str, object]]) -> tuple[int, int, int]:
+    """Over the deals played from both seats: (A won both, split or drawn, A lost both)."""
+    by_deal: dict[int, list[object]] = {}
+    for r in rows:
+        by_deal.setdefault(r["game"] // 2, []).append(r["outcome"])  # type: ignore[operator]
+    pairs = [o for o in by_deal.values() if len(o) == 2]
+    both = sum(o == ["a", "a"] for o in pairs)
+    lost = sum(o == ["b", "b"] for o in pairs)
+    return both, len(pairs) - both - lost, lost
+
+
 TARGET_WIN_RATE = {("ismcts", "greedy"): 0.65}  # SPEC Part 7, "Strength"
 
 
@@ -119,22 +137,22 @@ def figures(games: int = 200, iterations: int = 400, seconds: float = 1.0,
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=200, help="games per pairing")
-    ap.add_argument("--iterations", type=int, default=400,
+    ap.add_argument("--games", type=count, default=200, help="games per pairing")
+    ap.add_argument("--iterations", type=count_or_zero, default=400,
                     help="ismcts iterations/decision (0: no limit, the time cap only)")
     ap.add_argument("--seconds", type=float, default=1.0, help="ismcts time cap/decision")
-    ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count())
+    ap.add_argument("--jobs", type=count, default=multiprocessing.cpu_count())
     ap.add_argument("--pairings", default="0,1,2", help="indexes into " + repr(PAIRINGS))
     args = ap.parse_args()
     chosen = [int(x) for x in args.pairings.split(",")]
     iterations = args.iterations or None
     results, elapsed = play_all(chosen, args.games, iterations, args.seconds, args.jobs)
     limit = f"{iterations} iterations capped at" if iterations else "no iteration limit,"
-    print(f"bots benchmark: {args.games} games per pairing, seats swapped every other game, "
-          f"ismcts budget {limit} {args.seconds:g} s, "
+    print(f"bots benchmark: {args.games} games per pairing, "
+          f"each deal played from both seats, ismcts budget {limit} {args.seconds:g} s, "
           f"{args.jobs} processes, {elapsed:.0f} s")
     print(f"{'pairing':<20} {'games':>5} {'A wins':>6} {'draws':>5} {'B wins':>6} "
-          f"{'A win rate':>10} {'95% CI':>13} {'turns':>6}")
+          f"{'A win rate':>10} {'95% CI':>13} {'turns':>6} {'deals +/=/-':>12}")
     all_times: list[float] = []
     all_iters: list[int] = []
     for p in chosen:
@@ -142,8 +160,9 @@ def main() -> None:
         a_w, d, b_w, rate, (lo, hi) = score(rows)
         turns = statistics.median(r["turns"] for r in rows)  # type: ignore[misc]
         name = f"{PAIRINGS[p][0]} vs {PAIRINGS[p][1]}"
+        both, split, lost = deal_split(rows)
         print(f"{name:<20} {len(rows):>5} {a_w:>6} {d:>5} {b_w:>6} {rate:>10.1%} "
-              f"{lo:>6.1%}-{hi:<6.1%} {turns:>6}")
+              f"{lo:>6.1%}-{hi:<6.1%} {turns:>6} {f'{both}/{split}/{lost}':>12}")
         for r in rows:
             all_times += r["times"]  # type: ignore[arg-type]
             all_iters += r["iters"]  # type: ignore[arg-type]

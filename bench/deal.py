@@ -24,6 +24,7 @@ import msgpack
 # the checkout first: else bench/protocol.py (this folder is sys.path[0]) shadows the package
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.cli_args import count
 from protocol.pool import DealMessage, SharedPoolDeal, parse_message
 
 T = TypeVar("T")
@@ -103,7 +104,7 @@ def figures(runs: int = 7) -> list[dict[str, object]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=count, default=7)
     args = parser.parse_args()
     print(f"shared-pool deal, median of {args.runs} runs, one core, per side")
     header = (

@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.cli_args import count
 from engine import (
     HashRng,
     Referee,
@@ -83,8 +84,8 @@ def figures(games: int = 300, runs: int = 5) -> list[dict[str, object]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=300)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--games", type=count, default=300)
+    ap.add_argument("--runs", type=count, default=5)
     ap.add_argument("--order", choices=("ordered", "any"), default=None)
     ap.add_argument("--deck", type=int, default=12)
     ap.add_argument("--hand", type=int, default=3)

@@ -23,6 +23,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.cli_args import count
 from p2p.channel import SecureChannel
 from p2p.connect import connect, listening_port, open_listeners, serve
 from p2p.errors import ConnectionClosedError
@@ -209,10 +210,10 @@ def figures(runs: int = 5, round_trips: int = 2000, handshakes: int = 100,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--round-trips", type=int, default=2000)
-    parser.add_argument("--handshakes", type=int, default=100)
-    parser.add_argument("--matches", type=int, default=10, help="protocol matches per mode")
+    parser.add_argument("--runs", type=count, default=5)
+    parser.add_argument("--round-trips", type=count, default=2000)
+    parser.add_argument("--handshakes", type=count, default=100)
+    parser.add_argument("--matches", type=count, default=10, help="protocol matches per mode")
     args = parser.parse_args()
     rows = measure(args.runs, args.round_trips, args.handshakes, args.matches)
     print(f"p2p transport over TCP 127.0.0.1, median of {args.runs} runs (Python "
