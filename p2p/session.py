@@ -241,6 +241,8 @@ class MatchSession:
         session = cls(peer, secret, store=store, role=info.role, address=info.address,
                       port=info.port, config=config, files=files,
                       peer_fingerprint=info.peer_fingerprint)
+        if session.config.narrate:  # the match so far, as it was told before the restart
+            session._narrate(peer.replayed_events)
         session.log.append(f"Match {files.match_id[:16]} restored from disk at envelope "
                            f"{peer.seq}")
         files.sync(peer.transcript().records, rewrite=True)

@@ -743,6 +743,9 @@ class MatchPeer:
         #: after a roll-back: the highest seq we signed on the dropped branch; we never sign at
         #: a seq <= it again (that would be an equivocation, SPEC §4.11 race)
         self._dropped_up_to = -1
+        #: the events `restore` re-ran to rebuild this peer, in order (a UI tells the match so
+        #: far from them after a restart); empty for a peer that was not restored
+        self.replayed_events: list[Event] = []
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -987,17 +990,18 @@ class MatchPeer:
         if peer.start()[0] != transcript.hellos[seat]:
             raise LocalProtocolError("the master secret does not reproduce our HELLO")
         pending: deque[bytes] = deque()
-        peer.receive(transcript.hellos[1 - seat])
+        replayed = peer.replayed_events
+        replayed += peer.receive(transcript.hellos[1 - seat])
         pending.extend(peer.outgoing())
         for raw in transcript.envelopes:
             envelope = parse_envelope(raw)
             if envelope.sender != seat:
                 with contextlib.suppress(RemoteProtocolError):  # our EVIDENCE: compared next
-                    peer.receive(raw)
+                    replayed += peer.receive(raw)
                 pending.extend(peer.outgoing())
                 continue
             if not pending:
-                peer._replay_own(envelope)
+                replayed += peer._replay_own(envelope)
                 pending.extend(peer.outgoing())
             if not pending or pending.popleft() != raw:
                 raise LocalProtocolError(
@@ -1006,15 +1010,16 @@ class MatchPeer:
         peer._out = list(pending)
         return peer
 
-    def _replay_own(self, envelope: Envelope) -> None:
+    def _replay_own(self, envelope: Envelope) -> list[Event]:
         if envelope.kind in (K.ACTION, K.CHOICE):
-            self.submit(str(envelope.body[0]))
-        elif envelope.kind is K.RESIGN:
-            self.resign()
-        elif envelope.kind is K.TIMEOUT_CLAIM:
+            return self.submit(str(envelope.body[0]))
+        if envelope.kind is K.RESIGN:
+            return self.resign()
+        if envelope.kind is K.TIMEOUT_CLAIM:
             self._send(K.TIMEOUT_CLAIM, list(envelope.body), None)
             assert self.core is not None
             self._last_claim = self.core.chain.envelopes[-1]
+        return []
 
     # --- internals ------------------------------------------------------------------------
 
@@ -1193,6 +1198,7 @@ class MatchPeer:
         dropped = max((e.seq for e in core.chain.envelopes[seq:] if e.sender == self.seat),
                       default=-1)
         rebuilt._out = []  # anything it owes at the prefix is superseded by the claim
+        rebuilt.replayed_events = []  # a roll-back is not a restart: nothing to retell
         self.__dict__.update(rebuilt.__dict__)
         self._clock, self.rolled_back = clocks, count + 1
         # We signed envelopes up to `dropped` on the dropped branch: signing another envelope

@@ -123,6 +123,12 @@ async def test_restarted_side_resumes_from_disk(tmp_path, reference) -> None:
             rebuilt = MatchSession.restore(files, sessions[1].peer.identity, CATALOGUE,
                                            store=MatchStore(tmp_path))
             assert rebuilt.peer.seq >= 17
+            # the restored log tells the match so far exactly as the program before it did
+            told = rebuilt.log[:-1]
+            assert rebuilt.log[-1].startswith(f"Match {files.match_id[:16]} restored from disk")
+            assert told[0].startswith("Match ") and told[0].endswith("first")
+            assert any(line.startswith("You drew ") for line in told)
+            assert told == sessions[1].log
             nursery.start_soon(drive_player, rebuilt, HashBot())
             outcome = await rebuilt.run(None, link.join_reconnect)
             await host_done.wait()
