@@ -234,7 +234,8 @@ class MatchSession:
         secret = files.read_secret()
         data = files.read_transcript()
         try:
-            peer = MatchPeer.restore(data, secret, identity, catalogue, deck=info.deck)
+            peer = MatchPeer.restore(data, secret, identity, catalogue, deck=info.deck,
+                                     dropped_branch=files.read_rollback())
         except (LocalProtocolError, RemoteProtocolError) as error:
             raise StoreError(f"cannot rebuild the match from {files.transcript_path}: "
                              f"{error}") from None
@@ -627,6 +628,9 @@ class MatchSession:
                 self.role, self.seat, self.peer_fingerprint, self.address, self.port,
                 self._deck))
         rewrite = self.peer.rolled_back != self._rolled_back
+        branch = self.peer.dropped_branch
+        if rewrite and branch is not None:  # before the transcript forgets the branch
+            self.files.write_rollback(branch)
         self._rolled_back = self.peer.rolled_back
         self.files.sync(self.peer.transcript().records, rewrite=rewrite)
         self._save_clock()

@@ -11,6 +11,9 @@
 #                       running seat, the wall-clock time it started running, the chain length),
 #                       rewritten at every change: envelopes carry no times, so this is what
 #                       a restarted program resumes the clocks from (SPEC Part 6 §T-CLOCK)
+#       rollback.json   after a roll-back (the timeout race): the seqs of our dropped branch,
+#                       which the rewritten transcript no longer shows and at which a
+#                       restarted program must never sign again (SPEC §4.11)
 #
 # Ordering is what makes it safe: the secret and session.json are written (temporary file,
 # fsync, rename) before the first chain envelope is sent, and every envelope of ours is appended
@@ -19,8 +22,8 @@
 # appended as they are accepted; one lost in a crash is simply sent again on resume. Appends
 # are written through to the OS (a crashed process loses nothing) and fsync'ed when the match
 # ends, or at every append with `durable=True` (power loss; costs milliseconds on real disks).
-# When our own last envelopes are rolled back (the timeout race, SPEC §4.11) the transcript is
-# rewritten atomically instead.
+# When our own last envelopes are rolled back (the timeout race, SPEC §4.11) rollback.json is
+# written (fsync, rename) first, then the transcript is rewritten atomically.
 #
 # Everything read back is untrusted: sizes are bounded and each problem is a StoreError naming
 # the file.
@@ -45,6 +48,7 @@ SECRET_FILE = "secret"
 TRANSCRIPT_FILE = "transcript.vtr"
 SESSION_FILE = "session.json"
 CLOCK_FILE = "clock.json"
+ROLLBACK_FILE = "rollback.json"
 MAX_SESSION_FILE = 64 * 1024
 _MATCH_ID_HEX = re.compile(r"^[0-9a-f]{64}$")
 
@@ -237,6 +241,34 @@ class MatchFiles:
         path = self.directory / CLOCK_FILE
         data = _read_small(path, missing_ok=True)
         return None if data is None else ClockReading.from_json(data, path)
+
+    def write_rollback(self, branch: tuple[int, int]) -> None:
+        """Record the dropped branch (first seq, highest seq we signed) before the transcript
+        loses it: always fsync'ed, since forgetting it could make a restart equivocate."""
+        path = self.directory / ROLLBACK_FILE
+        data = json.dumps({"format": "versus-rollback/1", "from": branch[0],
+                           "up_to": branch[1]}).encode()
+        try:
+            _write_atomic(path, data)
+        except OSError as error:
+            raise StoreError(f"cannot write {path} ({error.strerror or error})") from None
+
+    def read_rollback(self) -> tuple[int, int] | None:
+        """The dropped branch rollback.json records; None when nothing was rolled back."""
+        path = self.directory / ROLLBACK_FILE
+        data = _read_small(path, missing_ok=True)
+        if data is None:
+            return None
+        try:
+            obj = json.loads(data)
+            if obj.get("format") != "versus-rollback/1":
+                raise ValueError("not a versus-rollback/1 file")
+            first, last = obj["from"], obj["up_to"]
+            if type(first) is not int or type(last) is not int or not 0 <= first <= last < 2**32:
+                raise ValueError("from and up_to must be seqs with from <= up_to")
+            return first, last
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise StoreError(f"{path} is malformed ({error})") from None
 
     # --- the transcript ---------------------------------------------------------------------
 

@@ -743,6 +743,7 @@ class MatchPeer:
         #: after a roll-back: the highest seq we signed on the dropped branch; we never sign at
         #: a seq <= it again (that would be an equivocation, SPEC §4.11 race)
         self._dropped_up_to = -1
+        self._dropped_from = -1  # the seq where the last dropped branch began
         #: the events `restore` re-ran to rebuild this peer, in order (a UI tells the match so
         #: far from them after a restart); empty for a peer that was not restored
         self.replayed_events: list[Event] = []
@@ -908,6 +909,15 @@ class MatchPeer:
         self._clock_mark = running_since_ms
 
     @property
+    def dropped_branch(self) -> tuple[int, int] | None:
+        """After a roll-back (SPEC §4.11 race): (first seq, highest seq we signed) of the
+        dropped branch, seqs at which we never sign again; None when nothing was rolled back.
+        A program that saves its transcript saves this too and gives it back to `restore`."""
+        if self._dropped_up_to < 0:
+            return None
+        return self._dropped_from, self._dropped_up_to
+
+    @property
     def brought_deck(self) -> tuple[str, ...] | None:
         """The deck we were given (card ids), None when we brought none (a random deck is drawn
         at start, or the deal is a shared pool)."""
@@ -973,10 +983,14 @@ class MatchPeer:
     @classmethod
     def restore(cls, transcript: Transcript | bytes, master_secret: bytes, identity: Identity,
                 catalogue: Catalogue, *, deck: Sequence[str] | Mapping[str, int] | None = None,
-                software: str = "") -> MatchPeer:
+                software: str = "", dropped_branch: tuple[int, int] | None = None
+                ) -> MatchPeer:
         """Rebuild a peer from its transcript and the master secret its rng was made from
         (`master_rng(master_secret)`). Our own envelopes are regenerated and must match the
-        transcript byte for byte; envelopes we owe beyond it end up in `outgoing()`."""
+        transcript byte for byte; envelopes we owe beyond it end up in `outgoing()`.
+        `dropped_branch` is the peer's `dropped_branch` as saved after a roll-back: the
+        transcript no longer shows that branch, so only this keeps the rebuilt peer from signing
+        at its seqs again."""
         if isinstance(transcript, bytes | bytearray):
             transcript = load_transcript(bytes(transcript))
         hellos = [open_hello(raw) for raw in transcript.hellos]
@@ -995,6 +1009,8 @@ class MatchPeer:
         pending.extend(peer.outgoing())
         for raw in transcript.envelopes:
             envelope = parse_envelope(raw)
+            if dropped_branch is not None and envelope.seq >= dropped_branch[0]:
+                peer._dropped_from, peer._dropped_up_to = dropped_branch  # the prefix is behind
             if envelope.sender != seat:
                 with contextlib.suppress(RemoteProtocolError):  # our EVIDENCE: compared next
                     replayed += peer.receive(raw)
@@ -1205,6 +1221,7 @@ class MatchPeer:
         # at any of those seqs would hand the claimant an equivocation, so until the chain
         # passes them we send nothing (our SECRET_REVEAL is best effort after a claim).
         self._dropped_up_to = max(dropped, self._dropped_up_to)
+        self._dropped_from = seq
         return self.receive(raw, now_ms)
 
     def _fail(self, error: RemoteProtocolError) -> None:

@@ -1,0 +1,125 @@
+# A roll-back survives a restart (SPEC §4.11 race, §T-STORE rollback.json). In the timeout race
+# the late side drops its own crossing envelopes and rewrites its transcript without them; it
+# must then never sign at those seqs again, or the claimant holds two signed envelopes for one
+# seq (an equivocation) to frame it with. The transcript on disk no longer shows the branch, so
+# a restarted program learns it only from rollback.json.
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import format_input
+from p2p.session import MatchSession
+from p2p.store import ROLLBACK_FILE, MatchFiles, MatchStore, SessionInfo, StoreError
+from protocol.envelope import MessageKind as K
+from protocol.envelope import parse_envelope
+from protocol.match import MatchPeer
+from protocol.rules import DealMode, MatchRules
+from tests.p2p.session_support import CATALOGUE
+from tests.protocol.pair import Pair, master_secret
+
+TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=1_000, clock_increment_ms=100)
+
+
+def crossing(label_prefix: str) -> tuple[Pair, MatchPeer, list[bytes], list[bytes], str]:
+    """Seat 0 is late: a recto summon (ACTION, OPEN) and a second ACTION cross the opponent's
+    TIMEOUT_CLAIM and SECRET_REVEAL, which seat 0 has not received yet. Returns the pair, the
+    late peer, its crossing envelopes, the claim and the pair's label."""
+    for attempt in range(20):  # a deal where seat 0 moves first
+        label = f"{label_prefix}/{attempt}"
+        pair = Pair(TIMED, label=label)
+        pair.start()
+        pair.deliver(now_ms=0, choose=False)
+        late = next(p for p in pair.peers if p.my_turn)
+        if late.seat == 0:
+            break
+    assert late.seat == 0
+    claimant = pair.peers[1]
+    claimant.claim_timeout(5_000)
+    late.submit(next(a for a in late.legal_actions() if format_input(a).endswith("recto")), 5_001)
+    assert late.my_turn
+    late.submit(late.legal_actions()[0], 5_001)
+    claim, crossed = claimant.outgoing(), late.outgoing()
+    for raw in crossed:
+        claimant.receive(raw, 5_002)
+    return pair, late, crossed, claim, label
+
+
+def crossed_claim() -> tuple[Pair, MatchPeer, list[bytes], str]:
+    """`crossing`, then seat 0 receives the claim and rolls its three envelopes back."""
+    pair, late, dropped, claim, label = crossing("rollback-restart")
+    for raw in claim:
+        late.receive(raw, 5_003)
+    assert late.rolled_back == 1
+    return pair, late, dropped, label
+
+
+def saved_match(tmp_path: Path, late: MatchPeer, label: str) -> MatchFiles:
+    """The late side's match directory as its session would have left it."""
+    files = MatchStore(tmp_path).files(late.match_id)  # type: ignore[arg-type]
+    files.create(master_secret(label, late.seat), SessionInfo("host", late.seat, "peer"))
+    files.sync(late.transcript().records)
+    files.close()
+    return files
+
+
+def test_restart_after_a_roll_back_never_signs_on_the_dropped_branch(tmp_path) -> None:
+    pair, late, dropped, label = crossed_claim()
+    branch = late.dropped_branch
+    assert branch == (parse_envelope(dropped[0]).seq, parse_envelope(dropped[-1]).seq)
+    assert late.outgoing() == []  # live: its SECRET_REVEAL would land on the dropped ACTION's seq
+    files = saved_match(tmp_path, late, label)
+    files.write_rollback(branch)  # type: ignore[arg-type]
+
+    restored = MatchSession.restore(files, pair.ids[0], CATALOGUE)
+    assert restored.peer.dropped_branch == branch
+    assert restored.peer.seq == late.seq and restored.peer.outgoing() == []
+
+    # Without rollback.json the rebuilt peer signs its SECRET_REVEAL at a seq it already signed
+    # on the dropped branch: the equivocation the file exists to prevent.
+    (files.directory / ROLLBACK_FILE).unlink()
+    forgetful = MatchSession.restore(files, pair.ids[0], CATALOGUE)
+    envelope = parse_envelope(forgetful.peer.outgoing()[0])
+    assert envelope.kind is K.SECRET_REVEAL
+    assert envelope.seq in {parse_envelope(raw).seq for raw in dropped}
+
+
+async def test_session_saves_the_dropped_branch_before_the_transcript_forgets_it(
+        tmp_path) -> None:
+    _, late, dropped, claim, label = crossing("rollback-save")
+    session = MatchSession(late, master_secret(label, 0), store=MatchStore(tmp_path), role="host")
+    session._persist()  # as after every call into the peer
+    files = session.files
+    assert files is not None and files.read_rollback() is None
+    assert files.read_transcript() == late.transcript_bytes()  # the branch is on disk
+    for raw in claim:
+        late.receive(raw, 5_003)
+    session._persist()
+    assert files.read_rollback() == late.dropped_branch is not None
+    assert files.read_transcript() == late.transcript_bytes()
+    assert not any(raw in files.read_transcript() for raw in dropped)
+
+
+def test_rollback_file_round_trips(tmp_path) -> None:
+    files = MatchStore(tmp_path).files(bytes(32))
+    files.create(bytes(32), SessionInfo("join", 1, "peer"))
+    assert files.read_rollback() is None
+    files.write_rollback((10, 12))
+    assert files.read_rollback() == (10, 12)
+
+
+@pytest.mark.parametrize("content", [
+    b"not json", b"[]", b'{"format": "versus-clock/1", "from": 1, "up_to": 2}',
+    b'{"format": "versus-rollback/1", "from": 5, "up_to": 4}',
+    b'{"format": "versus-rollback/1", "from": -1, "up_to": 4}',
+    b'{"format": "versus-rollback/1", "from": true, "up_to": 4}',
+    b'{"format": "versus-rollback/1", "from": 1}',
+    b"x" * 70_000,
+])
+def test_malformed_rollback_file_is_a_store_error(tmp_path, content: bytes) -> None:
+    files = MatchStore(tmp_path).files(bytes(32))
+    files.create(bytes(32), SessionInfo("join", 1, "peer"))
+    (files.directory / ROLLBACK_FILE).write_bytes(content)
+    with pytest.raises(StoreError, match=ROLLBACK_FILE):
+        files.read_rollback()
