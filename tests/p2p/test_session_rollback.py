@@ -17,7 +17,7 @@ from protocol.envelope import parse_envelope
 from protocol.match import MatchPeer
 from protocol.rules import DealMode, MatchRules
 from tests.p2p.session_support import CATALOGUE
-from tests.protocol.pair import Pair, master_secret
+from tests.protocol.pair import Pair, master_secret, seat_zero_to_move
 
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=1_000, clock_increment_ms=100)
 
@@ -26,16 +26,8 @@ def crossing(label_prefix: str) -> tuple[Pair, MatchPeer, list[bytes], list[byte
     """Seat 0 is late: a recto summon (ACTION, OPEN) and a second ACTION cross the opponent's
     TIMEOUT_CLAIM and SECRET_REVEAL, which seat 0 has not received yet. Returns the pair, the
     late peer, its crossing envelopes, the claim and the pair's label."""
-    for attempt in range(20):  # a deal where seat 0 moves first
-        label = f"{label_prefix}/{attempt}"
-        pair = Pair(TIMED, label=label)
-        pair.start()
-        pair.deliver(now_ms=0, choose=False)
-        late = next(p for p in pair.peers if p.my_turn)
-        if late.seat == 0:
-            break
-    assert late.seat == 0
-    claimant = pair.peers[1]
+    pair = seat_zero_to_move(TIMED, label_prefix)
+    late, claimant, label = pair.peers[0], pair.peers[1], pair.label
     claimant.claim_timeout(5_000)
     late.submit(next(a for a in late.legal_actions() if format_input(a).endswith("recto")), 5_001)
     assert late.my_turn

@@ -123,6 +123,19 @@ class Pair:
         return seal(self.ids[seat], **fields).raw  # type: ignore[arg-type]
 
 
+def seat_zero_to_move(rules: MatchRules, label_prefix: str) -> Pair:
+    """A started pair, set up until the first decision, where seat 0 moves first (the first of
+    labels `label_prefix/0`, `/1`, ... whose deal gives that): the late side of a timeout race
+    in the tests that stage one. Its label is `pair.label`."""
+    for attempt in range(20):
+        pair = Pair(rules, label=f"{label_prefix}/{attempt}")
+        pair.start()
+        pair.deliver(now_ms=0, choose=False)
+        if pair.peers[0].my_turn:
+            return pair
+    raise AssertionError(f"no deal among {label_prefix}/0..19 lets seat 0 move first")
+
+
 def play(mode: DealMode, order: ActionOrder = ActionOrder.ORDERED, label: str = "pair",
          seed: int = 0, **kwargs: object) -> Pair:
     return Pair(rules_for(mode, order), label=label, seed=seed, **kwargs).run()  # type: ignore[arg-type]

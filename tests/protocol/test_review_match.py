@@ -17,7 +17,7 @@ from protocol.match import COIN_PURPOSE, MatchPeer, Phase, evidence_body
 from protocol.rules import DealMode, MatchRules, master_rng
 from protocol.transcript import Transcript
 from protocol.verify import verify_transcript
-from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for
+from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for, seat_zero_to_move
 
 K = MessageKind
 DECK = DealMode.DECKLIST
@@ -213,14 +213,8 @@ def test_roll_back_after_a_claim_does_not_create_an_equivocation() -> None:
     if not hasattr(MatchPeer, "_roll_back_for_claim"):
         pytest.fail("no roll-back in this version (nothing to frame)")
     rules = MatchRules(deal_mode=DECK, **CLOCK)  # type: ignore[arg-type]
-    for attempt in range(20):  # a match where seat 0 moves first: it will be the late side
-        pair = Pair(rules, label=f"review/eq{attempt}")
-        pair.start()
-        pair.deliver(now_ms=0, choose=False)
-        late = next(p for p in pair.peers if p.my_turn)
-        if late.seat == 0:
-            break
-    assert late.seat == 0
+    pair = seat_zero_to_move(rules, "review/eq")  # seat 0 will be the late side
+    late = pair.peers[0]
     claimant = pair.peers[1 - late.seat]
     claimant.claim_timeout(5_000)
     recto = next(a for a in late.legal_actions() if format_input(a).endswith("recto"))
