@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.cli_args import count
+from cli.argtypes import count
 from protocol.rules import DealMode
 from protocol.verify import verify_transcript
 from tests.protocol.pair import play

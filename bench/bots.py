@@ -4,10 +4,10 @@
 # so a run is reproducible for a given budget.
 #
 # Duplicate format, as in bridge and poker tournaments: games 2k and 2k+1 play the same deal
-# and layout with the seats swapped, so the luck of a deal counts once for each side. Between
-# two greedy bots a replayed deal goes to the same seat two times in three, so without the
-# pairing the deal luck would widen the interval; the "deals" column says how many deals A won
-# from both seats, split, or lost from both.
+# and layout with the seats swapped, so the luck of a deal counts once for each side (between
+# two greedy bots a replayed deal goes to the same seat two times in three). The printed 95 %
+# interval is still the per-game Wilson interval, which the pairing only makes conservative;
+# the "deals" column says how many deals A won from both seats, split, or lost from both.
 # `--iterations 0` removes the iteration limit (a pure time budget, so heavier iterations compete
 # at equal cost); `--jobs 1` plays every game in this process (no pool).
 #   .venv/bin/python bench/bots.py [--games 200] [--iterations 400] [--seconds 1.0] [--jobs 2]
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.cli_args import count, count_or_zero
+from cli.argtypes import count, count_or_zero, seconds_up_to
 from cli.bots import Budget, GreedyBot, IsmctsBot, RandomBot
 from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
@@ -140,7 +140,8 @@ def main() -> None:
     ap.add_argument("--games", type=count, default=200, help="games per pairing")
     ap.add_argument("--iterations", type=count_or_zero, default=400,
                     help="ismcts iterations/decision (0: no limit, the time cap only)")
-    ap.add_argument("--seconds", type=float, default=1.0, help="ismcts time cap/decision")
+    ap.add_argument("--seconds", type=seconds_up_to(3600), default=1.0,
+                    help="ismcts time cap/decision")
     ap.add_argument("--jobs", type=count, default=multiprocessing.cpu_count())
     ap.add_argument("--pairings", default="0,1,2", help="indexes into " + repr(PAIRINGS))
     args = ap.parse_args()

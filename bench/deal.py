@@ -24,7 +24,7 @@ import msgpack
 # the checkout first: else bench/protocol.py (this folder is sys.path[0]) shadows the package
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.cli_args import count
+from cli.argtypes import count
 from protocol.pool import DealMessage, SharedPoolDeal, parse_message
 
 T = TypeVar("T")

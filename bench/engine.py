@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.cli_args import count
+from cli.argtypes import count
 from engine import (
     HashRng,
     Referee,
@@ -87,8 +87,8 @@ def main() -> None:
     ap.add_argument("--games", type=count, default=300)
     ap.add_argument("--runs", type=count, default=5)
     ap.add_argument("--order", choices=("ordered", "any"), default=None)
-    ap.add_argument("--deck", type=int, default=12)
-    ap.add_argument("--hand", type=int, default=3)
+    ap.add_argument("--deck", type=count, default=12)
+    ap.add_argument("--hand", type=count, default=3)
     args = ap.parse_args()
     orders = [args.order] if args.order else ["ordered", "any"]
     print(f"{'ruleset':<22}{'inputs/s':>10}{'games/s':>9}{'inputs/game':>12}"

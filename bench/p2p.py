@@ -23,7 +23,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.cli_args import count
+from cli.argtypes import count
 from p2p.channel import SecureChannel
 from p2p.connect import connect, listening_port, open_listeners, serve
 from p2p.errors import ConnectionClosedError

@@ -42,6 +42,7 @@ from p2p.session import open_nursery
 from protocol.rules import DealMode
 from protocol.verify import verify_transcript
 
+from .argtypes import count, seconds_up_to
 from .tournament_elo import Rating, ratings
 from .tournament_worker import bot_of
 from .verify_cmd import UnreadableFile, read_limited
@@ -829,30 +830,10 @@ def _first_failure(caught: BaseException) -> TournamentError | None:
     raise caught
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def _decision_ms(text: str) -> int:
-    value = _positive_int(text)
+    value = count(text)
     if value > 3_600_000:
         raise argparse.ArgumentTypeError(f"{text!r} is over 3600000 ms")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"{text!r} must be in (0, 86400] seconds")
     return value
 
 
@@ -870,13 +851,13 @@ def add_tournament_parser(sub: Any) -> None:
                         help="participants (optional with --resume: the saved ones)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="output folder: tournament.json, games/, results.json/.csv")
-    parser.add_argument("--games", type=_positive_int, default=2, metavar="N",
+    parser.add_argument("--games", type=count, default=2, metavar="N",
                         help="games per pairing, seats swapped every other game (default 2)")
     parser.add_argument("--format", choices=FORMATS, default="round-robin",
                         help="round-robin (everyone meets everyone, default) or gauntlet")
     parser.add_argument("--gauntlet-champion", metavar="NAME", default=None,
                         help="gauntlet: who plays everyone (default: the first participant)")
-    parser.add_argument("--concurrency", type=_positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--concurrency", type=count, default=os.cpu_count() or 1,
                         metavar="N", help="games at once, one worker process each "
                                           "(default: the number of cores)")
     parser.add_argument("--deal", choices=[m.value for m in DealMode],
@@ -888,11 +869,11 @@ def add_tournament_parser(sub: Any) -> None:
     parser.add_argument("--time-per-decision", type=_decision_ms, default=None, metavar="MS",
                         help="external bots' per-decision limit and ismcts's budget (default: "
                              "1000 ms for external bots, ismcts's own budget)")
-    parser.add_argument("--game-timeout", type=_seconds, default=DEFAULT_GAME_TIMEOUT,
+    parser.add_argument("--game-timeout", type=seconds_up_to(86400), default=DEFAULT_GAME_TIMEOUT,
                         metavar="SECONDS", help="wall-clock limit per game (default 300)")
     parser.add_argument("--resume", action="store_true",
                         help="finish the tournament in --out: play only the missing games")
-    parser.add_argument("--max-games", type=_positive_int, default=None, metavar="K",
+    parser.add_argument("--max-games", type=count, default=None, metavar="K",
                         help="stop after starting K games (testing interruptions)")
 
     def error(message: str) -> None:  # one line, not the usage block

@@ -244,6 +244,7 @@ class MatchSession:
                       peer_fingerprint=info.peer_fingerprint)
         if session.config.narrate:  # the match so far, as it was told before the restart
             session._narrate(peer.replayed_events)
+        peer.replayed_events = []  # told: no need to keep them for the rest of the match
         session.log.append(f"Match {files.match_id[:16]} restored from disk at envelope "
                            f"{peer.seq}")
         files.sync(peer.transcript().records, rewrite=True)
@@ -631,8 +632,8 @@ class MatchSession:
         branch = self.peer.dropped_branch
         if rewrite and branch is not None:  # before the transcript forgets the branch
             self.files.write_rollback(branch)
-        self._rolled_back = self.peer.rolled_back
         self.files.sync(self.peer.transcript().records, rewrite=rewrite)
+        self._rolled_back = self.peer.rolled_back  # only once done: a failed rewrite is retried
         self._save_clock()
 
     def _narrate(self, events: list[Event]) -> None:

@@ -111,6 +111,18 @@ def _write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """fsync a directory so a rename in it survives a power cut (POSIX; elsewhere a no-op)."""
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -148,7 +160,7 @@ class SessionInfo:
                 raise ValueError("port must be 0..65535")
             return cls(role, seat, str(obj["peer_fingerprint"]), str(obj.get("address", "")),
                        port, None if deck is None else tuple(deck))
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             raise StoreError(f"{path} is malformed ({error}); the match cannot be resumed "
                              "from it") from None
 
@@ -186,7 +198,7 @@ class ClockReading:
             if type(since) not in (int, float) or not 0 <= since < 10**11:
                 raise ValueError("since must be a time in seconds")
             return cls(seq, (left[0], left[1]), running, float(since))
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             raise StoreError(f"{path} is malformed ({error})") from None
 
 
@@ -267,7 +279,7 @@ class MatchFiles:
             if type(first) is not int or type(last) is not int or not 0 <= first <= last < 2**32:
                 raise ValueError("from and up_to must be seqs with from <= up_to")
             return first, last
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             raise StoreError(f"{path} is malformed ({error})") from None
 
     # --- the transcript ---------------------------------------------------------------------

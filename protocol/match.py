@@ -1003,14 +1003,14 @@ class MatchPeer:
                    software=hellos[seat].software)
         if peer.start()[0] != transcript.hellos[seat]:
             raise LocalProtocolError("the master secret does not reproduce our HELLO")
+        if dropped_branch is not None and _branch_was_dropped(transcript, seat, dropped_branch):
+            peer._dropped_from, peer._dropped_up_to = dropped_branch
         pending: deque[bytes] = deque()
         replayed = peer.replayed_events
         replayed += peer.receive(transcript.hellos[1 - seat])
         pending.extend(peer.outgoing())
         for raw in transcript.envelopes:
             envelope = parse_envelope(raw)
-            if dropped_branch is not None and envelope.seq >= dropped_branch[0]:
-                peer._dropped_from, peer._dropped_up_to = dropped_branch  # the prefix is behind
             if envelope.sender != seat:
                 with contextlib.suppress(RemoteProtocolError):  # our EVIDENCE: compared next
                     replayed += peer.receive(raw)
@@ -1031,10 +1031,11 @@ class MatchPeer:
             return self.submit(str(envelope.body[0]))
         if envelope.kind is K.RESIGN:
             return self.resign()
-        if envelope.kind is K.TIMEOUT_CLAIM:
-            self._send(K.TIMEOUT_CLAIM, list(envelope.body), None)
+        if envelope.kind is K.TIMEOUT_CLAIM:  # as claim_timeout: the claim, then what we owe
+            events = self._send(K.TIMEOUT_CLAIM, list(envelope.body), None)
             assert self.core is not None
             self._last_claim = self.core.chain.envelopes[-1]
+            return events + self._pump(None)
         return []
 
     # --- internals ------------------------------------------------------------------------
@@ -1079,8 +1080,8 @@ class MatchPeer:
         core = self.core
         while core is not None and self._fault is None:
             seat, kinds = core.expected()
-            if seat != self.seat or core.chain.next_seq <= self._dropped_up_to:
-                break  # (the second: our best-effort SECRET_REVEAL after a roll-back, skipped)
+            if seat != self.seat or self._on_dropped_branch():
+                break  # (the second: e.g. our best-effort SECRET_REVEAL after a roll-back)
             if K.RESIGN in kinds:
                 if self._resign_queued:
                     events += self._send(K.RESIGN, [], now_ms)
@@ -1196,6 +1197,11 @@ class MatchPeer:
             return False
         return later.prev_hash == earlier.prev_hash
 
+    def _on_dropped_branch(self) -> bool:
+        """Whether our next envelope would take a seq we signed on a dropped branch."""
+        assert self.core is not None
+        return self._dropped_from <= self.core.chain.next_seq <= self._dropped_up_to
+
     def _roll_back_for_claim(self, conflict: SequenceConflict, raw: bytes,
                              now_ms: int | None) -> list[Event]:
         """Drop our envelopes from the claim's seq on and accept the claim (SPEC §4.11 race):
@@ -1208,26 +1214,25 @@ class MatchPeer:
         seq = parse_envelope(conflict.evidence[0]).seq
         prefix = Transcript(self.transcript().hellos,
                             tuple(e.raw for e in core.chain.envelopes[:seq]))
+        # We signed envelopes up to `dropped` on the dropped branch: signing another envelope
+        # at any of those seqs would hand the claimant an equivocation, so the rebuilt peer
+        # sends nothing there (not even the automatic DRAW or OPEN the prefix leads to, which
+        # would take the claim's seq again; our SECRET_REVEAL is best effort after a claim).
+        dropped = max(e.seq for e in core.chain.envelopes[seq:] if e.sender == self.seat)
         rebuilt = MatchPeer.restore(prefix, secret, self.identity, self.catalogue,
-                                    deck=self._deck_original, software=self._software)
+                                    deck=self._deck_original, software=self._software,
+                                    dropped_branch=(seq, dropped))
         clocks, count = list(self._clock), self.rolled_back
-        dropped = max((e.seq for e in core.chain.envelopes[seq:] if e.sender == self.seat),
-                      default=-1)
         rebuilt._out = []  # anything it owes at the prefix is superseded by the claim
         rebuilt.replayed_events = []  # a roll-back is not a restart: nothing to retell
         self.__dict__.update(rebuilt.__dict__)
         self._clock, self.rolled_back = clocks, count + 1
-        # We signed envelopes up to `dropped` on the dropped branch: signing another envelope
-        # at any of those seqs would hand the claimant an equivocation, so until the chain
-        # passes them we send nothing (our SECRET_REVEAL is best effort after a claim).
-        self._dropped_up_to = max(dropped, self._dropped_up_to)
-        self._dropped_from = seq
         return self.receive(raw, now_ms)
 
     def _fail(self, error: RemoteProtocolError) -> None:
         self._fault = error
         core = self.core
-        if core is None or core.phase in _ENDED or core.chain.next_seq <= self._dropped_up_to:
+        if core is None or core.phase in _ENDED or self._on_dropped_branch():
             return
         core.chain.reopen()
         envelope, _ = core.send(self.identity, K.EVIDENCE, evidence_body(error))
@@ -1237,6 +1242,27 @@ class MatchPeer:
         if self._fault is not None:
             raise LocalProtocolError(
                 f"the match stopped after the peer's {self._fault.code}: {self._fault}")
+
+
+def _branch_was_dropped(transcript: Transcript, seat: int, branch: tuple[int, int]) -> bool:
+    """Whether `transcript` is the one rewritten after the roll-back of `branch` (our dropped
+    seqs): it stops before the branch (the roll-back's own prefix) or has the peer's TIMEOUT_CLAIM
+    there. False when our own envelope is still there: the program stopped between saving the
+    branch and rewriting the transcript, so the branch is still ours to replay (and the claim,
+    sent again on resume, rolls it back anew). Anything else contradicts the transcript."""
+    first, last = branch
+    envelopes = transcript.envelopes
+    if not 0 <= first <= last:
+        raise LocalProtocolError(f"the dropped branch {first}..{last} is not a range of seqs")
+    if len(envelopes) <= first:
+        return True
+    envelope = parse_envelope(envelopes[first])
+    if envelope.seq == first and envelope.sender == seat:
+        return False
+    if envelope.seq != first or envelope.kind is not K.TIMEOUT_CLAIM:
+        raise LocalProtocolError(f"the dropped branch {first}..{last} does not start at the "
+                                 "peer's timeout claim in the transcript")
+    return True
 
 
 def _deck_cards(deck: Sequence[str] | Mapping[str, int]) -> list[str]:

@@ -78,7 +78,7 @@ def test_restart_after_a_roll_back_never_signs_on_the_dropped_branch(tmp_path) -
 
 
 async def test_session_saves_the_dropped_branch_before_the_transcript_forgets_it(
-        tmp_path) -> None:
+        tmp_path, monkeypatch) -> None:
     _, late, dropped, claim, label = crossing("rollback-save")
     session = MatchSession(late, master_secret(label, 0), store=MatchStore(tmp_path), role="host")
     session._persist()  # as after every call into the peer
@@ -87,10 +87,46 @@ async def test_session_saves_the_dropped_branch_before_the_transcript_forgets_it
     assert files.read_transcript() == late.transcript_bytes()  # the branch is on disk
     for raw in claim:
         late.receive(raw, 5_003)
-    session._persist()
-    assert files.read_rollback() == late.dropped_branch is not None
+    real_sync = files.sync
+
+    def crash_on_rewrite(records, *, rewrite=False):  # type: ignore[no-untyped-def]
+        if rewrite:
+            raise StoreError("the program died here")
+        real_sync(records, rewrite=rewrite)
+
+    monkeypatch.setattr(files, "sync", crash_on_rewrite)
+    with pytest.raises(StoreError, match="died here"):
+        session._persist()
+    assert files.read_rollback() == late.dropped_branch is not None  # saved first
+    assert all(raw in files.read_transcript() for raw in dropped)  # not yet forgotten
+    monkeypatch.setattr(files, "sync", real_sync)
+    session._persist()  # the next call retries the rewrite
     assert files.read_transcript() == late.transcript_bytes()
     assert not any(raw in files.read_transcript() for raw in dropped)
+
+
+def test_crash_between_saving_the_branch_and_rewriting_the_transcript(tmp_path) -> None:
+    """rollback.json is on disk but the transcript still holds the branch: the branch is
+    replayed as ours, and the claim (sent again on resume) rolls it back anew."""
+    pair, late, crossed, claim, label = crossing("rollback-crash")
+    files = saved_match(tmp_path, late, label)  # the transcript with the crossing envelopes
+    branch = (parse_envelope(crossed[0]).seq, parse_envelope(crossed[-1]).seq)
+    files.write_rollback(branch)
+    restored = MatchSession.restore(files, pair.ids[0], CATALOGUE)
+    assert restored.peer.seq == late.seq and restored.peer.dropped_branch is None
+    for raw in claim:
+        restored.peer.receive(raw, 5_003)
+    assert restored.peer.dropped_branch == branch and restored.peer.outgoing() == []
+
+
+def test_rollback_file_contradicting_the_transcript_is_a_store_error(tmp_path) -> None:
+    pair, late, _, label = crossed_claim()
+    files = saved_match(tmp_path, late, label)
+    first = next(i for i, raw in enumerate(late.transcript().envelopes)
+                 if parse_envelope(raw).sender != late.seat)  # not a claim
+    files.write_rollback((first, first + 1))
+    with pytest.raises(StoreError, match="does not start at the peer's timeout claim"):
+        MatchSession.restore(files, pair.ids[0], CATALOGUE)
 
 
 def test_rollback_file_round_trips(tmp_path) -> None:
@@ -107,7 +143,7 @@ def test_rollback_file_round_trips(tmp_path) -> None:
     b'{"format": "versus-rollback/1", "from": -1, "up_to": 4}',
     b'{"format": "versus-rollback/1", "from": true, "up_to": 4}',
     b'{"format": "versus-rollback/1", "from": 1}',
-    b"x" * 70_000,
+    b"x" * 70_000, b"[" * 60_000,
 ])
 def test_malformed_rollback_file_is_a_store_error(tmp_path, content: bytes) -> None:
     files = MatchStore(tmp_path).files(bytes(32))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from engine import ActionOrder, ChoiceDecision, TurnDecision
+from protocol.envelope import MessageKind as K
 from protocol.envelope import parse_envelope
 from protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer, MatchStarted, Phase
 from protocol.rules import DealMode, MatchRules, master_rng
 from protocol.transcript import dump_transcript, load_transcript
 from protocol.verify import verify_transcript
-from tests.protocol.pair import Pair, master_secret, play, rules_for
+from tests.protocol.pair import Pair, master_secret, play, rules_for, seat_zero_to_move
 
 MODES = list(DealMode)
 
@@ -195,3 +196,58 @@ def test_truncated_transcript_is_incomplete() -> None:
     report = verify_transcript(cut)
     assert not report.ok and report.check == "incomplete"
     assert report.to_dict()["summary"]["inputs"] > 0
+
+
+def test_claim_crossing_an_automatic_envelope_rolls_back_once() -> None:
+    """The late side's crossing envelope is an automatic DRAW or OPEN (its grace ran out): the
+    roll-back must not regenerate it at the claim's seq (that looped until RecursionError)."""
+    rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=86_400_000,
+                       clock_increment_ms=100)
+    full = Pair(rules, label="auto-race").run()
+    envelopes = [parse_envelope(raw) for raw in full.transcript().envelopes]
+    target = next(e for e in envelopes[12:] if e.kind in (K.DRAW, K.OPEN)
+                  and e.sender != envelopes[e.seq - 1].sender)
+    pair = Pair(rules, label="auto-race")
+    pair.start()
+    while True:  # the same match, up to the envelope that makes the DRAW/OPEN owed
+        for seat in (0, 1):
+            pair.flush(seat)
+        if pair.wire:
+            sender, raw = pair.wire.popleft()
+            pair.peers[1 - sender].receive(raw, 0)
+            if parse_envelope(raw).seq == target.seq - 1:
+                break
+            continue
+        mover = next(p for p in pair.peers if p.my_turn)
+        legal = mover.legal_actions()
+        mover.submit(legal[pair.chooser.randrange(len(legal))], 0)
+    late, claimant = pair.peers[target.sender], pair.peers[1 - target.sender]
+    crossed = late.outgoing()
+    assert [(parse_envelope(r).seq, parse_envelope(r).kind) for r in crossed] == [
+        (target.seq, target.kind)]
+    claimant.claim_timeout(claimant.claim_deadline_ms)  # type: ignore[arg-type]
+    claim = claimant.outgoing()
+    for raw in crossed:
+        assert claimant.receive(raw, 40_000) == []
+    for raw in claim:
+        late.receive(raw, 40_001)
+    assert late.rolled_back == 1 and late.fault is None
+    assert late.dropped_branch == (target.seq, target.seq)
+    pair.deliver(now_ms=40_002)
+    assert pair.errors == [] and late.transcript_bytes() == claimant.transcript_bytes()
+    assert verify_transcript(late.transcript()).ok
+
+
+def test_claimant_is_restored_with_its_claim_and_what_follows() -> None:
+    rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=1_000,
+                       clock_increment_ms=100)
+    pair = seat_zero_to_move(rules, "restore-claimant")
+    claimant = pair.peers[1]
+    claimant.claim_timeout(5_000)
+    sent = claimant.outgoing()
+    assert [parse_envelope(raw).kind for raw in sent] == [K.TIMEOUT_CLAIM, K.SECRET_REVEAL]
+    rebuilt = MatchPeer.restore(claimant.transcript_bytes(), master_secret(pair.label, 1),
+                                pair.ids[1], pair.catalogue)
+    assert rebuilt.transcript_bytes() == claimant.transcript_bytes()
+    assert rebuilt.result == claimant.result is not None
+    assert isinstance(rebuilt.replayed_events[-1], MatchEnded)
