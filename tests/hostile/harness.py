@@ -223,6 +223,19 @@ async def arena(nursery: trio.Nursery, rules: MatchRules = DECK_RULES, *,
     return Arena(HonestHost(rules, port, link, config, store), nursery, port)
 
 
+async def offered(nursery: trio.Nursery
+                  ) -> tuple[Arena, HostilePeer, SecureChannel, dict[str, Any]]:
+    """An arena whose host is playing, and a hostile peer joined to it holding the host's
+    offer (not answered yet): (arena, hostile peer, its channel, the offer)."""
+    a = await arena(nursery)
+    nursery.start_soon(a.host.play)
+    hostile = HostilePeer()
+    channel = await hostile.join(a.port)
+    offer = await channel.receive()
+    assert offer["t"] == "offer"
+    return a, hostile, channel, offer
+
+
 async def honest_joiner(port: int, rules: MatchRules = DECK_RULES,
                         config: SessionConfig = FAST_SESSION) -> SessionOutcome:
     """A well-behaved seat 1 (to show the host still serves after an attack)."""

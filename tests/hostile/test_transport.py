@@ -47,6 +47,7 @@ from tests.hostile.harness import (
     at,
     honest_joiner,
     hostile_match,
+    offered,
     peak_memory,
     raw_connect,
     read_until_closed,
@@ -344,12 +345,7 @@ async def test_envelope_nesting_bomb_keeps_memory_bounded() -> None:
 async def test_malformed_answer_to_the_offer_leaves_the_host_serving() -> None:
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            a = await arena(nursery)
-            nursery.start_soon(a.host.play)
-            hostile = HostilePeer()
-            channel = await hostile.join(a.port)
-            offer = await channel.receive()
-            assert offer["t"] == "offer"
+            a, hostile, _, _ = await offered(nursery)
             await hostile.send_record(RecordKind.DATA, b"\x81\x01\x02")  # int map key
             await read_until_closed(hostile.stream)
             while not a.host.link.declined:
@@ -423,11 +419,7 @@ async def test_offer_exchange_cannot_be_reflected() -> None:
     """A joiner that answers the offer with an offer of its own is not a joiner."""
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            a = await arena(nursery)
-            nursery.start_soon(a.host.play)
-            hostile = HostilePeer()
-            channel = await hostile.join(a.port)
-            offer = await channel.receive()
+            a, _, channel, offer = await offered(nursery)
             with pytest.raises(TransportError), trio.fail_after(2):  # the host hangs up on us
                 await make_offer(channel, MatchRules.decode(offer["rules"]))
             while not a.host.link.declined:
