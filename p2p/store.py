@@ -35,15 +35,16 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from p2p.errors import TransportError
 from protocol.transcript import encode_record, transcript_header
 
 SECRET_SIZE = 32
+T = TypeVar("T")
 SECRET_FILE = "secret"
 TRANSCRIPT_FILE = "transcript.vtr"
 SESSION_FILE = "session.json"
@@ -98,6 +99,27 @@ def _read_small(path: Path, *, missing_ok: bool = False) -> bytes | None:
     return data
 
 
+def _parse_json(data: bytes, file_format: str, path: Path, read: Callable[[dict[str, Any]], T],
+                hint: str = "") -> T:
+    """One of our JSON files: an object with `"format": file_format` that `read` turns into a
+    value (raising ValueError, KeyError or TypeError on a bad field); anything wrong is a
+    StoreError naming the file."""
+    try:
+        obj = json.loads(data)
+        if not isinstance(obj, dict) or obj.get("format") != file_format:
+            raise ValueError(f"not a {file_format} file")
+        return read(obj)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        raise StoreError(f"{path} is malformed ({error}){hint}") from None
+
+
+def _branch_from_object(obj: dict[str, Any]) -> tuple[int, int]:
+    first, last = obj["from"], obj["up_to"]
+    if type(first) is not int or type(last) is not int or not 0 <= first <= last < 2**32:
+        raise ValueError("from and up_to must be seqs with from <= up_to")
+    return first, last
+
+
 def _write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -145,24 +167,22 @@ class SessionInfo:
 
     @classmethod
     def from_json(cls, data: bytes, path: Path) -> SessionInfo:
-        try:
-            obj = json.loads(data)
-            if obj.get("format") != "versus-session/1":
-                raise ValueError("not a versus-session/1 file")
-            role, seat, deck = obj["role"], obj["seat"], obj.get("deck")
-            if role not in ("host", "join") or seat not in (0, 1):
-                raise ValueError("role must be host/join and seat 0/1")
-            if deck is not None and not (isinstance(deck, list)
-                                         and all(isinstance(c, str) for c in deck)):
-                raise ValueError("deck must be a list of card ids")
-            port = obj.get("port", 0)
-            if type(port) is not int or not 0 <= port <= 65535:
-                raise ValueError("port must be 0..65535")
-            return cls(role, seat, str(obj["peer_fingerprint"]), str(obj.get("address", "")),
-                       port, None if deck is None else tuple(deck))
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
-            raise StoreError(f"{path} is malformed ({error}); the match cannot be resumed "
-                             "from it") from None
+        return _parse_json(data, "versus-session/1", path, cls._from_object,
+                           "; the match cannot be resumed from it")
+
+    @classmethod
+    def _from_object(cls, obj: dict[str, Any]) -> SessionInfo:
+        role, seat, deck = obj["role"], obj["seat"], obj.get("deck")
+        if role not in ("host", "join") or seat not in (0, 1):
+            raise ValueError("role must be host/join and seat 0/1")
+        if deck is not None and not (isinstance(deck, list)
+                                     and all(isinstance(c, str) for c in deck)):
+            raise ValueError("deck must be a list of card ids")
+        port = obj.get("port", 0)
+        if type(port) is not int or not 0 <= port <= 65535:
+            raise ValueError("port must be 0..65535")
+        return cls(role, seat, str(obj["peer_fingerprint"]), str(obj.get("address", "")),
+                   port, None if deck is None else tuple(deck))
 
 
 @dataclass(frozen=True)
@@ -182,24 +202,22 @@ class ClockReading:
 
     @classmethod
     def from_json(cls, data: bytes, path: Path) -> ClockReading:
-        try:
-            obj = json.loads(data)
-            if obj.get("format") != "versus-clock/1":
-                raise ValueError("not a versus-clock/1 file")
-            seq, left, running, since = (obj["seq"], obj["remaining_ms"], obj["running"],
-                                         obj["since"])
-            if type(seq) is not int or seq < 0:
-                raise ValueError("seq must be a non-negative integer")
-            if (type(left) is not list or len(left) != 2
-                    or any(type(v) is not int or abs(v) > 10**10 for v in left)):
-                raise ValueError("remaining_ms must be two integers")
-            if running not in (None, 0, 1) or type(running) is bool:
-                raise ValueError("running must be 0, 1 or null")
-            if type(since) not in (int, float) or not 0 <= since < 10**11:
-                raise ValueError("since must be a time in seconds")
-            return cls(seq, (left[0], left[1]), running, float(since))
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
-            raise StoreError(f"{path} is malformed ({error})") from None
+        return _parse_json(data, "versus-clock/1", path, cls._from_object)
+
+    @classmethod
+    def _from_object(cls, obj: dict[str, Any]) -> ClockReading:
+        seq, left, running, since = (obj["seq"], obj["remaining_ms"], obj["running"],
+                                     obj["since"])
+        if type(seq) is not int or seq < 0:
+            raise ValueError("seq must be a non-negative integer")
+        if (type(left) is not list or len(left) != 2
+                or any(type(v) is not int or abs(v) > 10**10 for v in left)):
+            raise ValueError("remaining_ms must be two integers")
+        if running not in (None, 0, 1) or type(running) is bool:
+            raise ValueError("running must be 0, 1 or null")
+        if type(since) not in (int, float) or not 0 <= since < 10**11:
+            raise ValueError("since must be a time in seconds")
+        return cls(seq, (left[0], left[1]), running, float(since))
 
 
 class MatchFiles:
@@ -271,16 +289,7 @@ class MatchFiles:
         data = _read_small(path, missing_ok=True)
         if data is None:
             return None
-        try:
-            obj = json.loads(data)
-            if obj.get("format") != "versus-rollback/1":
-                raise ValueError("not a versus-rollback/1 file")
-            first, last = obj["from"], obj["up_to"]
-            if type(first) is not int or type(last) is not int or not 0 <= first <= last < 2**32:
-                raise ValueError("from and up_to must be seqs with from <= up_to")
-            return first, last
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
-            raise StoreError(f"{path} is malformed ({error})") from None
+        return _parse_json(data, "versus-rollback/1", path, _branch_from_object)
 
     # --- the transcript ---------------------------------------------------------------------
 
