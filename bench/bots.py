@@ -5,7 +5,7 @@
 #
 # Duplicate format, as in bridge and poker tournaments: games 2k and 2k+1 play the same deal
 # and layout with the seats swapped, so the luck of a deal counts once for each side (between
-# two greedy bots a replayed deal goes to the same seat two times in three). The printed 95 %
+# two greedy bots a replayed deal goes to the same seat seven times in ten). The printed 95 %
 # interval is still the per-game Wilson interval, which the pairing only makes conservative;
 # the "deals" column says how many deals A won from both seats, split, or lost from both.
 # `--iterations 0` removes the iteration limit (a pure time budget, so heavier iterations compete
