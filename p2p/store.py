@@ -44,7 +44,6 @@ from p2p.errors import TransportError
 from protocol.transcript import encode_record, transcript_header
 
 SECRET_SIZE = 32
-T = TypeVar("T")
 SECRET_FILE = "secret"
 TRANSCRIPT_FILE = "transcript.vtr"
 SESSION_FILE = "session.json"
@@ -52,6 +51,7 @@ CLOCK_FILE = "clock.json"
 ROLLBACK_FILE = "rollback.json"
 MAX_SESSION_FILE = 64 * 1024
 _MATCH_ID_HEX = re.compile(r"^[0-9a-f]{64}$")
+T = TypeVar("T")  # what a JSON file parser returns (_parse_json)
 
 
 class StoreError(TransportError):
