@@ -10,7 +10,7 @@
 # the "deals" column says how many deals A won from both seats, split, or lost from both.
 # `--iterations 0` removes the iteration limit (a pure time budget, so heavier iterations compete
 # at equal cost); `--jobs 1` plays every game in this process (no pool).
-#   .venv/bin/python bench/bots.py [--games 200] [--iterations 400] [--seconds 1.0] [--jobs 2]
+#   .venv/bin/python bench/bots.py [--games 200] [--iterations 0] [--seconds 0.9] [--jobs 2]
 from __future__ import annotations
 
 import argparse
@@ -111,7 +111,7 @@ def deal_split(rows: list[dict[str, object]]) -> tuple[int, int, int]:
 TARGET_WIN_RATE = {("ismcts", "greedy"): 0.65}  # SPEC Part 7, "Strength"
 
 
-def figures(games: int = 200, iterations: int = 400, seconds: float = 1.0,
+def figures(games: int = 200, iterations: int | None = None, seconds: float = 0.9,
             jobs: int | None = None) -> list[dict[str, object]]:
     """Win rate of A per pairing (target where SPEC sets one) and the ISMCTS decision time,
     for bench/run_all.py."""
@@ -129,7 +129,8 @@ def figures(games: int = 200, iterations: int = 400, seconds: float = 1.0,
                     "comparison": None if target is None else ">="})
     times = sorted(t for r in results for t in r["times"])  # type: ignore[attr-defined]
     if times:
-        out.append({"name": f"bots ismcts decision time, median ({iterations} iterations)",
+        budget = f"{iterations} iterations" if iterations else f"{seconds:g} s"
+        out.append({"name": f"bots ismcts decision time, median ({budget})",
                     "value": 1000 * statistics.median(times), "unit": "ms", "target": None,
                     "comparison": None})
     return out
@@ -138,10 +139,10 @@ def figures(games: int = 200, iterations: int = 400, seconds: float = 1.0,
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=count, default=200, help="games per pairing")
-    ap.add_argument("--iterations", type=count_or_zero, default=400,
+    ap.add_argument("--iterations", type=count_or_zero, default=0,
                     help="ismcts iterations/decision (0: no limit, the time cap only)")
-    ap.add_argument("--seconds", type=seconds_up_to(3600), default=1.0,
-                    help="ismcts time cap/decision")
+    ap.add_argument("--seconds", type=seconds_up_to(3600), default=0.9,
+                    help="ismcts time cap/decision (a search stops at its first playout past it)")
     ap.add_argument("--jobs", type=count, default=multiprocessing.cpu_count())
     ap.add_argument("--pairings", default="0,1,2", help="indexes into " + repr(PAIRINGS))
     args = ap.parse_args()

@@ -137,7 +137,8 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
 def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
     if bot:
         parser.add_argument("--bot", metavar="NAME", default=None,
-                            help="play headless with this bot (random, greedy, ismcts, cmd:...)")
+                            help="play headless with this bot (random, greedy, ismcts, "
+                                 "ismcts-tree, cmd:...)")
     parser.add_argument("--deck", metavar="FILE", default=None,
                         help="decklist mode: the deck to bring (default: a random one)")
     parser.add_argument("--identity", metavar="PATH", default=None,
@@ -639,7 +640,8 @@ def add_network_parsers(sub: Any, *, offline_demo: Callable[[argparse.Namespace,
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
                           epilog=EXIT_CODES)
     play.add_argument("--bot", default="greedy", metavar="NAME",
-                      help="the opponent (random, greedy, ismcts, cmd:...; default greedy)")
+                      help="the opponent (random, greedy, ismcts, ismcts-tree, cmd:...; "
+                           "default greedy)")
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     add_rules_options(play)
     add_session_options(play, bot=False)

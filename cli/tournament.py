@@ -842,8 +842,9 @@ def add_tournament_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "tournament", help="play bots against each other in real peer-to-peer matches",
         description="Play a round robin or a gauntlet between bots (random, greedy, ismcts, "
-                    "cmd:<command line> for an external bot). Every game is a real match over "
-                    "TCP on 127.0.0.1 with its transcript saved and verified in OUT/games. "
+                    "ismcts-tree, cmd:<command line> for an external bot). Every game is a real "
+                    "match over TCP on 127.0.0.1 with its transcript saved and verified in "
+                    "OUT/games. "
                     "Exit status: 0 finished, 1 error, 2 bad command line, 3 unfinished "
                     "(interrupted or games abandoned: finish with --resume), 4 a saved "
                     "transcript failed verification.")

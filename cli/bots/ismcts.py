@@ -1,53 +1,43 @@
-# Single-observer information-set Monte Carlo tree search (SO-ISMCTS; Cowling, Powley and
-# Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
+# Information-set Monte Carlo search (ISMCTS; Cowling, Powley and Whitehouse, "Information Set
+# Monte Carlo Tree Search", IEEE TCIAIG 2012), in two modes (SPEC Part 7).
 #
-# How it works. The tree is over information sets of the bot's own view: a node is reached by
-# a sequence of actions (turn actions and choice picks of *both* players; an Action tuple is the
-# edge key), never by hidden identities. Each iteration:
-#   1. determinize: sample one world consistent with the view (worlds.py: known cards fixed,
-#      hidden handles get distinct cards the view has not shown);
-#   2. select/expand down the tree in that world: Deals and Reveals are answered by the world,
-#      turn and choice decisions are tree nodes; a child is scored with UCB1 whose exploration
-#      term counts how often the child was *available* (legal in the sampled world), the
-#      ISMCTS correction for actions that exist in some worlds only;
-#   3. evaluate the new leaf: a short playout (a capped number of decisions with the cheap
-#      "best of a few sampled actions" policy, or none) then the static evaluation squashed
-#      into a win probability (evaluate.py); a finished game scores 1, 0 or 1/2;
-#   4. backpropagate: each node keeps the reward of the player whose action led to it.
+# Paired mode (the default). The root's children are the CANDIDATES best actions of greedy's
+# one-ply ranking (evaluate.py over PRIOR_WORLDS sampled worlds). An iteration samples one world
+# consistent with the bot's view (worlds.py: known cards fixed, hidden handles get cards the
+# view has not shown) and one chance seed, and plays *every* candidate in it: after the
+# candidate both players play greedy's one-ply choice in that full-information world until
+# PLAYOUT_TURNS turns after the current one are over (the rest of this turn, the opponent's
+# reply, the bot's next turn), and the position reached is scored by the evaluation's win
+# probability. The bot plays the candidate with the best total.
+# Why: in Versus the deal decides most games (SPEC Part 7, "Strength"), so one world's luck
+# swamps the difference between two actions. Playing all candidates on the same world and seed
+# (common random numbers) cancels that luck from the comparison; a round cut by the deadline is
+# dropped whole to keep it so. The playout lets a candidate be judged by what the opponent can
+# answer with a whole turn (a teleport or Copy capture, a Backline Move), which no static term
+# and no tree that rarely reaches the opponent's turn within a second could see.
+# Measured (fourth round, 300 games on fresh deals, 0.5 s per decision): 70-73 % against
+# greedy where the tree mode scores 62-65 % at any budget; the same playouts as leaves of the
+# deep tree without the pairing scored 64 %.
 #
-# Why these choices: legal actions number in the dozens to hundreds (summons x areas x faces,
-# teleport targets), more than a sub-second budget in Python can visit, so nodes widen
-# progressively (at most WIDEN_C * visits^WIDEN_A children). The root ranks *all* its actions
-# once with the greedy bot's one-ply evaluation over a few worlds (a few ms) and expands them in
-# that order, so greedy's choice is always among the candidates and searched first; that
-# one-ply win probability is also a progressive-bias prior in UCB (BIAS * prior / (visits+1)),
-# fading as real visits accumulate. Deeper nodes take the best of a few sampled untried actions
-# by the static evaluation in the current world, which orders children roughly by quality
-# without paying for a full scan at every node; the opponent's expansions use the same rule
-# from its side, so its replies are plausible ones. The bot plays the most visited root child.
-# Measured and left off by default (no gain above noise over 100 games vs greedy): ranking
-# every node after RANK_AFTER visits, playouts (also "to the end of the turn"), more iterations.
-# Playouts of 4 decisions at equal cost (0.25 s per decision, ~250 iterations instead of ~800)
-# won 36 of 70 games vs greedy where the default won 39 on the same deals (BIAS 3: 39,
-# UCB_C 0.6: 38); single-weight changes to the evaluation (x0.5 / x2) moved
-# greedy-vs-greedy by less than 3 points over 400 games.
-# A second round (200 games each at 0.1 s per decision unless noted; the default scored 60.5 %
-# there, SPEC Part 7 has the full table) found no structural change better either: greedy
-# playouts to the start of the bot's next turn, with the opponent choosing in a world
-# re-sampled from its own knowledge (56 % over 40 games; with the opponent seeing the bot's real
-# hidden cards, 0 of 4), a tree limited to the bot's own turn with such a playout as the leaf (54 %
-# over 50), a flat two-ply search (58 % over 50), an evaluation that also counts captures by
-# teleporting and destroying Actives (57.5 %) or repeatable Actives (53 %), or one learned by
-# logistic regression from greedy self-play (63 % where the default made 62 %). An ISMCTS
-# handed every hidden card scored 61 %, and six times the iterations 60 %: hidden
-# information and search are not what hold it back; the deal is (SPEC Part 7).
-# A third round (600 duplicate games per variant on deals the benchmark does not use, SPEC
-# Part 7) put the default at 63.9 % and every variant within 62-64 %: an evaluation that knows
-# captures through Actives and level-4 threats, full ranking at new nodes (the opponent's in a
-# world re-sampled from its knowledge), an own-turn tree, a 12-world root ranking; and an
-# own-turn tree ending in the opponent's greedy turn did worse (60.5 % over 200).
+# Tree mode (SearchMode.TREE, bot name "ismcts-tree"): single-observer ISMCTS. The tree is
+# over information sets of the bot's own view: a node is reached by a sequence of actions (turn
+# actions and choice picks of *both* players; an Action tuple is the edge key), never by hidden
+# identities. Each iteration: 1. determinize: sample one world; 2. select/expand down the tree
+# in that world: Deals and Reveals are answered by the world, turn and choice decisions are
+# tree nodes; a child is scored with UCB1 whose exploration term counts how often the child was
+# *available* (legal in the sampled world), the ISMCTS correction for actions that exist in
+# some worlds only; 3. evaluate the new leaf by the static evaluation's win probability (or
+# after a capped cheap playout); 4. backpropagate: each node keeps the reward of the player
+# whose action led to it. Nodes widen progressively (at most WIDEN_C * visits^WIDEN_A
+# children); the root ranks all its actions with greedy's one-ply evaluation first and uses
+# that win probability as a progressive bias (BIAS * prior / (visits+1)); deeper nodes add the
+# best of EXPAND_SAMPLE sampled untried actions. Three rounds of experiments (SPEC Part 7) left
+# it at 60-64 % against greedy whatever its budget, shape or evaluation: past ~25 iterations
+# more search did not help, because the leaves' static evaluation cannot see the opponent's
+# next turn and each leaf's world luck is not paired.
 from __future__ import annotations
 
+import enum
 import math
 import random
 import time
@@ -60,7 +50,7 @@ from .evaluate import evaluate, win_probability
 from .simple import bot_rng
 from .worlds import Determinizer, public_state, resolve_chance
 
-DEFAULT_BUDGET = Budget(iterations=None, seconds=0.25)
+DEFAULT_BUDGET = Budget(iterations=None, seconds=0.5)
 UCB_C = 0.3  # exploration constant (rewards are win probabilities in [0, 1])
 BIAS = 1.0  # progressive bias: + BIAS * prior / (visits + 1), prior = one-ply win probability
 WIDEN_C = 2.0  # progressive widening: children allowed = WIDEN_C * visits ** WIDEN_A
@@ -68,8 +58,16 @@ WIDEN_A = 0.5
 EXPAND_SAMPLE = 6  # untried actions scored before expanding the best one (unranked nodes)
 RANK_AFTER = None  # if set, a node visited this often ranks all its actions once (its world)
 PRIOR_WORLDS = 4  # worlds the root's one-ply ranking averages over (common random numbers)
-ROLLOUT_SAMPLE = 4  # actions scored per playout decision
-ROLLOUT_DECISIONS = 0  # playout length cap (0: evaluate the leaf directly)
+ROLLOUT_SAMPLE = 4  # actions scored per playout decision (tree mode)
+ROLLOUT_DECISIONS = 0  # playout length cap in tree mode (0: evaluate the leaf directly)
+CANDIDATES = 6  # paired mode: the root actions searched, greedy's best first
+PLAYOUT_TURNS = 2  # paired mode: a playout ends when this many turns after the root's are over
+PLAYOUT_DECISIONS = 60  # paired mode: hard cap on one playout's decisions
+
+
+class SearchMode(enum.Enum):
+    PAIRED = "paired"  # one-level tree, every candidate played in each world, greedy playouts
+    TREE = "tree"  # deep SO-ISMCTS tree with progressive widening, static evaluation at leaves
 
 
 class Node:
@@ -94,8 +92,14 @@ class IsmctsBot:
     def __init__(self, seed: int | None = None, budget: Budget | None = None,
                  name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS,
                  ucb_c: float = UCB_C, bias: float = BIAS, rank_after: int | None = RANK_AFTER,
-                 prior_worlds: int = PRIOR_WORLDS, turn_end: bool = False) -> None:
+                 prior_worlds: int = PRIOR_WORLDS, turn_end: bool = False,
+                 mode: SearchMode = SearchMode.PAIRED, candidates: int = CANDIDATES,
+                 playout_turns: int = PLAYOUT_TURNS) -> None:
+        if candidates < 1 or playout_turns < 0:
+            raise ValueError(f"ismcts needs candidates >= 1 and playout_turns >= 0, got "
+                             f"{candidates} and {playout_turns}")
         self.name = name
+        self.mode, self.candidates, self.playout_turns = mode, candidates, playout_turns
         self.budget = budget or DEFAULT_BUDGET
         self.rng = bot_rng(seed)
         self.rollout_decisions = rollout_decisions
@@ -110,11 +114,16 @@ class IsmctsBot:
             return legal[0]
         root = self.search(view)
         allowed = set(legal)
-        best = max((c.visits, c.total, a) for a, c in root.children.items() if a in allowed)
-        return best[2]
+        # the most visited child, then the best total; in paired mode every candidate has the
+        # same visits, and a tie in total goes to the earlier (better ranked) candidate
+        best = max((c.visits, c.total, -i, a)
+                   for i, (a, c) in enumerate(root.children.items()) if a in allowed)
+        return best[3]
 
     def search(self, view: PlayerView) -> Node:
         """Run the search from `view`'s decision; the root's children are its statistics."""
+        if self.mode is SearchMode.PAIRED:
+            return self._search_paired(view)
         rng = self.rng
         worlds = Determinizer(view)
         state0 = public_state(view)
@@ -133,6 +142,49 @@ class IsmctsBot:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
+        self.last_iterations = done
+        return root
+
+    def _search_paired(self, view: PlayerView) -> Node:
+        """The one-level search: the root's children are greedy's `candidates` best actions;
+        each iteration samples one world and plays every candidate in it with the same chance
+        seed (common random numbers), so candidates are compared on identical luck; a round
+        cut by the deadline is dropped whole, keeping the comparison paired."""
+        rng = self.rng
+        worlds = Determinizer(view)
+        state0 = public_state(view)
+        me = view.player
+        root = Node(1 - me)
+        root.order = _ranked(state0, legal_actions(state0),
+                             [worlds.sample(rng) for _ in range(max(1, self.prior_worlds))],
+                             rng, me)
+        for a, prior in root.order[:self.candidates]:
+            root.children[a] = Node(me, prior)
+        iterations, seconds = self.budget.iterations, self.budget.seconds
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        last_turn = state0.turn + self.playout_turns
+        children = list(root.children.items())
+        done = 0
+        while len(children) > 1:
+            ids, seed = worlds.sample(rng), rng.getrandbits(64)
+            values = []
+            for a, _ in children:
+                chance = random.Random(seed)
+                after = resolve_chance(step(state0, a), ids, chance)
+                values.append(_playout_value(after, ids, chance, me, last_turn))
+                if done and deadline is not None and time.perf_counter() >= deadline:
+                    break
+            else:
+                for (_, child), value in zip(children, values, strict=True):
+                    child.visits += 1
+                    child.total += value
+                root.visits += 1
+                done += 1
+                if ((iterations is not None and done >= iterations)
+                        or (deadline is not None and time.perf_counter() >= deadline)):
+                    break
+                continue
+            break
         self.last_iterations = done
         return root
 
@@ -207,16 +259,32 @@ class IsmctsBot:
 
 def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Random,  # type: ignore[no-untyped-def]
              player: int) -> tuple[Action, float]:
-    """The action with the best static evaluation for `player` one step ahead in this world,
-    with that evaluation as a win probability."""
-    best, best_score = actions[0], -math.inf
+    """The action with the best static evaluation for `player` one step ahead in this world
+    (ties to a random one of the best), with that evaluation as a win probability."""
+    best: list[Action] = []
+    best_score = -math.inf
     chance_seed = rng.getrandbits(32)
     for a in actions:
         after = resolve_chance(step(state, a), ids, random.Random(chance_seed))
         score = evaluate(after, ids, player)
-        if score > best_score:
-            best, best_score = a, score
-    return best, win_probability(best_score)
+        if score > best_score + 1e-9:
+            best, best_score = [a], score
+        elif score > best_score - 1e-9:
+            best.append(a)
+    return best[rng.randrange(len(best))], win_probability(best_score)
+
+
+def _playout_value(state, ids: list[str], rng: random.Random, me: int,  # type: ignore[no-untyped-def]
+                   last_turn: int) -> float:
+    """Both players play greedy's one-ply choice in this (full-information) world until turn
+    `last_turn` is over, the game ends or PLAYOUT_DECISIONS have been played; the win
+    probability of the position reached, for `me`."""
+    decisions = 0
+    while state.result is None and state.turn <= last_turn and decisions < PLAYOUT_DECISIONS:
+        action = _best_of(state, legal_actions(state), ids, rng, state.pending.player)[0]
+        state = resolve_chance(step(state, action), ids, rng)
+        decisions += 1
+    return win_probability(evaluate(state, ids, me))
 
 
 def _ranked(state, actions: Sequence[Action], worlds: list[list[str]],  # type: ignore[no-untyped-def]

@@ -1,13 +1,14 @@
-# Bots by name, for the command line and tournaments: "random", "greedy", "ismcts", and
-# "cmd:<command line>" for an external program (async only: wrap any of them with as_async).
+# Bots by name, for the command line and tournaments: "random", "greedy", "ismcts" (the paired
+# search), "ismcts-tree" (the deep tree, SPEC Part 7), and "cmd:<command line>" for an external
+# program (async only: wrap any of them with as_async).
 from __future__ import annotations
 
 from .base import Bot, Budget, UnknownBotError
 from .external import ExternalBot, time_ms_of
-from .ismcts import IsmctsBot
+from .ismcts import IsmctsBot, SearchMode
 from .simple import GreedyBot, RandomBot
 
-KNOWN_BOTS = ("random", "greedy", "ismcts", "cmd:<command line>")
+KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>")
 
 
 def make_bot(name: str, *, seed: int | None = None,
@@ -20,6 +21,8 @@ def make_bot(name: str, *, seed: int | None = None,
         return GreedyBot(seed)
     if name == "ismcts":
         return IsmctsBot(seed, budget)
+    if name == "ismcts-tree":
+        return IsmctsBot(seed, budget, name=name, mode=SearchMode.TREE)
     if name.startswith("cmd:"):
         command = name[4:].strip()
         if not command:

@@ -19,10 +19,12 @@ from cli.bots import (
     UnknownBotError,
     as_async,
     hidden_handles,
+    ismcts,
     make_bot,
     public_state,
     unseen_cards,
 )
+from cli.bots.ismcts import SearchMode
 from engine import (
     HashRng,
     Referee,
@@ -77,11 +79,13 @@ def test_greedy_against_itself_in_any_order_ruleset():
         assert referee(2000 + g, (GreedyBot(g), GreedyBot(g + 1)), ruleset).play() is not None
 
 
-def test_ismcts_plays_only_legal_actions():
-    budget = Budget(iterations=40, seconds=None)
+@pytest.mark.parametrize(("mode", "iterations"), [(SearchMode.PAIRED, 2),
+                                                    (SearchMode.TREE, 40)])
+def test_ismcts_plays_only_legal_actions(mode: SearchMode, iterations: int):
+    budget = Budget(iterations=iterations, seconds=None)
     for g in range(3):
-        bots = (IsmctsBot(g, budget), GreedyBot(g)) if g % 2 else (RandomBot(g),
-                                                                    IsmctsBot(g, budget))
+        bots = ((IsmctsBot(g, budget, mode=mode), GreedyBot(g)) if g % 2
+                else (RandomBot(g), IsmctsBot(g, budget, mode=mode)))
         assert referee(3000 + g, bots).play() is not None
 
 
@@ -143,7 +147,7 @@ def test_ismcts_samples_only_from_what_its_view_allows(monkeypatch):
         return ids
 
     monkeypatch.setattr(Determinizer, "sample", recording)
-    bot = IsmctsBot(5, Budget(iterations=20, seconds=None))
+    bot = IsmctsBot(5, Budget(iterations=3, seconds=None))
     ref = referee(4100, (bot, RandomBot(3)))
     truth = ref.identities
     leaks = 0
@@ -176,6 +180,9 @@ def test_make_bot_knows_its_bots():
     assert isinstance(make_bot("greedy", seed=1), GreedyBot)
     bot = make_bot("ismcts", seed=1, budget=Budget(iterations=10, seconds=None))
     assert isinstance(bot, IsmctsBot) and bot.budget.iterations == 10
+    assert bot.mode is SearchMode.PAIRED
+    tree = make_bot("ismcts-tree", seed=1)
+    assert isinstance(tree, IsmctsBot) and tree.mode is SearchMode.TREE
     ext = make_bot("cmd:python3 examples/random_bot.py", budget=Budget(seconds=0.25))
     assert isinstance(ext, ExternalBot)
     assert ext.argv == ["python3", "examples/random_bot.py"] and ext.time_ms == 250
@@ -212,6 +219,9 @@ def test_ismcts_respects_a_time_budget():
     assert time.perf_counter() - t0 < 0.5
     assert action in legal_actions(ref.state)
     assert bot.last_iterations >= 1
+    # a round the deadline cut short is dropped whole: every candidate saw the same worlds
+    root = bot.search(ref.view(p))
+    assert {c.visits for c in root.children.values()} == {bot.last_iterations}
 
 
 async def test_as_async_keeps_the_event_loop_running():
@@ -247,10 +257,66 @@ def test_ismcts_root_ranks_every_legal_action_and_expands_the_best_first():
         ref.advance()
     p = ref.state.pending.player
     legal = legal_actions(ref.state)
-    root = IsmctsBot(1, Budget(iterations=1, seconds=None)).search(ref.view(p))
+    root = IsmctsBot(1, Budget(iterations=1, seconds=None),
+                     mode=SearchMode.TREE).search(ref.view(p))
     assert root.order is not None
     assert sorted(map(str, (a for a, _ in root.order))) == sorted(map(str, legal))
     priors = [prior for _, prior in root.order]
     assert priors == sorted(priors, reverse=True) and all(0 <= x <= 1 for x in priors)
     assert list(root.children) == [root.order[0][0]]
     assert root.children[root.order[0][0]].prior == priors[0]
+
+
+def _position_with_many_actions(seed: int) -> Referee:
+    ref = referee(seed, (RandomBot(1), RandomBot(2)))
+    while not (isinstance(ref.state.pending, TurnDecision)
+               and len(legal_actions(ref.state)) > 10):
+        ref.advance()
+    return ref
+
+
+def test_paired_ismcts_searches_greedys_best_candidates_on_the_same_worlds():
+    """The root's children are the one-ply ranking's first CANDIDATES actions, best first,
+    and every iteration adds one visit to each of them (one world, all candidates)."""
+    ref = _position_with_many_actions(4500)
+    view = ref.view(ref.state.pending.player)
+    bot = IsmctsBot(1, Budget(iterations=3, seconds=None))
+    root = bot.search(view)
+    assert root.order is not None and len(root.order) == len(legal_actions(ref.state))
+    assert list(root.children) == [a for a, _ in root.order[:ismcts.CANDIDATES]]
+    assert bot.last_iterations == root.visits == 3
+    assert all(c.visits == 3 and 0 <= c.total <= 3 for c in root.children.values())
+    best = max(root.children.values(), key=lambda c: c.total)
+    assert bot.choose(view, legal_actions(ref.state)) in root.children
+    assert best.total > 0
+
+
+def test_playout_stops_after_its_last_turn_and_is_reproducible(monkeypatch):
+    """A playout is greedy play for both sides until `last_turn` is over; with the same
+    world and chance seed it always reaches the same position (common random numbers)."""
+    ref = _position_with_many_actions(4600)
+    state = ref.state
+    ids = list(ref.identities)
+    reached: list[int] = []
+    real = ismcts.evaluate
+
+    def spy(s, world, me):  # type: ignore[no-untyped-def]
+        reached.append(-1 if s.result is not None else s.turn)
+        return real(s, world, me)
+
+    monkeypatch.setattr(ismcts, "evaluate", spy)
+    legal = legal_actions(state)
+    values = []
+    for _ in range(2):
+        reached.clear()
+        values.append(ismcts._playout_value(state, ids, random.Random(9), 0, state.turn + 1))
+        assert reached[-1] in (-1, state.turn + 2)
+        assert legal == legal_actions(state)  # the playout never touched the given state
+    assert values[0] == values[1] and 0.0 <= values[0] <= 1.0
+
+
+def test_ismcts_rejects_a_nonsense_configuration():
+    with pytest.raises(ValueError, match="candidates"):
+        IsmctsBot(1, candidates=0)
+    with pytest.raises(ValueError, match="playout_turns"):
+        IsmctsBot(1, playout_turns=-1)
