@@ -1,5 +1,6 @@
 # `python -m cli.bots A B [--games N] [--seed HEX]`: local games between two bots by name
-# (random, greedy, ismcts, cmd:<command line>), seats swapped every game; prints each result.
+# (random, greedy, ismcts, ismcts-tree, cmd:<command line>), seats swapped every game; prints
+# each result.
 from __future__ import annotations
 
 import argparse
@@ -50,7 +51,8 @@ async def run(names: list[str], games: int, seed: bytes, out) -> int:  # type: i
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cli.bots", description=__doc__)
-    ap.add_argument("bots", nargs=2, help="random | greedy | ismcts | cmd:<command line>")
+    ap.add_argument("bots", nargs=2,
+                    help="random | greedy | ismcts | ismcts-tree | cmd:<command line>")
     ap.add_argument("--games", type=int, default=2)
     ap.add_argument("--seed", default=None, help="hex seed of the deals (default: random)")
     args = ap.parse_args(argv)

@@ -6,18 +6,21 @@
 # consistent with the bot's view (worlds.py: known cards fixed, hidden handles get cards the
 # view has not shown) and one chance seed, and plays *every* candidate in it: after the
 # candidate both players play greedy's one-ply choice in that full-information world until
-# PLAYOUT_TURNS turns after the current one are over (the rest of this turn, the opponent's
-# reply, the bot's next turn), and the position reached is scored by the evaluation's win
-# probability. The bot plays the candidate with the best total.
+# PLAYOUT_TURNS turns after the current one are over (on the bot's own turn: the rest of it,
+# the opponent's reply, the bot's next turn), and the position reached is scored by the
+# evaluation's win probability. The bot plays the candidate with the best total.
 # Why: in Versus the deal decides most games (SPEC Part 7, "Strength"), so one world's luck
 # swamps the difference between two actions. Playing all candidates on the same world and seed
-# (common random numbers) cancels that luck from the comparison; a round cut by the deadline is
-# dropped whole to keep it so. The playout lets a candidate be judged by what the opponent can
-# answer with a whole turn (a teleport or Copy capture, a Backline Move), which no static term
-# and no tree that rarely reaches the opponent's turn within a second could see.
-# Measured (fourth round, 300 games on fresh deals, 0.5 s per decision): 70-73 % against
-# greedy where the tree mode scores 62-65 % at any budget; the same playouts as leaves of the
-# deep tree without the pairing scored 64 %.
+# (common random numbers) takes the hidden cards' luck out of the comparison; a round cut by the
+# deadline is dropped whole to keep it so. (The seed also drives the playout's own choices, so
+# only the world and the draws right after the candidate are paired, not the draws later in
+# the playout; a fixed draw order per world would pair those too: not measured.) The playout
+# lets a candidate be judged by what the opponent can answer with a whole turn (a teleport or
+# Copy capture, a Backline Move), which no static term, and no tree that rarely reaches the
+# opponent's turn within a second, could see.
+# Measured (fourth round, 0.5 s per decision): 73 % against greedy over the 100 games it was
+# developed on and 71 % over 200 games on other deals, where the tree mode scored 64-67 %; the
+# same playouts at the leaves of the deep tree, without the pairing, scored 64 %.
 #
 # Tree mode (SearchMode.TREE, bot name "ismcts-tree"): single-observer ISMCTS. The tree is
 # over information sets of the bot's own view: a node is reached by a sequence of actions (turn
@@ -32,7 +35,7 @@
 # children); the root ranks all its actions with greedy's one-ply evaluation first and uses
 # that win probability as a progressive bias (BIAS * prior / (visits+1)); deeper nodes add the
 # best of EXPAND_SAMPLE sampled untried actions. Three rounds of experiments (SPEC Part 7) left
-# it at 60-64 % against greedy whatever its budget, shape or evaluation: past ~25 iterations
+# it at 56-64 % against greedy whatever its budget, shape or evaluation: past ~25 iterations
 # more search did not help, because the leaves' static evaluation cannot see the opponent's
 # next turn and each leaf's world luck is not paired.
 from __future__ import annotations
@@ -85,7 +88,10 @@ class Node:
 
 
 class IsmctsBot:
-    """SO-ISMCTS within a per-decision budget (iterations and/or seconds)."""
+    """Information-set Monte Carlo search within a per-decision budget (iterations and/or
+    seconds), in the paired mode (default) or the tree mode. `candidates` and
+    `playout_turns` tune the paired mode only; `rollout_decisions`, `ucb_c`, `bias`,
+    `rank_after` and `turn_end` the tree mode only; `prior_worlds` both."""
 
     cheap = False
 
@@ -151,42 +157,53 @@ class IsmctsBot:
         seed (common random numbers), so candidates are compared on identical luck; a round
         cut by the deadline is dropped whole, keeping the comparison paired."""
         rng = self.rng
+        iterations, seconds = self.budget.iterations, self.budget.seconds
+        deadline = None if seconds is None else time.perf_counter() + seconds
         worlds = Determinizer(view)
         state0 = public_state(view)
         me = view.player
         root = Node(1 - me)
+        # the candidates are the ranking's head, so this mode needs one (tree mode may skip it)
         root.order = _ranked(state0, legal_actions(state0),
                              [worlds.sample(rng) for _ in range(max(1, self.prior_worlds))],
                              rng, me)
         for a, prior in root.order[:self.candidates]:
             root.children[a] = Node(me, prior)
-        iterations, seconds = self.budget.iterations, self.budget.seconds
-        deadline = None if seconds is None else time.perf_counter() + seconds
         last_turn = state0.turn + self.playout_turns
         children = list(root.children.items())
         done = 0
         while len(children) > 1:
-            ids, seed = worlds.sample(rng), rng.getrandbits(64)
-            values = []
-            for a, _ in children:
-                chance = random.Random(seed)
-                after = resolve_chance(step(state0, a), ids, chance)
-                values.append(_playout_value(after, ids, chance, me, last_turn))
-                if done and deadline is not None and time.perf_counter() >= deadline:
-                    break
-            else:
-                for (_, child), value in zip(children, values, strict=True):
-                    child.visits += 1
-                    child.total += value
-                root.visits += 1
-                done += 1
-                if ((iterations is not None and done >= iterations)
-                        or (deadline is not None and time.perf_counter() >= deadline)):
-                    break
-                continue
-            break
+            # the first round always completes: a searched decision has one iteration or more
+            values = self._paired_round(state0, [a for a, _ in children], worlds, me,
+                                        last_turn, deadline if done else None)
+            if values is None:
+                break
+            for (_, child), value in zip(children, values, strict=True):
+                child.visits += 1
+                child.total += value
+            root.visits += 1
+            done += 1
+            if ((iterations is not None and done >= iterations)
+                    or (deadline is not None and time.perf_counter() >= deadline)):
+                break
         self.last_iterations = done
         return root
+
+    def _paired_round(self, state0, candidates: list[Action],  # type: ignore[no-untyped-def]
+                      worlds: Determinizer, me: int, last_turn: int,
+                      deadline: float | None) -> list[float] | None:
+        """Every candidate's playout value in one sampled world with one chance seed, or None
+        if the deadline passed before the round was complete."""
+        rng = self.rng
+        ids, seed = worlds.sample(rng), rng.getrandbits(64)
+        values = []
+        for a in candidates:
+            chance = random.Random(seed)
+            after = resolve_chance(step(state0, a), ids, chance)
+            values.append(_playout_value(after, ids, chance, me, last_turn))
+            if deadline is not None and time.perf_counter() >= deadline:
+                return None if len(values) < len(candidates) else values
+        return values
 
     def _iterate(self, root: Node, state, ids: list[str], rng: random.Random) -> None:  # type: ignore[no-untyped-def]
         node = root
@@ -271,7 +288,9 @@ def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Rando
             best, best_score = [a], score
         elif score > best_score - 1e-9:
             best.append(a)
-    return best[rng.randrange(len(best))], win_probability(best_score)
+    # no draw without a tie, so tree mode's random stream is what it was before ties were broken
+    pick = best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+    return pick, win_probability(best_score)
 
 
 def _playout_value(state, ids: list[str], rng: random.Random, me: int,  # type: ignore[no-untyped-def]

@@ -57,6 +57,15 @@ def referee(seed: int, bots, ruleset: Ruleset | None = None, checks=None) -> Ref
     return Referee(ruleset, CAT, seed_bytes, ids, orders, (checked(bots[0]), checked(bots[1])))
 
 
+def _position_with_many_actions(seed: int) -> Referee:
+    """A game of two random bots advanced to a turn decision with over 10 legal actions."""
+    ref = referee(seed, (RandomBot(1), RandomBot(2)))
+    while not (isinstance(ref.state.pending, TurnDecision)
+               and len(legal_actions(ref.state)) > 10):
+        ref.advance()
+    return ref
+
+
 def test_random_bots_play_only_legal_actions():
     for g in range(30):
         ruleset = Ruleset.from_options(action_order="any") if g % 3 == 0 else Ruleset()
@@ -135,7 +144,8 @@ def test_determinizations_respect_the_view():
     assert len(checked) > 20
 
 
-def test_ismcts_samples_only_from_what_its_view_allows(monkeypatch):
+@pytest.mark.parametrize("mode", list(SearchMode))
+def test_ismcts_samples_only_from_what_its_view_allows(monkeypatch, mode: SearchMode):
     """Every world the search samples agrees with the view it was given: the opponent's hand,
     verso cards and both decks come only from cards this player has not seen."""
     samples: list[tuple[object, list[str]]] = []
@@ -147,7 +157,8 @@ def test_ismcts_samples_only_from_what_its_view_allows(monkeypatch):
         return ids
 
     monkeypatch.setattr(Determinizer, "sample", recording)
-    bot = IsmctsBot(5, Budget(iterations=3, seconds=None))
+    bot = IsmctsBot(5, Budget(iterations=3 if mode is SearchMode.PAIRED else 20, seconds=None),
+                    mode=mode)
     ref = referee(4100, (bot, RandomBot(3)))
     truth = ref.identities
     leaks = 0
@@ -183,6 +194,7 @@ def test_make_bot_knows_its_bots():
     assert bot.mode is SearchMode.PAIRED
     tree = make_bot("ismcts-tree", seed=1)
     assert isinstance(tree, IsmctsBot) and tree.mode is SearchMode.TREE
+    assert tree.name == "ismcts-tree"
     ext = make_bot("cmd:python3 examples/random_bot.py", budget=Budget(seconds=0.25))
     assert isinstance(ext, ExternalBot)
     assert ext.argv == ["python3", "examples/random_bot.py"] and ext.time_ms == 250
@@ -207,21 +219,16 @@ def test_budget_is_validated():
         Budget(seconds=-1)
 
 
-def test_ismcts_respects_a_time_budget():
-    ref = referee(4200, (RandomBot(1), RandomBot(2)))
-    while not (isinstance(ref.state.pending, TurnDecision)
-               and len(legal_actions(ref.state)) > 10):
-        ref.advance()
+@pytest.mark.parametrize("mode", list(SearchMode))
+def test_ismcts_respects_a_time_budget(mode: SearchMode):
+    ref = _position_with_many_actions(4200)
     p = ref.state.pending.player
-    bot = IsmctsBot(1, Budget(seconds=0.05))
+    bot = IsmctsBot(1, Budget(seconds=0.05), mode=mode)
     t0 = time.perf_counter()
     action = bot.choose(ref.view(p), legal_actions(ref.state))
     assert time.perf_counter() - t0 < 0.5
     assert action in legal_actions(ref.state)
     assert bot.last_iterations >= 1
-    # a round the deadline cut short is dropped whole: every candidate saw the same worlds
-    root = bot.search(ref.view(p))
-    assert {c.visits for c in root.children.values()} == {bot.last_iterations}
 
 
 async def test_as_async_keeps_the_event_loop_running():
@@ -251,10 +258,7 @@ async def test_as_async_keeps_the_event_loop_running():
 def test_ismcts_root_ranks_every_legal_action_and_expands_the_best_first():
     """The root's prior is greedy's one-ply ranking of all legal actions (best first), so
     greedy's choice is always a candidate and the first child the search adds."""
-    ref = referee(4400, (RandomBot(1), RandomBot(2)))
-    while not (isinstance(ref.state.pending, TurnDecision)
-               and len(legal_actions(ref.state)) > 10):
-        ref.advance()
+    ref = _position_with_many_actions(4400)
     p = ref.state.pending.player
     legal = legal_actions(ref.state)
     root = IsmctsBot(1, Budget(iterations=1, seconds=None),
@@ -267,15 +271,7 @@ def test_ismcts_root_ranks_every_legal_action_and_expands_the_best_first():
     assert root.children[root.order[0][0]].prior == priors[0]
 
 
-def _position_with_many_actions(seed: int) -> Referee:
-    ref = referee(seed, (RandomBot(1), RandomBot(2)))
-    while not (isinstance(ref.state.pending, TurnDecision)
-               and len(legal_actions(ref.state)) > 10):
-        ref.advance()
-    return ref
-
-
-def test_paired_ismcts_searches_greedys_best_candidates_on_the_same_worlds():
+def test_paired_ismcts_searches_greedys_best_candidates_one_world_at_a_time():
     """The root's children are the one-ply ranking's first CANDIDATES actions, best first,
     and every iteration adds one visit to each of them (one world, all candidates)."""
     ref = _position_with_many_actions(4500)
@@ -285,10 +281,58 @@ def test_paired_ismcts_searches_greedys_best_candidates_on_the_same_worlds():
     assert root.order is not None and len(root.order) == len(legal_actions(ref.state))
     assert list(root.children) == [a for a, _ in root.order[:ismcts.CANDIDATES]]
     assert bot.last_iterations == root.visits == 3
-    assert all(c.visits == 3 and 0 <= c.total <= 3 for c in root.children.values())
-    best = max(root.children.values(), key=lambda c: c.total)
-    assert bot.choose(view, legal_actions(ref.state)) in root.children
-    assert best.total > 0
+    assert [c.visits for c in root.children.values()] == [3] * ismcts.CANDIDATES
+
+
+class _Clock:
+    """A perf_counter that jumps past any deadline once `jump` playouts have run."""
+
+    def __init__(self, jump: int) -> None:
+        self.now, self.playouts, self.jump = 0.0, 0, jump
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def test_paired_round_cut_by_the_deadline_is_dropped_whole(monkeypatch):
+    """The deadline passes in the middle of the second world: its playouts are discarded, so
+    every candidate keeps exactly the one world they all saw."""
+    clock = _Clock(jump=ismcts.CANDIDATES + 2)
+    real = ismcts._playout_value
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        clock.playouts += 1
+        if clock.playouts == clock.jump:
+            clock.now = 1e9
+        return real(*args)
+
+    monkeypatch.setattr(ismcts, "time", clock)
+    monkeypatch.setattr(ismcts, "_playout_value", counted)
+    ref = _position_with_many_actions(4500)
+    bot = IsmctsBot(1, Budget(seconds=10))
+    root = bot.search(ref.view(ref.state.pending.player))
+    assert clock.playouts == clock.jump  # it stopped at the first playout past the deadline
+    assert bot.last_iterations == root.visits == 1
+    assert [c.visits for c in root.children.values()] == [1] * ismcts.CANDIDATES
+
+
+def test_ismcts_plays_the_best_total_and_breaks_ties_by_rank(monkeypatch):
+    ref = _position_with_many_actions(4500)
+    view, legal = ref.view(ref.state.pending.player), legal_actions(ref.state)
+    bot = IsmctsBot(1, Budget(iterations=1, seconds=None))
+    first, second, third = legal[:3]
+
+    def fake_search(totals):  # type: ignore[no-untyped-def]
+        root = ismcts.Node(0)
+        for a, total in zip((first, second, third), totals, strict=True):
+            child = root.children[a] = ismcts.Node(1)
+            child.visits, child.total = 4, total
+        return lambda _view: root
+
+    monkeypatch.setattr(bot, "search", fake_search((1.0, 3.0, 2.0)))
+    assert bot.choose(view, legal) == second
+    monkeypatch.setattr(bot, "search", fake_search((2.0, 1.0, 2.0)))
+    assert bot.choose(view, legal) == first
 
 
 def test_playout_stops_after_its_last_turn_and_is_reproducible(monkeypatch):
@@ -305,13 +349,11 @@ def test_playout_stops_after_its_last_turn_and_is_reproducible(monkeypatch):
         return real(s, world, me)
 
     monkeypatch.setattr(ismcts, "evaluate", spy)
-    legal = legal_actions(state)
     values = []
     for _ in range(2):
         reached.clear()
         values.append(ismcts._playout_value(state, ids, random.Random(9), 0, state.turn + 1))
         assert reached[-1] in (-1, state.turn + 2)
-        assert legal == legal_actions(state)  # the playout never touched the given state
     assert values[0] == values[1] and 0.0 <= values[0] <= 1.0
 
 
