@@ -13,9 +13,9 @@
 #   .venv/bin/python bench/run_all.py [--full] [--only engine,deal] [--json FILE]
 #
 # Default (quick): every script at its own defaults except the bots benchmark, which plays 10
-# games per pairing instead of 200 (same ISMCTS budget: 400 iterations, 1 s cap), and the
-# audit's tournament section, 2 runs of 20 decklist games instead of 3 of 40. `--full` runs
-# everything at the scripts' defaults (bots: 200 games per pairing, ~12 minutes on 2 cores).
+# games per pairing instead of 200 (same ISMCTS budget: 0.5 s per decision), and the audit's
+# tournament section, 2 runs of 20 decklist games instead of 3 of 40. `--full` runs everything
+# at the scripts' defaults (bots: 200 games per pairing, ~31 minutes on 2 cores).
 from __future__ import annotations
 
 import argparse
