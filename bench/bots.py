@@ -30,7 +30,7 @@ from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 # the first three are the default run; the tree mode's pairing is there to reproduce its figures
 PAIRINGS = (("ismcts", "random"), ("ismcts", "greedy"), ("greedy", "random"),
             ("ismcts-tree", "greedy"))
-DEFAULT_PAIRINGS = "0,1,2"
+DEFAULT_PAIRINGS = (0, 1, 2)
 
 
 def make(name: str, seed: int, budget: Budget):  # type: ignore[no-untyped-def]
@@ -117,7 +117,7 @@ def figures(games: int = 200, iterations: int | None = None, seconds: float = 0.
             jobs: int | None = None) -> list[dict[str, object]]:
     """Win rate of A per pairing (target where SPEC sets one) and the ISMCTS decision time,
     for bench/run_all.py."""
-    chosen = [int(x) for x in DEFAULT_PAIRINGS.split(",")]
+    chosen = list(DEFAULT_PAIRINGS)
     results, _ = play_all(chosen, games, iterations, seconds,
                           jobs or multiprocessing.cpu_count())
     out: list[dict[str, object]] = []
@@ -148,7 +148,7 @@ def main() -> None:
                     help="ismcts time cap/decision (checked between playouts; the first "
                          "iteration always completes)")
     ap.add_argument("--jobs", type=count, default=multiprocessing.cpu_count())
-    ap.add_argument("--pairings", default=DEFAULT_PAIRINGS,
+    ap.add_argument("--pairings", default=",".join(map(str, DEFAULT_PAIRINGS)),
                     help="indexes into " + repr(PAIRINGS))
     args = ap.parse_args()
     chosen = [int(x) for x in args.pairings.split(",")]

@@ -51,7 +51,7 @@ from engine import Action, PlayerView, legal_actions, step
 
 from .base import Budget
 from .evaluate import evaluate, win_probability
-from .simple import bot_rng
+from .simple import best_actions, bot_rng
 from .worlds import Determinizer, public_state, resolve_chance
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.5)
@@ -171,15 +171,15 @@ class IsmctsBot:
         for a, prior in root.order[:self.candidates]:
             root.children[a] = Node(me, prior)
         last_turn = state0.turn + self.playout_turns
-        children = list(root.children.items())
+        candidates, nodes = list(root.children), list(root.children.values())
         done = 0
-        while len(children) > 1:
+        while len(candidates) > 1:
             # the first round always completes: a searched decision has one iteration or more
-            values = self._paired_round(state0, [a for a, _ in children], worlds, me,
-                                        last_turn, deadline if done else None)
+            values = self._paired_round(state0, candidates, worlds, me, last_turn,
+                                        deadline if done else None)
             if values is None:
                 break
-            for (_, child), value in zip(children, values, strict=True):
+            for child, value in zip(nodes, values, strict=True):
                 child.visits += 1
                 child.total += value
             root.visits += 1
@@ -264,14 +264,8 @@ class IsmctsBot:
         return _best_of(state, untried, ids, rng, mover)
 
     def _leaf_value(self, state, ids: list[str], rng: random.Random) -> float:  # type: ignore[no-untyped-def]
-        turn = state.turn
-        for _ in range(self.rollout_decisions):
-            if state.result is not None or (self.turn_end and state.turn != turn):
-                break
-            legal = legal_actions(state)
-            sample = legal if len(legal) <= ROLLOUT_SAMPLE else rng.sample(legal, ROLLOUT_SAMPLE)
-            action = _best_of(state, sample, ids, rng, state.pending.player)[0]
-            state = resolve_chance(step(state, action), ids, rng)
+        last_turn = state.turn if self.turn_end else math.inf
+        state = _playout(state, ids, rng, last_turn, self.rollout_decisions, ROLLOUT_SAMPLE)
         return win_probability(evaluate(state, ids, 0))
 
 
@@ -279,31 +273,33 @@ def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Rando
              player: int) -> tuple[Action, float]:
     """The action with the best static evaluation for `player` one step ahead in this world
     (ties to a random one of the best), with that evaluation as a win probability."""
-    best: list[Action] = []
-    best_score = -math.inf
-    chance_seed = rng.getrandbits(32)
-    for a in actions:
-        after = resolve_chance(step(state, a), ids, random.Random(chance_seed))
-        score = evaluate(after, ids, player)
-        if score > best_score + 1e-9:
-            best, best_score = [a], score
-        elif score > best_score - 1e-9:
-            best.append(a)
+    best, best_score = best_actions(state, actions, [(ids, rng.getrandbits(32))], player)
     # no draw without a tie, so tree mode's random stream is what it was before ties were broken
     pick = best[0] if len(best) == 1 else best[rng.randrange(len(best))]
     return pick, win_probability(best_score)
 
 
-def _playout_value(state, ids: list[str], rng: random.Random, me: int,  # type: ignore[no-untyped-def]
-                   last_turn: int) -> float:
-    """Both players play greedy's one-ply choice in this (full-information) world until turn
-    `last_turn` is over, the game ends or PLAYOUT_DECISIONS have been played; the win
-    probability of the position reached, for `me`."""
+def _playout(state, ids: list[str], rng: random.Random, last_turn: float,  # type: ignore[no-untyped-def]
+             max_decisions: int, sample: int | None = None):
+    """Both players play the one-ply best action in this (full-information) world, among all
+    their legal actions or a random `sample` of them, until turn `last_turn` is over, the game
+    ends or `max_decisions` have been played; the position reached."""
     decisions = 0
-    while state.result is None and state.turn <= last_turn and decisions < PLAYOUT_DECISIONS:
-        action = _best_of(state, legal_actions(state), ids, rng, state.pending.player)[0]
+    while state.result is None and state.turn <= last_turn and decisions < max_decisions:
+        legal = legal_actions(state)
+        if sample is not None and len(legal) > sample:
+            legal = rng.sample(legal, sample)
+        action = _best_of(state, legal, ids, rng, state.pending.player)[0]
         state = resolve_chance(step(state, action), ids, rng)
         decisions += 1
+    return state
+
+
+def _playout_value(state, ids: list[str], rng: random.Random, me: int,  # type: ignore[no-untyped-def]
+                   last_turn: int) -> float:
+    """The paired mode's playout: greedy's choice for both players through `last_turn` (at
+    most PLAYOUT_DECISIONS); the win probability of the position reached, for `me`."""
+    state = _playout(state, ids, rng, last_turn, PLAYOUT_DECISIONS)
     return win_probability(evaluate(state, ids, me))
 
 

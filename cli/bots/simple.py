@@ -13,7 +13,7 @@ import random
 import secrets
 from collections.abc import Sequence
 
-from engine import Action, PlayerView, step
+from engine import Action, PlayerView, State, step
 
 from .evaluate import evaluate
 from .worlds import determinize, public_state, resolve_chance
@@ -52,19 +52,29 @@ class GreedyBot:
         if len(legal) == 1:
             return legal[0]
         state = public_state(view)
-        me = view.player
         samples = [(determinize(view, self.rng), self.rng.getrandbits(32))
                    for _ in range(self.worlds)]
-        best: list[Action] = []
-        best_score = float("-inf")
-        for action in legal:
-            after = step(state, action)
-            total = 0.0
-            for ids, chance_seed in samples:
-                world = resolve_chance(after, ids, random.Random(chance_seed))
-                total += evaluate(world, ids, me)
-            if total > best_score + 1e-9:
-                best, best_score = [action], total
-            elif total > best_score - 1e-9:
-                best.append(action)
+        best, _ = best_actions(state, legal, samples, view.player)
         return best[self.rng.randrange(len(best))]
+
+
+def best_actions(state: State, actions: Sequence[Action],
+                 samples: Sequence[tuple[Sequence[str], int]],
+                 player: int) -> tuple[list[Action], float]:
+    """The actions whose evaluation for `player` one step ahead, summed over `samples` (a world
+    and the seed that answers its chance), is best (all of them on a tie), and that sum. Every
+    action meets the same worlds and seeds: common random numbers, so the comparison is not
+    drowned in sampling noise. Greedy's choice, and the ismcts playout policy's."""
+    best: list[Action] = []
+    best_score = float("-inf")
+    for action in actions:
+        after = step(state, action)
+        total = 0.0
+        for ids, chance_seed in samples:
+            world = resolve_chance(after, ids, random.Random(chance_seed))
+            total += evaluate(world, ids, player)
+        if total > best_score + 1e-9:
+            best, best_score = [action], total
+        elif total > best_score - 1e-9:
+            best.append(action)
+    return best, best_score

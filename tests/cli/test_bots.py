@@ -285,7 +285,8 @@ def test_paired_ismcts_searches_greedys_best_candidates_one_world_at_a_time():
 
 
 class _Clock:
-    """A perf_counter that jumps past any deadline once `jump` playouts have run."""
+    """A perf_counter standing still until the test moves it past any deadline, at the
+    playout numbered `jump`."""
 
     def __init__(self, jump: int) -> None:
         self.now, self.playouts, self.jump = 0.0, 0, jump
