@@ -90,7 +90,8 @@ class ClockState:
 class EndReason(Enum):
     GAME = "game"  # the engine's result (see `MatchResult.game`)
     RESIGNATION = "resignation"
-    TIME = "time"  # a clock ran out
+    TIME = "time"  # a clock ran out (a signed claim by the waiting side)
+    DISPUTE = "dispute"  # a timeout claim the accused's own clock contradicted: no winner
     ABANDONED = "abandoned"  # the opponent left or never came back
     FAULT = "fault"  # a protocol fault: `winner` is the seat that was not blamed
 
@@ -106,6 +107,10 @@ class MatchResult:
         if self.reason is EndReason.FAULT:
             return describe_fault(self.winner, seat, self.detail, self.evidence)
         how = self.detail or self.reason.value
+        if self.reason is EndReason.DISPUTE:
+            return f"no winner: the timeout claim is disputed ({how})"
+        if self.winner is None and self.reason is EndReason.TIME:
+            return f"no winner ({how})"
         if self.winner is None:
             return f"a draw ({how})"
         return f"{'you win' if self.winner == seat else 'the opponent wins'} ({how})"

@@ -1,9 +1,26 @@
 # The networked commands: `versus host`, `versus join`, `versus play` and `versus demo`.
 #
 # Each is a trio program around a p2p MatchSession. With `--bot NAME` host/join play headless
-# and print a summary; without it they open the terminal UI through NetMatchClient (the trio
-# part then runs as a guest of the UI's asyncio loop). Every failure is one line on stderr and
-# an exit code (documented in README and `versus --help`):
+# and print a summary (and the session's log lines: lost links, resumes, faults); without it
+# they open the terminal UI through NetMatchClient (the trio part then runs as a guest of the
+# UI's asyncio loop).
+#
+# The host plays the first joiner that accepts its offer (p2p/link.py offers it to every
+# waiting joiner at once) and brings the match into existence, i.e. both HELLOs are in within
+# SETUP_TIMEOUT. A joiner that fails before that (a bad or reflected HELLO, a silent or lost
+# link) is dropped with one log line, and the host waits for another one with a fresh
+# MatchPeer (a new master secret: nothing of the failed attempt is reused). From the match id
+# on, the match is real: resume, faults and the rest follow the session's rules.
+#
+# The joiner is shown the offered rules (`describe_offer`) and must accept them: on a terminal
+# without a bot, `cmd_join` reads the offer on a first connection, asks y/N before anything
+# starts (before the UI too), and the join then accepts that same offer only; headless, the
+# player accepts with `--accept-rules`, and without it the join declines with a one-line
+# reason the host logs too. Programs that join on their own (demo, play, the tournament's
+# loopback matches) call p2p directly and accept what they offered themselves.
+#
+# Every failure is one line on stderr and an exit code (documented in README and `versus
+# --help`):
 #   0 the match finished (demo: and its transcript verified)
 #   1 an error (network, files, bad input); the message says what to do
 #   2 bad command line (argparse)
@@ -14,11 +31,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import socket
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,18 +45,20 @@ import trio
 
 from engine import ActionOrder, PlayerView, Ruleset, default_catalogue
 from engine.errors import EngineError
+from p2p.channel import SecureChannel
 from p2p.connect import listening_port
 from p2p.discovery import announce, discover
 from p2p.errors import TransportError
 from p2p.invite import Invite, format_hostport, split_hostport
 from p2p.keystore import load_or_create_identity
 from p2p.known_peers import KnownPeers
-from p2p.link import HostLink, JoinLink, open_game_listeners
+from p2p.link import DeclinedError, HostLink, JoinLink, open_game_listeners
 from p2p.loopback import play_loopback_match
 from p2p.session import (
     MatchSession,
     SessionConfig,
     SessionOutcome,
+    SetupLostError,
     create_peer,
     drive_player,
     open_nursery,
@@ -46,8 +67,9 @@ from p2p.store import MatchStore, StoreError
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.identity import Identity
 from protocol.match import Ending
-from protocol.rules import DealMode, MatchRules
-from protocol.verify import verify_transcript
+from protocol.rules import DealMode, MatchRules, master_rng
+from protocol.text import printable
+from protocol.verify import _rules_text, verify_transcript
 
 from .board_text import LEGEND, render_board
 from .client import describe_fault
@@ -55,6 +77,13 @@ from .client import describe_fault
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_FAULT = 0, 1, 2, 3, 4
 DEFAULT_GAME_PORT = 47820
 MAX_DECK_FILE = 64 * 1024
+#: the chosen joiner must bring the match into existence (both HELLOs in) this fast; its
+#: program sends its HELLO right after accepting, so this only bounds a stalled joiner
+SETUP_TIMEOUT = 10.0
+MAX_LOG_LINE = 300
+#: what a joiner that may not accept tells the host (and itself)
+NOT_ACCEPTED = ("the joining player has not accepted the rules (no terminal to ask, and no "
+                "--accept-rules)")
 
 
 class CommandError(Exception):
@@ -216,10 +245,77 @@ def describe_outcome(outcome: SessionOutcome, seat: int,
         path = "" if outcome.transcript_path is None else str(outcome.transcript_path)
         return (mid + describe_fault(None if blamed is None else 1 - blamed, seat,
                                      outcome.detail, path)), EXIT_FAULT
-    you = ("a draw" if result.winner is None else
+    you = ("no one is credited" if result.winner is None
+           and result.ending in (Ending.TIMEOUT, Ending.DISPUTE) else
+           "a draw" if result.winner is None else
            "you won" if result.winner == seat else "you lost")
+    if result.ending is Ending.TIMEOUT and result.winner is not None:
+        you += " (on a timeout claim: a claim, not a proof)"
     code = EXIT_OK
     return f"{mid}{result} — {you}", code
+
+
+def describe_offer(rules: MatchRules, seat: int) -> str:
+    """The offered rules as one line, for the joiner to accept: the verifier's summary of the
+    rules (deal, deck, hand, action order, field, turns, clock), what it leaves out, the seat."""
+    parts = [_rules_text(rules.to_dict())]
+    if rules.deal_mode is DealMode.SHARED_POOL:
+        parts.append(f"a pool of {len(rules.pool)} chosen cards" if rules.pool
+                     else "the whole catalogue as the pool")
+    ruleset, standard = rules.ruleset, Ruleset()
+    tiles = ("white_tiles", "black_tiles", "gray_tiles", "blue_tiles")
+    if any(getattr(ruleset, name) != getattr(standard, name) for name in tiles):
+        parts.append("tiles " + ", ".join(f"{getattr(ruleset, name)} {name.split('_')[0]}"
+                                          for name in tiles))
+    registered = [s for s, digest in enumerate(rules.registered_decklists) if digest]
+    if registered:
+        parts.append("registered decklists for seat " + " and ".join(map(str, registered)))
+    parts.append(f"you play seat {seat}")
+    return "; ".join(parts)
+
+
+class LogEcho:
+    """Headless: the session's log lines (lost links, resumes, faults, claims; no narration
+    without the UI) printed as they come, each one printable line (they quote the peer). Only
+    once the match exists: a joiner dropped before is told in one line by the host loop."""
+
+    def __init__(self, session: MatchSession, say: Callable[[str], None]) -> None:
+        self.session, self.say, self.shown = session, say, 0
+
+    def flush(self) -> None:
+        if self.session.peer.core is None:
+            return
+        log = self.session.log
+        for line in log[min(self.shown, len(log)):]:
+            self.say(printable(line, MAX_LOG_LINE))
+        self.shown = len(log)
+
+    async def follow(self) -> None:
+        while True:
+            self.flush()
+            await self.session.wait_changed()
+
+
+async def run_session(session: MatchSession, channel: SecureChannel | None,
+                      reconnect: Callable[[], Awaitable[SecureChannel]], player: Any,
+                      say: Callable[[str], None] | None,
+                      setup: Callable[[], Awaitable[None]] | None = None) -> SessionOutcome:
+    """Run `session` to its end, `player` (a bot, or None for a person in the UI) answering
+    its decisions; `say` (headless) gets its log lines; `setup` runs beside it (a watchdog that
+    may end it by raising)."""
+    echo = None if say is None else LogEcho(session, say)
+    async with open_nursery() as nursery:
+        if player is not None:
+            nursery.start_soon(drive_player, session, player)
+        if echo is not None:
+            nursery.start_soon(echo.follow)
+        if setup is not None:
+            nursery.start_soon(setup)
+        outcome = await session.run(channel, reconnect)
+        nursery.cancel_scope.cancel()
+    if echo is not None:
+        echo.flush()
+    return outcome
 
 
 def _store(args: argparse.Namespace) -> MatchStore:
@@ -234,11 +330,22 @@ def _deck(args: argparse.Namespace) -> list[str] | None:
     return None if args.deck is None else load_deck(args.deck)
 
 
-def _test_secret(args: argparse.Namespace, seat: int) -> bytes | None:
+def _test_secret(args: argparse.Namespace, seat: int, attempt: int = 0) -> bytes | None:
     """`--insecure-test-seed`: the master secret from the seed, as `versus demo --seed` derives
-    it (so both sides of a host/join match given one seed replay the demo's secrets)."""
+    it (so both sides of a host/join match given one seed replay the demo's secrets). A host's
+    later attempt (after a joiner failed) gets a secret of its own: never one already used."""
     seed = getattr(args, "insecure_test_seed", None)
-    return None if seed is None else _seeded(seed, f"secret{seat}")
+    label = f"secret{seat}" if attempt == 0 else f"secret{seat}/attempt{attempt}"
+    return None if seed is None else _seeded(seed, label)
+
+
+def _test_rng(args: argparse.Namespace, label: str) -> Callable[[int], bytes]:
+    """`--insecure-test-seed`: the handshakes' randomness from the seed too (the match is bound
+    to the first handshake, SPEC §4.5), as `versus demo --seed` does; else `secrets`."""
+    seed = getattr(args, "insecure_test_seed", None)
+    if seed is None:
+        return secrets.token_bytes
+    return master_rng(_seeded(seed, label))
 
 
 def _test_seed(args: argparse.Namespace, label: str) -> int | None:
@@ -280,13 +387,15 @@ async def host_match(args: argparse.Namespace, out: TextIO,
     listeners = await open_game_listeners(DEFAULT_GAME_PORT if port is None else port,
                                           bind=args.bind)
     port = listening_port(listeners)
+    echo = say if attach is None else None
     async with AsyncExitStack() as stack:
         player = None if args.bot is None else await enter_player(stack, args.bot,
                                                                    _test_seed(args, "bot0"))
         async with open_nursery() as nursery:
             link = HostLink(listeners, identity, config=config.channel,
                             expected_fingerprint=None if session is None
-                            else session.peer_fingerprint)
+                            else session.peer_fingerprint,
+                            rng=_test_rng(args, "handshake0"))
             await nursery.start(link.serve)
             for address in outward_addresses(args.bind):
                 say(f"invite: {Invite(address, port, identity.fingerprint)}")
@@ -296,25 +405,57 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                                                     "an invite above)"))
             if args.lan:
                 await nursery.start(announce, identity, args.name or f"versus-{port}", port)
-            if session is None:
-                assert rules is not None and fresh is not None
-                peer, secret = fresh
-                channel = await link.first(rules, on_declined=lambda why: say(why))
-                session = MatchSession(peer, secret, store=store, role="host", port=port,
-                                       config=config,
-                                       peer_fingerprint=channel.peer_fingerprint)
-                say(f"{channel.peer} joined ({channel.peer_fingerprint})")
+            if session is not None:
+                if attach is not None:
+                    attach(session)
+                outcome = await run_session(session, None, link.reconnect, player, echo)
             else:
-                channel = None
-            if attach is not None:
-                attach(session)
-            if player is not None:
-                nursery.start_soon(drive_player, session, player)
-            outcome = await session.run(channel, link.reconnect)
+                assert rules is not None and fresh is not None
+                attempt = 0
+                while True:
+                    peer, secret = fresh if attempt == 0 else create_peer(
+                        0, identity, rules, default_catalogue(), deck=deck,
+                        master_secret=_test_secret(args, 0, attempt))
+                    try:
+                        outcome = await _host_attempt(link, rules, peer, secret, store, port,
+                                                      config, player, say, attach)
+                        break
+                    except SetupLostError as error:  # no match yet: wait for another joiner
+                        say(printable(f"{error.reason}; the joiner was dropped before the "
+                                      "match began; waiting for another player",
+                                      MAX_LOG_LINE))
+                    await link.reopen()
+                    attempt += 1
             nursery.cancel_scope.cancel()
     for listener in listeners:
         await listener.aclose()
     return outcome
+
+
+async def _host_attempt(link: HostLink, rules: MatchRules, peer: Any, secret: bytes,
+                        store: MatchStore, port: int, config: SessionConfig, player: Any,
+                        say: Callable[[str], None],
+                        attach: Callable[[MatchSession], None] | None) -> SessionOutcome:
+    """Offer the match, and play it with the first joiner that accepts; SetupLostError when
+    that joiner fails before the match exists (see the module comment)."""
+    channel = await link.first(rules, on_declined=say)
+    session = MatchSession(peer, secret, store=store, role="host", port=port, config=config,
+                           peer_fingerprint=channel.peer_fingerprint)
+    say(f"{channel.peer} joined ({channel.peer_fingerprint})")
+
+    async def until_the_match_exists() -> None:
+        with trio.move_on_after(SETUP_TIMEOUT):
+            while session.peer.core is None:
+                await session.wait_changed()
+            link.settle()  # the others waiting are turned away
+            if attach is not None:  # the UI follows this session from now on
+                attach(session)
+            return
+        why = f"{channel.peer} sent no HELLO within {SETUP_TIMEOUT:g} s"
+        raise SetupLostError(why, reason=why)
+
+    return await run_session(session, channel, link.reconnect, player,
+                             say if attach is None else None, until_the_match_exists)
 
 
 # --- join ---------------------------------------------------------------------------------------
@@ -346,6 +487,54 @@ def parse_target(target: str) -> tuple[str, int, str | None]:
     return host, int(port_text), None
 
 
+async def join_target(args: argparse.Namespace, out: TextIO) -> tuple[str, int, str | None]:
+    """(host, port, pinned fingerprint or None) from the invite, HOST:PORT or --lan."""
+    if args.lan:
+        invite = await pick_lan_game(args.pick, out)
+        return invite.host, invite.port, invite.fingerprint
+    if args.target:
+        return parse_target(args.target)
+    raise CommandError("give the host's invite or HOST:PORT, or --lan")
+
+
+@dataclass(frozen=True)
+class AcceptedOffer:
+    """The offer a person read and accepted before joining: the join accepts only this one,
+    from this host (its key pinned)."""
+
+    host: str
+    port: int
+    fingerprint: str
+    rules: MatchRules
+    seat: int
+
+
+def must_ask(args: argparse.Namespace, stdin: TextIO) -> bool:
+    """A person at a terminal joins (no bot, no --accept-rules): ask before joining."""
+    return (args.resume is None and not args.accept_rules and args.bot is None
+            and stdin.isatty())
+
+
+async def read_host_offer(args: argparse.Namespace, out: TextIO) -> AcceptedOffer:
+    """The host's offer, read on a connection of its own (see JoinLink.read_offer)."""
+    host, port, fingerprint = await join_target(args, out)
+    link = JoinLink(host, port, _identity(args), fingerprint=fingerprint,
+                    known_peers=KnownPeers.load(), config=session_config(args, False).channel)
+    print(f"connecting to {format_hostport(host, port)} to read its rules", file=out,
+          flush=True)
+    rules, seat = await link.read_offer()
+    assert link.fingerprint is not None
+    return AcceptedOffer(host, port, link.fingerprint, rules, seat)
+
+
+def ask_to_accept(offer: AcceptedOffer, out: TextIO, stdin: TextIO) -> bool:
+    """Show the offered rules and read y/N (anything else, or end of input, is no)."""
+    print(f"{format_hostport(offer.host, offer.port)} offers: "
+          f"{describe_offer(offer.rules, offer.seat)}", file=out)
+    print("accept these rules and join? [y/N] ", end="", file=out, flush=True)
+    return stdin.readline().strip().lower() in ("y", "yes")
+
+
 async def join_match(args: argparse.Namespace, out: TextIO,
                      attach: Callable[[MatchSession], None] | None = None,
                      note: Callable[[str], None] | None = None) -> SessionOutcome:
@@ -353,6 +542,8 @@ async def join_match(args: argparse.Namespace, out: TextIO,
     config = session_config(args, narrate=attach is not None)
     say = note or (lambda line: print(line, file=out, flush=True))
     deck = _deck(args)
+    #: set by cmd_join once the person accepted the offer it read; else --accept-rules decides
+    accepted: AcceptedOffer | None = getattr(args, "accepted_offer", None)
     async with AsyncExitStack() as stack:
         player = None if args.bot is None else await enter_player(stack, args.bot,
                                                                    _test_seed(args, "bot1"))
@@ -367,19 +558,25 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             say(f"resuming match {files.match_id[:16]} with {session.address}")
             channel = None
         else:
-            if args.lan:
-                invite = await pick_lan_game(args.pick, out)
-                host, port, fingerprint = invite.host, invite.port, invite.fingerprint
-            elif args.target:
-                host, port, fingerprint = parse_target(args.target)
-            else:
-                raise CommandError("give the host's invite or HOST:PORT, or --lan")
+            host, port, fingerprint = ((accepted.host, accepted.port, accepted.fingerprint)
+                                       if accepted is not None else
+                                       await join_target(args, out))
             link = JoinLink(host, port, identity, fingerprint=fingerprint,
                             known_peers=KnownPeers.load(), config=config.channel,
-                            on_retry=say)
+                            on_retry=say, rng=_test_rng(args, "handshake1"))
             made: dict[str, Any] = {}
 
             def check(rules: MatchRules, seat: int) -> str | None:
+                if accepted is not None:
+                    if (rules, seat) != (accepted.rules, accepted.seat):
+                        return "the host now offers other rules than the player accepted"
+                elif not args.accept_rules:
+                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    made["not accepted"] = True
+                    return NOT_ACCEPTED
+                else:
+                    say(f"the host offers: {describe_offer(rules, seat)}; accepted "
+                        "(--accept-rules)")
                 if deck is not None and rules.deal_mode is not DealMode.DECKLIST:
                     return "this player brings a deck, but the host deals from a shared pool"
                 try:
@@ -390,7 +587,14 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                 return None
 
             say(f"connecting to {format_hostport(host, port)}")
-            channel, _rules, seat = await link.first(check)
+            try:
+                channel, _rules, seat = await link.first(check)
+            except DeclinedError as error:
+                if made.get("not accepted"):
+                    raise CommandError(f"{error}; to accept the rules shown above without "
+                                       "being asked, run versus join with --accept-rules"
+                                       ) from None
+                raise
             peer, secret = made["peer"]
             session = MatchSession(peer, secret, store=store, role="join",
                                    address=format_hostport(host, port), config=config,
@@ -398,12 +602,8 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             say(f"joined {channel.peer} ({channel.peer_fingerprint}) as player {seat}")
         if attach is not None:
             attach(session)
-        async with open_nursery() as nursery:
-            if player is not None:
-                nursery.start_soon(drive_player, session, player)
-            outcome = await session.run(channel, link.reconnect)
-            nursery.cancel_scope.cancel()
-    return outcome
+        return await run_session(session, channel, link.reconnect, player,
+                                 say if attach is None else None)
 
 
 # --- running a command: headless or in the UI -------------------------------------------------
@@ -445,7 +645,15 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     return run_network_command(host_match, args, out, seat=0)
 
 
-def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> int:
+    """Join; a person at a terminal first reads the host's rules and accepts them (y/N), before
+    the UI starts and before the connection that joins (the host's offer window is short)."""
+    stdin = stdin or sys.stdin
+    if must_ask(args, stdin):
+        offer = trio.run(read_host_offer, args, out)
+        if not ask_to_accept(offer, out, stdin):
+            raise CommandError("you did not accept the host's rules; nothing was joined")
+        args.accepted_offer = offer
     return run_network_command(join_match, args, out, seat=1)
 
 
@@ -523,6 +731,9 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     bot_seeds = [int.from_bytes(_seeded(seed, f"bot{s}")[:8], "big") for s in (0, 1)]
     identities = (Identity(_seeded(seed, "id0")), Identity(_seeded(seed, "id1")))
     master = (_seeded(seed, "secret0"), _seeded(seed, "secret1"))
+    # the match is bound to the channel's handshake (SPEC §4.5): a seeded demo seeds it too
+    handshakes = None if seed is None else (
+        master_rng(_seeded(seed, "handshake0")), master_rng(_seeded(seed, "handshake1")))
     out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="versus-demo-"))
     shown = [-1]
 
@@ -532,7 +743,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
                                  shown) for s, name in enumerate((args.bot_a, args.bot_b))]
             return await play_loopback_match(players, rules, transcript_dir=out_dir,
                                              identities=identities, master_secrets=master,
-                                             timeout=600)
+                                             handshake_rngs=handshakes, timeout=600)
 
     print(f"versus demo: {args.bot_a} (player 0) vs {args.bot_b} (player 1), "
           f"{rules.deal_mode.value} deal, over TCP on 127.0.0.1", file=out)
@@ -633,6 +844,9 @@ def add_network_parsers(sub: Any, *, offline_demo: Callable[[argparse.Namespace,
     join.add_argument("--lan", action="store_true", help="find games on the LAN")
     join.add_argument("--pick", type=int, default=None, metavar="N",
                       help="with --lan: join the N-th game found")
+    join.add_argument("--accept-rules", action="store_true",
+                      help="accept the rules the host offers without being asked (they are "
+                           "printed); needed to join without a terminal or with --bot")
     add_session_options(join)
     _add_test_seed_option(join)
     join.set_defaults(func=_guard(cmd_join))

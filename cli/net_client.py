@@ -43,7 +43,8 @@ from .client import (
 Connector = Callable[["NetMatchClient"], Awaitable[SessionOutcome | None]]
 
 _ENDINGS = {Ending.GAME: EndReason.GAME, Ending.RESIGNATION: EndReason.RESIGNATION,
-            Ending.TIMEOUT: EndReason.TIME, Ending.FAULT: EndReason.FAULT}
+            Ending.TIMEOUT: EndReason.TIME, Ending.DISPUTE: EndReason.DISPUTE,
+            Ending.FAULT: EndReason.FAULT}
 
 
 def client_result(result: ProtocolResult | None, session: MatchSession | None = None

@@ -4,7 +4,10 @@
 # without reading it) and handed to `protocol.verify.verify_transcript`, which checks
 # everything a live peer checks plus the end of the match (SPEC §4.11 "Offline verification").
 # This module only reads files and prints: a human summary per file by default, or with `--json`
-# one JSON document, a list with one report per file, in the order given.
+# one JSON document, a list with one report per file, in the order given. Human output shows
+# only printable text (`protocol.text.printable`): a file name, a catalogue error or anything a
+# transcript says could otherwise carry escape sequences that forge a verdict line; the JSON
+# document is safe as it is (json escapes every control and non-ASCII character).
 #
 # Exit status: 0 when every file is a valid transcript, 1 when at least one is not (including a
 # file that is not a transcript at all, or over the size limit), 2 on a usage error or when a
@@ -20,12 +23,14 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from engine import Catalogue, CatalogueError, load_catalogue
+from protocol.text import printable
 from protocol.transcript import MAX_TRANSCRIPT_SIZE
-from protocol.verify import Report, verify_transcript
+from protocol.verify import SHOWN_TEXT, Report, verify_transcript
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 MAX_FILE_SIZE = MAX_TRANSCRIPT_SIZE  # read at call time (tests lower it)
 MAX_CATALOGUE_FILE = 4 << 20
+SHOWN_PATH = 4096  # PATH_MAX: a file name is shown whole, only escaped
 
 
 class UnreadableFile(Exception):
@@ -51,10 +56,15 @@ class FileVerdict:
                     "summary": {}}
         return {"file": self.path, **self.report.to_dict()}
 
+    @property
+    def shown_path(self) -> str:
+        """The file name as human output shows it (a name can hold escape sequences too)."""
+        return printable(self.path, SHOWN_PATH)
+
     def describe(self) -> str:
         if self.report is None:
-            return f"{self.path}: UNREADABLE: {self.error}"
-        return f"{self.path}: {self.report.describe()}"
+            return f"{self.shown_path}: UNREADABLE: {printable(self.error, SHOWN_TEXT)}"
+        return f"{self.shown_path}: {self.report.describe()}"
 
 
 def read_limited(path: str, limit: int) -> bytes | None:
@@ -101,7 +111,8 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
         try:
             catalogue = load_catalogue_file(args.catalogue)
         except UnreadableFile as error:
-            print(f"versus verify: cannot use the catalogue: {error}", file=sys.stderr)
+            shown = printable(error, SHOWN_PATH + SHOWN_TEXT)  # a path, then the reason
+            print(f"versus verify: cannot use the catalogue: {shown}", file=sys.stderr)
             return EXIT_UNREADABLE
     verdicts = [verify_file(path, catalogue) for path in args.files]
     if args.json:
@@ -112,7 +123,8 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
             if verdict.report is None:
                 print(f"versus verify: {verdict.describe()}", file=sys.stderr)
             elif args.quiet:
-                print(f"{verdict.path}: {verdict.report.describe().splitlines()[0]}", file=out)
+                print(f"{verdict.shown_path}: {verdict.report.describe().splitlines()[0]}",
+                      file=out)
             else:
                 print(verdict.describe(), file=out)
         if len(verdicts) > 1:

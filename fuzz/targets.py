@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 from p2p.discovery import (
     SIGNATURE_DOMAIN,
+    GameTable,
     InvalidAnnouncementError,
+    Offer,
     _signed_part,
     decode_announcement,
     encode_announcement,
@@ -297,32 +299,47 @@ def handshake_seeds() -> list[bytes]:
 
 # --- LAN announcements -----------------------------------------------------------------------
 
-_KEY_OFFSET = 9  # "VSLD" format version port
+_TIMESTAMP_OFFSET = 9  # "VSLD" format version port
+_KEY_OFFSET = 17  # ... timestamp u64
+ANNOUNCE_NOW = 1_700_000_000.0  # the receiver's clock for every announcement input (unix s)
 
 
 def fuzz_announcement(data: bytes) -> None:
-    """data[0] odd: data[1:] is the signed part, re-keyed and re-signed by the test key."""
+    """data[0] bit 0: data[1:] is the signed part, re-keyed and re-signed by the test key;
+    bit 1 (with bit 0): its timestamp is set to ANNOUNCE_NOW first, so mutations reach the
+    checks behind the freshness window. An accepted datagram must round-trip, enter a fresh
+    GameTable once, and not renew it when repeated."""
     if not data:
         return
     datagram = data[1:]
     if data[0] & 1:
         identity = players()[0]
-        body = datagram[:_KEY_OFFSET] + identity.public_key + datagram[_KEY_OFFSET + 32 :]
+        body = datagram
+        if data[0] & 2:
+            stamp = int(ANNOUNCE_NOW * 1000).to_bytes(8, "big")
+            body = body[:_TIMESTAMP_OFFSET] + stamp + body[_TIMESTAMP_OFFSET + 8 :]
+        body = body[:_KEY_OFFSET] + identity.public_key + body[_KEY_OFFSET + 32 :]
         datagram = body + identity.sign(SIGNATURE_DOMAIN + body)
     try:
-        announcement = decode_announcement(datagram)
+        announcement = decode_announcement(datagram, ANNOUNCE_NOW)
     except InvalidAnnouncementError:
         return
     assert _signed_part(announcement) + datagram[-64:] == datagram, "announcement round trip"
+    table = GameTable()
+    assert table.offer(datagram, "192.0.2.1", ANNOUNCE_NOW) is Offer.ADDED, "announcement added"
+    assert table.offer(datagram, "192.0.2.1", ANNOUNCE_NOW + 1) is Offer.REPEATED, "repeat"
+    assert len(table.games(ANNOUNCE_NOW + 1)) == 1, "one game listed"
 
 
 def announcement_seeds() -> list[bytes]:
     identity = players()[0]
     real = [
-        encode_announcement(identity, "Alice's game", 47820),
-        encode_announcement(identity, "é" * 32, 1),
+        encode_announcement(identity, "Alice's game", 47820, ANNOUNCE_NOW),
+        encode_announcement(identity, "é" * 32, 1, ANNOUNCE_NOW - 29),
     ]
-    return [b"\x00" + real[0], b"\x00" + real[1], b"\x01" + real[0][:-64]]
+    format_1 = real[0][:4] + b"\x01" + real[0][5:]
+    return [b"\x00" + real[0], b"\x00" + real[1], b"\x00" + format_1,
+            b"\x01" + real[0][:-64], b"\x03" + real[1][:-64]]
 
 
 # --- canonical msgpack and envelopes ---------------------------------------------------------
@@ -511,7 +528,8 @@ TARGETS: dict[str, Target] = {
         Target("handshake", fuzz_handshake, handshake_seeds,
                "p2p/handshake.py HELLO at a responder, WELCOME/REJECT at an initiator, AUTH"),
         Target("announcement", fuzz_announcement, announcement_seeds,
-               "p2p/discovery.py decode_announcement, raw and re-signed"),
+               "p2p/discovery.py decode_announcement (format 2, timestamped) and "
+               "GameTable.offer, raw and re-signed"),
         Target("envelope", fuzz_envelope, envelope_seeds,
                "protocol/canonical.py decode, protocol/envelope.py parse/open, chain receive"),
         Target("transcript", fuzz_transcript, transcript_seeds,

@@ -50,6 +50,7 @@ from p2p.errors import (
 )
 from p2p.framing import MAX_FRAME, FrameDecoder, encode_frame, pack_payload, unpack_payload
 from p2p.handshake import TAG_SIZE, HandshakeResult, aead_nonce
+from protocol.text import printable
 
 COUNTER = struct.Struct(">Q")
 RECORD_OVERHEAD = COUNTER.size + TAG_SIZE + 1  # counter, Poly1305 tag, kind byte
@@ -239,8 +240,9 @@ class SecureChannel:
             elif kind is RecordKind.PONG:
                 self._on_pong(payload)
             else:
-                reason = payload[:MAX_CLOSE_REASON].decode("utf-8", "replace")
-                reason = "".join(ch if ch.isprintable() else "?" for ch in reason)
+                # the peer's words: escaped and cut before anyone logs or prints them
+                reason = printable(payload[:MAX_CLOSE_REASON].decode("utf-8", "replace"),
+                                   MAX_CLOSE_REASON)
                 raise PeerClosedError(
                     f"{self.peer} closed the connection"
                     + (f": {reason}" if reason else " without giving a reason"),

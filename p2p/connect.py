@@ -206,8 +206,11 @@ async def connect(
     connect_timeout: float = CONNECT_TIMEOUT,
     handshake_timeout: float = HANDSHAKE_TIMEOUT,
     config: ChannelConfig | None = None,
+    rng: Rng = secrets.token_bytes,
 ) -> SecureChannel:
-    """Connect to a host (happy eyeballs over IPv4/IPv6) and run the handshake as initiator."""
+    """Connect to a host (happy eyeballs over IPv4/IPv6) and run the handshake as initiator.
+    `rng` draws the handshake's ephemeral key and nonce: `secrets` always, except a test or a
+    seeded demo that must reproduce its transcript (the match is bound to the handshake)."""
     label = format_hostport(host, port)
     stream = await open_stream(host, port, timeout=connect_timeout)
     channel = await handshake_initiator(
@@ -218,6 +221,7 @@ async def connect(
         check_peer=pin_check(label, expected_fingerprint, known_peers),
         timeout=handshake_timeout,
         config=config,
+        rng=rng,
     )
     if known_peers is not None:
         note = "pinned by invite" if expected_fingerprint else "trusted on first use"
@@ -318,12 +322,9 @@ def _peer_label(stream: trio.abc.Stream) -> str:
     return format_hostport(address[0], address[1])
 
 
-def _source(stream: trio.abc.Stream) -> str:
-    """Who holds a pending handshake, for the per-source limit: an IPv4 address or IPv6 /64."""
-    try:
-        host = stream.socket.getpeername()[0]  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        return "?"
+def source_prefix(host: str) -> str:
+    """The unit a per-source limit counts (listener slots, waiting joiners, LAN announcements):
+    an IPv4 address, or an IPv6 address's /64, which one machine usually owns whole."""
     try:
         address = ipaddress.ip_address(host.partition("%")[0])
     except ValueError:
@@ -335,6 +336,15 @@ def _source(stream: trio.abc.Stream) -> str:
     return str(address)
 
 
+def stream_source(stream: trio.abc.Stream) -> str:
+    """`source_prefix` of a connected stream's peer ("?" when the socket cannot tell)."""
+    try:
+        host = stream.socket.getpeername()[0]  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return "?"
+    return source_prefix(host)
+
+
 async def serve(
     listeners: list[trio.SocketListener],
     identity: Identity,
@@ -344,6 +354,7 @@ async def serve(
     on_error: ErrorHandler | None = None,
     handshake_timeout: float = HANDSHAKE_TIMEOUT,
     config: ChannelConfig | None = None,
+    rng: Rng = secrets.token_bytes,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Accept connections forever; run `handler(channel)` for each completed handshake.
@@ -355,7 +366,7 @@ async def serve(
     pending_by_source: dict[str, int] = {}
 
     async def accept_one_stream(stream: trio.SocketStream) -> None:
-        peer, source = _peer_label(stream), _source(stream)
+        peer, source = _peer_label(stream), stream_source(stream)
         if pending_by_source.get(source, 0) >= MAX_PENDING_PER_SOURCE:
             await trio.aclose_forcefully(stream)
             return
@@ -371,7 +382,7 @@ async def serve(
             # which would otherwise escape and stop the whole server.
             channel = await handshake_responder(
                 stream, identity, peer=peer, check_peer=check_peer,
-                timeout=handshake_timeout, config=config,
+                timeout=handshake_timeout, config=config, rng=rng,
             )
         except TransportError as error:
             if on_error is not None:

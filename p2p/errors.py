@@ -169,6 +169,11 @@ class InvalidAnnouncementError(ValueError):
     """A LAN discovery datagram that is malformed or badly signed (ignored by `discover`)."""
 
 
+class StaleAnnouncementError(InvalidAnnouncementError):
+    """A LAN announcement whose signed timestamp is outside the receiver's freshness window
+    (a replay of an old datagram, or a host whose clock is far off); ignored by `discover`."""
+
+
 # --- local files and user input ----------------------------------------------------------------
 
 

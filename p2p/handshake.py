@@ -46,6 +46,7 @@ from protocol.identity import (
     fingerprint,
     verify_signature,
 )
+from protocol.text import printable
 
 #: The transport protocol versions this code speaks.
 MIN_VERSION = 1
@@ -396,8 +397,8 @@ class Handshake:
 
     def _on_reject(self, message: bytes) -> None:
         reason_code = message[1] if len(message) > 1 else 0
-        text = message[2 : 2 + MAX_REJECT_TEXT].decode("utf-8", "replace")
-        text = "".join(ch if ch.isprintable() else "?" for ch in text)
+        text = printable(message[2 : 2 + MAX_REJECT_TEXT].decode("utf-8", "replace"),
+                         MAX_REJECT_TEXT)
         try:
             reason = RejectReason(reason_code).name.lower().replace("_", " ")
         except ValueError:

@@ -1,23 +1,40 @@
 # Finding the other player and getting it back: the host's listener and the joiner's dialler,
 # and the one-round "offer" that tells the joiner the rules (SPEC Part 6 §T-SESSION).
 #
-# The host listens for the whole match. The first connection with Purpose.NEW_MATCH receives
-# the offer {"t": "offer", "rules": MatchRules.encode(), "seat": 1}; the joiner answers
-# {"t": "accept"} or {"t": "decline", "reason": text} (then the host waits for the next one).
-# From then on only Purpose.RESUME connections from the same identity are handed to the
-# session (the newest wins); anything else is closed with a one-line reason. The joiner redials
-# with exponential backoff (0.25 s doubling to 5 s), pinning the host's fingerprint from the
-# first handshake, until the session's resume window ends.
+# The offer. The host sends {"t": "offer", "rules": MatchRules.encode(), "seat": 1}; the joiner
+# answers {"t": "accept"} or {"t": "decline", "reason": text}. The joiner's program answers at
+# once: a person confirms the rules *before* the connection that joins (`JoinLink.read_offer`
+# reads the offer on a first connection and declines it with READING_RULES; once the person
+# has accepted, the joiner reconnects and accepts that same offer at once). So the host waits
+# only OFFER_TIMEOUT (5 s) for an answer, and a joiner that never answers costs it 5 s of one
+# slot, never the match.
+#
+# Matchmaking is built so that nobody can keep the real joiner out by connecting first:
+#   * every NEW_MATCH connection is held in a table of at most MAX_WAITING, and while `first()`
+#     runs each one is offered the match at once, concurrently: the first to accept wins, the
+#     others are closed with "the host already has an opponent";
+#   * when the table is full, a newcomer makes room by closing the oldest connection of the
+#     source (an IPv4 address or IPv6 /64, as the listener counts them) that holds the most
+#     entries: a flood from one machine only ever pushes out its own connections;
+#   * connections that arrive while the chosen joiner sets up (between `first()` and `settle()`)
+#     wait, unoffered, for at most OFFER_WAIT: if that joiner fails before the match exists
+#     (`reopen()`), the next `first()` offers them the match; once the match exists
+#     (`settle()`) they are closed with "the host already has an opponent".
+# From `settle()` on, only Purpose.RESUME connections from the opponent's identity are handed to
+# the session (the newest wins); anything else is closed with a one-line reason. The joiner
+# redials with exponential backoff (0.25 s doubling to 5 s), pinning the host's fingerprint
+# from the first handshake, until the session's resume window ends.
 from __future__ import annotations
 
-import math
+import secrets
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import trio
 
 from p2p.channel import ChannelConfig, SecureChannel
-from p2p.connect import connect, listening_port, open_listeners, serve
+from p2p.connect import Rng, connect, listening_port, open_listeners, serve, stream_source
 from p2p.errors import ListenError, PeerIdentityError, TransportError
 from p2p.handshake import Purpose
 from p2p.known_peers import KnownPeers
@@ -25,9 +42,19 @@ from p2p.session import SessionProtocolError
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.identity import Identity
 from protocol.rules import MatchRules
+from protocol.text import printable
 
-OFFER_TIMEOUT = 30.0  # the joiner's program answers at once; this bounds a stalled peer
+OFFER_TIMEOUT = 5.0  # host: the joiner's answer (its program answers at once, see above)
+#: joiner: how long it waits for the offer; the host may hold it while another joiner sets up
+#: (at most a setup deadline, cli/commands.py SETUP_TIMEOUT), so this is the longer wait
+OFFER_WAIT = 30.0
+MAX_WAITING = 16  # NEW_MATCH connections the host holds at once (offered or waiting)
 MAX_DECLINE = 200
+#: the decline a joiner sends after reading the offer for its person to confirm
+READING_RULES = "the player is reading the rules; it reconnects to accept them"
+OPPONENT_CHOSEN = "the host already has an opponent"
+TABLE_FULL = "too many players are waiting to join this host; try again"
+HOST_BUSY = "the host is busy with a match; try again later"
 
 #: (rules, our seat) -> None to accept, or a one-line reason to decline
 RulesCheck = Callable[[MatchRules, int], str | None]
@@ -35,6 +62,10 @@ RulesCheck = Callable[[MatchRules, int], str | None]
 
 class DeclinedError(TransportError):
     """The joiner declined the offered rules (or we declined the host's)."""
+
+
+class OfferTimeoutError(TransportError):
+    """The offer exchange did not complete in time (no answer, or no offer)."""
 
 
 @dataclass(frozen=True)
@@ -48,15 +79,18 @@ class Backoff:
 
 
 async def make_offer(channel: SecureChannel, rules: MatchRules, seat: int = 1) -> None:
-    """Host: offer the rules; DeclinedError if the joiner declines."""
-    with trio.fail_after(OFFER_TIMEOUT):
+    """Host: offer the rules; DeclinedError if the joiner declines, OfferTimeoutError if it
+    does not answer within OFFER_TIMEOUT."""
+    with trio.move_on_after(OFFER_TIMEOUT) as waited:
         await channel.send({"t": "offer", "rules": rules.encode(), "seat": seat})
         answer = await channel.receive()
+    if waited.cancelled_caught:
+        raise OfferTimeoutError(f"{channel.peer} did not answer the offer within "
+                                f"{OFFER_TIMEOUT:g} s")
     if isinstance(answer, dict) and answer.get("t") == "accept":
         return
     if isinstance(answer, dict) and answer.get("t") == "decline":
-        reason = str(answer.get("reason", ""))[:MAX_DECLINE]
-        reason = "".join(ch if ch.isprintable() else "?" for ch in reason)
+        reason = printable(str(answer.get("reason", "")), MAX_DECLINE)
         raise DeclinedError(f"{channel.peer} declined the match: {reason or 'no reason given'}")
     raise SessionProtocolError(f"{channel.peer} answered the offer with something other than "
                                "accept or decline", [])
@@ -65,8 +99,10 @@ async def make_offer(channel: SecureChannel, rules: MatchRules, seat: int = 1) -
 async def take_offer(channel: SecureChannel, check: RulesCheck | None = None
                      ) -> tuple[MatchRules, int]:
     """Joiner: receive the host's offer, accept it (or decline: DeclinedError)."""
-    with trio.fail_after(OFFER_TIMEOUT):
+    with trio.move_on_after(OFFER_WAIT) as waited:
         offer = await channel.receive()
+    if waited.cancelled_caught:
+        raise OfferTimeoutError(f"{channel.peer} sent no match offer within {OFFER_WAIT:g} s")
     if (not isinstance(offer, dict) or offer.get("t") != "offer"
             or type(offer.get("rules")) is not bytes or offer.get("seat") not in (0, 1)):
         raise SessionProtocolError(f"{channel.peer} did not open with a valid match offer", [])
@@ -77,7 +113,8 @@ async def take_offer(channel: SecureChannel, check: RulesCheck | None = None
                                    []) from None
     reason = check(rules, offer["seat"]) if check is not None else None
     if reason is not None:
-        await channel.send({"t": "decline", "reason": reason[:MAX_DECLINE]})
+        reason = printable(reason, MAX_DECLINE)
+        await channel.send({"t": "decline", "reason": reason})
         raise DeclinedError(f"declined {channel.peer}'s match: {reason}")
     await channel.send({"t": "accept"})
     return rules, offer["seat"]
@@ -86,30 +123,64 @@ async def take_offer(channel: SecureChannel, check: RulesCheck | None = None
 # --- the host ---------------------------------------------------------------------------------
 
 
+@dataclass(eq=False)
+class _Waiting:
+    """A NEW_MATCH connection the host holds until it is offered the match or turned away."""
+
+    channel: SecureChannel
+    source: str
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    farewell: str = ""  # the CLOSE reason when it is turned away
+
+
+@dataclass(eq=False)
+class _Round:
+    """One call of `HostLink.first`: what is offered, and who accepted first."""
+
+    rules: MatchRules
+    seat: int
+    on_declined: Callable[[str], None] | None
+    done: trio.Event = field(default_factory=trio.Event)
+    winner: SecureChannel | None = None
+
+
 class HostLink:
     """The listeners of one hosted match (see the module comment). Run `serve` in a nursery
-    (`await nursery.start(link.serve)`), then `first()`, and give `reconnect` to the session."""
+    (`await nursery.start(link.serve)`), then `first()`; `settle()` once the match exists (both
+    HELLOs in) or `reopen()` if the chosen joiner failed before; give `reconnect` to the
+    session."""
 
     def __init__(self, listeners: list[trio.SocketListener], identity: Identity, *,
                  config: ChannelConfig | None = None,
-                 expected_fingerprint: str | None = None) -> None:
+                 expected_fingerprint: str | None = None,
+                 rng: Rng = secrets.token_bytes) -> None:
         self.listeners, self.identity, self.config = listeners, identity, config
+        self.rng = rng  # the handshakes' randomness: `secrets`, but for a seeded demo or test
         self.expected_fingerprint = expected_fingerprint
-        self._new_send, self._new_receive = trio.open_memory_channel[SecureChannel](math.inf)
+        #: the match exists: NEW_MATCH connections are refused at once (a restored match too)
+        self._settled = expected_fingerprint is not None
+        self._waiting: list[_Waiting] = []  # oldest first
+        self._round: _Round | None = None
+        self._changed = trio.Event()
         self._resume_send, self._resume_receive = trio.open_memory_channel[SecureChannel](1)
         self.errors: list[str] = []
+
+    @property
+    def waiting(self) -> int:
+        """How many NEW_MATCH connections the host holds now (at most MAX_WAITING)."""
+        return len(self._waiting)
 
     async def serve(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                     ) -> None:
         await serve(self.listeners, self.identity, self._handle, config=self.config,
-                    on_error=lambda error: self.errors.append(str(error)),
+                    on_error=lambda error: self.errors.append(str(error)), rng=self.rng,
                     task_status=task_status)
 
     async def _handle(self, channel: SecureChannel) -> None:
         purpose = channel.handshake.purpose
         expected = self.expected_fingerprint
-        if expected is None and purpose is Purpose.NEW_MATCH:
-            self._new_send.send_nowait(channel)
+        if purpose is Purpose.NEW_MATCH and (expected is None or not self._settled):
+            await self._hold(channel)
             return
         if expected is not None and purpose is Purpose.RESUME:
             if channel.peer_fingerprint != expected:
@@ -122,32 +193,119 @@ class HostLink:
                 await old.aclose("superseded by a newer connection")
                 self._resume_send.send_nowait(channel)
             return
-        await channel.aclose("the host is busy with a match"
-                             if expected is not None else "no match to resume here")
+        await channel.aclose(HOST_BUSY if expected is not None else "no match to resume here")
+
+    # --- the waiting joiners ------------------------------------------------------------------
+
+    async def _hold(self, channel: SecureChannel) -> None:
+        entry = _Waiting(channel, stream_source(channel._stream))
+        self._admit(entry)
+        chosen = False
+        try:
+            with entry.scope:
+                chosen = await self._offer_when_open(entry)
+        finally:
+            if entry in self._waiting:
+                self._waiting.remove(entry)
+            if not chosen:
+                with trio.CancelScope(shield=True):
+                    await channel.aclose(entry.farewell)
+
+    def _admit(self, entry: _Waiting) -> None:
+        if len(self._waiting) >= MAX_WAITING:
+            held = Counter(e.source for e in self._waiting)
+            most = max(held.values())
+            self._turn_away(next(e for e in self._waiting if held[e.source] == most), TABLE_FULL)
+        self._waiting.append(entry)
+
+    def _turn_away(self, entry: _Waiting, reason: str) -> None:
+        entry.farewell = reason
+        entry.scope.cancel()
+        if entry in self._waiting:
+            self._waiting.remove(entry)
+
+    def _open_round(self) -> _Round | None:
+        r = self._round
+        return r if r is not None and r.winner is None else None
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _offer_when_open(self, entry: _Waiting) -> bool:
+        """Offer the match to `entry` as soon as a round is open; True if it won the round."""
+        round_: _Round | None = None
+        with trio.move_on_after(OFFER_WAIT):
+            while (round_ := self._open_round()) is None:
+                await self._changed.wait()
+        if round_ is None:
+            entry.farewell = HOST_BUSY
+            return False
+        try:
+            await make_offer(entry.channel, round_.rules, round_.seat)
+        except TransportError as error:
+            if isinstance(error, OfferTimeoutError):
+                entry.farewell = f"no answer to the offer within {OFFER_TIMEOUT:g} s"
+            if round_.on_declined is not None:
+                round_.on_declined(printable(str(error) or type(error).__name__, 300))
+            return False
+        if round_ is not self._open_round():  # someone else accepted first, or first() ended
+            entry.farewell = OPPONENT_CHOSEN if round_.winner is not None else HOST_BUSY
+            return False
+        round_.winner = entry.channel
+        self.expected_fingerprint = entry.channel.peer_fingerprint
+        self._waiting.remove(entry)
+        for other in list(self._waiting):
+            self._turn_away(other, OPPONENT_CHOSEN)
+        round_.done.set()
+        return True
+
+    # --- the match's opponent -----------------------------------------------------------------
 
     async def first(self, rules: MatchRules, seat: int = 1,
                     on_declined: Callable[[str], None] | None = None) -> SecureChannel:
-        """The first joiner that accepts the rules; the match's opponent from then on."""
+        """The first joiner that accepts the rules (every waiting joiner is offered them at
+        once); the match's opponent from then on, unless `reopen()`. `on_declined` gets one
+        line for each joiner that declined, did not answer or answered nonsense."""
+        if self.expected_fingerprint is not None or self._round is not None:
+            raise LocalProtocolError("first() while the host has an opponent or is already "
+                                     "waiting for one (reopen() drops the opponent)")
+        round_ = _Round(rules, seat, on_declined)
+        self._round = round_
+        self._wake()
+        try:
+            await round_.done.wait()
+        except BaseException:  # cancelled: a joiner that won meanwhile is not left open
+            if round_.winner is not None:
+                with trio.CancelScope(shield=True):
+                    await round_.winner.aclose("the host stopped")
+                self.expected_fingerprint = None
+            raise
+        finally:
+            self._round = None
+        assert round_.winner is not None
+        return round_.winner
+
+    def settle(self) -> None:
+        """The match exists (both HELLOs are in): joiners still waiting are turned away, and
+        NEW_MATCH connections from now on are refused at once."""
+        if self.expected_fingerprint is None:
+            raise LocalProtocolError("settle() without an opponent: call first()")
+        self._settled = True
+        for entry in list(self._waiting):
+            self._turn_away(entry, OPPONENT_CHOSEN)
+
+    async def reopen(self) -> None:
+        """The joiner `first()` chose failed before the match existed: forget it, and any
+        resume connection it left; the next `first()` offers the match to the others."""
+        self.expected_fingerprint = None
+        self._settled = False
         while True:
-            channel = await self._new_receive.receive()
-            if self.expected_fingerprint is not None:
-                await channel.aclose("the host already has an opponent")
-                continue
             try:
-                await make_offer(channel, rules, seat)
-            except (TransportError, trio.TooSlowError) as error:
-                if on_declined is not None:
-                    on_declined(str(error) if str(error) else "the joiner did not answer")
-                await channel.aclose("")
-                continue
-            self.expected_fingerprint = channel.peer_fingerprint
-            while True:  # the others that queued meanwhile are turned away
-                try:
-                    other = self._new_receive.receive_nowait()
-                except trio.WouldBlock:
-                    break
-                await other.aclose("the host already has an opponent")
-            return channel
+                stale = self._resume_receive.receive_nowait()
+            except trio.WouldBlock:
+                break
+            await stale.aclose("no match to resume here")
 
     async def reconnect(self) -> SecureChannel:
         if self.expected_fingerprint is None:
@@ -164,8 +322,10 @@ class JoinLink:
     def __init__(self, host: str, port: int, identity: Identity, *,
                  fingerprint: str | None = None, known_peers: KnownPeers | None = None,
                  config: ChannelConfig | None = None, backoff: Backoff | None = None,
-                 on_retry: Callable[[str], None] | None = None) -> None:
+                 on_retry: Callable[[str], None] | None = None,
+                 rng: Rng = secrets.token_bytes) -> None:
         self.host, self.port, self.identity = host, port, identity
+        self.rng = rng  # the handshakes' randomness: `secrets`, but for a seeded demo or test
         self.fingerprint, self.known_peers, self.config = fingerprint, known_peers, config
         self.backoff = backoff or Backoff()
         self.on_retry = on_retry
@@ -175,7 +335,7 @@ class JoinLink:
         channel = await connect(self.host, self.port, self.identity,
                                 expected_fingerprint=self.fingerprint,
                                 known_peers=None if self.fingerprint else self.known_peers,
-                                config=self.config)
+                                config=self.config, rng=self.rng)
         try:
             rules, seat = await take_offer(channel, check)
         except BaseException:
@@ -185,13 +345,39 @@ class JoinLink:
         self.fingerprint = channel.peer_fingerprint
         return channel, rules, seat
 
+    async def read_offer(self) -> tuple[MatchRules, int]:
+        """The host's offer, read on a connection of its own and declined with READING_RULES
+        (for a person to confirm before `first()` joins). Pins the host's key like `first()`,
+        so the offer accepted later comes from the same host."""
+        offered: list[tuple[MatchRules, int]] = []
+
+        def note(rules: MatchRules, seat: int) -> str:
+            offered.append((rules, seat))
+            return READING_RULES
+
+        channel = await connect(self.host, self.port, self.identity,
+                                expected_fingerprint=self.fingerprint,
+                                known_peers=None if self.fingerprint else self.known_peers,
+                                config=self.config, rng=self.rng)
+        try:
+            await take_offer(channel, note)
+        except DeclinedError:
+            if not offered:
+                raise
+        finally:
+            with trio.CancelScope(shield=True):
+                await channel.aclose("")
+        self.fingerprint = channel.peer_fingerprint
+        return offered[0]
+
     async def reconnect(self) -> SecureChannel:
         delay = self.backoff.initial
         while True:
             try:
                 return await connect(self.host, self.port, self.identity,
                                      purpose=Purpose.RESUME,
-                                     expected_fingerprint=self.fingerprint, config=self.config)
+                                     expected_fingerprint=self.fingerprint, config=self.config,
+                                     rng=self.rng)
             except PeerIdentityError:
                 raise  # someone else answers at that address: never retry into an impostor
             except TransportError as error:

@@ -8,6 +8,7 @@
 # `on_start` receives (a person in the terminal UI).
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import trio
 
 from engine import Catalogue, default_catalogue
-from p2p.connect import listening_port, open_listeners
+from p2p.connect import Rng, listening_port, open_listeners
 from p2p.link import HostLink, JoinLink
 from p2p.session import (
     MatchSession,
@@ -57,10 +58,12 @@ async def play_loopback_match(
     on_start: Callable[[MatchSession, MatchSession], None] | None = None,
     timeout: float | None = None,
     master_secrets: tuple[bytes, bytes] | None = None,
+    handshake_rngs: tuple[Rng, Rng] | None = None,
 ) -> LoopbackResult:
     """Play one match (see the module comment). `timeout` bounds the whole match (seconds).
-    `identities` and `master_secrets` default to fresh ones from `secrets`; fixing both (and
-    deterministic players, no clock) makes the transcript reproducible byte for byte."""
+    `identities`, `master_secrets` and `handshake_rngs` (host, joiner) default to fresh ones
+    from `secrets`; fixing all three (and deterministic players, no clock) makes the transcript
+    reproducible byte for byte (the HELLOs carry the channel's handshake hash)."""
     catalogue = catalogue or default_catalogue()
     config = config or SessionConfig(narrate=False)
     if identities is None:
@@ -83,9 +86,11 @@ async def play_loopback_match(
     setup = [0.0]
     with trio.fail_after(timeout if timeout is not None else float("inf")):
         async with open_nursery() as nursery:
-            link = HostLink(listeners, identities[0], config=config.channel)
+            rngs = handshake_rngs or (secrets.token_bytes, secrets.token_bytes)
+            link = HostLink(listeners, identities[0], config=config.channel, rng=rngs[0])
             await nursery.start(link.serve)
-            dial = JoinLink("127.0.0.1", port, identities[1], config=config.channel)
+            dial = JoinLink("127.0.0.1", port, identities[1], config=config.channel,
+                            rng=rngs[1])
 
             async def run_host() -> None:
                 channel = await link.first(rules)
@@ -128,6 +133,4 @@ def _pick(pair: tuple[bytes, bytes] | None, seat: int) -> bytes | None:
 
 
 def _token(size: int) -> bytes:
-    import secrets
-
     return secrets.token_bytes(size)

@@ -82,7 +82,13 @@ class SessionError(TransportError):
 
 
 class SetupLostError(SessionError):
-    """The link broke before both HELLOs were in: there is no match to resume."""
+    """The link broke before both HELLOs were in: there is no match to resume. `reason` says
+    why in one line (without advice; a host logs it and waits for another joiner); `code` is
+    the error code when the peer's HELLO was refused."""
+
+    def __init__(self, message: str, *, reason: str = "", code: str = "") -> None:
+        super().__init__(message)
+        self.reason, self.code = reason or message, code
 
 
 class ResumeError(SessionError):
@@ -435,7 +441,7 @@ class MatchSession:
         if self.peer.core is None:
             why = f" ({self.status.reason})" if self.status.reason else ""
             raise SetupLostError(f"the connection was lost before the match was set "
-                                 f"up{why}; start a new match")
+                                 f"up{why}; start a new match", reason=self.status.reason)
         if reconnect is None:
             self._abandoned = self.peer.result is None
             self._outcome_detail = self._outcome_detail or "the connection was lost"
@@ -473,13 +479,16 @@ class MatchSession:
         self.peer_fingerprint = self.peer_fingerprint or channel.peer_fingerprint
         send, receive = trio.open_memory_channel[bytes](math.inf)
         reason = "connection closed"
+        failure: TransportError | None = None
         try:
             async with open_nursery() as nursery:
                 nursery.start_soon(self._sender, channel, receive)
                 if resume:
                     await channel.send(self._resume_message())
                 else:
-                    for raw in self.peer.start():
+                    # the match is bound to this channel session and to the key it proved
+                    for raw in self.peer.start(binding=channel.handshake.handshake_hash,
+                                               peer_key=channel.handshake.peer_public_key):
                         send.send_nowait(raw)
                     self._hello_sent = True
                     self._queue = send
@@ -489,16 +498,32 @@ class MatchSession:
                 self._queue = None
                 send.close()
         except TransportError as error:
-            reason = str(error)
+            reason, failure = str(error), error
         finally:
             self._queue = None
             send.close()
             with trio.CancelScope(shield=True):
-                await channel.aclose("match over" if self.done else "")
+                await channel.aclose(self._close_reason(failure))
         if not self.done:
             self.log.append(f"Connection lost: {reason}")
             self._set_status(LinkStatus(LinkState.RECONNECTING, reason, trio.current_time()
                                         + self.config.resume_window))
+
+    def _close_reason(self, failure: TransportError | None) -> str:
+        """The CLOSE record's reason, for the peer's log: the match is over or left, or the
+        code of the fault that stopped the match or made us drop the link."""
+        if self.done:
+            result = self.peer.result
+            if result is not None and result.ending is Ending.FAULT:
+                fault, core = self.peer.fault, self.peer.core
+                code = (fault.code if fault is not None else core.evidence[0]
+                        if core is not None and core.evidence is not None else "fault")
+                return f"match stopped: {code}"
+            return "left the match; it can be resumed" if self._left else "match over"
+        code = getattr(failure, "code", "")
+        if not code:
+            return ""
+        return f"{'match not set up' if self.peer.core is None else 'link dropped'}: {code}"
 
     async def _sender(self, channel: SecureChannel,
                       queue: trio.MemoryReceiveChannel[bytes]) -> None:
@@ -540,7 +565,7 @@ class MatchSession:
                     if self.peer.core is None:  # a HELLO we refuse: no match, no EVIDENCE
                         raise SetupLostError(
                             f"{channel.peer} sent a HELLO this match cannot start from "
-                            f"({error.code}: {error})"[:300]) from None
+                            f"({error.code}: {error})"[:300], code=error.code) from None
                     if self.peer.fault is None:  # a broken link, not a cheat (no EVIDENCE)
                         raise SessionProtocolError(
                             f"{channel.peer} sent an envelope that does not extend the chain "

@@ -57,6 +57,14 @@ TAG_RANDOM_STREAM = b"versus/v1/random-stream"
 TAG_DECKLIST_COMMIT = b"versus/v1/deck-list-commit"
 TAG_PEER_RNG = b"versus/v1/peer-rng"
 
+# The hedged proof nonces of the shared-pool deal (SPEC §5.4). They belong to the deal's own
+# framing (`protocol.group.hash_parts`: SHA-512 of length-framed parts, reduced mod L), not to
+# `tagged_hash`, so they are not in DOMAIN_TAGS; each is a `versus/v1/deal/…` tag that is no
+# prefix of another deal tag. One per proof kind: a nonce of one kind never serves another.
+TAG_DEAL_NONCE_SCHNORR = b"versus/v1/deal/nonce/schnorr"
+TAG_DEAL_NONCE_DLEQ = b"versus/v1/deal/nonce/dleq"
+TAG_DEAL_NONCE_SHUFFLE = b"versus/v1/deal/nonce/shuffle"
+
 DOMAIN_TAGS = (
     TAG_ENVELOPE_SIGNATURE,
     TAG_ENVELOPE_HASH,

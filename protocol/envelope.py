@@ -90,6 +90,7 @@ class MessageKind(enum.IntEnum):
     SECRET_REVEAL = 52  # end-of-match openings of every remaining secret
     ABORT = 53  # stop with a reason code
     EVIDENCE = 54  # a RemoteProtocolError's code and evidence envelopes
+    DISPUTE = 55  # the accused's signed refusal of a timeout claim its own clock contradicts
     KEY_SHARE = 64  # shared-pool: public key share + proof
     SHUFFLE = 65  # shared-pool: re-encrypted, permuted deck + shuffle proof
     DECRYPT_SHARE = 66  # shared-pool: decryption share + Chaum–Pedersen proof

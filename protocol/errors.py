@@ -211,6 +211,14 @@ class ResultMismatch(RemoteProtocolError):
     attributable = True
 
 
+class FalseEvidence(RemoteProtocolError):
+    """An EVIDENCE whose offending envelope does not fail, re-checked, with the code it names:
+    a false accusation, the accuser's own signed fault (SPEC §4.11 Evidence)."""
+
+    code = "false-evidence"
+    attributable = True
+
+
 def all_error_classes() -> tuple[type[ProtocolError], ...]:
     """Every protocol error class defined here (for code-uniqueness checks and docs)."""
     found: list[type[ProtocolError]] = []

@@ -19,7 +19,8 @@
 #
 # Hashes are SHA-512 over a length-framed list of parts, always starting with a
 # `b"versus/v1/deal/<purpose>"` tag and the match id (the callers pass both), so no hash of one
-# purpose or match can be replayed as another.
+# purpose or match can be replayed as another. Proof nonces are hedged (`hedged_scalar`): a hash
+# of the witness, the statement and fresh rng bytes, never rng bytes alone.
 from __future__ import annotations
 
 import hashlib
@@ -204,6 +205,31 @@ def random_scalar(rng: Rng) -> int:
     """A uniform scalar in [1, L) from 64 rng bytes (the bias of the reduction is < 2^-250)."""
     while True:
         value = int.from_bytes(_take(rng, 64), "little") % L
+        if value:
+            return value
+
+
+def hedged_scalar(
+    tag: bytes,
+    match_id: bytes,
+    witness: Iterable[HashPart],
+    statement: Iterable[HashPart],
+    rng: Rng,
+) -> int:
+    """A proof nonce in [1, L): H(tag, match_id, witness…, statement…, 64 rng bytes) mod L.
+
+    A peer's rng is deterministic (`master_rng`), so after a restart from a transcript that lacks
+    our last envelopes the same rng bytes come again; a nonce drawn from them alone would then
+    prove another statement and give away the witness x = (s − s′)/(c − c′). Hashing the witness
+    and the full statement in makes a different statement get an unrelated nonce, while the same
+    statement gets the same nonce (restore regenerates identical envelopes); the rng bytes keep
+    the nonce secret even if the hash were weak. 64 bytes like `random_scalar`, so the rng
+    stream is consumed as before; the bias of the reduction of 512 bits is < 2^-250. The caller
+    fixes the number of witness parts per tag, so the parts decode uniquely.
+    """
+    parts = (*witness, *statement)
+    while True:
+        value = hash_to_scalar(tag, match_id, (*parts, _take(rng, 64)))
         if value:
             return value
 

@@ -71,6 +71,7 @@ from protocol.envelope import (
 )
 from protocol.errors import (
     CommitmentMismatch,
+    FalseEvidence,
     IllegalAction,
     LocalProtocolError,
     MalformedMessage,
@@ -87,7 +88,8 @@ from protocol.identity import Identity
 from protocol.pool import DrawShare, EndReveal, KeyShare, SharedPoolDeal, Shuffle
 from protocol.pool import Reveal as PoolReveal
 from protocol.rules import DealMode, MatchRules, master_rng
-from protocol.setup import Hello, MatchSetup, make_hello, open_hello
+from protocol.setup import NO_BINDING, Hello, MatchSetup, make_hello, open_hello
+from protocol.text import printable
 from protocol.transcript import Transcript, dump_transcript, load_transcript
 
 K = MessageKind
@@ -98,6 +100,8 @@ COIN_PURPOSE = "layout"
 MAX_EVIDENCE_BYTES = MAX_MESSAGE_SIZE
 MAX_EVIDENCE_ITEMS = 4
 MAX_EVIDENCE_MESSAGE = 200
+#: the largest time a TIMEOUT_CLAIM or DISPUTE may state (ms): any honest reading fits
+MAX_CLAIM_MS = 1 << 48
 #: what a seat may take for a message it sends automatically (setup, DRAW, OPEN, RESULT,
 #: RESULT_COSIGN) before the other seat may claim a timeout, in a match with a clock (SPEC §4.11)
 AUTOMATIC_GRACE_MS = 30_000
@@ -108,7 +112,7 @@ _ENVELOPE_FRAME = 152
 #: text is at most 200 characters of canonical (ASCII) input notation plus the state hash
 _SMALL_BODY = {
     K.REVEAL: 64, K.ACTION: 256, K.CHOICE: 256, K.RESULT: 128, K.RESULT_COSIGN: 128,
-    K.RESIGN: 8, K.TIMEOUT_CLAIM: 64,
+    K.RESIGN: 8, K.TIMEOUT_CLAIM: 64, K.DISPUTE: 64,
 }
 
 
@@ -125,6 +129,7 @@ class Phase(enum.Enum):
     COSIGN = "cosign"  # seat 1 countersigns it
     SECRETS_0 = "secrets-0"
     SECRETS_1 = "secrets-1"
+    CLAIMED = "claimed"  # a timeout claim during setup: only the accused's DISPUTE may follow
     CLOSED = "closed"
     ABORTED = "aborted"  # an EVIDENCE envelope ended the match
 
@@ -132,7 +137,8 @@ class Phase(enum.Enum):
 class Ending(enum.Enum):
     GAME = "game"  # the engine reached a result; certificate = RESULT + RESULT_COSIGN
     RESIGNATION = "resignation"
-    TIMEOUT = "timeout"  # a signed claim by the waiting player
+    TIMEOUT = "timeout"  # a signed claim by the waiting player: a statement, not a proof
+    DISPUTE = "dispute"  # the accused answered a timeout claim with its own measure: no winner
     FAULT = "fault"  # an EVIDENCE envelope: the match stopped on a protocol fault
 
 
@@ -226,7 +232,13 @@ TRANSITIONS: tuple[Transition, ...] = (
     Transition(Phase.SECRETS_1, "seat 1", (K.SECRET_REVEAL,), "SECRETS_0 / CLOSED"),
     Transition(None, "COMMIT_0 .. COSIGN (with a clock): the seat that does not owe the next "
                "message, the owing seat's clock (turn/choice) or grace (automatic) run out",
-               (K.TIMEOUT_CLAIM,), "SECRETS_<claimant> (before PLAY: CLOSED)"),
+               (K.TIMEOUT_CLAIM,), "SECRETS_<claimant> (before PLAY: CLAIMED; against a seat "
+               "that signed nothing of this match: no winner, CLOSED before PLAY)"),
+    Transition(Phase.SECRETS_0, "after a claim against seat 0, before its SECRET_REVEAL: seat 0",
+               (K.DISPUTE,), "SECRETS_0 (result: dispute, no winner)"),
+    Transition(Phase.SECRETS_1, "after a claim against seat 1, before its SECRET_REVEAL: seat 1",
+               (K.DISPUTE,), "SECRETS_1 (result: dispute, no winner)"),
+    Transition(Phase.CLAIMED, "the accused seat", (K.DISPUTE,), "CLOSED (result: dispute)"),
     Transition(None, "any phase before CLOSED: the seat that detected a fault",
                (K.EVIDENCE,), "ABORTED"),
 )
@@ -246,6 +258,9 @@ _NEXT: dict[Phase, Phase] = {
 }  # SECRETS_0/1 follow `MatchCore.revealed`: the owed (winner's) reveal comes first
 _POOL_ONLY = (Phase.SHUFFLE_0, Phase.SHUFFLE_1)
 _ENDED = (Phase.CLOSED, Phase.ABORTED)
+#: how far the accused's own measure may fall short of the claimant's before it disputes a claim:
+#: it covers the transit time of the accused's last envelope (SPEC §4.11 Timeout claims)
+CLAIM_TOLERANCE_MS = 2_000
 #: phases in which the seat that does not owe the next message may claim a timeout (with a clock)
 _CLAIMABLE = (Phase.COMMIT_0, Phase.COMMIT_1, Phase.REVEAL_0, Phase.SHUFFLE_0, Phase.REVEAL_1,
               Phase.SHUFFLE_1, Phase.PLAY, Phase.RESULT, Phase.COSIGN)
@@ -300,6 +315,10 @@ class MatchCore:
         self._on_draw = on_draw
         self._pre: tuple[Input, State] | None = None
         self.revealed = [False, False]  # whose SECRET_REVEAL is in
+        self.claim: Envelope | None = None  # the TIMEOUT_CLAIM in the chain, if any
+        self.disputed = False
+        #: the fault a re-checked EVIDENCE proves (code, seat or None, attributable, message)
+        self.fault_found: tuple[str, int | None, bool, str] | None = None
         self.size_caps = _size_caps(rules, catalogue)
 
     # --- the table ------------------------------------------------------------------------
@@ -312,8 +331,21 @@ class MatchCore:
         if self.phase is Phase.PLAY:
             assert self.state is not None
             return _play_expectation(self.state)
+        if self.phase is Phase.CLAIMED:  # nothing is owed; the accused may dispute
+            return None, ()
         seat, kind = _FIXED[self.phase]
         return seat, (kind,)
+
+    def disputable_by(self) -> int | None:
+        """The seat that may still DISPUTE the standing timeout claim (the accused, until its
+        DISPUTE or its SECRET_REVEAL), or None."""
+        claim = self.claim
+        if claim is None or self.disputed or self.phase in _ENDED:
+            return None
+        late = 1 - claim.sender
+        if self.phase is Phase.CLAIMED or (self.phase in _SECRETS and not self.revealed[late]):
+            return late
+        return None
 
     def _allowed(self, envelope: Envelope) -> bool:
         kind, sender = envelope.kind, envelope.sender
@@ -321,6 +353,8 @@ class MatchCore:
             return False
         if kind is K.EVIDENCE:
             return True
+        if kind is K.DISPUTE:
+            return sender == self.disputable_by()
         seat, kinds = self.expected()
         if kind is K.TIMEOUT_CLAIM:
             return self.phase in _CLAIMABLE and seat == 1 - sender
@@ -344,16 +378,23 @@ class MatchCore:
             raise LocalProtocolError(f"our own {kind.name} was refused: {error}") from error
 
     def check(self, envelope: Envelope, *, own: bool) -> list[Event]:
-        """Run every check of one authenticated envelope; errors carry it as evidence."""
+        """Run every check of one authenticated envelope; errors carry it as evidence.
+
+        Every handler validates the peer's body (types, sizes, ranges) before it uses it, and
+        says what is wrong with a RemoteProtocolError. Any other exception is a bug of ours
+        while handling a valid-looking envelope: it is a LocalProtocolError, never evidence
+        against the peer (a `TypeError` in our code proves nothing about what the peer signed).
+        """
         try:
             return self._process(envelope, own=own)
         except RemoteProtocolError as error:
             raise _blame(error, envelope) from None
-        except (LocalProtocolError, EngineError, ValueError, TypeError, KeyError,
-                IndexError) as error:
-            raise MalformedMessage(
-                f"{envelope.kind.name} seq {envelope.seq} from seat {envelope.sender}: {error}",
-                [envelope.raw], player=envelope.sender) from None
+        except LocalProtocolError:
+            raise
+        except Exception as error:
+            raise LocalProtocolError(
+                f"internal error while handling {envelope.kind.name} seq {envelope.seq} from "
+                f"seat {envelope.sender}: {type(error).__name__}: {error}") from error
 
     # --- dispatch -------------------------------------------------------------------------
 
@@ -524,9 +565,8 @@ class MatchCore:
         expected = self.result_body()
         if body != expected:
             raise ResultMismatch(
-                f"{envelope.kind.name} from seat {envelope.sender} states {body!r:.120}; the "
-                f"replayed game gives {expected[0]!r}, winner {expected[1]!r}, "
-                f"{expected[3]} inputs")
+                f"{envelope.kind.name} from seat {envelope.sender} states "
+                f"{_fields_text(body)}; the replayed game gives {_fields_text(expected)}")
         self.phase = _NEXT[self.phase]
         if envelope.kind is K.RESULT_COSIGN:
             r = self.game_result
@@ -544,21 +584,57 @@ class MatchCore:
         return [MatchEnded(self.result)]
 
     def _on_timeout(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
-        late = 1 - envelope.sender
+        late, claimant = 1 - envelope.sender, envelope.sender
         if (len(body) != 3 or any(type(v) is not int for v in body) or body[0] != late
-                or not 0 <= body[2] <= body[1]):
+                or not 0 <= body[2] <= body[1] <= MAX_CLAIM_MS):
             raise MalformedMessage("a TIMEOUT_CLAIM is [late seat, waited ms, clock left ms] "
                                    "with waited >= clock left")
         if not self.rules.has_clock:
             raise IllegalAction("a TIMEOUT_CLAIM in a match without a clock")
+        self.claim = envelope
+        if not any(e.sender == late for e in self.chain.envelopes):
+            # The accused never signed anything bound to this match id: nothing shows it ever
+            # took part (its HELLO may be a copy from another match), so no one is credited.
+            self.result = MatchResult(
+                Ending.TIMEOUT, None,
+                detail=f"seat {claimant} claims seat {late} never answered; seat {late} signed "
+                       "nothing of this match, so the claim credits no one")
+            self.disputed = True  # nothing to dispute
+            if self.state is None:
+                self.phase = Phase.CLOSED
+                return [MatchEnded(self.result), MatchClosed()]
+        else:
+            self.result = MatchResult(
+                Ending.TIMEOUT, claimant,
+                detail=f"seat {claimant} claims seat {late} ran out of time (waited "
+                       f"{body[1]} ms with {body[2]} ms left, by seat {claimant}'s clock)")
+            if self.state is None:  # during setup: no card was dealt, nothing to reveal
+                self.phase = Phase.CLAIMED
+                return [MatchEnded(self.result)]
+        self.phase = _SECRETS[claimant]  # the claimant's reveal first: it is owed
+        return [MatchEnded(self.result)]
+
+    def _on_dispute(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        claim = self.claim
+        assert claim is not None  # `_allowed` admits a DISPUTE only against a standing claim
+        if (len(body) != 3 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE
+                or type(body[1]) is not int or type(body[2]) is not int
+                or not 0 <= body[1] <= MAX_CLAIM_MS or not 0 < body[2] <= MAX_CLAIM_MS):
+            raise MalformedMessage("a DISPUTE is [claim envelope hash, used ms, left ms] with "
+                                   "0 <= used and 0 < left")
+        if body[0] != claim.hash:
+            raise IllegalAction(f"the DISPUTE names claim {body[0].hex()[:16]}…, not the "
+                                f"claim at seq {claim.seq}")
+        late, claimant = envelope.sender, claim.sender
+        self.disputed = True
         self.result = MatchResult(
-            Ending.TIMEOUT, envelope.sender,
-            detail=f"seat {envelope.sender} claims seat {late} ran out of time "
-                   f"(waited {body[1]} ms with {body[2]} ms left)")
-        if self.state is None:  # a claim during setup: no card was dealt, nothing to reveal
+            Ending.DISPUTE, None,
+            detail=f"seat {late} disputes seat {claimant}'s timeout claim: seat {claimant} "
+                   f"measured {claim.body[1]} ms waited with {claim.body[2]} ms allowed; seat "
+                   f"{late} measured {body[1]} ms used with {body[2]} ms still left")
+        if self.phase is Phase.CLAIMED:
             self.phase = Phase.CLOSED
             return [MatchEnded(self.result), MatchClosed()]
-        self.phase = _SECRETS[envelope.sender]  # the claimant's reveal first: it is owed
         return [MatchEnded(self.result)]
 
     def _on_secrets(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
@@ -571,19 +647,73 @@ class MatchCore:
             assert self.pool is not None
             self.pool.end_reveal(seat, EndReveal.from_wire(body[0]), own)
         self.revealed[seat] = True
+        if self.claim is not None and seat == 1 - self.claim.sender:
+            self.disputed = True  # the accused revealed without disputing: too late now
         self.phase = Phase.CLOSED if self.revealed[1 - seat] else _SECRETS[1 - seat]
         return [MatchClosed()] if self.phase is Phase.CLOSED else []
 
     def _on_evidence(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         if (len(body) != 4 or type(body[0]) is not str or type(body[1]) is not str
                 or type(body[2]) is not list or any(type(e) is not bytes for e in body[2])
-                or body[3] not in (None, 0, 1)):
-            raise MalformedMessage("an EVIDENCE is [code, message, [raw, ...], seat or nil]")
-        self.evidence = (body[0], body[1], tuple(body[2]), body[3])
+                or body[3] not in (None, 0, 1) or not body[2]):
+            raise MalformedMessage("an EVIDENCE is [code, message, [raw, ..., offending "
+                                   "envelope], seat or nil]")
+        code, message = printable(body[0], 40), printable(body[1], MAX_EVIDENCE_MESSAGE)
+        # Believed only once re-checked, live as offline (SPEC §4.11 Evidence): the offending
+        # envelope must fail here with the code the accuser names; a false accusation is the
+        # accuser's own fault, and whom to blame comes from our check, never from its word.
+        if own:  # our own check just refused it; the verifier re-checks it offline
+            self.fault_found = (body[0], body[3], body[3] is not None, message)
+        else:
+            self.fault_found = self._recheck(body[2][-1], body[0], envelope)
+        self.evidence = (code, message, tuple(body[2]), self.fault_found[1])
         self.result = MatchResult(Ending.FAULT, None,
-                                  detail=f"seat {envelope.sender} reports {body[0]}: {body[1]}")
+                                  detail=f"seat {envelope.sender} reports {code}: {message}")
         self.phase = Phase.ABORTED
         return [MatchEnded(self.result)]
+
+    def _recheck(self, raw: bytes, code: str, evidence: Envelope
+                 ) -> tuple[str, int | None, bool, str]:
+        """Feed the offending envelope `raw` to a referee rebuilt from this chain, as the
+        accuser's referee stood when it refused it: the whole chain before the EVIDENCE, or,
+        for an envelope that crossed the chain (signed on a prefix, at a seq another seat's
+        envelope holds here: a timeout claim against our move), the prefix it was signed on."""
+        chain = self.chain.envelopes[:evidence.seq]  # our own EVIDENCE is sealed already
+        upto = len(chain)
+        with contextlib.suppress(RemoteProtocolError):
+            offending = parse_envelope(raw)
+            if offending.seq < upto and chain[offending.seq].sender != offending.sender:
+                upto = offending.seq
+        referee = self.audit_prefix(upto)
+        try:
+            referee.receive(raw)
+        except RemoteProtocolError as error:
+            if error.code != code:
+                raise FalseEvidence(f"the evidence fails with {error.code}, not the claimed "
+                                    f"{printable(code, 40)!r}", [evidence.raw],
+                                    player=evidence.sender) from None
+            # Only a signature proves a seat's fault: anything else (a replayed HELLO or old
+            # envelope, junk bytes, a reply to a head the accuser swapped) names nobody.
+            attributable = bool(error.attributable)
+            return (error.code, error.player if attributable else None, attributable,
+                    printable(str(error), MAX_EVIDENCE_MESSAGE))
+        raise FalseEvidence(f"the envelope seat {evidence.sender} reports as "
+                            f"{printable(code, 40)!r} passes every check", [evidence.raw],
+                            player=evidence.sender)
+
+    def audit_prefix(self, upto: int) -> MatchCore:
+        """A referee with public knowledge only (PoolAudit), fed the first `upto` envelopes of
+        this chain (checked already: their signatures are not checked again)."""
+        pool = None
+        if self.rules.deal_mode is DealMode.SHARED_POOL:
+            pool = PoolAudit(self.match_id, self.setup.keys, self.rules.pool_ids(self.catalogue),
+                             self.n)
+        referee = MatchCore(self.setup, self.rules, self.catalogue, pool)
+        for envelope in self.chain.envelopes[:upto]:
+            checked = referee.chain.authenticate(envelope.raw, parsed=envelope, signature=False)
+            referee.check(checked, own=False)
+            referee.chain.append(checked)
+        return referee
 
     def full_deal(self) -> dict[int, str] | None:
         """handle -> card of both decks, when the secret reveals made it public."""
@@ -600,6 +730,7 @@ _HANDLERS: dict[MessageKind, Callable[[MatchCore, Envelope, list[Any], bool], li
     K.ACTION: MatchCore._on_action, K.CHOICE: MatchCore._on_action,
     K.RESULT: MatchCore._on_result, K.RESULT_COSIGN: MatchCore._on_result,
     K.RESIGN: MatchCore._on_resign, K.TIMEOUT_CLAIM: MatchCore._on_timeout,
+    K.DISPUTE: MatchCore._on_dispute,
     K.SECRET_REVEAL: MatchCore._on_secrets, K.EVIDENCE: MatchCore._on_evidence,
 }
 
@@ -622,6 +753,14 @@ def _canonical_action(text: str) -> Action:
     if not isinstance(action, Action) or format_input(action) != text:
         raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
     return action
+
+
+def _fields_text(fields: Sequence[object]) -> str:
+    """A RESULT body as printable text: bytes as hex, strings made printable, cut short."""
+    parts = [value.hex()[:16] + "…" if isinstance(value, bytes)
+             else printable(value, 40) if isinstance(value, str) else printable(repr(value), 40)
+             for value in list(fields)[:8]]
+    return "[" + ", ".join(parts) + "]"
 
 
 def _blame(error: RemoteProtocolError, envelope: Envelope) -> RemoteProtocolError:
@@ -726,6 +865,11 @@ class MatchPeer:
         if self._deck_cards is not None:
             check_decklist(catalogue, self._deck_cards, rules.ruleset.deck_size,
                            rules.registered_decklists[seat])
+        #: our own measure of an owed message, per seq of our envelope that answered it:
+        #: (ms used, ms left) when we sent it (a claim crossing it is judged against this)
+        self._sent_measures: dict[int, tuple[int, int]] = {}
+        #: a claim our clock contradicts: (claim hash, ms used, ms left), sent as a DISPUTE
+        self._dispute: tuple[bytes, int, int] | None = None
         self.knowledge = Knowledge(seat)
         self.core: MatchCore | None = None
         self._hello: Hello | None = None
@@ -750,13 +894,23 @@ class MatchPeer:
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    def start(self) -> list[bytes]:
-        """Our HELLO (send it first). Draws the nonce, then a random deck if none was given."""
+    def start(self, *, binding: bytes = NO_BINDING, peer_key: bytes | None = None
+              ) -> list[bytes]:
+        """Our HELLO (send it first). Draws the nonce, then a random deck if none was given.
+
+        Over a secure channel, `binding` is its handshake hash and `peer_key` the key it
+        authenticated: the match is then bound to that channel session and that key (SPEC §4.5),
+        so a relay between two channels, or a HELLO replayed from another session, is refused."""
         if self._hello is not None:
             raise LocalProtocolError("start() was already called")
+        if peer_key is not None:
+            if self._peer_key is not None and self._peer_key != peer_key:
+                raise LocalProtocolError("the channel authenticated another key than the "
+                                         "expected peer key")
+            self._peer_key = peer_key
         self._hello = make_hello(self.identity, seat=self.seat, ruleset=self.rules.encode(),
                                  catalogue_hash=self.catalogue.digest, rng=self._rng,
-                                 software=self._software)
+                                 software=self._software, binding=binding)
         if self.rules.deal_mode is DealMode.DECKLIST and self._deck_cards is None:
             ids = [card.id for card in self.catalogue.cards]
             order = random_permutation(self._rng, len(ids))
@@ -785,6 +939,7 @@ class MatchPeer:
                 raise LocalProtocolError(f"the match is {self.core.phase.value}")
             if self._crossed_claim(raw):
                 return []
+            measure = self._owed_measure(now_ms)
             try:
                 events = self.core.receive(raw)
             except SequenceConflict as conflict:
@@ -793,7 +948,10 @@ class MatchPeer:
                 if self._claim_crossed_ours(conflict):
                     return self._roll_back_for_claim(conflict, raw, now_ms)
                 raise
-            self._tick(now_ms, self.core.chain.envelopes[-1])  # the one just accepted
+            accepted = self.core.chain.envelopes[-1]
+            if accepted.kind is K.TIMEOUT_CLAIM:
+                self._judge_claim(accepted, measure)
+            self._tick(now_ms, accepted)
         except RemoteProtocolError as error:
             if self.core is not None and not error.attributable:
                 self.core.chain.reopen()  # a broken link, not a cheat: drop it, stay alive
@@ -833,7 +991,7 @@ class MatchPeer:
         """Resign now if we hold a turn or choice decision, else at our next one (queued)."""
         self._require_alive()
         if self.core is None or self.core.phase in (
-                Phase.RESULT, Phase.COSIGN, *_SECRETS, *_ENDED):
+                Phase.RESULT, Phase.COSIGN, Phase.CLAIMED, *_SECRETS, *_ENDED):
             raise LocalProtocolError(f"nothing to resign in phase {self.phase.value}")
         self._resign_queued = True
         return self._pump(now_ms)
@@ -889,7 +1047,19 @@ class MatchPeer:
 
     @property
     def result(self) -> MatchResult | None:
-        return None if self.core is None else self.core.result
+        """The match result as we stand by it: the chain's, except that a timeout claim our own
+        clock contradicts reads as a dispute while our DISPUTE waits for the claimant's secret
+        reveal (a claimant that withholds it leaves its own transcript incomplete)."""
+        if self.core is None:
+            return None
+        result = self.core.result
+        if (self._dispute is not None and result is not None
+                and result.ending is Ending.TIMEOUT and self.core.claim is not None):
+            _hash, used, left = self._dispute
+            return MatchResult(Ending.DISPUTE, None, detail=(
+                f"our clock contradicts seat {self.core.claim.sender}'s timeout claim ({used} ms "
+                f"used, {left} ms left); our DISPUTE follows its secret reveal"))
+        return result
 
     @property
     def fault(self) -> RemoteProtocolError | None:
@@ -1001,8 +1171,13 @@ class MatchPeer:
         rules = MatchRules.decode(hellos[seat].ruleset)
         peer = cls(seat, identity, rules, catalogue, deck=deck, master_secret=master_secret,
                    software=hellos[seat].software)
-        if peer.start()[0] != transcript.hellos[seat]:
+        if peer.start(binding=hellos[seat].binding)[0] != transcript.hellos[seat]:
             raise LocalProtocolError("the master secret does not reproduce our HELLO")
+        for raw in transcript.envelopes:  # our DISPUTE's measure is in no secret: take it back
+            envelope = parse_envelope(raw)
+            if envelope.kind is K.DISPUTE and envelope.sender == seat:
+                claim_hash, used, left = envelope.body
+                peer._dispute = (claim_hash, used, left)
         if dropped_branch is not None and _branch_was_dropped(transcript, seat, dropped_branch):
             peer._dropped_from, peer._dropped_up_to = dropped_branch
         pending: deque[bytes] = deque()
@@ -1079,6 +1254,11 @@ class MatchPeer:
         events: list[Event] = []
         core = self.core
         while core is not None and self._fault is None:
+            if self._dispute is not None and self._may_dispute_now():
+                claim_hash, used, left = self._dispute
+                self._dispute = None
+                events += self._send(K.DISPUTE, [claim_hash, used, left], now_ms)
+                continue
             seat, kinds = core.expected()
             if seat != self.seat or self._on_dropped_branch():
                 break  # (the second: e.g. our best-effort SECRET_REVEAL after a roll-back)
@@ -1138,6 +1318,13 @@ class MatchPeer:
 
     def _send(self, kind: MessageKind, body: list[object], now_ms: int | None) -> list[Event]:
         assert self.core is not None
+        if kind not in (K.TIMEOUT_CLAIM, K.EVIDENCE, K.DISPUTE):
+            measure = self._owed_measure(now_ms)
+            if measure is not None:
+                self._sent_measures[self.core.chain.next_seq] = measure
+                for old in [seq for seq in self._sent_measures
+                            if seq < self.core.chain.next_seq - 8]:
+                    del self._sent_measures[old]  # a claim can cross only our latest envelopes
         envelope, events = self.core.send(self.identity, kind, body)
         self._out.append(envelope.raw)
         self._tick(now_ms, envelope)
@@ -1154,6 +1341,42 @@ class MatchPeer:
         # every envelope starts the next owed message's time (a turn, a choice or an automatic
         # message of either seat), so a claim can follow any message the peer owes
         self._clock_mark = now_ms if core.phase in _CLAIMABLE else None
+
+    def _owed_measure(self, now_ms: int | None) -> tuple[int, int] | None:
+        """Our own measure of the message we owe now: (ms used since it became owed, ms left of
+        its allowance: our clock for a turn or choice, AUTOMATIC_GRACE_MS for an automatic
+        message). None when we owe nothing, or no time was given."""
+        core, mark = self.core, self._clock_mark
+        if (core is None or mark is None or now_ms is None or not self.rules.has_clock
+                or core.phase not in _CLAIMABLE):
+            return None
+        seat, kinds = core.expected()
+        if seat != self.seat:
+            return None
+        allowance = self._clock[seat] if K.RESIGN in kinds else AUTOMATIC_GRACE_MS
+        used = max(now_ms - mark, 0)
+        return used, allowance - used
+
+    def _judge_claim(self, claim: Envelope, measure: tuple[int, int] | None) -> None:
+        """A timeout claim against us entered the chain: if our own measure of the owed message
+        (taken when the claim arrived, or when our crossing envelope left) says more than
+        CLAIM_TOLERANCE_MS were still left, we do not concede: a DISPUTE follows (SPEC §4.11).
+        Without a measure (no times given) the claim cannot be contradicted."""
+        core = self.core
+        if (core is None or claim.sender == self.seat or measure is None
+                or core.disputable_by() != self.seat):
+            return
+        used, left = measure
+        if left > CLAIM_TOLERANCE_MS:
+            self._dispute = (claim.hash, min(used, MAX_CLAIM_MS), min(left, MAX_CLAIM_MS))
+
+    def _may_dispute_now(self) -> bool:
+        """Our DISPUTE goes out when no message of the claimant's is owed before it (in
+        SECRETS, after the claimant's own reveal), so it never races another envelope."""
+        core = self.core
+        if core is None or core.disputable_by() != self.seat or self._on_dropped_branch():
+            return False
+        return core.phase is Phase.CLAIMED or core.expected()[0] == self.seat
 
     def _crossed_claim(self, raw: bytes) -> bool:
         """After our TIMEOUT_CLAIM: the late seat's envelopes that continue its own branch
@@ -1207,11 +1430,25 @@ class MatchPeer:
         """Drop our envelopes from the claim's seq on and accept the claim (SPEC §4.11 race):
         the peer is rebuilt from the transcript prefix (`restore` regenerates our own envelopes
         and rng position exactly), then takes the claim like any envelope. Both transcripts then
-        end with the same claim and verify. A claim that is false at that point is refused by
-        the rebuilt peer as usual (EVIDENCE)."""
+        end with the same claim and verify.
+
+        Only a claim the prefix admits is worth a roll-back: one the rules refuse there (no
+        clock, the claimant owed the message itself, a malformed body) is answered with
+        EVIDENCE at our own next seq, our envelopes kept; the verifier re-checks it against the
+        prefix it was signed on. A claim the prefix admits but our own clock contradicts (we
+        sent our envelope with more than CLAIM_TOLERANCE_MS left) is still rolled back to, so
+        both transcripts agree, and answered with a DISPUTE: no one wins it."""
         core, secret = self.core, self._master_secret
         assert core is not None and secret is not None
         seq = parse_envelope(conflict.evidence[0]).seq
+        try:
+            core.audit_prefix(seq).receive(raw)
+        except RemoteProtocolError as error:
+            if not error.attributable:
+                raise conflict from None  # proves nothing about the claimant: drop it
+            self._fail(error)
+            raise error from None
+        measure = self._sent_measures.get(seq)
         prefix = Transcript(self.transcript().hellos,
                             tuple(e.raw for e in core.chain.envelopes[:seq]))
         # We signed envelopes up to `dropped` on the dropped branch: signing another envelope
@@ -1227,7 +1464,13 @@ class MatchPeer:
         rebuilt.replayed_events = []  # a roll-back is not a restart: nothing to retell
         self.__dict__.update(rebuilt.__dict__)
         self._clock, self.rolled_back = clocks, count + 1
-        return self.receive(raw, now_ms)
+        events = self.receive(raw, now_ms)
+        assert self.core is not None
+        claim = self.core.claim
+        if claim is not None and claim.raw == raw:
+            self._judge_claim(claim, measure)
+            events += self._pump(now_ms)
+        return events
 
     def _fail(self, error: RemoteProtocolError) -> None:
         self._fault = error

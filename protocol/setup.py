@@ -2,9 +2,20 @@
 #
 # Each peer sends one HELLO envelope before anything else: its seat, its public key, the ruleset
 # and catalogue it means to play (opaque canonical bytes and a digest here; the engine defines
-# them), a fresh 32-byte nonce and a free-form software name. The HELLO is signed like every
-# envelope, but it is sent before a match id exists, so its match_id and prev_hash are all zero
-# and its seq is 0; it never enters the hash chain.
+# them), a fresh 32-byte nonce, a free-form software name and the *channel binding*: the
+# handshake hash of the secure channel the HELLO is sent on (32 zero bytes for a match that runs
+# over no channel, e.g. two peers in one process). The HELLO is signed like every envelope, but
+# it is sent before a match id exists, so its match_id and prev_hash are all zero and its seq is
+# 0; it never enters the hash chain.
+#
+# Why the binding: a HELLO names no one but its signer, so on its own it can be replayed (copied
+# from an old transcript into a new one) or relayed (a man in the middle with two channels makes
+# two players meet while each channel names the relay). Both HELLOs must carry the same binding,
+# and a live peer requires it to equal its own channel's handshake hash and the peer's HELLO key
+# to equal the key that channel authenticated (SPEC §4.5): a relay has two different handshakes,
+# and an old HELLO carries an old one. Offline, an auditor sees that both HELLOs name one channel
+# session; it cannot see the channel, so the match id alone binds nothing of a seat that never
+# signed a chain envelope: results need both seats' signatures after the match id (SPEC §4.11).
 #
 # The match id is SHA-256(TAG_MATCH_ID || encode([hello_0 wire bytes, hello_1 wire bytes])) in
 # seat order. It commits to everything both sides said, including both fresh nonces, so an
@@ -35,6 +46,12 @@ from protocol.errors import LocalProtocolError, MalformedMessage, SetupMismatch
 from protocol.identity import PUBLIC_KEY_SIZE, Identity
 
 NONCE_SIZE = 32
+BINDING_SIZE = 32
+#: the binding of a match run over no secure channel (in-process peers, tests)
+NO_BINDING = bytes(BINDING_SIZE)
+#: a HELLO body of the format before the binding (6 fields) is read as bound to NO_BINDING, so
+#: transcripts made then still verify; a live peer over a channel refuses it (binding differs)
+_LEGACY_FIELDS = 6
 MAX_RULESET_SIZE = 64 * 1024
 MAX_SOFTWARE_LEN = 64
 MAX_HELLO_SIZE = MAX_RULESET_SIZE + 1024
@@ -51,6 +68,7 @@ class Hello:
     catalogue_hash: bytes
     nonce: bytes
     software: str
+    binding: bytes
     raw: bytes
 
     def __post_init__(self) -> None:
@@ -66,7 +84,13 @@ class Hello:
             self.catalogue_hash,
             self.nonce,
             self.software,
+            self.binding,
         ]
+
+    @property
+    def bound(self) -> bool:
+        """Whether the HELLO names a secure-channel session (not NO_BINDING)."""
+        return self.binding != NO_BINDING
 
 
 def make_hello(
@@ -77,9 +101,12 @@ def make_hello(
     catalogue_hash: bytes,
     rng: Callable[[int], bytes],
     software: str = "",
+    binding: bytes = NO_BINDING,
 ) -> Hello:
-    """Our HELLO for `seat` (0 = the side that hosts), with a fresh nonce from `rng`."""
-    body = [seat, identity.public_key, ruleset, catalogue_hash, rng(NONCE_SIZE), software]
+    """Our HELLO for `seat` (0 = the side that hosts), with a fresh nonce from `rng`, bound to
+    the channel whose handshake hash is `binding`."""
+    body = [seat, identity.public_key, ruleset, catalogue_hash, rng(NONCE_SIZE), software,
+            binding]
     problem = _hello_problem(body)
     if problem is not None:
         raise LocalProtocolError(f"cannot make hello: {problem}")
@@ -103,7 +130,10 @@ def open_hello(raw: bytes, *, max_size: int = MAX_HELLO_SIZE) -> Hello:
         raise MalformedMessage(f"malformed hello: {problem}", [envelope.raw])
     public_key = envelope.body[1]
     check_signature(envelope, (public_key, public_key))
-    return Hello(*envelope.body, raw=envelope.raw)
+    body = list(envelope.body)
+    if len(body) == _LEGACY_FIELDS:  # signed before HELLOs carried a binding: bound to nothing
+        body.append(NO_BINDING)
+    return Hello(*body, raw=envelope.raw)
 
 
 @dataclass(frozen=True)
@@ -172,16 +202,19 @@ def _hello_envelope_problem(envelope: Envelope) -> str | None:
         return f"kind is {envelope.kind.name}, not HELLO"
     if envelope.match_id != NO_MATCH_ID or envelope.prev_hash != _ZERO_HASH or envelope.seq:
         return "a hello has seq 0 and all-zero match_id and prev_hash"
-    problem = _hello_problem(envelope.body)
-    if problem is None and envelope.body[0] != envelope.sender:
+    body = list(envelope.body)
+    if len(body) == _LEGACY_FIELDS:
+        body.append(NO_BINDING)
+    problem = _hello_problem(body)
+    if problem is None and body[0] != envelope.sender:
         problem = f"seat {envelope.body[0]} differs from sender {envelope.sender}"
     return problem
 
 
 def _hello_problem(body: Sequence[object]) -> str | None:
-    if len(body) != 6:
-        return f"a hello body has 6 fields, got {len(body)}"
-    seat, public_key, ruleset, catalogue_hash, nonce, software = body
+    if len(body) != 7:
+        return f"a hello body has 7 fields, got {len(body)}"
+    seat, public_key, ruleset, catalogue_hash, nonce, software, binding = body
     if type(seat) is not int or seat not in SEATS:
         return f"seat must be 0 or 1, got {seat!r:.40}"
     if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
@@ -192,8 +225,11 @@ def _hello_problem(body: Sequence[object]) -> str | None:
         return f"catalogue hash must be {HASH_SIZE} bytes, got {catalogue_hash!r:.80}"
     if type(nonce) is not bytes or len(nonce) != NONCE_SIZE:
         return f"nonce must be {NONCE_SIZE} bytes, got {nonce!r:.80}"
-    if type(software) is not str or len(software) > MAX_SOFTWARE_LEN:
-        return f"software must be a string of at most {MAX_SOFTWARE_LEN} characters"
+    if (type(software) is not str or len(software) > MAX_SOFTWARE_LEN
+            or not software.isprintable()):
+        return f"software must be a printable string of at most {MAX_SOFTWARE_LEN} characters"
+    if type(binding) is not bytes or len(binding) != BINDING_SIZE:
+        return f"channel binding must be {BINDING_SIZE} bytes, got {binding!r:.80}"
     return None
 
 
@@ -208,6 +244,8 @@ def _pair_problem(
         return "both use the same nonce (a reflected hello?)"
     if hello_0.ruleset != hello_1.ruleset:
         return "different rulesets"
+    if hello_0.binding != hello_1.binding:
+        return "the hellos name different channel sessions (a replayed or relayed hello?)"
     if hello_0.catalogue_hash != hello_1.catalogue_hash:
         return (
             f"different catalogues ({hello_0.catalogue_hash.hex()[:16]}… vs "

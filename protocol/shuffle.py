@@ -15,12 +15,21 @@
 # Every Fiat–Shamir hash covers the tag, the match id, the step label, the prover's identity,
 # the joint key and every input and output ciphertext, so a proof is valid for exactly one
 # statement of one match.
+#
+# The proof's own randomness (r, r̂, ω) is hedged like every proof nonce (`group.hedged_scalar`):
+# each value hashes a digest of the witness (ψ, r̃) and of the full statement (label, identity,
+# joint key, generators, inputs, outputs), its index and 64 fresh rng bytes. A restored peer
+# that proves the same shuffle again sends the same proof; the same rng bytes behind another
+# shuffle (a restart after a lost envelope) give unrelated values, so no two responses share an
+# ω and nothing leaks. ψ and r̃ themselves are the witness and stay plain rng draws.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from protocol.canonical import TAG_DEAL_NONCE_SHUFFLE
 from protocol.elgamal import Ciphertext
 from protocol.errors import LocalProtocolError
 from protocol.group import (
@@ -35,6 +44,7 @@ from protocol.group import (
     hash_parts,
     hash_to_point,
     hash_to_scalar,
+    hedged_scalar,
     multi_mul,
     point_sum,
     random_permutation,
@@ -209,6 +219,41 @@ def _challenge(
     )
 
 
+def _nonce_source(
+    inputs: Sequence[Ciphertext],
+    outputs: Sequence[Ciphertext],
+    witness: ShuffleWitness,
+    joint_key: Point,
+    generators: Generators,
+    match_id: bytes,
+    label: str,
+    identity: bytes,
+    rng: Rng,
+) -> Callable[[], int]:
+    """The proof's random scalars, in draw order: scalar number i is
+    hedged_scalar(TAG, match_id, (W,), (S, i), rng) with W = H(TAG, match_id, "witness", N, ψ,
+    r̃), the witness digest, and S = H(TAG, match_id, "statement", label, identity, Y, H,
+    H_0…, all a_j b_j, all ã_i b̃_i), the statement digest (each hashed once, so the hash per
+    scalar stays short)."""
+    n = len(inputs)
+    witness_digest = hash_parts(
+        TAG_DEAL_NONCE_SHUFFLE, match_id, ("witness", n, *witness.permutation, *witness.rerand)
+    )
+    statement_digest = hash_parts(
+        TAG_DEAL_NONCE_SHUFFLE,
+        match_id,
+        ("statement", label, identity, joint_key, generators.h, *generators.hs, *_flatten(inputs),
+         *_flatten(outputs)),
+    )  # fmt: skip
+    index = itertools.count()
+
+    def nonce() -> int:
+        return hedged_scalar(TAG_DEAL_NONCE_SHUFFLE, match_id, (witness_digest,),
+                             (statement_digest, next(index)), rng)  # fmt: skip
+
+    return nonce
+
+
 def prove_shuffle(
     inputs: Sequence[Ciphertext],
     outputs: Sequence[Ciphertext],
@@ -226,12 +271,14 @@ def prove_shuffle(
     if not (len(outputs) == len(psi) == len(rerand) == len(generators.hs) == n):
         raise LocalProtocolError("shuffle inputs, outputs, witness and generators differ in size")
     g_h, hs = generators.h, generators.hs
+    nonce = _nonce_source(inputs, outputs, witness, joint_key, generators, match_id, label,
+                          identity, rng)
 
     # permutation commitment (GenPermutationCommitment)
     r = [0] * n
     commitments: list[Point | None] = [None] * n
     for i, j in enumerate(psi):
-        r[j] = random_scalar(rng)
+        r[j] = nonce()
         commitments[j] = base_mul(r[j]) + hs[i]
     c_vec = tuple(p for p in commitments if p is not None)
 
@@ -239,16 +286,16 @@ def prove_shuffle(
     u_perm = [u[j] for j in psi]
 
     # commitment chain (GenCommitmentChain) over the permuted challenges
-    r_hat = [random_scalar(rng) for _ in range(n)]
+    r_hat = [nonce() for _ in range(n)]
     chain: list[Point] = []
     previous = g_h
     for i in range(n):
         previous = base_mul(r_hat[i]) + previous * u_perm[i]
         chain.append(previous)
 
-    w1, w2, w3, w4 = (random_scalar(rng) for _ in range(4))
-    w_hat = [random_scalar(rng) for _ in range(n)]
-    w_prime = [random_scalar(rng) for _ in range(n)]
+    w1, w2, w3, w4 = (nonce() for _ in range(4))
+    w_hat = [nonce() for _ in range(n)]
+    w_prime = [nonce() for _ in range(n)]
     t1 = base_mul(w1)
     t2 = base_mul(w2)
     t3 = base_mul(w3) + multi_mul(w_prime, hs)

@@ -12,7 +12,10 @@
 #
 # The report names the first bad record (0 and 1 are the HELLOs), the check that failed and the
 # seat at fault; its summary (fingerprints, rules, result, how the match ended, number of
-# actions) is what `versus verify` prints, and `to_dict()` is JSON-able.
+# actions) is what `versus verify` prints, and `to_dict()` is JSON-able. A seat is named at fault
+# only for an envelope its own key signed: a record after the end is authenticated before it
+# blames anyone. Every string that came from the file (an EVIDENCE's code and message, a result
+# detail, an error message quoting peer data) goes through `printable` before it is shown.
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -28,7 +31,14 @@ from protocol.identity import fingerprint
 from protocol.match import COIN_PURPOSE, Ending, MatchCore, Phase, StateChanged
 from protocol.rules import DealMode, MatchRules
 from protocol.setup import MatchSetup, open_hello
+from protocol.text import printable
 from protocol.transcript import Transcript, load_transcript
+
+#: how much of a message or detail taken from the file `describe` shows (an EVIDENCE message is
+#: at most 200 characters from an honest peer; the rest is our own words around it)
+SHOWN_TEXT = 400
+#: how much of a check code taken from the file `describe` shows
+SHOWN_CODE = 64
 
 
 @dataclass(frozen=True)
@@ -70,8 +80,12 @@ class Report:
             where = "" if self.bad_index is None else f" at record {self.bad_index}"
             bad = s.get("bad_envelope")
             if bad is not None:
-                where += f" ({bad['kind']} seq {bad['seq']} from seat {bad['sender']})"
-            lines = [f"INVALID{where}: {self.check} (at fault: {who}): {self.message}"]
+                # "from" only when the report blames that seat, i.e. the record proved to be
+                # its own; otherwise the sender field is just what unsigned bytes claim
+                named = "from" if self.player == bad["sender"] else "naming"
+                where += f" ({bad['kind']} seq {bad['seq']} {named} seat {bad['sender']})"
+            lines = [f"INVALID{where}: {printable(self.check, SHOWN_CODE)} (at fault: {who}): "
+                     f"{printable(self.message, SHOWN_TEXT)}"]
         lines += [f"  {label:<9}{text}" for label, text in _summary_lines(s)]
         return "\n".join(lines)
 
@@ -82,6 +96,10 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
         out.append(("match", s["match_id"]))
     if "players" in s:
         out.append(("players", ", ".join(f"seat {i} {fp}" for i, fp in enumerate(s["players"]))))
+    if "channel_binding" in s:
+        binding = s["channel_binding"]
+        out.append(("channel", "none: played over no secure channel" if binding is None else
+                    f"both HELLOs name secure-channel session {binding[:16]}…"))
     if "rules" in s:
         out.append(("rules", _rules_text(s["rules"])))
     if s.get("first_player") is not None:
@@ -90,12 +108,14 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
     if result is not None:
         winner = result["winner"]
         who = "no winner" if winner is None else f"seat {winner} wins"
+        if result["ending"] == "timeout" and winner is not None:
+            who = f"seat {winner} wins by its own claim"
         how = result["outcome"] or result["ending"]
         out.append(("result", f"{who} ({how})"))
-        ended = {"game": "game over, result countersigned by both seats",
-                 "resignation": result["detail"], "timeout": result["detail"],
-                 "fault": result["detail"]}[result["ending"]]
+        ended = ("game over, result countersigned by both seats" if result["ending"] == "game"
+                 else printable(result["detail"], SHOWN_TEXT))  # the peer's words for a fault
         out.append(("ended", f"{result['ending']}: {ended}"))
+        out.append(("proof", _PROOF.get(result["ending"], "")))
     elif "phase" in s:
         out.append(("result", f"none (stopped in phase {s['phase']})"))
     if "actions" in s:
@@ -104,11 +124,24 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
     fault = s.get("fault")
     if fault is not None:
         who = "unknown seat" if fault["player"] is None else f"seat {fault['player']}"
-        out.append(("fault", f"{fault['code']} by {who} (verified): {fault['message']}"))
+        out.append(("fault", f"{printable(fault['code'], SHOWN_CODE)} by {who} (verified): "
+                             f"{printable(fault['message'], SHOWN_TEXT)}"))
     if "secrets_revealed" in s:
         out.append(("secrets", "revealed: every card of both decks is public" if s["deal"]
                     else "not revealed"))
     return out
+
+
+#: what an auditor may conclude from each ending (SPEC §4.12 threat model): a claim is no proof
+_PROOF = {
+    "game": "proven: the replayed game reached this result and both seats signed it",
+    "resignation": "proven: the loser signed its resignation",
+    "timeout": "a claim, not proven: the claimant's own clock against the other seat's silence "
+               "(no one can prove time offline); the accused did not dispute it",
+    "dispute": "a dispute, not proven either way: both seats' clock measures are recorded; "
+               "no one is credited",
+    "fault": "proven: the offending envelope, signed by the seat at fault, fails the re-check",
+}
 
 
 def _rules_text(rules: dict[str, Any]) -> str:
@@ -176,6 +209,7 @@ def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
     setup, rules = setup_or_report
     summary: dict[str, Any] = {
         "match_id": setup.match_id.hex(),
+        "channel_binding": setup.hellos[0].binding.hex() if setup.hellos[0].bound else None,
         "players": [fingerprint(key) for key in setup.keys],
         "software": [hello.software for hello in setup.hellos],
         "rules": rules.to_dict(),
@@ -230,9 +264,6 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
             fault = _verify_one(core, raw, steps, parsed, signature) or fault
         except RemoteProtocolError as error:
             report = Report(False, index, index, error.code, error.player, str(error), summary)
-        except _FalseEvidence as error:
-            report = Report(False, index, index, "false-evidence", error.player, str(error),
-                            summary)
         if report is not None:
             _note_bad_envelope(summary, raw)
             break
@@ -244,7 +275,9 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
 
 
 def _note_bad_envelope(summary: dict[str, Any], raw: bytes) -> None:
-    """Name the first bad envelope by kind, seq and sender, when it parses at all."""
+    """Name the first bad envelope (a HELLO or a chain envelope) by kind, seq and sender field,
+    when it parses at all. The sender is what the bytes claim, not a verdict: the report's
+    `player` says whom the record proves at fault."""
     try:
         envelope = parse_envelope(raw)
     except RemoteProtocolError:
@@ -264,12 +297,6 @@ def _layout_seed(core: MatchCore) -> bytes | None:
     return coin_outcome(core.match_id, COIN_PURPOSE, seeds[0], seeds[1])
 
 
-class _FalseEvidence(Exception):
-    def __init__(self, message: str, player: int) -> None:
-        super().__init__(message)
-        self.player = player
-
-
 def _setup(transcript: Transcript, expected_keys: Sequence[bytes | None]
            ) -> tuple[MatchSetup, MatchRules] | Report:
     hellos = []
@@ -279,60 +306,52 @@ def _setup(transcript: Transcript, expected_keys: Sequence[bytes | None]
             if hello.seat != index:
                 raise SetupMismatch(f"record {index} must be seat {index}'s hello", [raw])
         except RemoteProtocolError as error:
-            return Report(False, index, index, error.code, error.player, str(error))
+            return _bad_hello(index, raw, error)
         hellos.append(hello)
     try:
         setup = MatchSetup.from_hellos(hellos[0], hellos[1], expected_keys=expected_keys)
         rules = MatchRules.decode(setup.ruleset)
     except RemoteProtocolError as error:
-        return Report(False, 1, 1, error.code, error.player, str(error))
+        return _bad_hello(1, transcript.hellos[1], error)
     return setup, rules
+
+
+def _bad_hello(index: int, raw: bytes, error: RemoteProtocolError) -> Report:
+    """The report on a bad HELLO (record `index`), naming it in the summary like any record."""
+    summary: dict[str, Any] = {}
+    _note_bad_envelope(summary, raw)
+    return Report(False, index, index, error.code, error.player, str(error), summary)
 
 
 def _verify_one(core: MatchCore, raw: bytes, steps: list[ReplayStep],
                 parsed: Envelope | None = None, signature: bool = True) -> Fault | None:
-    if core.phase in (Phase.CLOSED, Phase.ABORTED):
-        envelope = parsed or parse_envelope(raw)
-        raise OutOfTurn(f"{envelope.kind.name} at seq {envelope.seq} after the match "
-                        f"{core.phase.value}", [raw], player=envelope.sender)
+    ended = core.phase in (Phase.CLOSED, Phase.ABORTED)
     try:
-        envelope = core.chain.authenticate(raw, parsed=parsed, signature=signature)
+        # After the end every record is bad, but it blames a seat only if that seat signed it:
+        # its signature is always checked there (no later envelope endorses it).
+        envelope = core.chain.authenticate(raw, parsed=parsed, signature=signature or ended)
     except RemoteProtocolError as error:
         # A file can lose, repeat or reorder records, or carry bytes nobody signed: only the
-        # errors a signature proves (wrong sender, wrong match, bad link, equivocation) blame.
+        # errors a signature proves (wrong sender, a link that misses the sender's own head,
+        # equivocation) blame; another match's envelope, a replay, a gap name nobody.
         if not error.attributable:
             error.player = None
         raise
+    if ended:
+        raise OutOfTurn(f"{envelope.kind.name} at seq {envelope.seq} signed by seat "
+                        f"{envelope.sender} after the match {core.phase.value}", [raw],
+                        player=envelope.sender)
     if envelope.kind is MessageKind.EVIDENCE:
-        fault = _recheck(core, list(envelope.body), envelope.sender)
-        core.chain.reopen()
+        # MatchCore re-checks the evidence as a live peer does (FalseEvidence if it fails)
         core.check(envelope, own=False)
         core.chain.append(envelope)
-        return fault
+        assert core.fault_found is not None
+        return Fault(*core.fault_found)
     for event in core.check(envelope, own=False):
         if isinstance(event, StateChanged):
             steps.append(ReplayStep(event.input, event.by, envelope.seq, event.text))
     core.chain.append(envelope)
     return None
-
-
-def _recheck(core: MatchCore, body: list[Any], accuser: int) -> Fault:
-    """Feed the EVIDENCE's offending envelope to the replay: it must fail with the same code."""
-    if len(body) != 4 or type(body[2]) is not list or not body[2] or type(body[2][-1]) is not bytes:
-        raise _FalseEvidence("an EVIDENCE without its offending envelope", accuser)
-    try:
-        core.receive(body[2][-1])
-    except RemoteProtocolError as error:
-        if error.code != body[0]:
-            raise _FalseEvidence(f"the evidence fails with {error.code}, not the claimed "
-                                 f"{body[0]!r:.40}", accuser) from None
-        # Only a signature proves a seat's fault: anything else (a replayed HELLO or old
-        # envelope, junk bytes, a reply to a head the accuser swapped) names nobody.
-        attributable = bool(error.attributable)
-        return Fault(error.code, error.player if attributable else None, attributable,
-                     str(error))
-    raise _FalseEvidence(f"the envelope seat {accuser} reports as {body[0]!r:.40} passes every "
-                         f"check", accuser)
 
 
 def _summarise(core: MatchCore, summary: dict[str, Any], fault: Fault | None) -> None:
@@ -351,9 +370,21 @@ def _summarise(core: MatchCore, summary: dict[str, Any], fault: Fault | None) ->
     summary["deal"] = None if deal is None else {str(h): c for h, c in sorted(deal.items())}
 
 
+def _first_revealer(core: MatchCore) -> int | None:
+    """After a resignation, the winner; after a timeout claim (disputed or not), the claimant:
+    the seat whose SECRET_REVEAL is owed first and completes the transcript."""
+    result = core.result
+    if result is None:
+        return None
+    if result.ending is Ending.RESIGNATION:
+        return result.winner
+    if result.ending in (Ending.TIMEOUT, Ending.DISPUTE) and core.claim is not None:
+        return core.claim.sender
+    return None
+
+
 def _completeness(core: MatchCore, records: int, summary: dict[str, Any],
                   fault: Fault | None) -> Report:
-    result = core.result
     if core.phase is Phase.ABORTED:
         if fault is not None and fault.attributable:
             return Report(True, records, summary=summary)
@@ -365,11 +396,11 @@ def _completeness(core: MatchCore, records: int, summary: dict[str, Any],
                       f"seat {accuser} ended the match with evidence ({code}) that proves no "
                       f"seat's fault: an abort without proof counts against the accuser",
                       summary)
-    if core.phase is Phase.CLOSED:
+    if core.phase in (Phase.CLOSED, Phase.CLAIMED):  # CLAIMED: a setup claim, undisputed
         return Report(True, records, summary=summary)
-    if (result is not None and result.ending in (Ending.RESIGNATION, Ending.TIMEOUT)
-            and result.winner is not None and core.revealed[result.winner]):
-        return Report(True, records, summary=summary)  # the loser's reveal is best effort
+    first = _first_revealer(core)
+    if first is not None and core.revealed[first]:
+        return Report(True, records, summary=summary)  # the other reveal is best effort
     seat, kinds = core.expected()
     owed = "/".join(k.name for k in kinds)
     return Report(False, records, records, "incomplete", seat,

@@ -12,10 +12,19 @@
 # different challenges give x = (s − s')/(c − c'). Every challenge hashes a domain tag, the match
 # id, a step label (which names the step and card position), the prover's identity key, the full
 # statement and the commitments, so no proof can be moved to another match, step or player.
+#
+# Nonces are hedged (`group.hedged_scalar`): k = H(nonce tag, match id, x, statement, 64 rng
+# bytes) mod L, with the same statement parts as the challenge. Our rng is deterministic
+# (`master_rng`, so a restored peer regenerates its envelopes byte for byte); a restart from a
+# transcript that lacks our last envelopes replays the same rng bytes, and a plain k = rng would
+# then prove another statement with the same nonce and give x away. Hedged, the same statement
+# gives the same proof and another statement an unrelated nonce.
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from protocol.canonical import TAG_DEAL_NONCE_DLEQ, TAG_DEAL_NONCE_SCHNORR
 from protocol.errors import LocalProtocolError
 from protocol.group import (
     CryptoProofError,
@@ -29,11 +38,14 @@ from protocol.group import (
     decode_scalar,
     encode_scalar,
     hash_to_scalar,
-    random_scalar,
+    hedged_scalar,
 )
 
 SCHNORR_TAG = b"versus/v1/deal/schnorr"
 DLEQ_TAG = b"versus/v1/deal/dleq"
+
+#: the public parts of a statement (as the challenge hashes them) -> the proof's nonce k
+NonceSource = Callable[[tuple[HashPart, ...]], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,19 +97,38 @@ class NonceLedger:
 # --- Schnorr ----------------------------------------------------------------------------------
 
 
+def _schnorr_statement(label: str, identity: bytes, key: Point) -> tuple[HashPart, ...]:
+    return (label, identity, Point.BASE, key)
+
+
 def _schnorr_challenge(
     match_id: bytes, label: str, identity: bytes, key: Point, commitment: Point
 ) -> int:
-    return hash_to_scalar(SCHNORR_TAG, match_id, (label, identity, Point.BASE, key, commitment))
+    return hash_to_scalar(
+        SCHNORR_TAG, match_id, (*_schnorr_statement(label, identity, key), commitment)
+    )
 
 
 def schnorr_prove(
     secret: int, match_id: bytes, label: str, identity: bytes, rng: Rng
 ) -> tuple[Proof, Point]:
     """Prove knowledge of `secret` for key = secret·G; returns the proof and its commitment."""
-    k = random_scalar(rng)
+    return _schnorr_prove(
+        secret, match_id, label, identity,
+        lambda statement: hedged_scalar(TAG_DEAL_NONCE_SCHNORR, match_id, (secret,), statement,
+                                        rng),
+    )  # fmt: skip
+
+
+def _schnorr_prove(
+    secret: int, match_id: bytes, label: str, identity: bytes, nonce: NonceSource
+) -> tuple[Proof, Point]:
+    """`schnorr_prove` with the nonce k = nonce(statement) (tests pass a fixed k to show why
+    a repeated nonce is fatal)."""
+    key = base_mul(secret)
+    k = nonce(_schnorr_statement(label, identity, key))
     commitment = base_mul(k)
-    c = _schnorr_challenge(match_id, label, identity, base_mul(secret), commitment)
+    c = _schnorr_challenge(match_id, label, identity, key, commitment)
     return Proof(c, (k + c * secret) % L), commitment
 
 
@@ -137,10 +168,26 @@ def dleq_prove(
 
     `context` is extra statement (e.g. the whole ciphertext) bound into the challenge.
     """
+    return _dleq_prove(
+        secret, base, match_id, label, identity, context,
+        lambda statement: hedged_scalar(TAG_DEAL_NONCE_DLEQ, match_id, (secret,), statement, rng),
+    )  # fmt: skip
+
+
+def _dleq_prove(
+    secret: int,
+    base: Point,
+    match_id: bytes,
+    label: str,
+    identity: bytes,
+    context: tuple[HashPart, ...],
+    nonce: NonceSource,
+) -> tuple[Point, Proof, Point]:
+    """`dleq_prove` with the nonce k = nonce(label, identity, statement)."""
     share = base * secret
-    k = random_scalar(rng)
-    commitments = (base_mul(k), base * k)
     statement = (*context, Point.BASE, base_mul(secret), base, share)
+    k = nonce((label, identity, *statement))
+    commitments = (base_mul(k), base * k)
     c = _dleq_challenge(match_id, label, identity, statement, commitments)
     return share, Proof(c, (k + c * secret) % L), commitments[0]
 

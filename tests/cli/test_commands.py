@@ -83,7 +83,7 @@ def test_two_processes_play_a_whole_match_over_tcp(tmp_path) -> None:
                    "--deal", "decklist", "--clock", "5+2")
     try:
         invite, host_lines = _read_invite(host, deadline)
-        join = _versus(tmp_path, "join", "join", invite, "--bot", "greedy")
+        join = _versus(tmp_path, "join", "join", invite, "--bot", "greedy", "--accept-rules")
         join_out, join_err = join.communicate(timeout=max(1, deadline - time.monotonic()))
         host_out, host_err = host.communicate(timeout=max(1, deadline - time.monotonic()))
     finally:

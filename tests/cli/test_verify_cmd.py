@@ -18,10 +18,12 @@ from tests.protocol.test_corrupt_transcripts import (
     cheat_ended,
     finished,
     forged,
+    hostile_evidence,
     resigned,
     timed_out,
     transcript_of,
 )
+from tests.protocol.test_verify_blame import assert_printable
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +37,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "illegal": dump_transcript(forged(finished(DECK), MessageKind.ACTION, lambda env: {
             "body": ["move a1 e4", env.body[1]]}, n=2)[0]),
         "text": b"just some text\n",
+        "evidence": dump_transcript(hostile_evidence()),
     }
     paths = {}
     for name, data in made.items():
@@ -131,3 +134,35 @@ def test_the_installed_command_never_prints_a_traceback(files: dict[str, Path],
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert "malformed-transcript" in done.stdout or "oversize-field" in done.stdout
+
+
+def test_peer_text_in_a_transcript_is_printed_escaped(files: dict[str, Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An EVIDENCE message that would erase the line and print a fake "OK" (issue 14, item 7)."""
+    for flags in ((), ("-q",), ("--json",)):
+        code, out, err = run(capsys, *flags, files["evidence"])
+        assert code == 1 and err == ""
+        assert "\x1b" not in out and "\r" not in out and "\u202e" not in out
+        if flags == ("--json",):
+            [report] = json.loads(out)
+            assert report["check"] == "unproven-evidence" and report["player"] == 1
+            continue
+        assert_printable(out)
+        assert f"{files['evidence']}: INVALID at record 14" in out
+        if not flags:
+            assert "reports replay: \\x0d\\x1b[2KOK: 40 records verified\\x0a\\u202e" in out
+
+
+def test_a_file_name_with_escapes_is_printed_escaped(
+        files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    evil = tmp_path / "x\r\x1b[2KOK: 40 records verified\n.vst"
+    evil.write_bytes(files["illegal"].read_bytes())
+    for flags in ((), ("-q",)):
+        code, out, err = run(capsys, *flags, evil, files["finished"])
+        assert code == 1 and err == ""
+        assert_printable(out)
+        assert "x\\x0d\\x1b[2KOK: 40 records verified\\x0a.vst: INVALID at record" in out
+    code, out, err = run(capsys, tmp_path / "gone\x1b[2K\rOK.vst")
+    assert code == 2 and out == ""
+    assert_printable(err)
+    assert "gone\\x1b[2K\\x0dOK.vst: UNREADABLE" in err

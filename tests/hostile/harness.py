@@ -20,6 +20,7 @@
 # second, a resume window of 0.3 s.
 from __future__ import annotations
 
+import functools
 import hashlib
 import tracemalloc
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -34,14 +35,15 @@ from p2p.channel import ChannelConfig, RecordKind, SecureChannel
 from p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
 from p2p.errors import TransportError
 from p2p.framing import encode_frame, pack_payload
-from p2p.handshake import Purpose
+from p2p.handshake import Handshake, Purpose, Role
 from p2p.link import Backoff, HostLink, JoinLink, take_offer
 from p2p.session import MatchSession, SessionConfig, SessionOutcome, drive_player, open_nursery
 from p2p.store import MatchStore
 from protocol.envelope import Envelope, MessageKind, parse_envelope, seal
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.match import MatchPeer, Phase
-from protocol.rules import DealMode, MatchRules
+from protocol.rules import DealMode, MatchRules, master_rng
+from protocol.setup import NO_BINDING, open_hello
 from protocol.transcript import load_transcript
 from protocol.verify import Report, verify_transcript
 from tests.protocol.pair import identities, master_secret
@@ -74,12 +76,14 @@ class HashPlayer:
         return choose(view, legal)
 
 
-def reference_transcript(rules: MatchRules) -> bytes:
+@functools.lru_cache(maxsize=8)
+def reference_transcript(rules: MatchRules, binding: bytes = NO_BINDING) -> bytes:
     """The transcript of the honest match between the two fixed players, computed in memory
-    (the sessions over TCP must reproduce it byte for byte)."""
+    (the sessions over TCP must reproduce it byte for byte, given the channel binding their
+    HELLOs carry: `binding_of` reads it from their transcript)."""
     peers = [MatchPeer(s, IDS[s], rules, CATALOGUE, master_secret=master_secret(LABEL, s),
                        software="test") for s in (0, 1)]
-    wire = [(s, raw) for s in (0, 1) for raw in peers[s].start()]
+    wire = [(s, raw) for s in (0, 1) for raw in peers[s].start(binding=binding)]
     while True:
         if wire:
             sender, raw = wire.pop(0)
@@ -93,6 +97,33 @@ def reference_transcript(rules: MatchRules) -> bytes:
         wire += [(mover.seat, r) for r in mover.outgoing()]
     assert peers[0].phase is Phase.CLOSED
     return peers[0].transcript_bytes()
+
+
+def binding_of(transcript: bytes) -> bytes:
+    """The channel binding both HELLOs of a transcript carry."""
+    return open_hello(load_transcript(transcript).hellos[0]).binding
+
+
+def seeded_rng(label: str) -> Callable[[int], bytes]:
+    """A reproducible handshake rng (tests only: a seeded handshake is no secret)."""
+    return master_rng(hashlib.sha256(f"{LABEL}/handshake/{label}".encode()).digest())
+
+
+def handshake_binding(joiner_rng: str, host_rng: str) -> bytes:
+    """The handshake hash two fresh streams `seeded_rng(joiner_rng)` and `seeded_rng(host_rng)`
+    give the first channel between the cheater (dialling) and the honest host: the sans-IO
+    handshake run in memory, so a test knows the match's channel binding before any socket."""
+    joiner = Handshake(Role.INITIATOR, IDS[CHEATER], seeded_rng(joiner_rng))
+    host = Handshake(Role.RESPONDER, IDS[HONEST], seeded_rng(host_rng))
+    message: bytes | None = joiner.start()
+    sides = (host, joiner)
+    turn = 0
+    while message is not None:
+        message = sides[turn].receive(message)
+        turn = 1 - turn
+    assert host.result is not None and joiner.result is not None
+    assert host.result.handshake_hash == joiner.result.handshake_hash
+    return host.result.handshake_hash
 
 
 # --- memory ---------------------------------------------------------------------------------
@@ -151,7 +182,7 @@ class RecordingHostLink(HostLink):
     async def serve(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                     ) -> None:
         await serve(self.listeners, self.identity, self._handle, config=self.config,
-                    on_error=self.handshake_errors.append,
+                    on_error=self.handshake_errors.append, rng=self.rng,
                     handshake_timeout=self.handshake_timeout, task_status=task_status)
 
     async def _handle(self, channel: SecureChannel) -> None:
@@ -213,12 +244,16 @@ class Arena:
 
 async def arena(nursery: trio.Nursery, rules: MatchRules = DECK_RULES, *,
                 config: SessionConfig = FAST_SESSION, store: MatchStore | None = None,
-                handshake_timeout: float = HANDSHAKE_TIMEOUT) -> Arena:
-    """An honest host listening on 127.0.0.1 (the listener runs in `nursery`)."""
+                handshake_timeout: float = HANDSHAKE_TIMEOUT,
+                rng: Callable[[int], bytes] | None = None) -> Arena:
+    """An honest host listening on 127.0.0.1 (the listener runs in `nursery`); `rng`: its
+    handshakes' randomness, seeded by default: the match is bound to its channel's handshake
+    hash (SPEC §4.5), so seeded handshakes keep every test's match the same from run to run."""
+    rng = rng or seeded_rng("host")
     listeners = await open_listeners(0, bind="127.0.0.1")
     port = listening_port(listeners)
     link = RecordingHostLink(listeners, IDS[HONEST], config=config.channel,
-                             handshake_timeout=handshake_timeout)
+                             handshake_timeout=handshake_timeout, rng=rng)
     await nursery.start(link.serve)
     return Arena(HonestHost(rules, port, link, config, store), nursery, port)
 
@@ -240,7 +275,7 @@ async def honest_joiner(port: int, rules: MatchRules = DECK_RULES,
                         config: SessionConfig = FAST_SESSION) -> SessionOutcome:
     """A well-behaved seat 1 (to show the host still serves after an attack)."""
     dial = JoinLink("127.0.0.1", port, IDS[CHEATER], config=config.channel,
-                    backoff=Backoff(0.01, 2.0, 0.05))
+                    backoff=Backoff(0.01, 2.0, 0.05), rng=seeded_rng("joiner"))
     channel, offered, seat = await dial.first()
     assert offered == rules and seat == CHEATER
     peer = MatchPeer(CHEATER, IDS[CHEATER], rules, CATALOGUE,
@@ -354,6 +389,8 @@ class HostilePeer:
     stalled: bool = False
     received: list[Any] = field(default_factory=list)
     error: BaseException | None = None
+    #: its handshakes' randomness, seeded (see `arena`)
+    rng: Callable[[int], bytes] = field(default_factory=lambda: seeded_rng("joiner"))
 
     def __post_init__(self) -> None:
         self.peer = MatchPeer(CHEATER, IDS[CHEATER], self.rules, CATALOGUE, deck=self.deck,
@@ -400,7 +437,7 @@ class HostilePeer:
 
     async def join(self, port: int, purpose: Purpose = Purpose.NEW_MATCH) -> SecureChannel:
         self.channel = await connect("127.0.0.1", port, IDS[CHEATER], purpose=purpose,
-                                     config=FAST_CHANNEL)
+                                     config=FAST_CHANNEL, rng=self.rng)
         return self.channel
 
     async def play(self, port: int) -> None:
@@ -409,7 +446,8 @@ class HostilePeer:
         try:
             channel = await self.join(port)
             await take_offer(channel)
-            for raw in self.peer.start():
+            for raw in self.peer.start(binding=channel.handshake.handshake_hash,
+                                       peer_key=channel.handshake.peer_public_key):
                 await self._out(raw)
             await self._answer()
             while self.peer.phase not in (Phase.CLOSED, Phase.ABORTED):

@@ -26,11 +26,17 @@ from tests.hostile.harness import (
     HashPlayer,
     arena,
     assert_valid_prefix,
+    binding_of,
+    handshake_binding,
     reference_transcript,
+    seeded_rng,
 )
 from tests.protocol.pair import master_secret
 
-REFERENCE = reference_transcript(DECK_RULES)
+# Both sides' handshakes are seeded, so every run is the same match (it is bound to its first
+# channel's handshake hash, SPEC §4.5) and its length is known before any socket opens.
+BINDING = handshake_binding("joiner", "host")
+REFERENCE = reference_transcript(DECK_RULES, BINDING)
 ENVELOPES = len(load_transcript(REFERENCE).envelopes)
 
 
@@ -39,6 +45,7 @@ class CutJoinLink(JoinLink):
 
     def __init__(self, port: int, *, come_back: bool) -> None:
         super().__init__("127.0.0.1", port, IDS[CHEATER], config=FAST_SESSION.channel,
+                         rng=seeded_rng("joiner"),
                          backoff=Backoff(0.01, 2.0, 0.05))
         self.come_back = come_back
         self.live: SecureChannel | None = None
@@ -90,6 +97,7 @@ async def _cut_at(index: int, *, come_back: bool) -> tuple[bytes, bytes, object]
 @pytest.mark.parametrize("index", range(ENVELOPES))
 async def test_disconnect_and_resume_at_every_envelope(index: int) -> None:
     host_bytes, join_bytes, host = await _cut_at(index, come_back=True)
+    assert binding_of(host_bytes) == BINDING
     assert host_bytes == REFERENCE and join_bytes == REFERENCE
     assert host.session.peer.phase is Phase.CLOSED
     assert host.report().ok

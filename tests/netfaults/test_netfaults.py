@@ -244,7 +244,7 @@ def play_match(link: Link, tmp: Path, timeout: float, *, cut_after: int | None =
     cut_at = None
     try:
         invite, host_lines = _invite(host, deadline)
-        join = _spawn(link.ns[1], ["join", invite, *join_args], join_env)
+        join = _spawn(link.ns[1], ["join", invite, "--accept-rules", *join_args], join_env)
         if cut_after is not None:
             cut_at = _cut_when(link, tmp / "host" / "matches", cut_after, cut_seconds, deadline)
         join_out, join_err = join.communicate(timeout=max(1, deadline - time.monotonic()))

@@ -80,20 +80,27 @@ class Wire:
 
 
 async def channel_pair(
-    config: ChannelConfig | None = None,
+    config: ChannelConfig | None = None, ids: tuple[Identity, Identity] | None = None,
+    rngs: tuple[Callable[[int], bytes], Callable[[int], bytes]] | None = None,
 ) -> tuple[SecureChannel, SecureChannel]:
-    """Two channels joined by an in-memory stream, after a real handshake through the driver."""
+    """Two channels joined by an in-memory stream, after a real handshake through the driver.
+    `ids`: (client, server) keys, default identity(1) and identity(2); `rngs`: their handshake
+    randomness (default `secrets`; seeded where a test reproduces a transcript, which is bound
+    to the handshake hash)."""
     from p2p.connect import handshake_initiator, handshake_responder
 
+    client, server = ids if ids is not None else (identity(1), identity(2))
     left, right = trio.testing.memory_stream_pair()
     result: dict[str, SecureChannel] = {}
 
     async def respond() -> None:
-        result["server"] = await handshake_responder(right, identity(2), config=config)
+        result["server"] = await handshake_responder(right, server, config=config,
+                                                     **({} if rngs is None else {"rng": rngs[1]}))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(respond)
-        result["client"] = await handshake_initiator(left, identity(1), config=config)
+        result["client"] = await handshake_initiator(left, client, config=config,
+                                                     **({} if rngs is None else {"rng": rngs[0]}))
     return result["client"], result["server"]
 
 

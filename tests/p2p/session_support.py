@@ -12,10 +12,11 @@ from engine import Action, PlayerView, default_catalogue
 from p2p.channel import ChannelConfig, SecureChannel
 from p2p.session import MatchSession, SessionConfig
 from p2p.store import MatchStore
+from protocol.identity import Identity
 from protocol.match import MatchPeer
 from protocol.rules import MatchRules
 from tests.p2p.conftest import channel_pair
-from tests.protocol.pair import identities, master_secret
+from tests.protocol.pair import identities, master_secret, rng_for
 
 CATALOGUE = default_catalogue()
 
@@ -65,20 +66,26 @@ class MemLink:
 
     def __init__(self, config: ChannelConfig | None = None) -> None:
         self.config = config
+        #: the channel keys: the players' own (a match is bound to the key its channel proved)
+        self.ids: tuple[Identity, Identity] | None = None
+        #: seeded handshakes: every new MemLink's first channel has the same handshake hash,
+        #: so a match over it is the same match (the HELLOs carry that hash, SPEC §4.5)
+        self.rngs = (rng_for("memlink/joiner"), rng_for("memlink/host"))
         self._send, self._receive = trio.open_memory_channel[SecureChannel](1)
         self.current: tuple[SecureChannel, SecureChannel] | None = None
         self.connections = 0
         self.refuse = False  # while set, redials fail (the host is "down")
 
-    async def first(self) -> tuple[SecureChannel, SecureChannel]:
-        joiner, host = await channel_pair(self.config)
+    async def first(self, sessions: Sequence[MatchSession]) -> tuple[SecureChannel, SecureChannel]:
+        self.ids = (sessions[1].peer.identity, sessions[0].peer.identity)
+        joiner, host = await channel_pair(self.config, self.ids, self.rngs)
         self.current, self.connections = (joiner, host), self.connections + 1
         return host, joiner
 
     async def join_reconnect(self) -> SecureChannel:
         while self.refuse:
             await trio.sleep(0.25)
-        joiner, host = await channel_pair(self.config)
+        joiner, host = await channel_pair(self.config, self.ids, self.rngs)
         self.current, self.connections = (joiner, host), self.connections + 1
         await self._send.send(host)
         return joiner

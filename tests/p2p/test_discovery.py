@@ -1,33 +1,59 @@
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p.discovery import (
+    FRESHNESS_WINDOW,
+    GAME_TTL,
     MAX_DATAGRAM,
+    MAX_GAMES,
+    MAX_GAMES_PER_SOURCE,
+    NEW_GAMES_PER_SOURCE,
+    SIGNATURE_DOMAIN,
+    SOURCE_INTERVAL,
     Announcement,
+    DiscoveredGame,
+    GameTable,
+    Offer,
+    announce,
     decode_announcement,
+    discover,
     encode_announcement,
+    source_prefix,
 )
-from p2p.errors import InvalidAnnouncementError
+from p2p.errors import InvalidAnnouncementError, StaleAnnouncementError
+from protocol.identity import Identity
 from tests.p2p.conftest import identity
 
 REPO = Path(__file__).resolve().parents[2]
+T = 1_700_000_000.0  # the receiver's clock (unix seconds) in the pure tests
+HOST = "10.0.0.1"
 
 
 def test_round_trip() -> None:
-    datagram = encode_announcement(identity(2), "Bob's table ♠", 47820)
-    assert len(datagram) == 42 + len("Bob's table ♠".encode()) + 64
-    announcement = decode_announcement(datagram)
-    assert announcement == Announcement("Bob's table ♠", 47820, identity(2).public_key, 1)
+    datagram = encode_announcement(identity(2), "Bob's table ♠", 47820, T)
+    assert len(datagram) == 50 + len("Bob's table ♠".encode()) + 64
+    announcement = decode_announcement(datagram, T)
+    assert announcement == Announcement(
+        "Bob's table ♠", 47820, identity(2).public_key, 1_700_000_000_000, 1
+    )
     assert announcement.fingerprint == identity(2).fingerprint
 
 
@@ -37,31 +63,257 @@ def _tamper(datagram: bytes, index: int) -> bytes:
     return bytes(raw)
 
 
-GOOD = encode_announcement(identity(2), "game", 47820)
+def _format_1(key: Identity, name: str, port: int) -> bytes:
+    """A datagram as Versus sent it before timestamps (format 1), validly signed."""
+    encoded = name.encode()
+    body = struct.pack(">4sBHH32sB", b"VSLD", 1, 1, port, key.public_key, len(encoded)) + encoded
+    return body + key.sign(SIGNATURE_DOMAIN + body)
+
+
+GOOD = encode_announcement(identity(2), "game", 47820, T)
 
 
 @pytest.mark.parametrize(
     "datagram, problem",
     [
         (b"", "too short"),
+        (b"VSLD", "too short"),
         (b"x" * (MAX_DATAGRAM + 1), "too large"),
         (b"HTTP" + GOOD[4:], "not a Versus announcement"),
+        (_format_1(identity(2), "g", 47820), "format 1 carries no timestamp and is refused"),
+        (GOOD[:4] + b"\x03" + GOOD[5:], "unsupported announcement format 3"),
+        (GOOD[:60], "too short"),
         (GOOD + b"!", "does not match its name length"),
         (_tamper(GOOD, 8), "signature does not verify"),  # the port
-        (_tamper(GOOD, 45), "signature does not verify"),  # the name
+        (_tamper(GOOD, 16), "signature does not verify"),  # the timestamp, 1 ms off
+        (_tamper(GOOD, 53), "signature does not verify"),  # the name
         (_tamper(GOOD, -1), "signature does not verify"),
     ],
 )
 def test_garbage_is_rejected(datagram: bytes, problem: str) -> None:
     with pytest.raises(InvalidAnnouncementError, match=problem):
-        decode_announcement(datagram)
+        decode_announcement(datagram, T)
 
 
 def test_names_are_bounded() -> None:
     with pytest.raises(ValueError, match="game name"):
-        encode_announcement(identity(2), "x" * 65, 1)
+        encode_announcement(identity(2), "x" * 65, 1, T)
     with pytest.raises(ValueError, match="game name"):
-        encode_announcement(identity(2), "bell\x07", 1)
+        encode_announcement(identity(2), "bell\x07", 1, T)
+    with pytest.raises(ValueError, match="timestamp"):
+        encode_announcement(identity(2), "game", 1, -1.0)
+
+
+# --- freshness and replays ----------------------------------------------------------------------
+
+
+def test_the_freshness_window_is_30_seconds_either_way() -> None:
+    assert decode_announcement(GOOD, T + FRESHNESS_WINDOW).timestamp_ms == T * 1000
+    assert decode_announcement(GOOD, T - FRESHNESS_WINDOW).timestamp_ms == T * 1000
+    with pytest.raises(StaleAnnouncementError, match=r"31\.0 s old"):
+        decode_announcement(GOOD, T + 31)
+    with pytest.raises(StaleAnnouncementError, match=r"31\.0 s in the future"):
+        decode_announcement(GOOD, T - 31)
+
+
+def test_a_replayed_old_datagram_is_dropped() -> None:
+    # Captured while the host was announcing, replayed a minute later (the host has left).
+    table = GameTable()
+    assert table.offer(GOOD, HOST, T + 60) is Offer.STALE
+    assert table.offer(GOOD, "10.0.0.99", T + 3600) is Offer.STALE
+    assert table.games(T + 60) == []
+
+
+def test_the_same_datagram_again_does_not_extend_its_freshness() -> None:
+    table = GameTable()
+    assert table.offer(GOOD, HOST, T) is Offer.ADDED
+    assert table.offer(GOOD, HOST, T + GAME_TTL - 1) is Offer.REPEATED  # inside the window
+    assert [g.name for g in table.games(T + GAME_TTL - 0.5)] == ["game"]
+    assert table.games(T + GAME_TTL) == []  # expired at T + TTL, as if never repeated
+    # An older announcement of the game does not renew it either...
+    newer = encode_announcement(identity(2), "game", 47820, T + 5)
+    assert table.offer(newer, HOST, T + 12) is Offer.ADDED
+    assert table.offer(GOOD, HOST, T + 13) is Offer.REPEATED
+    # ... while a newer one does.
+    assert table.offer(
+        encode_announcement(identity(2), "game", 47820, T + 20), HOST, T + 20
+    ) is Offer.RENEWED
+    assert [g.name for g in table.games(T + 20 + GAME_TTL - 0.5)] == ["game"]
+
+
+def test_one_datagram_lists_a_game_at_most_until_its_time_plus_window_and_ttl() -> None:
+    table = GameTable()
+    listed = []
+    for tick in range(-80, 160):  # the same datagram every half second, for two minutes
+        now = T + tick / 2
+        table.offer(GOOD, HOST, now)
+        if table.games(now):
+            listed.append(now)
+    assert min(listed) == T - FRESHNESS_WINDOW
+    assert T + FRESHNESS_WINDOW <= max(listed) < T + FRESHNESS_WINDOW + GAME_TTL
+
+
+# --- floods: the bounded table and the rate limit per source ----------------------------------
+
+
+def _fake(n: int, now: float) -> bytes:
+    """A validly signed announcement of a fake game under a fresh key."""
+    return encode_announcement(identity(1000 + n), f"fake {n}", 40000 + n, now)
+
+
+def _host_games(table: GameTable, now: float) -> list[DiscoveredGame]:
+    return [g for g in table.games(now) if g.fingerprint == identity(2).fingerprint]
+
+
+def test_a_flood_from_one_source_does_not_hide_the_real_host() -> None:
+    table = GameTable()
+    outcomes = [table.offer(_fake(n, T), "10.0.0.66", T + n / 1000) for n in range(120)]
+    assert outcomes == [Offer.ADDED] * NEW_GAMES_PER_SOURCE + [Offer.RATE_LIMITED] * (
+        120 - NEW_GAMES_PER_SOURCE
+    )
+    real = encode_announcement(identity(2), "Bob's game", 47820, T + 0.5)
+    assert table.offer(real, HOST, T + 0.5) is Offer.ADDED
+    games = table.games(T + 0.5)
+    assert DiscoveredGame("Bob's game", HOST, 47820, identity(2).fingerprint, 1) in games
+    assert len(games) == NEW_GAMES_PER_SOURCE + 1
+
+
+def test_a_flood_from_many_sources_does_not_permanently_hide_a_host() -> None:
+    # Every second, 100 fake games from 100 fresh addresses, then the host's announcement.
+    table = GameTable()
+    fake = 0
+    for second in range(5):
+        now = T + second
+        for address in range(100):
+            assert table.offer(_fake(fake, now), f"10.1.{second}.{address}", now) is Offer.ADDED
+            fake += 1
+        assert len(table.games(now)) == MAX_GAMES
+        # 64 new games between two rounds evict the host until its next round ...
+        assert _host_games(table, now) == []
+        host = encode_announcement(identity(2), "Bob's game", 47820, now + 0.5)
+        assert table.offer(host, HOST, now + 0.5) is Offer.ADDED
+        # ... which evicts the entry renewed least recently, a fake.
+        assert len(_host_games(table, now + 0.5)) == 1
+        assert len(table.games(now + 0.5)) == MAX_GAMES
+    # The flood stops; the host keeps announcing; the fakes expire.
+    for second in range(5, 16):
+        now = T + second + 0.5
+        host = encode_announcement(identity(2), "Bob's game", 47820, now)
+        assert table.offer(host, HOST, now) is Offer.RENEWED
+    assert table.games(T + 15.5) == [
+        DiscoveredGame("Bob's game", HOST, 47820, identity(2).fingerprint, 1)
+    ]
+
+
+def test_a_game_evicted_by_a_flood_comes_back_without_spending_its_source_s_share() -> None:
+    table = GameTable(capacity=NEW_GAMES_PER_SOURCE)
+    for n in range(NEW_GAMES_PER_SOURCE):
+        assert table.offer(_fake(n, T), HOST, T) is Offer.ADDED
+    assert table.offer(_fake(99, T + 1), "10.0.0.2", T + 1) is Offer.ADDED  # evicts fake 0
+    assert "fake 0" not in [g.name for g in table.games(T + 1)]
+    assert table.offer(_fake(0, T + 2), HOST, T + 2) is Offer.ADDED  # evicts fake 1
+    assert table.offer(_fake(1, T + 3), HOST, T + 3) is Offer.ADDED
+    assert table.offer(_fake(50, T + 3), HOST, T + 3) is Offer.RATE_LIMITED  # a fifth new game
+
+
+def test_the_rate_limit_window_and_the_share_of_one_source() -> None:
+    table = GameTable()
+    for n in range(NEW_GAMES_PER_SOURCE):
+        assert table.offer(_fake(n, T), HOST, T) is Offer.ADDED
+    assert table.offer(_fake(10, T + 9), HOST, T + 9) is Offer.RATE_LIMITED
+    for n in range(NEW_GAMES_PER_SOURCE):  # renewals are free
+        assert table.offer(_fake(n, T + 9), HOST, T + 9) is Offer.RENEWED
+    later = T + SOURCE_INTERVAL  # a new window
+    for n in range(10, 10 + NEW_GAMES_PER_SOURCE):
+        assert table.offer(_fake(n, later), HOST, later) is Offer.ADDED
+    assert len(table.games(later)) == MAX_GAMES_PER_SOURCE
+    for n in [*range(NEW_GAMES_PER_SOURCE), *range(10, 10 + NEW_GAMES_PER_SOURCE)]:
+        assert table.offer(_fake(n, later + 8), HOST, later + 8) is Offer.RENEWED
+    latest = later + SOURCE_INTERVAL  # a fresh window, but the source holds its 8 places
+    assert table.offer(_fake(20, latest), HOST, latest) is Offer.RATE_LIMITED
+    assert table.offer(_fake(20, latest), "10.0.0.2", latest) is Offer.ADDED
+
+
+def test_ipv6_sources_are_limited_per_64() -> None:
+    assert source_prefix("2001:db8::1") == source_prefix("2001:db8::ffff:1") == "2001:db8::/64"
+    assert source_prefix("2001:db8:0:1::1") == "2001:db8:0:1::/64"
+    assert source_prefix("fe80::1%eth0") == "fe80::/64"
+    assert source_prefix("::ffff:10.0.0.1") == source_prefix("10.0.0.1") == "10.0.0.1"
+    table = GameTable()
+    for n in range(NEW_GAMES_PER_SOURCE):
+        assert table.offer(_fake(n, T), f"2001:db8::{n + 1}", T) is Offer.ADDED
+    assert table.offer(_fake(9, T), "2001:db8::99", T) is Offer.RATE_LIMITED
+    assert table.offer(_fake(9, T), "2001:db8:0:1::99", T) is Offer.ADDED
+
+
+_POOL = [  # (key, timestamp offset): a few games, each at a few times
+    (key, offset) for key in range(12) for offset in (-40, -5, 0, 5, 40)
+]
+
+
+@functools.cache
+def _pooled(key: int, offset: int) -> bytes:
+    return encode_announcement(identity(2000 + key), f"g{key}", 1000 + key, T + offset)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(_POOL), st.integers(0, 2), st.floats(0, 4)), max_size=60
+    )
+)
+def test_the_table_stays_bounded_and_fresh(
+    steps: list[tuple[tuple[int, int], int, float]],
+) -> None:
+    table = GameTable(capacity=10)
+    now, accepted = T - 20, {}
+    for (key, offset), source, step in steps:
+        now += step
+        if table.offer(_pooled(key, offset), f"10.0.0.{source}", now) in (Offer.ADDED,
+                                                                           Offer.RENEWED):
+            accepted[key, source] = T + offset
+        games = table.games(now)
+        assert len(games) <= 10
+        for address in {g.host for g in games}:
+            assert sum(g.host == address for g in games) <= MAX_GAMES_PER_SOURCE
+        for game in games:
+            stamp = accepted[int(game.name[1:]), int(game.host.rsplit(".", 1)[1])]
+            assert now < stamp + FRESHNESS_WINDOW + GAME_TTL
+
+
+# --- on loopback ------------------------------------------------------------------------------
+
+
+def test_discover_on_loopback_lists_the_host_despite_a_flood() -> None:
+    """Real sockets: 120 fakes from 127.0.0.3, then the real announcer (from 127.0.0.1)."""
+    found: list[DiscoveredGame] = []
+
+    async def main() -> None:
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+
+                async def listen(task_status: trio.TaskStatus[int]) -> None:
+                    found.extend(await discover(
+                        1.0, port=0, group=None, bind="127.0.0.1", task_status=task_status
+                    ))
+                    nursery.cancel_scope.cancel()
+
+                port = await nursery.start(listen)
+                with trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as flooder:
+                    await flooder.bind(("127.0.0.3", 0))
+                    for n in range(120):
+                        await flooder.sendto(_fake(n, time.time()), ("127.0.0.1", port))
+                nursery.start_soon(partial(
+                    announce, identity(2), "Bob's game", 47820, interval=0.2,
+                    targets=[("127.0.0.1", port)],
+                ))
+
+    trio.run(main)
+    real = DiscoveredGame("Bob's game", "127.0.0.1", 47820, identity(2).fingerprint, 1)
+    assert real in found
+    fakes = [g for g in found if g != real]
+    assert 1 <= len(fakes) <= NEW_GAMES_PER_SOURCE
+    assert {g.host for g in fakes} == {"127.0.0.3"}
 
 
 # --- over a real (virtual) LAN ----------------------------------------------------------------

@@ -34,7 +34,7 @@ async def play(sessions: list[MatchSession], link: MemLink, players=None, *,
     chain reaches each length in `cut_at`."""
     players = players or (HashBot(), HashBot())
     outcomes: list[SessionOutcome | None] = [None, None]
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
 
     async def run(seat: int, channel, reconnect) -> None:
         outcomes[seat] = await sessions[seat].run(channel, reconnect if resume else None)
@@ -100,7 +100,7 @@ async def test_restarted_side_resumes_from_disk(tmp_path, reference) -> None:
     rebuilt from the match directory alone, then resumes with the still-running host."""
     sessions = make_sessions(DECKLIST, "session", dirs=(None, tmp_path))
     link = MemLink()
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     with trio.fail_after(30):
         async with open_nursery() as nursery:
             host_done = trio.Event()
@@ -170,7 +170,7 @@ async def test_silent_peer_is_dropped_and_abandoned_after_the_window(autojump_cl
                            channel=ChannelConfig(keepalive_interval=5, idle_timeout=15))
     sessions = make_sessions(DECKLIST, "session", config=config)
     link = MemLink(config.channel)
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     link.refuse = True  # the joiner never manages to come back
     with trio.fail_after(600):
         async with open_nursery() as nursery:
@@ -205,7 +205,7 @@ async def test_claim_made_while_the_peer_is_away(autojump_clock) -> None:
     config = SessionConfig(resume_window=300, linger=2)
     sessions = make_sessions(rules, "away", config=config)
     link = MemLink()
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     link.refuse = True
     with trio.fail_after(600):
         async with open_nursery() as nursery:
@@ -233,7 +233,7 @@ async def test_claim_made_while_the_peer_is_away(autojump_clock) -> None:
 async def test_garbage_during_setup_ends_the_session_with_one_line() -> None:
     sessions = make_sessions(DECKLIST, "session")
     link = MemLink()
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     with trio.fail_after(10), pytest.raises(SetupLostError) as error:
         async with open_nursery() as nursery:
             nursery.start_soon(sessions[0].run, host_channel, link.host_reconnect)

@@ -36,7 +36,7 @@ async def test_clocks_survive_a_restart(autojump_clock, tmp_path, monkeypatch,
                                         away_s: int) -> None:
     sessions = make_sessions(TIMED, f"clock-restart-{away_s}", dirs=(None, tmp_path))
     link = MemLink()
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     async with open_nursery() as nursery:
         nursery.start_soon(sessions[0].run, host_channel, link.host_reconnect)
         nursery.start_soon(drive_player, sessions[0], HashBot(think=1.5))
@@ -79,14 +79,16 @@ async def test_clocks_survive_a_restart(autojump_clock, tmp_path, monkeypatch,
 async def test_a_restore_without_a_clock_reading_says_so(autojump_clock, tmp_path) -> None:
     sessions = make_sessions(TIMED, "clock-missing", dirs=(None, tmp_path))
     link = MemLink()
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     with trio.CancelScope() as scope:
         async with open_nursery() as nursery:
             nursery.start_soon(sessions[0].run, host_channel, link.host_reconnect)
             nursery.start_soon(sessions[1].run, join_channel, link.join_reconnect)
             for s in sessions:
                 nursery.start_soon(drive_player, s, HashBot(think=1))
-            while sessions[1].peer.seq < 12:
+            # stop while a turn or choice is owed (its clock runs; an automatic DRAW/OPEN's
+            # does not)
+            while sessions[1].peer.seq < 12 or sessions[1].peer.clock_running is None:
                 await sessions[1].wait_changed()
             scope.cancel()
     (tmp_path / sessions[1].match_id.hex() / CLOCK_FILE).unlink()
@@ -119,7 +121,7 @@ async def test_a_crashing_player_resigns_its_seat(tmp_path) -> None:
     sessions = make_sessions(MatchRules(deal_mode=DealMode.DECKLIST), "crash",
                              dirs=(tmp_path, None))
     link = MemLink()
-    host_channel, join_channel = await link.first()
+    host_channel, join_channel = await link.first(sessions)
     outcomes: list[SessionOutcome | None] = [None, None]
 
     async def run(seat: int, channel) -> None:  # type: ignore[no-untyped-def]

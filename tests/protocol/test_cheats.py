@@ -16,7 +16,7 @@ from protocol import errors
 from protocol.dealers import DecklistHand, decklist_commitment
 from protocol.envelope import Envelope, MessageKind, parse_envelope
 from protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
-from protocol.match import Phase
+from protocol.match import Phase, evidence_body
 from protocol.pool import CardMismatchError
 from protocol.rules import DealMode
 from protocol.verify import verify_transcript
@@ -257,7 +257,10 @@ def test_false_evidence_blames_the_accuser() -> None:
     pair.deliver(max_steps=20, choose=False)
     honest_raw = pair.peers[1].transcript().envelopes[-1]
     liar = pair.peers[0]
-    liar._fail(errors.IllegalAction("made up", [honest_raw], player=1))
+    # an honest MatchPeer re-checks its own EVIDENCE: the liar seals one by hand
+    assert liar.core is not None
+    liar.core.chain.seal(liar.identity, K.EVIDENCE,
+                         evidence_body(errors.IllegalAction("made up", [honest_raw], player=1)))
     report = verify_transcript(liar.transcript())
     assert not report.ok and report.check == "false-evidence" and report.player == 0
 

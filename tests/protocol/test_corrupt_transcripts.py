@@ -77,6 +77,23 @@ def transcript_of(pair: Pair, seat: int = 0) -> Transcript:
     return pair.peers[seat].transcript()
 
 
+#: a peer-signed text that, printed raw, erases the line and forges a verdict (issue 14, item 7)
+FAKE_OK = "\r\x1b[2KOK: 40 records verified\n"
+
+
+def hostile_evidence(message: str = FAKE_OK + "\u202e", code: str = "replay") -> Transcript:
+    """A finished match cut after its 11th envelope, ended by an EVIDENCE that seat 1 signs: it
+    replays the envelope before it (a real "replay", which proves nobody's fault, so the
+    transcript is INVALID, unproven-evidence against seat 1) with `message` as its text."""
+    pair = finished()
+    t = transcript_of(pair)
+    previous = parse_envelope(t.envelopes[10])
+    evidence = seal(pair.ids[1], match_id=previous.match_id, seq=previous.seq + 1,
+                    prev_hash=previous.hash, sender=1, kind=K.EVIDENCE,
+                    body=[code, message, [previous.raw], 0]).raw
+    return with_envelopes(t, [*t.envelopes[:11], evidence])
+
+
 # --- editing helpers ------------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from protocol.pool import (
     parse_message,
 )
 from protocol.shuffle import prove_shuffle, shuffle, shuffle_generators
-from protocol.zkp import dleq_prove, schnorr_prove
+from protocol.zkp import _dleq_prove, dleq_prove, schnorr_prove
 from tests.protocol.deal_support import (
     IDENTITIES,
     MATCH_ID,
@@ -153,12 +153,12 @@ def test_draw_share_from_another_match_is_caught(dealt) -> None:
 
 def test_reused_nonce_from_the_peer_is_caught(dealt) -> None:
     p0, p1 = dealt
-    fixed = lambda n: bytes([3]) * n  # noqa: E731 - a peer whose rng repeats
+    fixed = lambda _statement: 12345  # noqa: E731 - a peer that repeats its nonce
     messages = []
     for position in (0, 1):
         ct = p1.pool[position]
-        share, proof, _ = dleq_prove(p1._secret, ct.a, MATCH_ID, f"draw/{position}",
-                                     IDENTITIES[1], (ct.a, ct.b), fixed)  # fmt: skip
+        share, proof, _ = _dleq_prove(p1._secret, ct.a, MATCH_ID, f"draw/{position}",
+                                      IDENTITIES[1], (ct.a, ct.b), fixed)  # fmt: skip
         messages.append(DrawShare(position, share, proof))
     p0.accept_draw_share(0, messages[0])  # a valid proof on its own
     with pytest.raises(NonceReuseError, match="draw/1"):

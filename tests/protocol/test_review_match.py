@@ -171,9 +171,10 @@ def test_loser_cannot_stall_the_certificate() -> None:
     pair = Pair(rules, label="review/stall", tamper=withhold, seed=5)
     pair.start()
     pair.deliver(now_ms=0)
-    winner = next(p for p in pair.peers if p.phase in (Phase.RESULT, Phase.COSIGN))
-    assert winner.core is not None and winner.core.game_result is not None
-    assert winner.core.game_result.winner == winner.seat
+    waiting = next(p for p in pair.peers if p.phase in (Phase.RESULT, Phase.COSIGN))
+    assert waiting.core is not None and waiting.core.game_result is not None
+    winner = pair.peers[waiting.core.game_result.winner]  # (the loser owes the certificate)
+    assert winner.claim_deadline_ms is not None
     winner.claim_timeout(10 ** 9)
     assert winner.result is not None and winner.result.winner == winner.seat
 

@@ -84,7 +84,7 @@ def test_pinned_peer_key():
 
 def test_hello_signed_by_another_key_is_refused():
     # The body announces player 1's key, but player 0 signed it.
-    body = [1, PLAYERS[1].public_key, RULESET, CATALOGUE_HASH, bytes(32), ""]
+    body = [1, PLAYERS[1].public_key, RULESET, CATALOGUE_HASH, bytes(32), "", bytes(32)]
     raw = seal(PLAYERS[0], match_id=NO_MATCH_ID, seq=0, prev_hash=bytes(32), sender=1,
                kind=MessageKind.HELLO, body=body).raw
     with pytest.raises(BadSignature):
@@ -97,7 +97,7 @@ def test_hello_signed_by_another_key_is_refused():
         ({"kind": MessageKind.ACTION}, "not HELLO"),
         ({"match_id": bytes([1]) * 32}, "all-zero"),
         ({"seq": 1}, "all-zero"),
-        ({"body": [0, b"k" * 32]}, "6 fields"),
+        ({"body": [0, b"k" * 32]}, "7 fields"),
         ({"sender": 1}, "differs from sender"),
     ],
 )
@@ -105,7 +105,7 @@ def test_malformed_hellos(overrides, reason):
     fields = {
         "match_id": NO_MATCH_ID, "seq": 0, "prev_hash": bytes(32), "sender": 0,
         "kind": MessageKind.HELLO,
-        "body": [0, PLAYERS[0].public_key, RULESET, CATALOGUE_HASH, bytes(32), ""],
+        "body": [0, PLAYERS[0].public_key, RULESET, CATALOGUE_HASH, bytes(32), "", bytes(32)],
     }
     fields.update(overrides)
     raw = seal(PLAYERS[0], **fields).raw
@@ -124,3 +124,13 @@ def test_seat_of_a_stranger():
     setup = MatchSetup.from_hellos(*make_hellos(PLAYERS))
     with pytest.raises(LocalProtocolError):
         setup.seat_of(Identity.generate(make_rng("stranger")))
+
+
+def test_a_hello_of_the_format_before_the_binding_reads_as_unbound():
+    """Transcripts signed before HELLOs carried a channel binding (6 fields) still verify:
+    their HELLOs read as bound to no channel session."""
+    body = [0, PLAYERS[0].public_key, RULESET, CATALOGUE_HASH, bytes([9]) * 32, "old"]
+    raw = seal(PLAYERS[0], match_id=NO_MATCH_ID, seq=0, prev_hash=bytes(32), sender=0,
+               kind=MessageKind.HELLO, body=body).raw
+    hello = open_hello(raw)
+    assert hello.binding == bytes(32) and not hello.bound and hello.raw == raw

@@ -50,7 +50,10 @@ def _setup_stalled(rules: MatchRules) -> Pair:
     return pair
 
 
-def test_a_seat_that_stalls_an_automatic_message_forfeits_after_the_grace() -> None:
+def test_a_claim_against_a_seat_that_signed_nothing_credits_no_one() -> None:
+    """Seat 0 stalls its first COMMIT: it never signed anything bound to this match (its HELLO
+    could be a copy from another match), so seat 1's claim, valid after the grace, wins nothing
+    (SPEC §4.11: a result needs both seats' signatures after the match id)."""
     pair = _setup_stalled(MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=60_000,
                                      clock_increment_ms=0))
     waiting = pair.peers[1]
@@ -58,10 +61,11 @@ def test_a_seat_that_stalls_an_automatic_message_forfeits_after_the_grace() -> N
     with pytest.raises(errors.LocalProtocolError):
         waiting.claim_timeout(AUTOMATIC_GRACE_MS - 1)
     waiting.claim_timeout(AUTOMATIC_GRACE_MS)
-    assert waiting.result is not None and waiting.result.winner == 1
+    assert waiting.result is not None and waiting.result.winner is None
     assert waiting.phase is Phase.CLOSED  # a claim in setup: nothing was dealt, nothing to reveal
     report = verify_transcript(waiting.transcript())
     assert report.ok and report.summary["ending"] == "timeout", report.describe()
+    assert report.summary["result"]["winner"] is None
 
 
 def test_without_a_clock_no_claim_is_possible() -> None:
