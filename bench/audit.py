@@ -9,7 +9,7 @@
 # second. Target: >= 100 transcripts/s in decklist mode.
 #
 # Section "tournament": whole `versus tournament random random --concurrency 2` runs, each a
-# fresh output folder and a fresh process (`python -m cli.main`), timed from the command's
+# fresh output folder and a fresh process (`python -m versus.cli.main`), timed from the command's
 # start to its exit: worker start-up, every match over TCP on 127.0.0.1 through the full
 # protocol, the in-worker verification, the records and the results. A row is the median over
 # the runs of matches per minute. Target: >= 300 matches/min in decklist mode. The note breaks
@@ -33,9 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cli.argtypes import count
-from protocol.rules import DealMode
-from protocol.verify import verify_transcript
+from versus.cli.argtypes import count
+from versus.protocol.rules import DealMode
+from versus.protocol.verify import verify_transcript
+
 from tests.protocol.pair import play
 
 Row = tuple[str, str, str]  # (what, median, note)
@@ -93,7 +94,7 @@ def tournament_run(deal: str, games: int, concurrency: int) -> tuple[float, list
         out = Path(tmp) / "t"
         start = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "cli.main", "tournament", "random", "random",
+            [sys.executable, "-m", "versus.cli.main", "tournament", "random", "random",
              "--games", str(games), "--concurrency", str(concurrency), "--deal", deal,
              "--out", str(out)], cwd=ROOT, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - start

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cli.argtypes import count, count_or_zero, seconds_up_to
-from cli.bots import Budget, IsmctsBot, make_bot
-from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+from versus.cli.argtypes import count, count_or_zero, seconds_up_to
+from versus.cli.bots import Budget, IsmctsBot, make_bot
+from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
 # the first three are the default run; the tree mode's pairing is there to reproduce its figures
 PAIRINGS = (("ismcts", "random"), ("ismcts", "greedy"), ("greedy", "random"),

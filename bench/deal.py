@@ -24,8 +24,8 @@ import msgpack
 # the checkout first: else bench/protocol.py (this folder is sys.path[0]) shadows the package
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cli.argtypes import count
-from protocol.pool import DealMessage, SharedPoolDeal, parse_message
+from versus.cli.argtypes import count
+from versus.protocol.pool import DealMessage, SharedPoolDeal, parse_message
 
 T = TypeVar("T")
 CASES = [(24, 12), (42, 21)]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cli.argtypes import count
-from engine import (
+from versus.cli.argtypes import count
+from versus.engine import (
     HashRng,
     Referee,
     Ruleset,

@@ -23,12 +23,12 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cli.argtypes import count
-from p2p.channel import SecureChannel
-from p2p.connect import connect, listening_port, open_listeners, serve
-from p2p.errors import ConnectionClosedError
-from p2p.framing import pack_payload
-from protocol.identity import Identity
+from versus.cli.argtypes import count
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import connect, listening_port, open_listeners, serve
+from versus.p2p.errors import ConnectionClosedError
+from versus.p2p.framing import pack_payload
+from versus.protocol.identity import Identity
 
 MESSAGE = {"type": "action", "seq": 12345, "action": ["summon", 3, [1, 2]], "pad": b"x" * 240}
 
@@ -74,7 +74,7 @@ class _Timed:
     """A random bot whose answers are timestamped: the submit follows at once."""
 
     def __init__(self, seed: int, marks: list[tuple[float, int, int]], seat: int) -> None:
-        from cli.bots import RandomBot
+        from versus.cli.bots import RandomBot
 
         self.bot, self.marks, self.seat, self.name = RandomBot(seed), marks, seat, "timed"
         self.session = None
@@ -92,9 +92,9 @@ class _Timed:
 
 async def one_match(mode: str, seed: int, tmp: str) -> tuple[list[float], list[float], float]:
     """(apply latencies, round trips, setup seconds) of one whole match."""
-    from p2p.loopback import play_loopback_match
-    from p2p.session import SessionConfig
-    from protocol.rules import DealMode, MatchRules
+    from versus.p2p.loopback import play_loopback_match
+    from versus.p2p.session import SessionConfig
+    from versus.protocol.rules import DealMode, MatchRules
 
     marks: list[tuple[float, int, int]] = []
     players = [_Timed(seed, marks, 0), _Timed(seed + 1, marks, 1)]

@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.canonical import encode
-from protocol.envelope import MessageKind, open_envelope, seal
-from protocol.identity import Identity
-from protocol.setup import MatchSetup, make_hello
+from versus.protocol.canonical import encode
+from versus.protocol.envelope import MessageKind, open_envelope, seal
+from versus.protocol.identity import Identity
+from versus.protocol.setup import MatchSetup, make_hello
 
 RUNS = 7
 BATCH = 400
@@ -89,8 +89,9 @@ def main() -> None:
 
 def match_measures() -> tuple[list[float], dict, dict]:
     """(action round µs samples, setup ms per deal mode, transcript bytes per deal mode)."""
-    from protocol.match import Phase
-    from protocol.rules import DealMode
+    from versus.protocol.match import Phase
+    from versus.protocol.rules import DealMode
+
     from tests.protocol.pair import Pair, play, rules_for
 
     rounds: list[float] = []
@@ -131,7 +132,7 @@ def match_measures() -> tuple[list[float], dict, dict]:
 
 
 def _match_rows() -> None:
-    from protocol.rules import DealMode
+    from versus.protocol.rules import DealMode
 
     rounds, setups, sizes = match_measures()
     print()
@@ -149,7 +150,7 @@ def _match_rows() -> None:
 def figures() -> list[dict[str, object]]:
     """The figures with a documented target, and the other headline ones, for
     bench/run_all.py."""
-    from protocol.rules import DealMode
+    from versus.protocol.rules import DealMode
 
     rows, size, _ = envelope_measures()
     rounds, setups, sizes = match_measures()

@@ -4,7 +4,7 @@
 # owner, Strength (or ? if hidden from the viewer), R/V for recto/verso, +k absorbed cards.
 from __future__ import annotations
 
-from engine import PlayerView, Tile
+from versus.engine import PlayerView, Tile
 
 CELL = 12
 

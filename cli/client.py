@@ -12,7 +12,7 @@
 # `Referee`: deals and reveals come from a random full assignment (`random_deal`), the opponent
 # answers its turn actions and choices with a chooser `(PlayerView, list[Action]) -> Action`
 # (default: `random_chooser`), and every step is turned into log lines by `engine.narrate`. It
-# is what the UI tests drive and what `python -m cli.ui` (and later `versus play --offline`)
+# is what the UI tests drive and what `python -m versus.cli.ui` (and later `versus play --offline`)
 # runs. Its seed comes from `secrets` unless one is given (then a game is reproducible).
 from __future__ import annotations
 
@@ -24,8 +24,7 @@ from enum import Enum
 from typing import Protocol, runtime_checkable
 
 import trio
-
-from engine import (
+from versus.engine import (
     Action,
     Catalogue,
     ChoiceDecision,
@@ -43,7 +42,7 @@ from engine import (
     random_deal,
     step,
 )
-from engine.narrate import narrate
+from versus.engine.narrate import narrate
 
 Chooser = Callable[[PlayerView, list[Action]], Action]
 MAX_LOG_LINES = 2000  # the UI shows the tail; a long game stays well under this

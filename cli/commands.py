@@ -42,19 +42,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import trio
-
-from engine import ActionOrder, PlayerView, Ruleset, default_catalogue
-from engine.errors import EngineError
-from p2p.channel import SecureChannel
-from p2p.connect import listening_port
-from p2p.discovery import announce, discover
-from p2p.errors import TransportError
-from p2p.invite import Invite, format_hostport, split_hostport
-from p2p.keystore import load_or_create_identity
-from p2p.known_peers import KnownPeers
-from p2p.link import DeclinedError, HostLink, JoinLink, open_game_listeners
-from p2p.loopback import play_loopback_match
-from p2p.session import (
+from versus.engine import ActionOrder, PlayerView, Ruleset, default_catalogue
+from versus.engine.errors import EngineError
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import listening_port
+from versus.p2p.discovery import announce, discover
+from versus.p2p.errors import TransportError
+from versus.p2p.invite import Invite, format_hostport, split_hostport
+from versus.p2p.keystore import load_or_create_identity
+from versus.p2p.known_peers import KnownPeers
+from versus.p2p.link import DeclinedError, HostLink, JoinLink, open_game_listeners
+from versus.p2p.loopback import play_loopback_match
+from versus.p2p.session import (
     MatchSession,
     SessionConfig,
     SessionOutcome,
@@ -63,19 +62,24 @@ from p2p.session import (
     drive_player,
     open_nursery,
 )
-from p2p.store import MatchStore, StoreError
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.identity import Identity
-from protocol.match import Ending
-from protocol.rules import DealMode, MatchRules, master_rng
-from protocol.text import printable
-from protocol.verify import _rules_text, verify_transcript
+from versus.p2p.store import MatchStore, StoreError
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.identity import Identity
+from versus.protocol.match import Ending
+from versus.protocol.rules import DealMode, MatchRules, master_rng
+from versus.protocol.text import printable
+from versus.protocol.verify import _rules_text, verify_transcript
 
 from .board_text import LEGEND, render_board
 from .client import describe_fault
+from .parsers import (
+    DEFAULT_GAME_PORT,
+    EXIT_ERROR,
+    EXIT_FAULT,
+    EXIT_OK,
+    EXIT_UNFINISHED,
+)
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_FAULT = 0, 1, 2, 3, 4
-DEFAULT_GAME_PORT = 47820
 MAX_DECK_FILE = 64 * 1024
 #: the chosen joiner must bring the match into existence (both HELLOs in) this fast; its
 #: program sends its HELLO right after accepting, so this only bounds a stalled joiner
@@ -91,20 +95,6 @@ class CommandError(Exception):
 
 
 # --- option parsing -----------------------------------------------------------------------------
-
-
-def parse_clock(text: str) -> tuple[int, int]:
-    """`MIN+INC`: minutes per player plus seconds added after each move (chess notation)."""
-    base, plus, inc = text.partition("+")
-    try:
-        minutes, increment = float(base), float(inc) if plus else 0.0
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"clock {text!r} is not MIN+INC (e.g. 5+3: 5 minutes, 3 s per move)") from None
-    if not 0 < minutes <= 24 * 60 or not 0 <= increment <= 3600:
-        raise argparse.ArgumentTypeError(f"clock {text!r}: minutes in (0, 1440], increment "
-                                         "in [0, 3600] s")
-    return int(minutes * 60_000), int(increment * 1000)
 
 
 def load_deck(path: str) -> list[str]:
@@ -151,34 +141,6 @@ def rules_from(args: argparse.Namespace) -> MatchRules:
                           clock_initial_ms=initial, clock_increment_ms=increment)
     except (LocalProtocolError, EngineError, ValueError) as error:
         raise CommandError(str(error)) from None
-
-
-def add_rules_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deal", choices=[m.value for m in DealMode],
-                        default=DealMode.SHARED_POOL.value,
-                        help="deal mode: shared-pool (mental poker, default) or decklist")
-    parser.add_argument("--clock", type=parse_clock, default=None, metavar="MIN+INC",
-                        help="chess clock per player, e.g. 5+3 (default: no clock)")
-    parser.add_argument("--order", choices=[o.value for o in ActionOrder],
-                        default=ActionOrder.ORDERED.value, help="action order rule")
-
-
-def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
-    if bot:
-        parser.add_argument("--bot", metavar="NAME", default=None,
-                            help="play headless with this bot (random, greedy, ismcts, "
-                                 "ismcts-tree, cmd:...)")
-    parser.add_argument("--deck", metavar="FILE", default=None,
-                        help="decklist mode: the deck to bring (default: a random one)")
-    parser.add_argument("--identity", metavar="PATH", default=None,
-                        help="identity key file (default: the keystore's)")
-    parser.add_argument("--data-dir", metavar="DIR", default=None,
-                        help="where match directories live (default: "
-                             "$XDG_DATA_HOME/versus/matches)")
-    parser.add_argument("--resume-window", type=float, default=300.0, metavar="SECONDS",
-                        help="how long to wait for the opponent after a drop (default 300)")
-    parser.add_argument("--resume", metavar="MATCH_ID", default=None,
-                        help="resume a saved match (id or unique prefix) after a restart")
 
 
 # --- shared helpers -----------------------------------------------------------------------------
@@ -323,6 +285,14 @@ def _store(args: argparse.Namespace) -> MatchStore:
 
 
 def _identity(args: argparse.Namespace) -> Identity:
+    """Our key: the keystore's (created on first use), or `--identity PATH`, which is created
+    too when missing, but said so on stderr: a typo in PATH must not silently make a stranger
+    of us to every host we know."""
+    if args.identity is not None and not Path(args.identity).exists():
+        identity = load_or_create_identity(args.identity)
+        print(f"versus: created a new identity key {args.identity} ({identity.fingerprint}); "
+              "hosts that know your usual key will not recognise this one", file=sys.stderr)
+        return identity
     return load_or_create_identity(args.identity)
 
 
@@ -792,89 +762,48 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
         return EXIT_ERROR
 
 
-# --- the parsers ------------------------------------------------------------------------------
+# --- demo --offline: the engine alone -----------------------------------------------------------
 
 
-def _hex_seed(text: str) -> bytes:
-    try:
-        seed = bytes.fromhex(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed {text!r} is not hexadecimal") from None
-    if not 1 <= len(seed) <= 32:
-        raise argparse.ArgumentTypeError("seed must be 1..32 bytes (2..64 hex digits)")
-    return seed
+def cmd_demo_offline(args: argparse.Namespace, out: TextIO) -> int:
+    """`versus demo --offline`: the engine alone, two random players, no protocol."""
+    from versus.engine import (
+        Deal,
+        HashRng,
+        Input,
+        Referee,
+        Reveal,
+        random_chooser,
+        random_deal,
+    )
+
+    seed = args.seed if args.seed is not None else secrets.token_bytes(16)
+    ruleset = Ruleset()
+    catalogue = default_catalogue()
+    ids, orders = random_deal(catalogue, ruleset, HashRng(seed, "demo-deal"))
+    choosers = (random_chooser(HashRng(seed, "demo-player-0")),
+                random_chooser(HashRng(seed, "demo-player-1")))
+    referee = Referee(ruleset, catalogue, seed, ids, orders, choosers)
+    print(f"versus demo, seed {seed.hex()}, player {referee.state.first} starts", file=out)
+    shown_turn = referee.state.turn
+
+    def on_step(ref: Referee, inp: Input) -> None:
+        nonlocal shown_turn
+        if args.quiet:
+            return
+        if not isinstance(inp, Deal | Reveal):
+            print(f"  {inp}", file=out)
+        if ref.state.turn != shown_turn and ref.state.result is None:
+            print(f"after turn {shown_turn + 1}:", file=out)
+            print(render_board(ref.view(0)), file=out)
+            shown_turn = ref.state.turn
+
+    result = referee.play(on_step)
+    print(render_board(referee.view(0)), file=out)
+    print(f"result: {result} after {referee.state.turn + 1} turns, {referee.steps} inputs",
+          file=out)
+    return 0
 
 
-def _add_test_seed_option(parser: argparse.ArgumentParser) -> None:
-    # For tests (tests/netfaults): the same match, byte for byte, with and without network
-    # faults. A seeded master secret is predictable, so the option is hidden from --help.
-    parser.add_argument("--insecure-test-seed", type=_hex_seed, default=None,
-                        help=argparse.SUPPRESS)
-
-
-def _guard(func: Callable[[argparse.Namespace, TextIO], int]
-           ) -> Callable[[argparse.Namespace, TextIO], int]:
-    return lambda args, out: guarded(func, args, out)
-
-
-EXIT_CODES = ("exit codes: 0 match finished, 1 error, 2 bad command line, 3 match unfinished "
-              "(resumable with --resume), 4 protocol fault / transcript invalid")
-
-
-def add_network_parsers(sub: Any, *, offline_demo: Callable[[argparse.Namespace, TextIO], int]
-                        ) -> None:
-    """Add host, join, play and demo to the `versus` subcommands."""
-    host = sub.add_parser("host", help="host a match and print the invite to share",
-                          epilog=EXIT_CODES)
-    host.add_argument("--port", type=int, default=None,
-                      help=f"TCP port (default {DEFAULT_GAME_PORT}; 0 = any free port)")
-    host.add_argument("--bind", default=None, metavar="ADDR",
-                      help="listen only on this address (default: every IPv4 and IPv6 one)")
-    host.add_argument("--lan", action="store_true", help="announce the game on the LAN")
-    host.add_argument("--name", default=None, help="the game's name in LAN announcements")
-    add_rules_options(host)
-    add_session_options(host)
-    _add_test_seed_option(host)
-    host.set_defaults(func=_guard(cmd_host))
-
-    join = sub.add_parser("join", help="join a match by invite, HOST:PORT or --lan",
-                          epilog=EXIT_CODES)
-    join.add_argument("target", nargs="?", default=None,
-                      help="versus://HOST:PORT#FINGERPRINT or HOST:PORT")
-    join.add_argument("--lan", action="store_true", help="find games on the LAN")
-    join.add_argument("--pick", type=int, default=None, metavar="N",
-                      help="with --lan: join the N-th game found")
-    join.add_argument("--accept-rules", action="store_true",
-                      help="accept the rules the host offers without being asked (they are "
-                           "printed); needed to join without a terminal or with --bot")
-    add_session_options(join)
-    _add_test_seed_option(join)
-    join.set_defaults(func=_guard(cmd_join))
-
-    play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
-                          epilog=EXIT_CODES)
-    play.add_argument("--bot", default="greedy", metavar="NAME",
-                      help="the opponent (random, greedy, ismcts, ismcts-tree, cmd:...; "
-                           "default greedy)")
-    play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
-    add_rules_options(play)
-    add_session_options(play, bot=False)
-    play.set_defaults(func=_guard(cmd_play))
-
-    demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
-                          epilog=EXIT_CODES)
-    demo.add_argument("--seed", type=_hex_seed, default=None,
-                      help="hex seed: identities, secrets and bots (reproducible transcript)")
-    demo.add_argument("--bot-a", default="random", metavar="NAME", help="player 0's bot")
-    demo.add_argument("--bot-b", default="random", metavar="NAME", help="player 1's bot")
-    demo.add_argument("--quiet", action="store_true", help="print only the summary")
-    demo.add_argument("--out", default=None, metavar="DIR",
-                      help="where to write the match directory (default: a temp dir)")
-    demo.add_argument("--offline", action="store_true",
-                      help="engine only: no protocol, no network (the first demo)")
-    add_rules_options(demo)
-
-    def demo_dispatch(args: argparse.Namespace, out: TextIO) -> int:
-        return offline_demo(args, out) if args.offline else cmd_demo(args, out)
-
-    demo.set_defaults(func=_guard(demo_dispatch))
+def cmd_demo_any(args: argparse.Namespace, out: TextIO) -> int:
+    return cmd_demo_offline(args, out) if args.offline else cmd_demo(args, out)

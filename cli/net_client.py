@@ -15,8 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 import trio
-
-from engine import (
+from versus.engine import (
     Action,
     Catalogue,
     IllegalActionError,
@@ -26,10 +25,10 @@ from engine import (
     default_catalogue,
     new_game,
 )
-from p2p.session import LinkState, MatchSession, SessionOutcome, open_nursery
-from protocol.errors import LocalProtocolError
-from protocol.match import Ending
-from protocol.match import MatchResult as ProtocolResult
+from versus.p2p.session import LinkState, MatchSession, SessionOutcome, open_nursery
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.match import Ending
+from versus.protocol.match import MatchResult as ProtocolResult
 
 from .client import (
     ClockState,

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from engine import GameResult, Knowledge, PlayerView, State, new_game, step
-from engine.game import DECK
-from engine.narrate import narrate
-from protocol.verify import MatchReplay, ReplayStep, replay_inputs
+from versus.engine import GameResult, Knowledge, PlayerView, State, new_game, step
+from versus.engine.game import DECK
+from versus.engine.narrate import narrate
+from versus.protocol.verify import MatchReplay, ReplayStep, replay_inputs
 
 from .board_text import render_board
 
@@ -350,21 +350,3 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         return 0
     ReplayApp(timeline, lens).run()
     return 0
-
-
-def add_replay_parser(sub: Any) -> None:
-    """Register `versus replay` on the subcommand parsers of cli/main.py."""
-    parser = sub.add_parser(
-        "replay", help="step through a verified match in the terminal",
-        description="Verify a transcript, then step through the match: →/n ←/p step, PgDn/PgUp "
-                    "turn, Home/End, h switches the view (as player 0 / as player 1 / "
-                    "everything revealed) when the end-of-match reveals are present, q quits.")
-    parser.add_argument("file", metavar="FILE", help="transcript file (- = stdin)")
-    parser.add_argument("--print", action="store_true",
-                        help="print every step (board and narration) instead of the app")
-    parser.add_argument("--step", type=int, default=None, metavar="K",
-                        help="print step K only (0 = the new game)")
-    parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
-                        help="what to show: everything revealed (default when the reveals are "
-                             "present), what seat 0 or 1 knew, or public information only")
-    parser.set_defaults(func=cmd_replay)

@@ -4,8 +4,8 @@
 # How it works. The runner (this module, one trio program) computes the schedule (round robin
 # or gauntlet, a number of games per pairing with the seats swapped every other game), writes
 # the manifest DIR/tournament.json (participants, settings, schedule), then keeps N worker
-# processes busy (`python -m cli.tournament_worker`, one game at a time each, so games use all
-# the cores and a bot or a worker that goes wrong takes down one game, not the tournament).
+# processes busy (`python -m versus.cli.tournament_worker`, one game at a time each, so games
+# use all the cores and a bot or a worker that goes wrong takes down one game, not the tournament).
 # Every game is a whole match over TCP on 127.0.0.1 through the full protocol; the worker saves
 # its transcript as DIR/games/<game>.vtr and returns the verified result; the runner writes
 # DIR/games/<game>.json atomically (temporary file + rename) the moment each game ends. That
@@ -37,12 +37,11 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 import trio
+from versus.p2p.session import open_nursery
+from versus.protocol.rules import DealMode
+from versus.protocol.verify import verify_transcript
 
-from p2p.session import open_nursery
-from protocol.rules import DealMode
-from protocol.verify import verify_transcript
-
-from .argtypes import count, seconds_up_to
+from .parsers import DEFAULT_GAME_TIMEOUT, add_tournament_parser
 from .tournament_elo import Rating, ratings
 from .tournament_worker import bot_of
 from .verify_cmd import UnreadableFile, read_limited
@@ -50,9 +49,7 @@ from .verify_cmd import UnreadableFile, read_limited
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_UNVERIFIED = 0, 1, 2, 3, 4
 MANIFEST_FORMAT = "versus-tournament/1"
 RESULTS_FORMAT = "versus-tournament-results/1"
-FORMATS = ("round-robin", "gauntlet")
 ENDINGS = ("game", "resignation", "timeout", "fault", "forfeit", "abandoned")
-DEFAULT_GAME_TIMEOUT = 300.0
 WORKER_GRACE_S = 20.0  # beyond the per-game limit before the runner kills a worker
 WORKER_START_S = 60.0
 MAX_RECORD_FILE = 1 << 20
@@ -327,10 +324,10 @@ class WorkerDied(Exception):
 
 
 class Worker:
-    """One `python -m cli.tournament_worker` process; its stderr is drained into a tail kept
+    """One `python -m versus.cli.tournament_worker` process; its stderr is drained into a tail kept
     for the one-line reason when it dies."""
 
-    command: ClassVar[Sequence[str]] = (sys.executable, "-m", "cli.tournament_worker")
+    command: ClassVar[Sequence[str]] = (sys.executable, "-m", "versus.cli.tournament_worker")
 
     def __init__(self, nursery: trio.Nursery) -> None:
         self.nursery = nursery
@@ -757,7 +754,7 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
         write_manifest(folder, participants, settings, schedule)
         records = {}
     run = Run(folder, participants, settings, schedule, records,
-              concurrency=args.concurrency, max_games=args.max_games)
+              concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games)
     run.todo = [g for g in schedule if g.id not in records]
     return run
 
@@ -828,61 +825,6 @@ def _first_failure(caught: BaseException) -> TournamentError | None:
     if caught.subgroup(KeyboardInterrupt) is not None:
         return None
     raise caught
-
-
-def _decision_ms(text: str) -> int:
-    value = count(text)
-    if value > 3_600_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is over 3600000 ms")
-    return value
-
-
-def add_tournament_parser(sub: Any) -> None:
-    """Register `versus tournament` on the subcommand parsers of cli/main.py."""
-    parser = sub.add_parser(
-        "tournament", help="play bots against each other in real peer-to-peer matches",
-        description="Play a round robin or a gauntlet between bots (random, greedy, ismcts, "
-                    "ismcts-tree, cmd:<command line> for an external bot). Every game is a real "
-                    "match over TCP on 127.0.0.1 with its transcript saved and verified in "
-                    "OUT/games. "
-                    "Exit status: 0 finished, 1 error, 2 bad command line, 3 unfinished "
-                    "(interrupted or games abandoned: finish with --resume), 4 a saved "
-                    "transcript failed verification.")
-    parser.add_argument("participants", nargs="*", metavar="BOT",
-                        help="participants (optional with --resume: the saved ones)")
-    parser.add_argument("--out", required=True, metavar="DIR",
-                        help="output folder: tournament.json, games/, results.json/.csv")
-    parser.add_argument("--games", type=count, default=2, metavar="N",
-                        help="games per pairing, seats swapped every other game (default 2)")
-    parser.add_argument("--format", choices=FORMATS, default="round-robin",
-                        help="round-robin (everyone meets everyone, default) or gauntlet")
-    parser.add_argument("--gauntlet-champion", metavar="NAME", default=None,
-                        help="gauntlet: who plays everyone (default: the first participant)")
-    parser.add_argument("--concurrency", type=count, default=os.cpu_count() or 1,
-                        metavar="N", help="games at once, one worker process each "
-                                          "(default: the number of cores)")
-    parser.add_argument("--deal", choices=[m.value for m in DealMode],
-                        default=DealMode.DECKLIST.value,
-                        help="deal mode: decklist (random decks, default) or shared-pool")
-    parser.add_argument("--seed", metavar="HEX", default=None,
-                        help="derive every game's secrets and bot seeds from this seed "
-                             "(reproducible games; default: fresh secrets)")
-    parser.add_argument("--time-per-decision", type=_decision_ms, default=None, metavar="MS",
-                        help="external bots' per-decision limit and ismcts's budget (default: "
-                             "1000 ms for external bots, ismcts's own budget)")
-    parser.add_argument("--game-timeout", type=seconds_up_to(86400), default=DEFAULT_GAME_TIMEOUT,
-                        metavar="SECONDS", help="wall-clock limit per game (default 300)")
-    parser.add_argument("--resume", action="store_true",
-                        help="finish the tournament in --out: play only the missing games")
-    parser.add_argument("--max-games", type=count, default=None, metavar="K",
-                        help="stop after starting K games (testing interruptions)")
-
-    def error(message: str) -> None:  # one line, not the usage block
-        print(f"versus tournament: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-    parser.error = error  # type: ignore[method-assign]
-    parser.set_defaults(func=cmd_tournament)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

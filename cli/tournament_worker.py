@@ -1,4 +1,4 @@
-# A tournament worker: `python -m cli.tournament_worker`, started by `versus tournament`
+# A tournament worker: `python -m versus.cli.tournament_worker`, started by `versus tournament`
 # (cli/tournament.py) once per concurrency slot, plays one game at a time for as long as the
 # runner feeds it.
 #
@@ -36,14 +36,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import trio
-
-from engine import Action, PlayerView
-from p2p.errors import TransportError
-from p2p.loopback import LoopbackResult, play_loopback_match
-from p2p.session import SessionConfig
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.identity import Identity
-from protocol.rules import DealMode, MatchRules
+from versus.engine import Action, PlayerView
+from versus.p2p.errors import TransportError
+from versus.p2p.loopback import LoopbackResult, play_loopback_match
+from versus.p2p.session import SessionConfig
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.identity import Identity
+from versus.protocol.rules import DealMode, MatchRules
 
 from .bots import AsyncPlayer, BotForfeit, Budget, ExternalBot, as_async, make_bot
 

@@ -22,10 +22,10 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any
 
-from engine import Catalogue, CatalogueError, load_catalogue
-from protocol.text import printable
-from protocol.transcript import MAX_TRANSCRIPT_SIZE
-from protocol.verify import SHOWN_TEXT, Report, verify_transcript
+from versus.engine import Catalogue, CatalogueError, load_catalogue
+from versus.protocol.text import printable
+from versus.protocol.transcript import MAX_TRANSCRIPT_SIZE
+from versus.protocol.verify import SHOWN_TEXT, Report, verify_transcript
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 MAX_FILE_SIZE = MAX_TRANSCRIPT_SIZE  # read at call time (tests lower it)
@@ -131,20 +131,3 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
             valid = sum(v.status == EXIT_VALID for v in verdicts)
             print(f"{valid} of {len(verdicts)} transcripts valid", file=out)
     return max(v.status for v in verdicts)
-
-
-def add_verify_parser(sub: Any) -> None:
-    """Register `versus verify` on the subcommand parsers of cli/main.py."""
-    parser = sub.add_parser(
-        "verify", help="verify match transcripts offline",
-        description="Verify match transcripts offline: signatures, hash chain, setup, every "
-                    "commitment and proof, a full engine replay and the result. Exit status: 0 "
-                    "every file valid, 1 some file invalid, 2 usage error or unreadable file.")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="transcript files (- = stdin)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON document: a list of per-file reports")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print only the verdict line of each file")
-    parser.add_argument("--catalogue", metavar="FILE", default=None,
-                        help="card catalogue the matches used (default: the packaged one)")
-    parser.set_defaults(func=cmd_verify)

@@ -198,7 +198,7 @@ def load_catalogue(data: str | bytes) -> Catalogue:
 @cache
 def default_catalogue() -> Catalogue:
     """The packaged catalogue (engine/data/cards.json)."""
-    return load_catalogue(resources.files("engine").joinpath("data/cards.json").read_bytes())
+    return load_catalogue(resources.files("versus.engine").joinpath("data/cards.json").read_bytes())
 
 
 def _parse_card(i: int, item: Any) -> Card:

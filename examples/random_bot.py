@@ -2,7 +2,7 @@
 # A minimal external bot for Versus P2P (SPEC Part 7): it plays a uniformly random legal action.
 # Standard library only. It reads one JSON object per line on stdin and answers on stdout;
 # anything for humans goes to stderr. Try it against the built-in bots:
-#   .venv/bin/python -m cli.bots "cmd:python3 examples/random_bot.py" greedy --games 2
+#   .venv/bin/python -m versus.cli.bots "cmd:python3 examples/random_bot.py" greedy --games 2
 # or from Python: make_bot("cmd:python3 examples/random_bot.py") (cli/bots/registry.py).
 import json
 import random

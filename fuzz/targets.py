@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from p2p.discovery import (
+from versus.p2p.discovery import (
     SIGNATURE_DOMAIN,
     GameTable,
     InvalidAnnouncementError,
@@ -33,8 +33,13 @@ from p2p.discovery import (
     decode_announcement,
     encode_announcement,
 )
-from p2p.errors import FrameTooLargeError, HandshakeError, MalformedFrameError, PeerRejectedError
-from p2p.framing import (
+from versus.p2p.errors import (
+    FrameTooLargeError,
+    HandshakeError,
+    MalformedFrameError,
+    PeerRejectedError,
+)
+from versus.p2p.framing import (
     MAX_FRAME,
     MAX_HANDSHAKE_FRAME,
     FrameDecoder,
@@ -42,25 +47,25 @@ from p2p.framing import (
     pack_payload,
     unpack_payload,
 )
-from p2p.handshake import Handshake, HandshakeState, Role
-from protocol.canonical import TAG_ENVELOPE_SIGNATURE, decode, encode
-from protocol.envelope import (
+from versus.p2p.handshake import Handshake, HandshakeState, Role
+from versus.protocol.canonical import TAG_ENVELOPE_SIGNATURE, decode, encode
+from versus.protocol.envelope import (
     Envelope,
     MessageKind,
     open_envelope,
     parse_envelope,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     BadSignature,
     MalformedMessage,
     RemoteProtocolError,
     WrongMatch,
     WrongSender,
 )
-from protocol.identity import Identity
-from protocol.pool import SharedPoolDeal, parse_message
-from protocol.setup import MatchSetup, make_hello
-from protocol.transcript import (
+from versus.protocol.identity import Identity
+from versus.protocol.pool import SharedPoolDeal, parse_message
+from versus.protocol.setup import MatchSetup, make_hello
+from versus.protocol.transcript import (
     Transcript,
     dump_transcript,
     load_transcript,

@@ -3,8 +3,8 @@
 # channel with its timeouts and keepalives (channel.py), connecting and listening (connect.py),
 # trust on first use (known_peers.py), local keys (keystore.py), invite links (invite.py) and
 # LAN discovery (discovery.py). SPEC.md Part 6 is the wire format.
-from p2p.channel import ChannelConfig, SecureChannel
-from p2p.connect import (
+from versus.p2p.channel import ChannelConfig, SecureChannel
+from versus.p2p.connect import (
     accept_one,
     connect,
     connect_invite,
@@ -14,11 +14,11 @@ from p2p.connect import (
     open_listeners,
     serve,
 )
-from p2p.discovery import DiscoveredGame, announce, discover
-from p2p.handshake import HandshakeResult, Purpose
-from p2p.invite import Invite, parse_invite
-from p2p.keystore import load_or_create_identity
-from p2p.known_peers import KnownPeers
+from versus.p2p.discovery import DiscoveredGame, announce, discover
+from versus.p2p.handshake import HandshakeResult, Purpose
+from versus.p2p.invite import Invite, parse_invite
+from versus.p2p.keystore import load_or_create_identity
+from versus.p2p.known_peers import KnownPeers
 
 __all__ = [
     "ChannelConfig",

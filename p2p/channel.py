@@ -34,8 +34,7 @@ from typing import Any
 import trio
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
-from p2p.errors import (
+from versus.p2p.errors import (
     ChannelClosedError,
     ConnectionLostError,
     DecryptionError,
@@ -48,9 +47,9 @@ from p2p.errors import (
     SlowFrameError,
     TransportError,
 )
-from p2p.framing import MAX_FRAME, FrameDecoder, encode_frame, pack_payload, unpack_payload
-from p2p.handshake import TAG_SIZE, HandshakeResult, aead_nonce
-from protocol.text import printable
+from versus.p2p.framing import MAX_FRAME, FrameDecoder, encode_frame, pack_payload, unpack_payload
+from versus.p2p.handshake import TAG_SIZE, HandshakeResult, aead_nonce
+from versus.protocol.text import printable
 
 COUNTER = struct.Struct(">Q")
 RECORD_OVERHEAD = COUNTER.size + TAG_SIZE + 1  # counter, Poly1305 tag, kind byte

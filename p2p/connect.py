@@ -21,9 +21,8 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
-
-from p2p.channel import ChannelConfig, SecureChannel
-from p2p.errors import (
+from versus.p2p.channel import ChannelConfig, SecureChannel
+from versus.p2p.errors import (
     ConnectError,
     ConnectionLostError,
     ConnectTimeoutError,
@@ -32,11 +31,11 @@ from p2p.errors import (
     ListenError,
     TransportError,
 )
-from p2p.framing import MAX_HANDSHAKE_FRAME, FrameDecoder, encode_frame
-from p2p.handshake import Handshake, PeerCheck, Purpose, Role
-from p2p.invite import Invite, format_hostport
-from p2p.known_peers import KnownPeers
-from protocol.identity import Identity, fingerprint, normalize_fingerprint
+from versus.p2p.framing import MAX_HANDSHAKE_FRAME, FrameDecoder, encode_frame
+from versus.p2p.handshake import Handshake, PeerCheck, Purpose, Role
+from versus.p2p.invite import Invite, format_hostport
+from versus.p2p.known_peers import KnownPeers
+from versus.protocol.identity import Identity, fingerprint, normalize_fingerprint
 
 DEFAULT_PORT = 47_820
 CONNECT_TIMEOUT = 10.0

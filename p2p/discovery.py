@@ -48,12 +48,11 @@ import time
 from dataclasses import dataclass
 
 import trio
-
-from p2p.connect import source_prefix
-from p2p.errors import DiscoveryError, InvalidAnnouncementError, StaleAnnouncementError
-from p2p.handshake import MAX_VERSION
-from p2p.invite import Invite
-from protocol.identity import (
+from versus.p2p.connect import source_prefix
+from versus.p2p.errors import DiscoveryError, InvalidAnnouncementError, StaleAnnouncementError
+from versus.p2p.handshake import MAX_VERSION
+from versus.p2p.invite import Invite
+from versus.protocol.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
     Identity,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 
 
 class TransportError(Exception):

@@ -22,9 +22,8 @@ import struct
 from typing import Any
 
 import msgpack
-
-from p2p.errors import FrameTooLargeError, MalformedFrameError
-from protocol.canonical import too_deep
+from versus.p2p.errors import FrameTooLargeError, MalformedFrameError
+from versus.protocol.canonical import too_deep
 
 LENGTH_PREFIX = struct.Struct(">I")
 #: Largest frame body accepted once the channel is authenticated (1 MiB: room for a mental-poker

@@ -31,22 +31,21 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
-from p2p.errors import (
+from versus.p2p.errors import (
     HandshakeError,
     ImpostorError,
     PeerRejectedError,
     TransportError,
     VersionMismatchError,
 )
-from protocol.identity import (
+from versus.protocol.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
     Identity,
     fingerprint,
     verify_signature,
 )
-from protocol.text import printable
+from versus.protocol.text import printable
 
 #: The transport protocol versions this code speaks.
 MIN_VERSION = 1

@@ -11,8 +11,8 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from p2p.errors import InviteError
-from protocol.identity import InvalidKeyError, normalize_fingerprint
+from versus.p2p.errors import InviteError
+from versus.protocol.identity import InvalidKeyError, normalize_fingerprint
 
 SCHEME = "versus://"
 MAX_INVITE_LENGTH = 300

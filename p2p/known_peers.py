@@ -19,9 +19,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from p2p.errors import KnownPeersFileError, PeerKeyChangedError
-from p2p.keystore import config_dir
-from protocol.identity import InvalidKeyError, normalize_fingerprint
+from versus.p2p.errors import KnownPeersFileError, PeerKeyChangedError
+from versus.p2p.keystore import config_dir
+from versus.protocol.identity import InvalidKeyError, normalize_fingerprint
 
 FILE_NAME = "known_peers"
 MAX_FILE_SIZE = 1 << 20

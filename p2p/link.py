@@ -32,17 +32,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
-
-from p2p.channel import ChannelConfig, SecureChannel
-from p2p.connect import Rng, connect, listening_port, open_listeners, serve, stream_source
-from p2p.errors import ListenError, PeerIdentityError, TransportError
-from p2p.handshake import Purpose
-from p2p.known_peers import KnownPeers
-from p2p.session import SessionProtocolError
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.identity import Identity
-from protocol.rules import MatchRules
-from protocol.text import printable
+from versus.p2p.channel import ChannelConfig, SecureChannel
+from versus.p2p.connect import Rng, connect, listening_port, open_listeners, serve, stream_source
+from versus.p2p.errors import ListenError, PeerIdentityError, TransportError
+from versus.p2p.handshake import Purpose
+from versus.p2p.known_peers import KnownPeers
+from versus.p2p.session import SessionProtocolError
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.identity import Identity
+from versus.protocol.rules import MatchRules
+from versus.protocol.text import printable
 
 OFFER_TIMEOUT = 5.0  # host: the joiner's answer (its program answers at once, see above)
 #: joiner: how long it waits for the offer; the host may hold it while another joiner sets up

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import trio
-
-from engine import Catalogue, default_catalogue
-from p2p.connect import Rng, listening_port, open_listeners
-from p2p.link import HostLink, JoinLink
-from p2p.session import (
+from versus.engine import Catalogue, default_catalogue
+from versus.p2p.connect import Rng, listening_port, open_listeners
+from versus.p2p.link import HostLink, JoinLink
+from versus.p2p.session import (
     MatchSession,
     Player,
     SessionConfig,
@@ -28,11 +27,11 @@ from p2p.session import (
     drive_player,
     open_nursery,
 )
-from p2p.store import MatchStore
-from protocol.identity import Identity
-from protocol.match import MatchResult
-from protocol.rules import MatchRules
-from protocol.verify import Report, verify_transcript
+from versus.p2p.store import MatchStore
+from versus.protocol.identity import Identity
+from versus.protocol.match import MatchResult
+from versus.protocol.rules import MatchRules
+from versus.protocol.verify import Report, verify_transcript
 
 DeckArg = Sequence[str] | None
 

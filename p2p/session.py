@@ -41,12 +41,11 @@ from pathlib import Path
 from typing import Any
 
 import trio
-
-from engine import Action, Catalogue, PlayerView, State, new_game, step
-from engine.narrate import narrate
-from p2p.channel import ChannelConfig, SecureChannel
-from p2p.errors import RemoteTransportError, TransportError
-from p2p.store import (
+from versus.engine import Action, Catalogue, PlayerView, State, new_game, step
+from versus.engine.narrate import narrate
+from versus.p2p.channel import ChannelConfig, SecureChannel
+from versus.p2p.errors import RemoteTransportError, TransportError
+from versus.p2p.store import (
     ClockReading,
     MatchFiles,
     MatchStore,
@@ -54,10 +53,10 @@ from p2p.store import (
     StoreError,
     new_master_secret,
 )
-from protocol.commitment import coin_outcome
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.identity import Identity
-from protocol.match import (
+from versus.protocol.commitment import coin_outcome
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.identity import Identity
+from versus.protocol.match import (
     COIN_PURPOSE,
     Ending,
     Event,
@@ -68,7 +67,7 @@ from protocol.match import (
     Phase,
     StateChanged,
 )
-from protocol.rules import MatchRules
+from versus.protocol.rules import MatchRules
 
 MAX_TAIL = 64  # envelope hashes in a RESUME message: more than any one-sided run of envelopes
 MAX_DUPLICATES = 256  # resent envelopes we already hold, tolerated per connection

@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from p2p.errors import TransportError
-from protocol.envelope import parse_envelope
-from protocol.errors import MalformedMessage
-from protocol.transcript import encode_record, transcript_header
+from versus.p2p.errors import TransportError
+from versus.protocol.envelope import parse_envelope
+from versus.protocol.errors import MalformedMessage
+from versus.protocol.transcript import encode_record, transcript_header
 
 SECRET_SIZE = 32
 SECRET_FILE = "secret"

@@ -27,8 +27,7 @@ import re
 from typing import Any
 
 import msgpack
-
-from protocol.errors import LocalProtocolError, MalformedMessage, OversizeField
+from versus.protocol.errors import LocalProtocolError, MalformedMessage, OversizeField
 
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1

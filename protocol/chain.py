@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.envelope import (
+from versus.protocol.envelope import (
     MAX_ENVELOPE_SIZE,
     Envelope,
     MessageKind,
@@ -29,7 +29,7 @@ from protocol.envelope import (
     open_envelope,
     seal,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     Equivocation,
     LocalProtocolError,
     PrevHashMismatch,
@@ -39,7 +39,7 @@ from protocol.errors import (
     SequenceGap,
     WrongMatch,
 )
-from protocol.identity import Identity
+from versus.protocol.identity import Identity
 
 
 class Chain:

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from protocol.canonical import (
+from versus.protocol.canonical import (
     HASH_SIZE,
     TAG_CARD_COMMIT,
     TAG_COIN_COMMIT,
@@ -40,7 +40,7 @@ from protocol.canonical import (
     encode,
     tagged_hash,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
     DuplicateCard,

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from engine import Catalogue
-from protocol.canonical import HASH_SIZE, TAG_DECKLIST_COMMIT, encode, tagged_hash
-from protocol.commitment import (
+from versus.engine import Catalogue
+from versus.protocol.canonical import HASH_SIZE, TAG_DECKLIST_COMMIT, encode, tagged_hash
+from versus.protocol.commitment import (
     DeckAudit,
     DeckCommitment,
     DrawAudit,
@@ -31,16 +31,16 @@ from protocol.commitment import (
     SecretDeck,
     decklist_hash,
 )
-from protocol.elgamal import Ciphertext, card_table, trivial_encryption
-from protocol.errors import (
+from versus.protocol.elgamal import Ciphertext, card_table, trivial_encryption
+from versus.protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
     IllegalAction,
     LocalProtocolError,
     MalformedMessage,
 )
-from protocol.group import CryptoProofError, L, Point, Rng, random_permutation
-from protocol.pool import (
+from versus.protocol.group import CryptoProofError, L, Point, Rng, random_permutation
+from versus.protocol.pool import (
     DrawShare,
     EndReveal,
     KeyShare,
@@ -58,7 +58,7 @@ from protocol.pool import (
     verify_key_share,
     verify_shuffle_proof,
 )
-from protocol.zkp import NonceLedger
+from versus.protocol.zkp import NonceLedger
 
 # --- decklist mode --------------------------------------------------------------------------
 

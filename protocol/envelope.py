@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from protocol.canonical import (
+from versus.protocol.canonical import (
     HASH_SIZE,
     INT_MAX,
     TAG_ENVELOPE_HASH,
@@ -36,7 +36,7 @@ from protocol.canonical import (
     encode,
     tagged_hash,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     BadSignature,
     LocalProtocolError,
     MalformedMessage,
@@ -44,7 +44,7 @@ from protocol.errors import (
     WrongMatch,
     WrongSender,
 )
-from protocol.identity import SIGNATURE_SIZE, Identity, verify_signature
+from versus.protocol.identity import SIGNATURE_SIZE, Identity, verify_signature
 
 PROTOCOL_VERSION = 1
 MATCH_ID_SIZE = HASH_SIZE

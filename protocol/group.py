@@ -30,8 +30,7 @@ from typing import ClassVar
 
 import nacl.bindings as _na
 from nacl.exceptions import RuntimeError as _NaclRuntimeError
-
-from protocol.errors import LocalProtocolError, MalformedMessage, RemoteProtocolError
+from versus.protocol.errors import LocalProtocolError, MalformedMessage, RemoteProtocolError
 
 #: order of the prime-order subgroup of edwards25519
 L = 2**252 + 27742317777372353535851937790883648493

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import (
+from versus.engine import (
     Action,
     Catalogue,
     ChoiceDecision,
@@ -53,23 +53,23 @@ from engine import (
     state_hash,
     step,
 )
-from protocol.canonical import HASH_SIZE
-from protocol.commitment import coin_commitment, coin_outcome
-from protocol.dealers import (
+from versus.protocol.canonical import HASH_SIZE
+from versus.protocol.commitment import coin_commitment, coin_outcome
+from versus.protocol.dealers import (
     DecklistAudit,
     DecklistHand,
     PoolAudit,
     PoolLive,
     check_decklist,
 )
-from protocol.envelope import (
+from versus.protocol.envelope import (
     MAX_ENVELOPE_SIZE,
     MAX_MESSAGE_SIZE,
     Envelope,
     MessageKind,
     parse_envelope,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     CommitmentMismatch,
     FalseEvidence,
     IllegalAction,
@@ -83,14 +83,14 @@ from protocol.errors import (
     SetupMismatch,
     StateHashMismatch,
 )
-from protocol.group import Rng, random_permutation
-from protocol.identity import Identity
-from protocol.pool import DrawShare, EndReveal, KeyShare, SharedPoolDeal, Shuffle
-from protocol.pool import Reveal as PoolReveal
-from protocol.rules import DealMode, MatchRules, master_rng
-from protocol.setup import NO_BINDING, Hello, MatchSetup, make_hello, open_hello
-from protocol.text import printable
-from protocol.transcript import Transcript, dump_transcript, load_transcript
+from versus.protocol.group import Rng, random_permutation
+from versus.protocol.identity import Identity
+from versus.protocol.pool import DrawShare, EndReveal, KeyShare, SharedPoolDeal, Shuffle
+from versus.protocol.pool import Reveal as PoolReveal
+from versus.protocol.rules import DealMode, MatchRules, master_rng
+from versus.protocol.setup import NO_BINDING, Hello, MatchSetup, make_hello, open_hello
+from versus.protocol.text import printable
+from versus.protocol.transcript import Transcript, dump_transcript, load_transcript
 
 K = MessageKind
 COIN_PURPOSE = "layout"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 
-from protocol.elgamal import (
+from versus.protocol.elgamal import (
     Ciphertext,
     card_table,
     check_card_id,
@@ -34,8 +34,8 @@ from protocol.elgamal import (
     decryption_share,
     trivial_encryption,
 )
-from protocol.errors import LocalProtocolError, OutOfTurn, RemoteProtocolError
-from protocol.group import (
+from versus.protocol.errors import LocalProtocolError, OutOfTurn, RemoteProtocolError
+from versus.protocol.group import (
     CryptoProofError,
     MalformedMessageError,
     Point,
@@ -45,7 +45,7 @@ from protocol.group import (
     encode_scalar,
     random_scalar,
 )
-from protocol.shuffle import (
+from versus.protocol.shuffle import (
     MAX_POOL,
     Generators,
     ShuffleProof,
@@ -54,7 +54,7 @@ from protocol.shuffle import (
     shuffle_generators,
     verify_shuffle,
 )
-from protocol.zkp import (
+from versus.protocol.zkp import (
     NonceLedger,
     Proof,
     dleq_prove,

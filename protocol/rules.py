@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine import Catalogue, Ruleset, RulesetError
-from protocol.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
-from protocol.errors import LocalProtocolError, MalformedMessage
+from versus.engine import Catalogue, Ruleset, RulesetError
+from versus.protocol.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
+from versus.protocol.errors import LocalProtocolError, MalformedMessage
 
 RULES_FORMAT = "versus-match-rules/1"
 MAX_CLOCK_MS = 24 * 3600 * 1000

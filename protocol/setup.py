@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from protocol.canonical import HASH_SIZE, TAG_MATCH_ID, tagged_hash
-from protocol.chain import Chain
-from protocol.envelope import (
+from versus.protocol.canonical import HASH_SIZE, TAG_MATCH_ID, tagged_hash
+from versus.protocol.chain import Chain
+from versus.protocol.envelope import (
     NO_MATCH_ID,
     SEATS,
     Envelope,
@@ -42,8 +42,8 @@ from protocol.envelope import (
     parse_envelope,
     seal,
 )
-from protocol.errors import LocalProtocolError, MalformedMessage, SetupMismatch
-from protocol.identity import PUBLIC_KEY_SIZE, Identity
+from versus.protocol.errors import LocalProtocolError, MalformedMessage, SetupMismatch
+from versus.protocol.identity import PUBLIC_KEY_SIZE, Identity
 
 NONCE_SIZE = 32
 BINDING_SIZE = 32

@@ -29,10 +29,10 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from protocol.canonical import TAG_DEAL_NONCE_SHUFFLE
-from protocol.elgamal import Ciphertext
-from protocol.errors import LocalProtocolError
-from protocol.group import (
+from versus.protocol.canonical import TAG_DEAL_NONCE_SHUFFLE
+from versus.protocol.elgamal import Ciphertext
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.group import (
     CryptoProofError,
     L,
     MalformedMessageError,

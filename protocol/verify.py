@@ -22,17 +22,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Catalogue, Input, default_catalogue
-from protocol.commitment import coin_outcome
-from protocol.dealers import PoolAudit
-from protocol.envelope import Envelope, MessageKind, parse_envelope
-from protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
-from protocol.identity import fingerprint
-from protocol.match import COIN_PURPOSE, Ending, MatchCore, Phase, StateChanged
-from protocol.rules import DealMode, MatchRules
-from protocol.setup import MatchSetup, open_hello
-from protocol.text import printable
-from protocol.transcript import Transcript, load_transcript
+from versus.engine import Catalogue, Input, default_catalogue
+from versus.protocol.commitment import coin_outcome
+from versus.protocol.dealers import PoolAudit
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
+from versus.protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
+from versus.protocol.identity import fingerprint
+from versus.protocol.match import COIN_PURPOSE, Ending, MatchCore, Phase, StateChanged
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.setup import MatchSetup, open_hello
+from versus.protocol.text import printable
+from versus.protocol.transcript import Transcript, load_transcript
 
 #: how much of a message or detail taken from the file `describe` shows (an EVIDENCE message is
 #: at most 200 characters from an honest peer; the rest is our own words around it)

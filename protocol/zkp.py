@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from protocol.canonical import TAG_DEAL_NONCE_DLEQ, TAG_DEAL_NONCE_SCHNORR
-from protocol.errors import LocalProtocolError
-from protocol.group import (
+from versus.protocol.canonical import TAG_DEAL_NONCE_DLEQ, TAG_DEAL_NONCE_SCHNORR
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.group import (
     CryptoProofError,
     HashPart,
     L,

@@ -1,4 +1,4 @@
-# `python -m cli.bots A B [--games N] [--seed HEX]`: local games between two bots by name
+# `python -m versus.cli.bots A B [--games N] [--seed HEX]`: local games between two bots by name
 # (random, greedy, ismcts, ismcts-tree, cmd:<command line>), seats swapped every game; prints
 # each result.
 from __future__ import annotations
@@ -9,8 +9,7 @@ import sys
 from contextlib import AsyncExitStack
 
 import trio
-
-from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
 from .base import BotError, BotForfeit, as_async
 from .external import ExternalBot
@@ -50,7 +49,7 @@ async def run(names: list[str], games: int, seed: bytes, out) -> int:  # type: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cli.bots", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m versus.cli.bots", description=__doc__)
     ap.add_argument("bots", nargs=2,
                     help="random | greedy | ismcts | ismcts-tree | cmd:<command line>")
     ap.add_argument("--games", type=int, default=2)

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import trio
-
-from engine import Action, PlayerView
+from versus.engine import Action, PlayerView
 
 
 class BotError(Exception):

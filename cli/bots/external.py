@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import trio
-
-from engine import Action, Catalogue, GameResult, PlayerView, Ruleset
+from versus.engine import Action, Catalogue, GameResult, PlayerView, Ruleset
 
 from .base import BotError, BotForfeit
 from .worlds import public_state

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine import (
+from versus.engine import (
     Action,
     ChoiceDecision,
     GameResult,

@@ -13,7 +13,7 @@ import random
 import secrets
 from collections.abc import Sequence
 
-from engine import Action, PlayerView, State, step
+from versus.engine import Action, PlayerView, State, step
 
 from .evaluate import evaluate
 from .worlds import determinize, public_state, resolve_chance

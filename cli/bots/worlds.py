@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine import (
+from versus.engine import (
     Deal,
     DealDecision,
     PlayerView,
@@ -26,7 +26,7 @@ from engine import (
     State,
     step,
 )
-from engine.game import DECK
+from versus.engine.game import DECK
 
 _DEALS: dict[int, Deal] = {}
 _REVEALS: dict[tuple[int, str], Reveal] = {}

@@ -1,4 +1,4 @@
-# `python -m cli.ui`: try the terminal UI against a local random bot (no network). The lead
+# `python -m versus.cli.ui`: try the terminal UI against a local random bot (no network). The lead
 # wires the same thing into `versus play --offline` later.
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .app import run_ui
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cli.ui",
+    parser = argparse.ArgumentParser(prog="python -m versus.cli.ui",
                                      description="play Versus against a local random bot")
     parser.add_argument("--seat", type=int, choices=(0, 1), default=0)
     parser.add_argument("--seed", default=None, help="hex seed (a reproducible deal)")

@@ -52,8 +52,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
-
-from engine import (
+from versus.engine import (
     Action,
     ChoiceDecision,
     ChoiceKind,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from engine import (
+from versus.engine import (
     Action,
     ActionKind,
     Catalogue,

@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-
-from cli.argtypes import count, count_or_zero, seconds_up_to
+from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 
 
 def test_good_values() -> None:

@@ -7,8 +7,7 @@ import time
 
 import pytest
 import trio
-
-from cli.bots import (
+from versus.cli.bots import (
     KNOWN_BOTS,
     Budget,
     Determinizer,
@@ -24,8 +23,8 @@ from cli.bots import (
     public_state,
     unseen_cards,
 )
-from cli.bots.ismcts import SearchMode
-from engine import (
+from versus.cli.bots.ismcts import SearchMode
+from versus.engine import (
     HashRng,
     Referee,
     Ruleset,

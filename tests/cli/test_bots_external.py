@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 import trio
-
-from cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
-from engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+from versus.cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
+from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "random_bot.py"
 CAT = default_catalogue()

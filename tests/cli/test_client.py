@@ -1,12 +1,11 @@
-# LocalMatchClient: the in-process MatchClient the UI tests and `python -m cli.ui` use.
+# LocalMatchClient: the in-process MatchClient the UI tests and `python -m versus.cli.ui` use.
 from __future__ import annotations
 
 import random
 
 import pytest
 import trio
-
-from cli.client import (
+from versus.cli.client import (
     ClockState,
     Connection,
     ConnectionStatus,
@@ -14,7 +13,7 @@ from cli.client import (
     LocalMatchClient,
     MatchClient,
 )
-from engine import Action, IllegalActionError, parse_action
+from versus.engine import Action, IllegalActionError, parse_action
 
 
 async def _play_randomly(client: LocalMatchClient, seed: int) -> None:

@@ -11,11 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from cli.commands import load_deck, parse_clock
-from cli.main import main
-from protocol.transcript import load_transcript
-from protocol.verify import verify_transcript
+from versus.cli.commands import load_deck, parse_clock
+from versus.cli.main import main
+from versus.protocol.transcript import load_transcript
+from versus.protocol.verify import verify_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +56,8 @@ def _env(tmp_path: Path, name: str) -> dict[str, str]:
 
 def _versus(tmp_path: Path, name: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "cli.main", *args, "--identity", str(tmp_path / f"{name}.key")],
+        [sys.executable, "-m", "versus.cli.main", *args,
+         "--identity", str(tmp_path / f"{name}.key")],
         cwd=ROOT, env=_env(tmp_path, name), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
 
@@ -102,7 +102,7 @@ def test_two_processes_play_a_whole_match_over_tcp(tmp_path) -> None:
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "versus.cli.main", *args], cwd=ROOT,
                           env=_env(tmp_path, "x"), capture_output=True, text=True, timeout=30)
 
 
@@ -147,14 +147,13 @@ def test_parse_clock_and_deck(tmp_path) -> None:
 
 async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> None:
     import trio
-
-    from cli.bots import RandomBot, as_async
-    from cli.client import Connection, EndReason, MatchClient
-    from cli.net_client import NetMatchClient
-    from engine import IllegalActionError, parse_action
-    from p2p.loopback import play_loopback_match
-    from p2p.session import SessionConfig
-    from protocol.rules import DealMode, MatchRules
+    from versus.cli.bots import RandomBot, as_async
+    from versus.cli.client import Connection, EndReason, MatchClient
+    from versus.cli.net_client import NetMatchClient
+    from versus.engine import IllegalActionError, parse_action
+    from versus.p2p.loopback import play_loopback_match
+    from versus.p2p.session import SessionConfig
+    from versus.protocol.rules import DealMode, MatchRules
 
     rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=600_000,
                        clock_increment_ms=1_000)
@@ -193,9 +192,9 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
 
 
 def test_outcome_lines_for_a_fault_and_a_left_match(tmp_path) -> None:
-    from cli.commands import EXIT_FAULT, EXIT_UNFINISHED, describe_outcome
-    from p2p.session import SessionOutcome
-    from protocol.match import Ending, MatchResult
+    from versus.cli.commands import EXIT_FAULT, EXIT_UNFINISHED, describe_outcome
+    from versus.p2p.session import SessionOutcome
+    from versus.protocol.match import Ending, MatchResult
 
     path = tmp_path / "transcript.vtr"
     fault = SessionOutcome(MatchResult(Ending.FAULT, None, detail="seat 0 reports x: y"),
@@ -214,11 +213,10 @@ def test_outcome_lines_for_a_fault_and_a_left_match(tmp_path) -> None:
 
 def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal() -> None:
     import trio
-
-    from cli.client import Connection
-    from cli.net_client import NetMatchClient
-    from cli.ui.render import connection_fragments
-    from engine import IllegalActionError, parse_action
+    from versus.cli.client import Connection
+    from versus.cli.net_client import NetMatchClient
+    from versus.cli.ui.render import connection_fragments
+    from versus.engine import IllegalActionError, parse_action
 
     started = trio.Event()
 

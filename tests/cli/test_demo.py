@@ -1,8 +1,7 @@
 from __future__ import annotations
 
 import pytest
-
-from cli.main import main
+from versus.cli.main import main
 
 
 def test_demo_plays_a_whole_game(capsys):

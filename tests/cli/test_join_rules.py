@@ -15,8 +15,7 @@ import time
 
 import pytest
 import trio
-
-from cli.commands import (
+from versus.cli.commands import (
     AcceptedOffer,
     CommandError,
     ask_to_accept,
@@ -26,10 +25,11 @@ from cli.commands import (
     join_match,
     read_host_offer,
 )
-from cli.main import build_parser
-from p2p.link import READING_RULES, DeclinedError
-from p2p.session import open_nursery
-from protocol.rules import DealMode, MatchRules
+from versus.cli.main import build_parser
+from versus.p2p.link import READING_RULES, DeclinedError
+from versus.p2p.session import open_nursery
+from versus.protocol.rules import DealMode, MatchRules
+
 from tests.cli.test_commands import _read_invite, _versus
 
 CLOCKED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=300_000,

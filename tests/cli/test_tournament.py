@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from cli import tournament
-from cli.main import main
-from protocol.verify import verify_transcript
+from versus.cli import tournament
+from versus.cli.main import main
+from versus.protocol.verify import verify_transcript
 
 CRASH = """
 import json, sys

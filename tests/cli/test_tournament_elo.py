@@ -7,9 +7,8 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from cli.tournament import Settings, make_schedule
-from cli.tournament_elo import ELO_PER_NAT, Z95, ratings
+from versus.cli.tournament import Settings, make_schedule
+from versus.cli.tournament_elo import ELO_PER_NAT, Z95, ratings
 
 
 def test_round_robin_meets_everyone_with_seats_swapped():
@@ -71,8 +70,8 @@ def test_the_likelihood_is_maximal(raw):
 
 
 def test_duplicate_participants_are_numbered():
-    from cli.tournament import number_duplicates
-    from cli.tournament_worker import bot_of
+    from versus.cli.tournament import number_duplicates
+    from versus.cli.tournament_worker import bot_of
 
     names = number_duplicates(["random", "random", "greedy", "random"])
     assert names == ["random", "random#2", "greedy", "random#3"]

@@ -19,10 +19,9 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
-
-from cli.client import Connection, ConnectionStatus, EndReason, LocalMatchClient
-from cli.ui.app import MatchUI, Mode, one_line, run_ui_async
-from engine import (
+from versus.cli.client import Connection, ConnectionStatus, EndReason, LocalMatchClient
+from versus.cli.ui.app import MatchUI, Mode, one_line, run_ui_async
+from versus.engine import (
     ChoiceDecision,
     ChoiceKind,
     HashRng,
@@ -350,8 +349,8 @@ def test_end_typed_in_one_burst_ends_the_turn() -> None:
 
 
 def test_illegal_inputs_name_what_is_wrong() -> None:
-    from cli.client import check_legal
-    from engine import EngineError, parse_action
+    from versus.cli.client import check_legal
+    from versus.engine import EngineError, parse_action
 
     client = LocalMatchClient(seed=b"ui-reasons")
     ref = client.referee
@@ -386,7 +385,7 @@ def test_illegal_inputs_name_what_is_wrong() -> None:
 
 
 def test_a_protocol_fault_is_said_plainly() -> None:
-    from cli.client import MatchResult
+    from versus.cli.client import MatchResult
 
     fault = MatchResult(0, EndReason.FAULT, "illegal-action: move a1 e4 is not legal",
                         "/tmp/m/transcript.vtr")

@@ -5,8 +5,7 @@ import asyncio
 
 import pytest
 import trio
-
-from cli.ui.bridge import GuestNotRunning, TrioGuest
+from versus.cli.ui.bridge import GuestNotRunning, TrioGuest
 
 
 def _run(coro: object, timeout: float = 10) -> object:

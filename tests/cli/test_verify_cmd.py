@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import versus.cli.verify_cmd as verify_cmd
+from versus.cli.main import main
+from versus.protocol.envelope import MessageKind
+from versus.protocol.transcript import dump_transcript
 
-import cli.verify_cmd as verify_cmd
-from cli.main import main
-from protocol.envelope import MessageKind
-from protocol.transcript import dump_transcript
 from tests.protocol.test_corrupt_transcripts import (
     DECK,
     cheat_ended,
@@ -129,7 +129,7 @@ def test_the_installed_command_never_prints_a_traceback(files: dict[str, Path],
                                                         tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.vst"
     garbage.write_bytes(b"\x89VERSUS\n\x00\x01\x00\x00\xff\xff" + bytes(100))
-    done = subprocess.run([sys.executable, "-m", "cli.main", "verify", str(garbage),
+    done = subprocess.run([sys.executable, "-m", "versus.cli.main", "verify", str(garbage),
                            str(files["cheat"])], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stdout + done.stderr

@@ -3,7 +3,7 @@
 # inputs. Deals and reveals are answered from the scenario's identity table, as a referee does.
 from __future__ import annotations
 
-from engine import (
+from versus.engine import (
     Action,
     Deal,
     DealDecision,
@@ -16,7 +16,7 @@ from engine import (
     parse_input,
     step,
 )
-from engine.game import DECK, FIELD, HAND, _has_turn_action
+from versus.engine.game import DECK, FIELD, HAND, _has_turn_action
 
 CAT = default_catalogue()
 TILE_CODES = {"W": 0, "K": 1, "G": 2, "B": 3}
@@ -82,7 +82,7 @@ class Scenario:
         self._free[p] = []
 
     def start(self) -> State:
-        from engine import TurnDecision
+        from versus.engine import TurnDecision
         s = self.s
         assert _has_turn_action(s)
         s.pending = TurnDecision(s.active)

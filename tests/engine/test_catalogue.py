@@ -3,9 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from engine import CatalogueError, default_catalogue, load_catalogue
-from engine.catalogue import ACTIVE_OPS, CONTINUOUS, PASSIVE_OPS, TRIGGERS
+from versus.engine import CatalogueError, default_catalogue, load_catalogue
+from versus.engine.catalogue import ACTIVE_OPS, CONTINUOUS, PASSIVE_OPS, TRIGGERS
 
 
 def _doc():

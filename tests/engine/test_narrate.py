@@ -6,9 +6,8 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine import HashRng, Referee, Ruleset, default_catalogue, random_chooser, random_deal
-from engine.narrate import narrate
+from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_chooser, random_deal
+from versus.engine.narrate import narrate
 
 CAT = default_catalogue()
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine import (
+from versus.engine import (
     ActionOrder,
     HashRng,
     Referee,
@@ -18,7 +17,7 @@ from engine import (
     state_hash,
     step,
 )
-from engine.game import FIELD, HAND
+from versus.engine.game import FIELD, HAND
 
 CAT = default_catalogue()
 
@@ -86,7 +85,7 @@ def test_identical_inputs_give_identical_hashes(game):
     ref = _referee(*game)
     ref.play()
     a = b = None
-    from engine import new_game
+    from versus.engine import new_game
     a = new_game(ref.state.rules, CAT, game[0])
     b = new_game(ref.state.rules, CAT, game[0])
     for inp in ref.history:

@@ -6,8 +6,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine import (
+from versus.engine import (
     Action,
     ActionKind,
     CatalogueError,
@@ -24,7 +23,7 @@ from engine import (
     parse_input,
     step,
 )
-from engine.game import DESTROYED, FIELD
+from versus.engine.game import DESTROYED, FIELD
 
 from .scenario import Scenario, act, area_of
 

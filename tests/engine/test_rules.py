@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 import pytest
-
-from engine import (
+from versus.engine import (
     ActionOrder,
     ChoiceDecision,
     ChoiceKind,
@@ -25,8 +24,8 @@ from engine import (
     parse_input,
     step,
 )
-from engine.game import ABSORBED, DESTROYED, DISCARDED, FIELD, HAND
-from engine.geometry import STANDARD
+from versus.engine.game import ABSORBED, DESTROYED, DISCARDED, FIELD, HAND
+from versus.engine.geometry import STANDARD
 
 from .scenario import Scenario, act, area_of
 
@@ -575,7 +574,7 @@ def test_r10_4_no_input_after_the_end():
     sc.field(0, "zenith-dragon", "b2")
     sc.field(1, "nadir-dragon", "d4")
     s = sc.play(sc.start(), "end", "end")
-    from engine import GameOverError
+    from versus.engine import GameOverError
     with pytest.raises(GameOverError):
         step(s, parse_input("end"))
     assert s.result is not None and s.result.winner is None

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import pytest
-
-from engine import ActionOrder, Ruleset, RulesetError
-from engine.hashing import HashStream
+from versus.engine import ActionOrder, Ruleset, RulesetError
+from versus.engine.hashing import HashStream
 
 
 def test_defaults_and_round_trip():

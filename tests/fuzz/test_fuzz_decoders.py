@@ -10,16 +10,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from fuzz.targets import MAX_INPUT, MUTATION_KINDS, TARGETS, mutate
-from p2p.framing import (
+from versus.p2p.framing import (
     MAX_HANDSHAKE_FRAME,
     FrameDecoder,
     encode_frame,
     pack_payload,
     unpack_payload,
 )
-from protocol.canonical import INT_MAX, INT_MIN, decode, encode
+from versus.protocol.canonical import INT_MAX, INT_MIN, decode, encode
+
+from fuzz.targets import MAX_INPUT, MUTATION_KINDS, TARGETS, mutate
 
 FUZZ = settings(
     max_examples=300,

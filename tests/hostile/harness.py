@@ -29,23 +29,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
+from versus.engine import Action, PlayerView, Ruleset, default_catalogue
+from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
+from versus.p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
+from versus.p2p.errors import TransportError
+from versus.p2p.framing import encode_frame, pack_payload
+from versus.p2p.handshake import Handshake, Purpose, Role
+from versus.p2p.link import Backoff, HostLink, JoinLink, take_offer
+from versus.p2p.session import (
+    MatchSession,
+    SessionConfig,
+    SessionOutcome,
+    drive_player,
+    open_nursery,
+)
+from versus.p2p.store import MatchStore
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.match import MatchPeer, Phase
+from versus.protocol.rules import DealMode, MatchRules, master_rng
+from versus.protocol.setup import NO_BINDING, open_hello
+from versus.protocol.transcript import load_transcript
+from versus.protocol.verify import Report, verify_transcript
 
-from engine import Action, PlayerView, Ruleset, default_catalogue
-from p2p.channel import ChannelConfig, RecordKind, SecureChannel
-from p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
-from p2p.errors import TransportError
-from p2p.framing import encode_frame, pack_payload
-from p2p.handshake import Handshake, Purpose, Role
-from p2p.link import Backoff, HostLink, JoinLink, take_offer
-from p2p.session import MatchSession, SessionConfig, SessionOutcome, drive_player, open_nursery
-from p2p.store import MatchStore
-from protocol.envelope import Envelope, MessageKind, parse_envelope, seal
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.match import MatchPeer, Phase
-from protocol.rules import DealMode, MatchRules, master_rng
-from protocol.setup import NO_BINDING, open_hello
-from protocol.transcript import load_transcript
-from protocol.verify import Report, verify_transcript
 from tests.protocol.pair import identities, master_secret
 
 K = MessageKind
@@ -417,8 +423,8 @@ class HostilePeer:
         channel = self.channel
         counter = channel._send_counter
         channel._send_counter += 1
-        from p2p.channel import COUNTER
-        from p2p.handshake import aead_nonce
+        from versus.p2p.channel import COUNTER
+        from versus.p2p.handshake import aead_nonce
 
         ciphertext = channel._sealer.encrypt(aead_nonce(counter), bytes([kind]) + payload, None)
         return encode_frame(COUNTER.pack(counter) + ciphertext, channel.config.max_frame)

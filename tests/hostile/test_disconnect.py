@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 import trio
+from versus.p2p.channel import SecureChannel
+from versus.p2p.link import Backoff, JoinLink
+from versus.p2p.session import MatchSession, drive_player, open_nursery
+from versus.protocol.match import MatchPeer, Phase
+from versus.protocol.transcript import load_transcript
 
-from p2p.channel import SecureChannel
-from p2p.link import Backoff, JoinLink
-from p2p.session import MatchSession, drive_player, open_nursery
-from protocol.match import MatchPeer, Phase
-from protocol.transcript import load_transcript
 from tests.hostile.harness import (
     CATALOGUE,
     CHEATER,

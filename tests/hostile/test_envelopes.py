@@ -17,18 +17,18 @@ from collections.abc import Callable
 
 import pytest
 import trio
+from versus.cli.verify_cmd import EXIT_VALID, cmd_verify
+from versus.p2p.errors import TransportError
+from versus.p2p.session import SessionConfig, SetupLostError
+from versus.p2p.store import MatchStore
+from versus.protocol import errors
+from versus.protocol.dealers import DecklistHand, decklist_commitment
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
+from versus.protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.match import MatchPeer
+from versus.protocol.pool import CardMismatchError
+from versus.protocol.rules import DealMode, MatchRules
 
-from cli.verify_cmd import EXIT_VALID, cmd_verify
-from p2p.errors import TransportError
-from p2p.session import SessionConfig, SetupLostError
-from p2p.store import MatchStore
-from protocol import errors
-from protocol.dealers import DecklistHand, decklist_commitment
-from protocol.envelope import Envelope, MessageKind, parse_envelope
-from protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
-from protocol.match import MatchPeer
-from protocol.pool import CardMismatchError
-from protocol.rules import DealMode, MatchRules
 from tests.hostile.harness import (
     CATALOGUE,
     CHEATER,
@@ -269,7 +269,7 @@ async def test_reflected_hello_is_refused_before_the_match_exists() -> None:
             hostile = HostilePeer(tamper=tamper)
 
             async def play() -> None:
-                from p2p.link import take_offer
+                from versus.p2p.link import take_offer
 
                 channel = await hostile.join(a.port)
                 await take_offer(channel)

@@ -12,15 +12,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
+from versus.cli.commands import describe_outcome
+from versus.cli.verify_cmd import EXIT_INVALID, cmd_verify
+from versus.p2p.channel import MAX_CLOSE_REASON, RecordKind
+from versus.p2p.errors import PeerClosedError
+from versus.p2p.session import SessionConfig
+from versus.p2p.store import MatchStore
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.match import MAX_EVIDENCE_MESSAGE, Ending, Phase
 
-from cli.commands import describe_outcome
-from cli.verify_cmd import EXIT_INVALID, cmd_verify
-from p2p.channel import MAX_CLOSE_REASON, RecordKind
-from p2p.errors import PeerClosedError
-from p2p.session import SessionConfig
-from p2p.store import MatchStore
-from protocol.envelope import MessageKind, parse_envelope
-from protocol.match import MAX_EVIDENCE_MESSAGE, Ending, Phase
 from tests.hostile.harness import (
     CHEATER,
     FAST_CHANNEL,

@@ -21,13 +21,12 @@ import io
 
 import pytest
 import trio
-
-from cli.commands import host_match
-from cli.main import build_parser
-from p2p.channel import SecureChannel
-from p2p.connect import connect, handshake_initiator
-from p2p.errors import PeerClosedError, TransportError
-from p2p.link import (
+from versus.cli.commands import host_match
+from versus.cli.main import build_parser
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import connect, handshake_initiator
+from versus.p2p.errors import PeerClosedError, TransportError
+from versus.p2p.link import (
     MAX_WAITING,
     OFFER_TIMEOUT,
     OPPONENT_CHOSEN,
@@ -35,10 +34,11 @@ from p2p.link import (
     JoinLink,
     take_offer,
 )
-from p2p.session import MatchSession, open_nursery
-from protocol.match import MatchPeer
-from protocol.rules import DealMode, MatchRules
-from protocol.transcript import load_transcript
+from versus.p2p.session import MatchSession, open_nursery
+from versus.protocol.match import MatchPeer
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.transcript import load_transcript
+
 from tests.hostile.harness import (
     CATALOGUE,
     CHEATER,
@@ -178,7 +178,7 @@ async def test_a_silent_joiner_is_dropped_after_the_offer_timeout(mock_clock) ->
 
 
 def a_default_session():  # type: ignore[no-untyped-def]
-    from p2p.session import SessionConfig
+    from versus.p2p.session import SessionConfig
 
     return SessionConfig(narrate=False)  # default channel timers: no keepalive in 5 s
 
@@ -254,9 +254,9 @@ async def test_a_joiner_that_accepts_and_sends_nothing_is_dropped_after_the_setu
         tmp_path, monkeypatch) -> None:
     """Accepting and then stalling holds the host for SETUP_TIMEOUT at most (shortened here),
     and a joiner arriving meanwhile waits, unrefused, for the next offer."""
-    import cli.commands
+    import versus.cli.commands as commands
 
-    monkeypatch.setattr(cli.commands, "SETUP_TIMEOUT", 1.0)
+    monkeypatch.setattr(commands, "SETUP_TIMEOUT", 1.0)
     args = build_parser().parse_args([
         "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random", "--deal", "decklist",
         "--identity", str(tmp_path / "host.key"), "--data-dir", str(tmp_path / "matches")])

@@ -13,10 +13,9 @@ import os
 
 import pytest
 import trio
-
-from p2p.channel import RecordKind
-from p2p.connect import listening_port, open_listeners, serve
-from p2p.errors import (
+from versus.p2p.channel import RecordKind
+from versus.p2p.connect import listening_port, open_listeners, serve
+from versus.p2p.errors import (
     ConnectionLostError,
     DecryptionError,
     FrameTooLargeError,
@@ -28,12 +27,13 @@ from p2p.errors import (
     SlowFrameError,
     TransportError,
 )
-from p2p.framing import MAX_FRAME, encode_frame
-from p2p.handshake import Purpose
-from p2p.link import make_offer, take_offer
-from p2p.session import ResumeError, SessionProtocolError
-from protocol.envelope import MessageKind
-from protocol.rules import MatchRules
+from versus.p2p.framing import MAX_FRAME, encode_frame
+from versus.p2p.handshake import Purpose
+from versus.p2p.link import make_offer, take_offer
+from versus.p2p.session import ResumeError, SessionProtocolError
+from versus.protocol.envelope import MessageKind
+from versus.protocol.rules import MatchRules
+
 from tests.hostile.harness import (
     FAST_CHANNEL,
     HONEST,

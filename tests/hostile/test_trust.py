@@ -7,14 +7,20 @@ from __future__ import annotations
 import math
 
 import trio
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import connect, listening_port, open_listeners, serve
+from versus.p2p.session import (
+    MatchSession,
+    SessionConfig,
+    SetupLostError,
+    drive_player,
+    open_nursery,
+)
+from versus.protocol import errors
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.match import Ending, MatchPeer, evidence_body
+from versus.protocol.rules import DealMode, MatchRules
 
-from p2p.channel import SecureChannel
-from p2p.connect import connect, listening_port, open_listeners, serve
-from p2p.session import MatchSession, SessionConfig, SetupLostError, drive_player, open_nursery
-from protocol import errors
-from protocol.envelope import MessageKind, parse_envelope
-from protocol.match import Ending, MatchPeer, evidence_body
-from protocol.rules import DealMode, MatchRules
 from tests.hostile.harness import (
     CATALOGUE,
     CHEATER,

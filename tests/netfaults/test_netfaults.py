@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from protocol.transcript import load_transcript
-from protocol.verify import verify_transcript
+from versus.protocol.transcript import load_transcript
+from versus.protocol.verify import verify_transcript
 
 pytestmark = pytest.mark.netns
 
@@ -207,7 +206,8 @@ def _side(tmp: Path, name: str) -> tuple[list[str], dict[str, str]]:
 
 
 def _spawn(ns: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-m", "cli.main", *args],
+    return subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-m", "versus.cli.main",
+                             *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
 

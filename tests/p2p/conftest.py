@@ -9,10 +9,9 @@ from collections.abc import Callable
 import pytest
 import trio
 import trio.testing
-
-from p2p.channel import ChannelConfig, SecureChannel
-from p2p.handshake import Handshake, HandshakeResult, Purpose, Role
-from protocol.identity import Identity
+from versus.p2p.channel import ChannelConfig, SecureChannel
+from versus.p2p.handshake import Handshake, HandshakeResult, Purpose, Role
+from versus.protocol.identity import Identity
 
 
 def identity(n: int) -> Identity:
@@ -87,7 +86,7 @@ async def channel_pair(
     `ids`: (client, server) keys, default identity(1) and identity(2); `rngs`: their handshake
     randomness (default `secrets`; seeded where a test reproduces a transcript, which is bound
     to the handshake hash)."""
-    from p2p.connect import handshake_initiator, handshake_responder
+    from versus.p2p.connect import handshake_initiator, handshake_responder
 
     client, server = ids if ids is not None else (identity(1), identity(2))
     left, right = trio.testing.memory_stream_pair()

@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import trio
+from versus.engine import Action, PlayerView, default_catalogue
+from versus.p2p.channel import ChannelConfig, SecureChannel
+from versus.p2p.session import MatchSession, SessionConfig
+from versus.p2p.store import MatchStore
+from versus.protocol.identity import Identity
+from versus.protocol.match import MatchPeer
+from versus.protocol.rules import MatchRules
 
-from engine import Action, PlayerView, default_catalogue
-from p2p.channel import ChannelConfig, SecureChannel
-from p2p.session import MatchSession, SessionConfig
-from p2p.store import MatchStore
-from protocol.identity import Identity
-from protocol.match import MatchPeer
-from protocol.rules import MatchRules
 from tests.p2p.conftest import channel_pair
 from tests.protocol.pair import identities, master_secret, rng_for
 

@@ -3,9 +3,8 @@ from __future__ import annotations
 import pytest
 import trio
 import trio.testing
-
-from p2p.channel import ChannelConfig, RecordKind, SecureChannel
-from p2p.errors import (
+from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
+from versus.p2p.errors import (
     ChannelClosedError,
     ConnectionLostError,
     DecryptionError,
@@ -18,7 +17,8 @@ from p2p.errors import (
     SendTimeoutError,
     SlowFrameError,
 )
-from p2p.framing import encode_frame
+from versus.p2p.framing import encode_frame
+
 from tests.p2p.conftest import Wire, channel_pair, identity, run_handshake
 
 QUICK = ChannelConfig(keepalive_interval=10, idle_timeout=30, frame_timeout=5, send_timeout=5)

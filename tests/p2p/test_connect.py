@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-
-from p2p.channel import SecureChannel
-from p2p.connect import (
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import (
     accept_one,
     connect,
     connect_invite,
@@ -20,7 +19,7 @@ from p2p.connect import (
     secure_stream,
     serve,
 )
-from p2p.errors import (
+from versus.p2p.errors import (
     ConnectError,
     ConnectionLostError,
     FingerprintMismatchError,
@@ -32,10 +31,11 @@ from p2p.errors import (
     PeerRejectedError,
     TransportError,
 )
-from p2p.framing import encode_frame
-from p2p.handshake import Handshake, Role
-from p2p.invite import Invite
-from p2p.known_peers import KnownPeers
+from versus.p2p.framing import encode_frame
+from versus.p2p.handshake import Handshake, Role
+from versus.p2p.invite import Invite
+from versus.p2p.known_peers import KnownPeers
+
 from tests.p2p.conftest import counter_rng, identity
 
 HOST = identity(2)

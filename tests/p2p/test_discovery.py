@@ -18,8 +18,7 @@ import pytest
 import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from p2p.discovery import (
+from versus.p2p.discovery import (
     FRESHNESS_WINDOW,
     GAME_TTL,
     MAX_DATAGRAM,
@@ -38,8 +37,9 @@ from p2p.discovery import (
     encode_announcement,
     source_prefix,
 )
-from p2p.errors import InvalidAnnouncementError, StaleAnnouncementError
-from protocol.identity import Identity
+from versus.p2p.errors import InvalidAnnouncementError, StaleAnnouncementError
+from versus.protocol.identity import Identity
+
 from tests.p2p.conftest import identity
 
 REPO = Path(__file__).resolve().parents[2]
@@ -360,7 +360,7 @@ def _in_netns(ns: str, script: str) -> subprocess.Popen[str]:
 
 _ANNOUNCER = """
 import socket, trio
-from p2p.discovery import announce
+from versus.p2p.discovery import announce
 from tests.p2p.conftest import identity
 
 async def main():
@@ -378,7 +378,7 @@ trio.run(main)
 
 _DISCOVERER = """
 import json, trio
-from p2p.discovery import discover
+from versus.p2p.discovery import discover
 games = trio.run(discover, 2.0)
 print(json.dumps([g.__dict__ for g in games]))
 """

@@ -6,9 +6,8 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from p2p.errors import FrameTooLargeError, MalformedFrameError
-from p2p.framing import (
+from versus.p2p.errors import FrameTooLargeError, MalformedFrameError
+from versus.p2p.framing import (
     MAX_ARRAY_LEN,
     MAX_DEPTH,
     MAX_FRAME,

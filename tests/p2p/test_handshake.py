@@ -3,15 +3,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-
-from p2p.errors import (
+from versus.p2p.errors import (
     HandshakeError,
     ImpostorError,
     PeerIdentityError,
     PeerRejectedError,
     VersionMismatchError,
 )
-from p2p.handshake import (
+from versus.p2p.handshake import (
     AUTH_SIZE,
     HELLO_SIZE,
     WELCOME_SIZE,
@@ -21,7 +20,8 @@ from p2p.handshake import (
     Purpose,
     Role,
 )
-from protocol.identity import Identity
+from versus.protocol.identity import Identity
+
 from tests.p2p.conftest import counter_rng, identity, run_handshake
 
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import pytest
+from versus.p2p.errors import InviteError
+from versus.p2p.invite import Invite
 
-from p2p.errors import InviteError
-from p2p.invite import Invite
 from tests.p2p.conftest import identity
 
 FP = identity(2).fingerprint

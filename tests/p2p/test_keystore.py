@@ -4,9 +4,8 @@ import stat
 from pathlib import Path
 
 import pytest
-
-from p2p.errors import KeyFileError
-from p2p.keystore import create_identity, load_identity, load_or_create_identity
+from versus.p2p.errors import KeyFileError
+from versus.p2p.keystore import create_identity, load_identity, load_or_create_identity
 
 
 def test_created_once_then_loaded(tmp_path: Path) -> None:

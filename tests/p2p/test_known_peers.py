@@ -4,9 +4,9 @@ import os
 from pathlib import Path
 
 import pytest
+from versus.p2p.errors import KnownPeersFileError, PeerKeyChangedError
+from versus.p2p.known_peers import KnownPeers, default_known_peers_path, parse_known_peers
 
-from p2p.errors import KnownPeersFileError, PeerKeyChangedError
-from p2p.known_peers import KnownPeers, default_known_peers_path, parse_known_peers
 from tests.p2p.conftest import identity
 
 A, B = identity(1).fingerprint, identity(2).fingerprint

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 import trio
-
-from p2p.channel import ChannelConfig
-from p2p.session import (
+from versus.p2p.channel import ChannelConfig
+from versus.p2p.session import (
     LinkState,
     MatchSession,
     ResumeError,
@@ -18,11 +17,12 @@ from p2p.session import (
     drive_player,
     open_nursery,
 )
-from p2p.store import MatchStore
-from protocol.match import Ending, Phase
-from protocol.rules import DealMode, MatchRules
-from protocol.transcript import load_transcript
-from protocol.verify import verify_transcript
+from versus.p2p.store import MatchStore
+from versus.protocol.match import Ending, Phase
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.transcript import load_transcript
+from versus.protocol.verify import verify_transcript
+
 from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, Stuck, make_sessions
 
 DECKLIST = MatchRules(deal_mode=DealMode.DECKLIST)

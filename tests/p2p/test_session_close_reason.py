@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 import trio
+from versus.p2p.errors import PeerClosedError
+from versus.protocol import errors
+from versus.protocol.envelope import MessageKind
 
-from p2p.errors import PeerClosedError
-from protocol import errors
-from protocol.envelope import MessageKind
 from tests.hostile.harness import (
     HONEST,
     HostilePeer,

@@ -8,14 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from versus.engine import format_input
+from versus.p2p.session import MatchSession
+from versus.p2p.store import ROLLBACK_FILE, MatchFiles, MatchStore, SessionInfo, StoreError
+from versus.protocol.envelope import MessageKind as K
+from versus.protocol.envelope import parse_envelope
+from versus.protocol.match import MatchPeer
+from versus.protocol.rules import DealMode, MatchRules
 
-from engine import format_input
-from p2p.session import MatchSession
-from p2p.store import ROLLBACK_FILE, MatchFiles, MatchStore, SessionInfo, StoreError
-from protocol.envelope import MessageKind as K
-from protocol.envelope import parse_envelope
-from protocol.match import MatchPeer
-from protocol.rules import DealMode, MatchRules
 from tests.p2p.session_support import CATALOGUE
 from tests.protocol.pair import Pair, master_secret, seat_zero_to_move
 

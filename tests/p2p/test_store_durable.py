@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import trio
+from versus.p2p.session import MatchSession, drive_player, open_nursery
+from versus.p2p.store import MatchFiles, SessionInfo
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.transcript import encode_record
 
-from p2p.session import MatchSession, drive_player, open_nursery
-from p2p.store import MatchFiles, SessionInfo
-from protocol.envelope import MessageKind, parse_envelope
-from protocol.rules import DealMode, MatchRules
-from protocol.transcript import encode_record
 from tests.p2p.session_support import HashBot, MemLink, make_sessions
 from tests.protocol.support import make_hellos, make_players, make_setup, play
 

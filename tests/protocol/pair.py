@@ -14,12 +14,12 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import ActionOrder, Catalogue, Ruleset, default_catalogue
-from protocol.envelope import Envelope, parse_envelope, seal
-from protocol.identity import Identity
-from protocol.match import Event, MatchPeer
-from protocol.rules import DealMode, MatchRules
-from protocol.transcript import Transcript
+from versus.engine import ActionOrder, Catalogue, Ruleset, default_catalogue
+from versus.protocol.envelope import Envelope, parse_envelope, seal
+from versus.protocol.identity import Identity
+from versus.protocol.match import Event, MatchPeer
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.transcript import Transcript
 
 Tamper = Callable[[int, bytes], bytes | list[bytes] | None]
 

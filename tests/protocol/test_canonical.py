@@ -4,8 +4,7 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from protocol.canonical import (
+from versus.protocol.canonical import (
     DOMAIN_TAGS,
     INT_MAX,
     INT_MIN,
@@ -13,7 +12,7 @@ from protocol.canonical import (
     encode,
     tagged_hash,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
     OversizeField,

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
 import pytest
-
-from protocol.chain import Chain
-from protocol.envelope import MessageKind, seal
-from protocol.errors import (
+from versus.protocol.chain import Chain
+from versus.protocol.envelope import MessageKind, seal
+from versus.protocol.errors import (
     BadSignature,
     Equivocation,
     LocalProtocolError,
@@ -14,7 +13,8 @@ from protocol.errors import (
     SequenceGap,
     WrongMatch,
 )
-from protocol.identity import Identity
+from versus.protocol.identity import Identity
+
 from tests.protocol.support import make_players, make_rng, make_setup, play
 
 PLAYERS = make_players()

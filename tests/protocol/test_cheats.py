@@ -7,19 +7,19 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
+import versus.protocol.match as match_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from versus.engine import default_catalogue
+from versus.protocol import errors
+from versus.protocol.dealers import DecklistHand, decklist_commitment
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
+from versus.protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.match import Phase, evidence_body
+from versus.protocol.pool import CardMismatchError
+from versus.protocol.rules import DealMode
+from versus.protocol.verify import verify_transcript
 
-import protocol.match as match_module
-from engine import default_catalogue
-from protocol import errors
-from protocol.dealers import DecklistHand, decklist_commitment
-from protocol.envelope import Envelope, MessageKind, parse_envelope
-from protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
-from protocol.match import Phase, evidence_body
-from protocol.pool import CardMismatchError
-from protocol.rules import DealMode
-from protocol.verify import verify_transcript
 from tests.protocol.pair import Pair, identities, on_nth, reseal, rules_for
 
 K = MessageKind
@@ -240,9 +240,9 @@ def test_draw_order_contradicting_the_seed(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_registered_decklist_mismatch_is_refused_locally() -> None:
-    from protocol.commitment import decklist_hash
-    from protocol.match import MatchPeer
-    from protocol.rules import MatchRules
+    from versus.protocol.commitment import decklist_hash
+    from versus.protocol.match import MatchPeer
+    from versus.protocol.rules import MatchRules
 
     rules = MatchRules(deal_mode=DECK,
                        registered_decklists=(decklist_hash(Counter(IDS_ALL[:12])), None))
@@ -278,7 +278,7 @@ def _fresh_playing_pair() -> Pair:
 @given(data=st.binary(max_size=600), in_setup=st.booleans())
 def test_arbitrary_bytes_raise_only_remote_errors(data: bytes, in_setup: bool) -> None:
     if in_setup:
-        from protocol.match import MatchPeer
+        from versus.protocol.match import MatchPeer
 
         peer = MatchPeer(1, identities("fuzz")[1], rules_for(DECK), default_catalogue(),
                          rng=lambda n: b"\x07" * n)

@@ -7,8 +7,7 @@ from itertools import permutations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from protocol.commitment import (
+from versus.protocol.commitment import (
     CoinFlip,
     DeckAudit,
     DeckCommitment,
@@ -22,7 +21,7 @@ from protocol.commitment import (
     decklist_hash,
     draw_permutation,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
     DuplicateCard,
@@ -30,6 +29,7 @@ from protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
 )
+
 from tests.protocol.support import make_rng
 
 MATCH = hashlib.sha256(b"match").digest()

@@ -13,13 +13,13 @@ import functools
 from collections.abc import Callable
 
 import pytest
+from versus.engine import ActionOrder
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.match import Phase
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.transcript import Transcript, dump_transcript, load_transcript
+from versus.protocol.verify import Report, replay_inputs, verify_transcript
 
-from engine import ActionOrder
-from protocol.envelope import Envelope, MessageKind, parse_envelope, seal
-from protocol.match import Phase
-from protocol.rules import DealMode, MatchRules
-from protocol.transcript import Transcript, dump_transcript, load_transcript
-from protocol.verify import Report, replay_inputs, verify_transcript
 from tests.protocol.pair import Pair, on_nth, play, reseal, rules_for
 
 K = MessageKind
@@ -380,7 +380,7 @@ def test_false_evidence_blames_the_accuser() -> None:
 
 
 def test_shared_pool_bad_decryption_share() -> None:
-    from protocol.group import L, decode_scalar, encode_scalar
+    from versus.protocol.group import L, decode_scalar, encode_scalar
 
     def bad_share(env: Envelope) -> dict[str, object]:
         wire = list(env.body[0])

@@ -5,9 +5,8 @@ import hashlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol.canonical import TAG_ENVELOPE_HASH, TAG_ENVELOPE_SIGNATURE, decode, encode
-from protocol.envelope import (
+from versus.protocol.canonical import TAG_ENVELOPE_HASH, TAG_ENVELOPE_SIGNATURE, decode, encode
+from versus.protocol.envelope import (
     MAX_ENVELOPE_SIZE,
     PROTOCOL_VERSION,
     Envelope,
@@ -17,7 +16,7 @@ from protocol.envelope import (
     open_envelope,
     seal,
 )
-from protocol.errors import (
+from versus.protocol.errors import (
     BadSignature,
     LocalProtocolError,
     MalformedMessage,
@@ -26,7 +25,8 @@ from protocol.errors import (
     WrongMatch,
     WrongSender,
 )
-from protocol.identity import verify_signature
+from versus.protocol.identity import verify_signature
+
 from tests.protocol.support import make_players
 
 PLAYERS = make_players()

@@ -5,9 +5,8 @@ import collections
 
 import nacl.bindings as na
 import pytest
-
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.group import (
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.group import (
     FIELD_P,
     InvalidPointError,
     InvalidScalarError,
@@ -21,6 +20,7 @@ from protocol.group import (
     random_permutation,
     random_scalar,
 )
+
 from tests.protocol.deal_support import seeded_rng
 
 # The eight points of small order of edwards25519 (canonical encodings), as listed by libsodium

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from versus.engine import ActionOrder, ChoiceDecision, TurnDecision
+from versus.protocol.envelope import MessageKind as K
+from versus.protocol.envelope import parse_envelope
+from versus.protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer, MatchStarted, Phase
+from versus.protocol.rules import DealMode, MatchRules, master_rng
+from versus.protocol.transcript import dump_transcript, load_transcript
+from versus.protocol.verify import verify_transcript
 
-from engine import ActionOrder, ChoiceDecision, TurnDecision
-from protocol.envelope import MessageKind as K
-from protocol.envelope import parse_envelope
-from protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer, MatchStarted, Phase
-from protocol.rules import DealMode, MatchRules, master_rng
-from protocol.transcript import dump_transcript, load_transcript
-from protocol.verify import verify_transcript
 from tests.protocol.pair import Pair, master_secret, play, rules_for, seat_zero_to_move
 
 MODES = list(DealMode)
@@ -123,7 +123,7 @@ def test_timeout_claim_with_caller_clock() -> None:
     mover = next(p for p in pair.peers if p.my_turn)
     waiter = pair.peers[1 - mover.seat]
     assert isinstance(mover.decision, TurnDecision | ChoiceDecision)
-    from protocol.errors import LocalProtocolError
+    from versus.protocol.errors import LocalProtocolError
 
     with pytest.raises(LocalProtocolError):
         waiter.claim_timeout(500)
@@ -190,7 +190,7 @@ def test_every_sampled_byte_change_is_rejected(mode: DealMode) -> None:
 def test_truncated_transcript_is_incomplete() -> None:
     pair = play(DealMode.DECKLIST, label="trunc")
     t = load_transcript(pair.peers[0].transcript_bytes())
-    from protocol.transcript import Transcript
+    from versus.protocol.transcript import Transcript
 
     cut = Transcript(t.hellos, t.envelopes[:40])
     report = verify_transcript(cut)

@@ -15,18 +15,17 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol import shuffle as shuffle_module
-from protocol.canonical import (
+from versus.protocol import shuffle as shuffle_module
+from versus.protocol.canonical import (
     TAG_DEAL_NONCE_DLEQ,
     TAG_DEAL_NONCE_SCHNORR,
     TAG_DEAL_NONCE_SHUFFLE,
 )
-from protocol.elgamal import Ciphertext, card_point, trivial_encryption
-from protocol.group import L, Point, Rng, base_mul, hedged_scalar, random_scalar
-from protocol.pool import DealPhase, SharedPoolDeal
-from protocol.rules import master_rng
-from protocol.shuffle import (
+from versus.protocol.elgamal import Ciphertext, card_point, trivial_encryption
+from versus.protocol.group import L, Point, Rng, base_mul, hedged_scalar, random_scalar
+from versus.protocol.pool import DealPhase, SharedPoolDeal
+from versus.protocol.rules import master_rng
+from versus.protocol.shuffle import (
     ShuffleProof,
     _u_challenges,
     prove_shuffle,
@@ -34,7 +33,7 @@ from protocol.shuffle import (
     shuffle_generators,
     verify_shuffle,
 )
-from protocol.zkp import (
+from versus.protocol.zkp import (
     Proof,
     _dleq_prove,
     _schnorr_prove,
@@ -43,6 +42,7 @@ from protocol.zkp import (
     schnorr_prove,
     schnorr_verify,
 )
+
 from tests.protocol.deal_support import IDENTITIES, MATCH_ID
 
 MASTER = bytes(range(100, 132))

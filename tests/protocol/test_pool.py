@@ -9,16 +9,15 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.group import (
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.group import (
     CryptoProofError,
     InvalidPointError,
     MalformedMessageError,
     NonceReuseError,
     Point,
 )
-from protocol.pool import (
+from versus.protocol.pool import (
     CardMismatchError,
     DealPhase,
     DrawShare,
@@ -29,8 +28,9 @@ from protocol.pool import (
     UnexpectedMessageError,
     parse_message,
 )
-from protocol.shuffle import prove_shuffle, shuffle, shuffle_generators
-from protocol.zkp import _dleq_prove, dleq_prove, schnorr_prove
+from versus.protocol.shuffle import prove_shuffle, shuffle, shuffle_generators
+from versus.protocol.zkp import _dleq_prove, dleq_prove, schnorr_prove
+
 from tests.protocol.deal_support import (
     IDENTITIES,
     MATCH_ID,

@@ -6,17 +6,17 @@
 from __future__ import annotations
 
 import pytest
+import versus.protocol.match as match_module
+from versus.engine import format_input, new_game, state_hash, step
+from versus.protocol import errors
+from versus.protocol.commitment import coin_outcome, draw_permutation
+from versus.protocol.dealers import DecklistHand
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.match import COIN_PURPOSE, MatchPeer, Phase, evidence_body
+from versus.protocol.rules import DealMode, MatchRules, master_rng
+from versus.protocol.transcript import Transcript
+from versus.protocol.verify import verify_transcript
 
-import protocol.match as match_module
-from engine import format_input, new_game, state_hash, step
-from protocol import errors
-from protocol.commitment import coin_outcome, draw_permutation
-from protocol.dealers import DecklistHand
-from protocol.envelope import Envelope, MessageKind, parse_envelope, seal
-from protocol.match import COIN_PURPOSE, MatchPeer, Phase, evidence_body
-from protocol.rules import DealMode, MatchRules, master_rng
-from protocol.transcript import Transcript
-from protocol.verify import verify_transcript
 from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for, seat_zero_to_move
 
 K = MessageKind

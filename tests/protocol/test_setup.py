@@ -3,17 +3,17 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-
-from protocol.canonical import TAG_MATCH_ID, encode
-from protocol.envelope import NO_MATCH_ID, MessageKind, seal
-from protocol.errors import (
+from versus.protocol.canonical import TAG_MATCH_ID, encode
+from versus.protocol.envelope import NO_MATCH_ID, MessageKind, seal
+from versus.protocol.errors import (
     BadSignature,
     LocalProtocolError,
     MalformedMessage,
     SetupMismatch,
 )
-from protocol.identity import Identity
-from protocol.setup import MatchSetup, derive_match_id, make_hello, open_hello
+from versus.protocol.identity import Identity
+from versus.protocol.setup import MatchSetup, derive_match_id, make_hello, open_hello
+
 from tests.protocol.support import (
     CATALOGUE_HASH,
     RULESET,

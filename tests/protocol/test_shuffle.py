@@ -4,10 +4,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
-from protocol import shuffle as shuffle_module
-from protocol.elgamal import Ciphertext, card_point, card_table, trivial_encryption
-from protocol.group import (
+from versus.protocol import shuffle as shuffle_module
+from versus.protocol.elgamal import Ciphertext, card_point, card_table, trivial_encryption
+from versus.protocol.group import (
     CryptoProofError,
     InvalidPointError,
     L,
@@ -16,7 +15,7 @@ from protocol.group import (
     multi_mul,
     random_scalar,
 )
-from protocol.shuffle import (
+from versus.protocol.shuffle import (
     ShuffleProof,
     ShuffleWitness,
     _challenge,
@@ -26,6 +25,7 @@ from protocol.shuffle import (
     shuffle_generators,
     verify_shuffle,
 )
+
 from tests.protocol.deal_support import seeded_rng
 
 MATCH = b"match-shuffle"

@@ -4,13 +4,18 @@
 from __future__ import annotations
 
 import pytest
+from versus.engine import Ruleset, default_catalogue
+from versus.protocol import errors
+from versus.protocol.envelope import (
+    MAX_ENVELOPE_SIZE,
+    MAX_MESSAGE_SIZE,
+    MessageKind,
+    parse_envelope,
+)
+from versus.protocol.match import AUTOMATIC_GRACE_MS, MatchPeer, Phase, _size_caps
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.verify import verify_transcript
 
-from engine import Ruleset, default_catalogue
-from protocol import errors
-from protocol.envelope import MAX_ENVELOPE_SIZE, MAX_MESSAGE_SIZE, MessageKind, parse_envelope
-from protocol.match import AUTOMATIC_GRACE_MS, MatchPeer, Phase, _size_caps
-from protocol.rules import DealMode, MatchRules
-from protocol.verify import verify_transcript
 from tests.protocol.pair import Pair, play, rules_for
 
 K = MessageKind

@@ -3,9 +3,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol.envelope import MessageKind, seal
-from protocol.errors import (
+from versus.protocol.envelope import MessageKind, seal
+from versus.protocol.errors import (
     BadSignature,
     Equivocation,
     OversizeField,
@@ -13,8 +12,8 @@ from protocol.errors import (
     SetupMismatch,
     TranscriptFormatError,
 )
-from protocol.setup import MatchSetup
-from protocol.transcript import (
+from versus.protocol.setup import MatchSetup
+from versus.protocol.transcript import (
     HEADER,
     MAGIC,
     Transcript,
@@ -23,6 +22,7 @@ from protocol.transcript import (
     load_transcript,
     verify_chain,
 )
+
 from tests.protocol.support import make_hellos, make_players, play
 
 PLAYERS = make_players()

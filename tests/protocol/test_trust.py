@@ -12,10 +12,9 @@
 from __future__ import annotations
 
 import pytest
-
-from protocol import errors
-from protocol.envelope import MessageKind, parse_envelope
-from protocol.match import (
+from versus.protocol import errors
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.match import (
     AUTOMATIC_GRACE_MS,
     CLAIM_TOLERANCE_MS,
     Ending,
@@ -24,10 +23,11 @@ from protocol.match import (
     Phase,
     evidence_body,
 )
-from protocol.rules import DealMode, MatchRules
-from protocol.setup import NO_BINDING, open_hello
-from protocol.transcript import Transcript
-from protocol.verify import verify_transcript
+from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.setup import NO_BINDING, open_hello
+from versus.protocol.transcript import Transcript
+from versus.protocol.verify import verify_transcript
+
 from tests.protocol.pair import Pair, identities, master_secret, seat_zero_to_move
 
 K = MessageKind
@@ -230,7 +230,7 @@ def test_a_bug_in_our_handler_is_local_not_the_peer_s_fault(monkeypatch) -> None
     def broken(self, envelope, body, own):  # type: ignore[no-untyped-def]
         raise KeyError("a bug of ours")
 
-    monkeypatch.setitem(__import__("protocol.match", fromlist=["_HANDLERS"])._HANDLERS,
+    monkeypatch.setitem(__import__("versus.protocol.match", fromlist=["_HANDLERS"])._HANDLERS,
                         K.ACTION, broken)
     with pytest.raises(errors.LocalProtocolError, match="internal error"):
         other.receive(raw)

@@ -13,11 +13,11 @@ import re
 from typing import Any
 
 import pytest
+from versus.protocol.envelope import MessageKind, parse_envelope, seal
+from versus.protocol.identity import Identity
+from versus.protocol.transcript import Transcript, dump_transcript
+from versus.protocol.verify import Report, verify_transcript
 
-from protocol.envelope import MessageKind, parse_envelope, seal
-from protocol.identity import Identity
-from protocol.transcript import Transcript, dump_transcript
-from protocol.verify import Report, verify_transcript
 from tests.protocol.pair import Pair, identities
 from tests.protocol.test_corrupt_transcripts import (
     FAKE_OK,

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.transcript import Transcript
+from versus.protocol.verify import Report, verify_transcript
 
 import tests.protocol.test_corrupt_transcripts as corpus
-from protocol.envelope import MessageKind, parse_envelope
-from protocol.transcript import Transcript
-from protocol.verify import Report, verify_transcript
 from tests.protocol.pair import reseal
 from tests.protocol.test_corrupt_transcripts import (
     cheat_ended,

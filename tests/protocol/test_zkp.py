@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-
-from protocol.errors import LocalProtocolError
-from protocol.group import (
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.group import (
     CryptoProofError,
     InvalidScalarError,
     L,
@@ -14,7 +13,7 @@ from protocol.group import (
     base_mul,
     random_scalar,
 )
-from protocol.zkp import (
+from versus.protocol.zkp import (
     NonceLedger,
     Proof,
     _dleq_prove,
@@ -23,6 +22,7 @@ from protocol.zkp import (
     schnorr_prove,
     schnorr_verify,
 )
+
 from tests.protocol.deal_support import seeded_rng
 
 MATCH = b"match-1"
