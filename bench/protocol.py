@@ -89,10 +89,9 @@ def main() -> None:
 
 def match_measures() -> tuple[list[float], dict, dict]:
     """(action round µs samples, setup ms per deal mode, transcript bytes per deal mode)."""
+    from tests.protocol.pair import Pair, play, rules_for
     from versus.protocol.match import Phase
     from versus.protocol.rules import DealMode
-
-    from tests.protocol.pair import Pair, play, rules_for
 
     rounds: list[float] = []
     for seed in range(4):

@@ -1,4 +1,5 @@
-# Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit.
+# Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit,
+# startup.
 #
 # Each bench script keeps its own command line and table, and exposes `figures(...)`: a list of
 # {"name", "value", "unit", "target", "comparison"} ("<=" or ">=", None where no target is
@@ -32,7 +33,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 
-NAMES = ("engine", "protocol", "deal", "p2p", "bots", "audit")
+NAMES = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup")
 
 
 def settings(full: bool) -> dict[str, dict[str, Any]]:

@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Protocol, runtime_checkable
 
 import trio
+
 from versus.engine import (
     Action,
     Catalogue,
@@ -142,6 +143,9 @@ class MatchClient(Protocol):
     @property
     def result(self) -> MatchResult | None: ...
 
+    @property
+    def match_started(self) -> bool: ...  # False: view() is a placeholder (no layout yet)
+
     def view(self) -> PlayerView: ...
     def legal_actions(self) -> list[Action]: ...  # [] unless this seat decides now
     def clocks(self) -> ClockState | None: ...  # None: untimed
@@ -204,6 +208,10 @@ class LocalMatchClient:
     @property
     def result(self) -> MatchResult | None:
         return self._result
+
+    @property
+    def match_started(self) -> bool:
+        return True  # the deal is local: the field exists from the start
 
     @property
     def referee(self) -> Referee:

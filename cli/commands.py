@@ -19,18 +19,32 @@
 # reason the host logs too. Programs that join on their own (demo, play, the tournament's
 # loopback matches) call p2p directly and accept what they offered themselves.
 #
+# Everything that can fail before a match exists fails before the UI starts, as one line: the
+# command line's files and values (`plan_host`/`plan_join`: identity, data directory, deck,
+# rules, a saved match to resume, the invite), then the network (the host listens, the joiner
+# connects and reads the host's offer), then the terminal the UI needs. Only then does the UI
+# take the screen, with a match to show. Joining by HOST:PORT (no fingerprint to pin) trusts a
+# new host's key on first use, and says so loudly, with the fingerprint to compare.
+#
+# Bots of demo and play are guarded as the tournament's are (tournament_worker._Guard): a bot
+# that crashes, hangs or answers nonsense forfeits; the result line says "forfeit: <reason>"
+# and the command exits 1.
+#
 # Every failure is one line on stderr and an exit code (documented in README and `versus
 # --help`):
 #   0 the match finished (demo: and its transcript verified)
 #   1 an error (network, files, bad input); the message says what to do
 #   2 bad command line (argparse)
-#   3 the match did not finish (left, abandoned, interrupted): resumable with --resume
+#   3 the match did not finish (left, abandoned, interrupted): resumable with --resume (play:
+#     a match against a local bot cannot be resumed; its transcript so far is kept)
 #   4 the match stopped on a protocol fault (the evidence is in the transcript), or the demo's
 #     transcript failed verification
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import secrets
 import socket
 import sys
@@ -38,10 +52,12 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
+
 from versus.engine import ActionOrder, PlayerView, Ruleset, default_catalogue
 from versus.engine.errors import EngineError
 from versus.p2p.channel import SecureChannel
@@ -62,10 +78,10 @@ from versus.p2p.session import (
     drive_player,
     open_nursery,
 )
-from versus.p2p.store import MatchStore, StoreError
+from versus.p2p.store import MatchFiles, MatchStore, StoreError
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.identity import Identity
-from versus.protocol.match import Ending
+from versus.protocol.match import Ending, MatchResult
 from versus.protocol.rules import DealMode, MatchRules, master_rng
 from versus.protocol.text import printable
 from versus.protocol.verify import _rules_text, verify_transcript
@@ -78,6 +94,7 @@ from .parsers import (
     EXIT_FAULT,
     EXIT_OK,
     EXIT_UNFINISHED,
+    EXIT_USAGE,
 )
 
 MAX_DECK_FILE = 64 * 1024
@@ -165,21 +182,76 @@ def outward_addresses(bind: str | None) -> list[str]:
 
 
 def make_player(name: str, seed: int | None = None) -> Any:
-    from .bots import UnknownBotError, as_async, make_bot
+    from .bots import BotError, UnknownBotError, as_async, make_bot
 
     try:
         return as_async(make_bot(name, seed=seed))
     except UnknownBotError as error:
         raise CommandError(str(error)) from None
-    except ValueError as error:
+    except (BotError, ValueError) as error:
         raise CommandError(f"bot {name!r}: {error}") from None
 
 
 async def enter_player(stack: AsyncExitStack, name: str, seed: int | None = None) -> Any:
+    """A bot ready to play (an external one is started here): one that cannot start is one
+    line, its BotForfeit reason (the tournament records the same words)."""
+    from .bots import BotForfeit
+
     player = make_player(name, seed)
     if hasattr(player, "__aenter__"):
-        player = await stack.enter_async_context(player)
+        try:
+            player = await stack.enter_async_context(player)
+        except BotForfeit as error:
+            raise CommandError(error.reason) from None
     return player
+
+
+async def enter_guarded_player(stack: AsyncExitStack, name: str,
+                               seed: int | None = None) -> Any:
+    """demo and play: a bot in the tournament's guard (tournament_worker._Guard): whatever it
+    does wrong (cannot start, crashes, answers an illegal action) is a forfeit with a one-line
+    reason in `guard.forfeit`, and its seat resigns (a complete, verifiable transcript)."""
+    from .bots import BotForfeit
+    from .tournament_worker import _Guard
+
+    player = make_player(name, seed)
+    reason = None
+    if hasattr(player, "__aenter__"):
+        try:
+            player = await stack.enter_async_context(player)
+        except BotForfeit as error:
+            reason = error.reason
+    return _Guard(player, name, None, reason)
+
+
+def forfeits_of(players: Sequence[Any]) -> dict[int, str]:
+    """{seat: reason} of the guarded bots that forfeited (None or a person: no entry)."""
+    return {seat: reason for seat, player in enumerate(players)
+            if (reason := getattr(player, "forfeit", None)) is not None}
+
+
+def result_text(result: MatchResult | None, forfeits: dict[int, str]) -> str:
+    """A match result; a guarded bot's resignation reads as the tournament says it
+    (cli/tournament.py describe_record): "seat 1 wins (forfeit: <reason>)"."""
+    if result is None:
+        return "no result (the match did not finish)"
+    if result.winner is not None and 1 - result.winner in forfeits:
+        return f"seat {result.winner} wins (forfeit: {forfeits[1 - result.winner]})"
+    return str(result)
+
+
+def bot_failures(forfeits: dict[int, str]) -> str:
+    """One line for the error boundary: which seat's bot forfeited, and why."""
+    return "; ".join(f"player {seat}'s bot forfeited: {reason}"
+                     for seat, reason in sorted(forfeits.items()))
+
+
+def need_terminal(stdin: TextIO | None, instead: str) -> None:
+    """The terminal UI reads keys from a terminal; without one it could only fail once it had
+    taken the screen (prompt-toolkit's EOFError), so say so before it starts."""
+    if stdin is None or not stdin.isatty():
+        raise CommandError("the match is played in a terminal UI, but the standard input is "
+                           f"not a terminal; {instead}")
 
 
 def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:
@@ -188,10 +260,11 @@ def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:
     return SessionConfig(resume_window=args.resume_window, narrate=narrate)
 
 
-def describe_outcome(outcome: SessionOutcome, seat: int,
-                     command: str | None = None) -> tuple[str, int]:
+def describe_outcome(outcome: SessionOutcome, seat: int, command: str | None = None,
+                     forfeits: dict[int, str] | None = None) -> tuple[str, int]:
     """One summary line for a match and its exit code. `command` ("host" or "join") makes the
-    resume hint a whole command line; None: this kind of match cannot be resumed (play)."""
+    resume hint a whole command line; None: this kind of match cannot be resumed (play).
+    `forfeits`: guarded bots that forfeited (the result says so, and the code is an error)."""
     mid = "" if outcome.match_id is None else f"match {outcome.match_id.hex()[:16]}: "
     result = outcome.result
     if result is None:
@@ -200,7 +273,8 @@ def describe_outcome(outcome: SessionOutcome, seat: int,
         if outcome.match_id is not None:
             resume = (f"; continue it with: versus {command} --resume "
                       f"{outcome.match_id.hex()[:16]}" if command is not None
-                      else "; a match against a local bot cannot be resumed")
+                      else "; a match against a local bot cannot be resumed (its transcript "
+                           "so far is kept)")
         return f"{mid}unfinished ({why}){resume}", EXIT_UNFINISHED
     if result.ending is Ending.FAULT:
         blamed = outcome.fault_seat
@@ -213,8 +287,8 @@ def describe_outcome(outcome: SessionOutcome, seat: int,
            "you won" if result.winner == seat else "you lost")
     if result.ending is Ending.TIMEOUT and result.winner is not None:
         you += " (on a timeout claim: a claim, not a proof)"
-    code = EXIT_OK
-    return f"{mid}{result} — {you}", code
+    code = EXIT_ERROR if forfeits else EXIT_OK
+    return f"{mid}{result_text(result, forfeits or {})} — {you}", code
 
 
 def describe_offer(rules: MatchRules, seat: int) -> str:
@@ -281,7 +355,22 @@ async def run_session(session: MatchSession, channel: SecureChannel | None,
 
 
 def _store(args: argparse.Namespace) -> MatchStore:
-    return MatchStore(args.data_dir)
+    """The match directories' root, checked (made when missing) before anything listens or
+    connects: a --data-dir that is a file or is not writable is one line now, not an error
+    once a player has joined."""
+    store = MatchStore(args.data_dir)
+    root = store.root
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        why = ("is not a directory" if root.exists() else
+               f"cannot be created ({error.strerror or error})")
+        raise CommandError(f"the data directory {root} {why}; choose another with "
+                           "--data-dir DIR") from None
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise CommandError(f"the data directory {root} is not writable; choose another with "
+                           "--data-dir DIR")
+    return store
 
 
 def _identity(args: argparse.Namespace) -> Identity:
@@ -326,80 +415,113 @@ def _test_seed(args: argparse.Namespace, label: str) -> int | None:
 # --- host ---------------------------------------------------------------------------------------
 
 
-async def host_match(args: argparse.Namespace, out: TextIO,
-                     attach: Callable[[MatchSession], None] | None = None,
-                     note: Callable[[str], None] | None = None) -> SessionOutcome:
-    """Listen, wait for a joiner (or the resuming opponent), play to the end."""
-    identity, store = _identity(args), _store(args)
-    config = session_config(args, narrate=attach is not None)
-    say = note or (lambda line: print(line, file=out, flush=True))
+@dataclass
+class HostPlan:
+    """What `versus host` checks before it listens (and before the UI starts): every mistake on
+    the command line is one line before anyone can join."""
+
+    identity: Identity
+    store: MatchStore
+    config: SessionConfig
+    port: int
+    deck: list[str] | None
+    #: --resume: the match restored from disk
     session: MatchSession | None = None
-    port = args.port
+    #: a new match: the rules offered, and our peer for the first joiner
+    rules: MatchRules | None = None
+    fresh: tuple[Any, bytes] | None = None
+
+
+def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
+    identity, store = _identity(args), _store(args)
+    config = session_config(args, narrate)
+    deck = _deck(args)
     if args.resume is not None:
         files = store.find(args.resume)
         session = MatchSession.restore(files, identity, default_catalogue(), store=store,
                                        config=config)
-        if port is None:
-            port = session.port or DEFAULT_GAME_PORT
-    rules = None if session is not None else rules_from(args)
-    deck = _deck(args)
-    fresh: tuple[Any, bytes] | None = None
-    if session is None:
-        # Check our own deck and rules before listening, so a mistake is reported at once,
-        # not after a player has joined.
-        assert rules is not None
-        try:
-            fresh = create_peer(0, identity, rules, default_catalogue(), deck=deck,
-                                master_secret=_test_secret(args, 0))
-        except LocalProtocolError as error:
-            where = f"deck file {args.deck}: " if args.deck else ""
-            raise CommandError(where + str(error)) from None
-    listeners = await open_game_listeners(DEFAULT_GAME_PORT if port is None else port,
-                                          bind=args.bind)
-    port = listening_port(listeners)
+        port = args.port if args.port is not None else session.port or DEFAULT_GAME_PORT
+        return HostPlan(identity, store, config, port, deck, session=session)
+    rules = rules_from(args)
+    try:
+        fresh = create_peer(0, identity, rules, default_catalogue(), deck=deck,
+                            master_secret=_test_secret(args, 0))
+    except LocalProtocolError as error:
+        where = f"deck file {args.deck}: " if args.deck else ""
+        raise CommandError(where + str(error)) from None
+    port = DEFAULT_GAME_PORT if args.port is None else args.port
+    return HostPlan(identity, store, config, port, deck, rules=rules, fresh=fresh)
+
+
+async def host_match(args: argparse.Namespace, out: TextIO,
+                     attach: Callable[[MatchSession], None] | None = None,
+                     note: Callable[[str], None] | None = None, *,
+                     plan: HostPlan | None = None,
+                     listeners: list[trio.SocketListener] | None = None) -> SessionOutcome:
+    """Listen, wait for a joiner (or the resuming opponent), play to the end. `plan` and
+    `listeners`: made before the UI started (cmd_host); else here."""
+    plan = plan or plan_host(args, narrate=attach is not None)
+    say = note or (lambda line: print(line, file=out, flush=True))
     echo = say if attach is None else None
     async with AsyncExitStack() as stack:
+        # the bot first: one that cannot start is one line before anyone can join
         player = None if args.bot is None else await enter_player(stack, args.bot,
                                                                    _test_seed(args, "bot0"))
+        if listeners is None:
+            listeners = await open_game_listeners(plan.port, bind=args.bind)
+        stack.push_async_callback(_close_listeners, listeners)
+        port = listening_port(listeners)
+        session = plan.session
         async with open_nursery() as nursery:
-            link = HostLink(listeners, identity, config=config.channel,
+            link = HostLink(listeners, plan.identity, config=plan.config.channel,
                             expected_fingerprint=None if session is None
                             else session.peer_fingerprint,
                             rng=_test_rng(args, "handshake0"))
             await nursery.start(link.serve)
             for address in outward_addresses(args.bind):
-                say(f"invite: {Invite(address, port, identity.fingerprint)}")
+                say(f"invite: {Invite(address, port, plan.identity.fingerprint)}")
             say(f"listening on port {port}" + (f", resuming match {session.files.match_id[:16]}"
                                                if session is not None and session.files
                                                else "; waiting for a player to join (share "
                                                     "an invite above)"))
             if args.lan:
-                await nursery.start(announce, identity, args.name or f"versus-{port}", port)
+                await nursery.start(announce, plan.identity, args.name or f"versus-{port}",
+                                    port)
             if session is not None:
                 if attach is not None:
                     attach(session)
                 outcome = await run_session(session, None, link.reconnect, player, echo)
             else:
-                assert rules is not None and fresh is not None
-                attempt = 0
-                while True:
-                    peer, secret = fresh if attempt == 0 else create_peer(
-                        0, identity, rules, default_catalogue(), deck=deck,
-                        master_secret=_test_secret(args, 0, attempt))
-                    try:
-                        outcome = await _host_attempt(link, rules, peer, secret, store, port,
-                                                      config, player, say, attach)
-                        break
-                    except SetupLostError as error:  # no match yet: wait for another joiner
-                        say(printable(f"{error.reason}; the joiner was dropped before the "
-                                      "match began; waiting for another player",
-                                      MAX_LOG_LINE))
-                    await link.reopen()
-                    attempt += 1
+                outcome = await _host_new_match(args, plan, link, port, player, say, attach)
             nursery.cancel_scope.cancel()
-    for listener in listeners:
-        await listener.aclose()
     return outcome
+
+
+async def _close_listeners(listeners: list[trio.SocketListener]) -> None:
+    with trio.CancelScope(shield=True):
+        for listener in listeners:
+            await listener.aclose()
+
+
+async def _host_new_match(args: argparse.Namespace, plan: HostPlan, link: HostLink, port: int,
+                          player: Any, say: Callable[[str], None],
+                          attach: Callable[[MatchSession], None] | None) -> SessionOutcome:
+    """Play the first joiner that accepts; one that fails before the match exists is dropped
+    with one line and the next one gets a fresh peer (see the module comment)."""
+    assert plan.rules is not None and plan.fresh is not None
+    attempt = 0
+    while True:
+        peer, secret = plan.fresh if attempt == 0 else create_peer(
+            0, plan.identity, plan.rules, default_catalogue(), deck=plan.deck,
+            master_secret=_test_secret(args, 0, attempt))
+        try:
+            return await _host_attempt(link, plan.rules, peer, secret, plan.store, port,
+                                       plan.config, player, say, attach)
+        except SetupLostError as error:  # no match yet: wait for another joiner
+            say(printable(f"{error.reason}; the joiner was dropped before the match began; "
+                          "waiting for another player", MAX_LOG_LINE))
+        await link.reopen()
+        attempt += 1
 
 
 async def _host_attempt(link: HostLink, rules: MatchRules, peer: Any, secret: bytes,
@@ -457,14 +579,35 @@ def parse_target(target: str) -> tuple[str, int, str | None]:
     return host, int(port_text), None
 
 
-async def join_target(args: argparse.Namespace, out: TextIO) -> tuple[str, int, str | None]:
-    """(host, port, pinned fingerprint or None) from the invite, HOST:PORT or --lan."""
+def given_target(args: argparse.Namespace) -> tuple[str, int, str | None] | None:
+    """The invite or HOST:PORT of the command line, checked; None with --lan (found later)."""
     if args.lan:
-        invite = await pick_lan_game(args.pick, out)
-        return invite.host, invite.port, invite.fingerprint
+        return None
     if args.target:
         return parse_target(args.target)
     raise CommandError("give the host's invite or HOST:PORT, or --lan")
+
+
+async def join_target(args: argparse.Namespace, out: TextIO) -> tuple[str, int, str | None]:
+    """(host, port, pinned fingerprint or None) from the invite, HOST:PORT or --lan."""
+    target = given_target(args)
+    if target is not None:
+        return target
+    invite = await pick_lan_game(args.pick, out)
+    return invite.host, invite.port, invite.fingerprint
+
+
+def trust_notice(host: str, port: int, known: KnownPeers, was_known: bool) -> str | None:
+    """Joining by HOST:PORT trusts a new host's key on first use: say so loudly, with the
+    fingerprint to compare (the host's invite ends with it). None when nothing new was
+    trusted (the key was pinned by an invite, or the address was already known)."""
+    label = format_hostport(host, port)
+    peer = known.lookup(label)
+    if was_known or peer is None:
+        return None
+    return (f"NOTE: {label} is new to you: its key {peer.fingerprint} is now trusted for that "
+            f"address (trust on first use, recorded in {known.path}); make sure it is the "
+            f"host's: their invite ends with #{peer.fingerprint} (or join with that invite)")
 
 
 @dataclass(frozen=True)
@@ -479,20 +622,45 @@ class AcceptedOffer:
     seat: int
 
 
-def must_ask(args: argparse.Namespace, stdin: TextIO) -> bool:
-    """A person at a terminal joins (no bot, no --accept-rules): ask before joining."""
-    return (args.resume is None and not args.accept_rules and args.bot is None
-            and stdin.isatty())
+@dataclass
+class JoinPlan:
+    """What `versus join` checks before it connects (and before the UI starts)."""
+
+    identity: Identity
+    store: MatchStore
+    config: SessionConfig
+    deck: list[str] | None
+    #: --resume: the match restored from disk, and where its host was
+    resumed: tuple[MatchFiles, MatchSession, str, int] | None = None
 
 
-async def read_host_offer(args: argparse.Namespace, out: TextIO) -> AcceptedOffer:
+def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
+    identity, store = _identity(args), _store(args)
+    config = session_config(args, narrate)
+    deck = _deck(args)
+    if args.resume is None:
+        given_target(args)  # a bad invite is one line now
+        return JoinPlan(identity, store, config, deck)
+    files = store.find(args.resume)
+    session = MatchSession.restore(files, identity, default_catalogue(), store=store,
+                                   config=config)
+    host, port_text = split_hostport(session.address, session.address)
+    return JoinPlan(identity, store, config, deck, (files, session, host, int(port_text)))
+
+
+async def read_host_offer(args: argparse.Namespace, out: TextIO,
+                          identity: Identity | None = None) -> AcceptedOffer:
     """The host's offer, read on a connection of its own (see JoinLink.read_offer)."""
     host, port, fingerprint = await join_target(args, out)
-    link = JoinLink(host, port, _identity(args), fingerprint=fingerprint,
-                    known_peers=KnownPeers.load(), config=session_config(args, False).channel)
+    known = KnownPeers.load()
+    was_known = known.lookup(format_hostport(host, port)) is not None
+    link = JoinLink(host, port, identity or _identity(args), fingerprint=fingerprint,
+                    known_peers=known, config=session_config(args, False).channel)
     print(f"connecting to {format_hostport(host, port)} to read its rules", file=out,
           flush=True)
     rules, seat = await link.read_offer()
+    if fingerprint is None and (notice := trust_notice(host, port, known, was_known)):
+        print(notice, file=out, flush=True)
     assert link.fingerprint is not None
     return AcceptedOffer(host, port, link.fingerprint, rules, seat)
 
@@ -507,36 +675,37 @@ def ask_to_accept(offer: AcceptedOffer, out: TextIO, stdin: TextIO) -> bool:
 
 async def join_match(args: argparse.Namespace, out: TextIO,
                      attach: Callable[[MatchSession], None] | None = None,
-                     note: Callable[[str], None] | None = None) -> SessionOutcome:
-    identity, store = _identity(args), _store(args)
-    config = session_config(args, narrate=attach is not None)
+                     note: Callable[[str], None] | None = None, *,
+                     plan: JoinPlan | None = None) -> SessionOutcome:
+    plan = plan or plan_join(args, narrate=attach is not None)
+    identity, store, config, deck = plan.identity, plan.store, plan.config, plan.deck
     say = note or (lambda line: print(line, file=out, flush=True))
-    deck = _deck(args)
     #: set by cmd_join once the person accepted the offer it read; else --accept-rules decides
     accepted: AcceptedOffer | None = getattr(args, "accepted_offer", None)
     async with AsyncExitStack() as stack:
         player = None if args.bot is None else await enter_player(stack, args.bot,
                                                                    _test_seed(args, "bot1"))
-        if args.resume is not None:
-            files = store.find(args.resume)
-            session = MatchSession.restore(files, identity, default_catalogue(), store=store,
-                                           config=config)
-            host, port_text = split_hostport(session.address, session.address)
-            link = JoinLink(host, int(port_text), identity,
-                            fingerprint=session.peer_fingerprint, config=config.channel,
-                            on_retry=say)
+        if plan.resumed is not None:
+            files, session, host, port = plan.resumed
+            link = JoinLink(host, port, identity, fingerprint=session.peer_fingerprint,
+                            config=config.channel, on_retry=say)
             say(f"resuming match {files.match_id[:16]} with {session.address}")
             channel = None
         else:
             host, port, fingerprint = ((accepted.host, accepted.port, accepted.fingerprint)
                                        if accepted is not None else
                                        await join_target(args, out))
+            known = KnownPeers.load()
+            was_known = known.lookup(format_hostport(host, port)) is not None
             link = JoinLink(host, port, identity, fingerprint=fingerprint,
-                            known_peers=KnownPeers.load(), config=config.channel,
+                            known_peers=known, config=config.channel,
                             on_retry=say, rng=_test_rng(args, "handshake1"))
             made: dict[str, Any] = {}
 
             def check(rules: MatchRules, seat: int) -> str | None:
+                if fingerprint is None and (notice := trust_notice(host, port, known,
+                                                                   was_known)):
+                    say(notice)
                 if accepted is not None:
                     if (rules, seat) != (accepted.rules, accepted.seat):
                         return "the host now offers other rules than the player accepted"
@@ -582,16 +751,31 @@ async def join_match(args: argparse.Namespace, out: TextIO,
 Command = Callable[..., Awaitable[SessionOutcome]]
 
 
-def run_network_command(command: Command, args: argparse.Namespace, out: TextIO,
-                        seat: int) -> int:
-    name = "host" if command is host_match else "join"
-    if args.bot is not None:
-        outcome = trio.run(command, args, out)
-        if outcome.transcript_path is not None:
-            print(f"transcript: {outcome.transcript_path}", file=out)
-        line, code = describe_outcome(outcome, seat, name)
-        print(line, file=out)
-        return code
+def run_headless(command: Command, name: str, args: argparse.Namespace, out: TextIO,
+                 seat: int) -> int:
+    outcome = trio.run(command, args, out)
+    if outcome.transcript_path is not None:
+        print(f"transcript: {outcome.transcript_path}", file=out)
+    line, code = describe_outcome(outcome, seat, name)
+    print(line, file=out)
+    return code
+
+
+def final_outcome(client: Any) -> SessionOutcome | None:
+    """How the UI's match ended. When the person leaves, or closes the game-over screen while
+    the session still lingers for the last reveals, the UI closes (and cancels the trio run)
+    before the connector has returned: the session still knows."""
+    session = client.session
+    if client.outcome is None and isinstance(session, MatchSession) and (
+            session.done or session.result is not None):
+        return session.outcome()
+    return client.outcome  # type: ignore[no-any-return]
+
+
+def run_in_ui(command: Command, name: str, args: argparse.Namespace, out: TextIO,
+              seat: int) -> int:
+    """The match in the terminal UI; `command` is ready to run: everything that could fail
+    before the match was checked by the caller (see the module comment)."""
     from .net_client import NetMatchClient
     from .ui.app import run_ui
 
@@ -601,68 +785,126 @@ def run_network_command(command: Command, args: argparse.Namespace, out: TextIO,
     waiting = ("restoring the match from disk" if args.resume is not None else
                "starting the host" if name == "host" else "preparing to join")
     client = NetMatchClient(connector, seat=seat, waiting=waiting)
-    run_ui(client)
-    if client.outcome is None:
+    run_ui(client, theme=getattr(args, "theme", None))
+    outcome = final_outcome(client)
+    if outcome is None:
         raise CommandError(client.connection().reason or "the match did not start")
-    if client.outcome.transcript_path is not None:
-        print(f"transcript: {client.outcome.transcript_path}", file=out)
-    line, code = describe_outcome(client.outcome, seat, name)
+    if outcome.transcript_path is not None:
+        print(f"transcript: {outcome.transcript_path}", file=out)
+    line, code = describe_outcome(outcome, seat, name)
     print(line, file=out)
     return code
 
 
-def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
-    return run_network_command(host_match, args, out, seat=0)
+def cmd_host(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> int:
+    """Host; for the UI, the command line is checked and the port opened before it starts."""
+    if args.bot is not None:
+        return run_headless(host_match, "host", args, out, seat=0)
+    plan = plan_host(args, narrate=True)
+    listeners = trio.run(open_game_listeners, plan.port, args.bind)
+    try:
+        need_terminal(stdin or sys.stdin, "to host without one, play headless with --bot NAME")
+        return run_in_ui(partial(host_match, plan=plan, listeners=listeners), "host", args,
+                         out, seat=0)
+    finally:  # host_match closes them, unless it never ran
+        if any(listener.socket.fileno() != -1 for listener in listeners):
+            trio.run(_close_listeners, listeners)
 
 
 def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> int:
-    """Join; a person at a terminal first reads the host's rules and accepts them (y/N), before
-    the UI starts and before the connection that joins (the host's offer window is short)."""
+    """Join. For the UI, everything that can fail before the match does so first: the command
+    line, then the host's offer, read on a connection of its own (see JoinLink.read_offer),
+    then the terminal; a person then accepts the rules (y/N) or --accept-rules did, and the
+    join accepts that same offer only."""
     stdin = stdin or sys.stdin
-    if must_ask(args, stdin):
-        offer = trio.run(read_host_offer, args, out)
-        if not ask_to_accept(offer, out, stdin):
+    if args.bot is not None:
+        return run_headless(join_match, "join", args, out, seat=1)
+    plan = plan_join(args, narrate=True)
+    offer = None if args.resume is not None else trio.run(read_host_offer, args, out,
+                                                          plan.identity)
+    need_terminal(stdin, "to join without one, play headless with --bot NAME --accept-rules")
+    if offer is not None:
+        if args.accept_rules:
+            print(f"{format_hostport(offer.host, offer.port)} offers: "
+                  f"{describe_offer(offer.rules, offer.seat)}; accepted (--accept-rules)",
+                  file=out, flush=True)
+        elif not ask_to_accept(offer, out, stdin):
             raise CommandError("you did not accept the host's rules; nothing was joined")
         args.accepted_offer = offer
-    return run_network_command(join_match, args, out, seat=1)
+    return run_in_ui(partial(join_match, plan=plan), "join", args, out, seat=1)
 
 
 # --- play: a person against a bot, over loopback ------------------------------------------------
 
 
-def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+NO_RESUME_FOR_PLAY = ("versus play: --resume is not supported: a match against a local bot "
+                      "cannot be resumed (leaving it ends it); start a new one with versus play")
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> int:
+    """You against a bot in the UI. The command line and the bot (an external one is started
+    once) are checked before the UI starts; leaving ends the match on both sides (the bot's
+    session would otherwise wait the whole resume window for you), exit 3."""
+    if args.resume is not None:
+        print(NO_RESUME_FOR_PLAY, file=sys.stderr)
+        return EXIT_USAGE
     from .net_client import NetMatchClient
     from .ui.app import run_ui
 
     rules = rules_from(args)
     deck = _deck(args)
+    store = _store(args)
+    trio.run(_bot_starts, args.bot)
+    need_terminal(stdin or sys.stdin, "versus play needs one (for two bots, try versus demo)")
     seat = args.seat
-    results: list[Any] = []
+    sessions: list[MatchSession] = []  # (host, guest) once the match starts
+    players: list[Any] = [None, None]
 
     async def connector(client: NetMatchClient) -> SessionOutcome:
-        async with AsyncExitStack() as stack:
-            bot = await enter_player(stack, args.bot)
-            players: list[Any] = [None, None]
-            players[1 - seat] = bot
+        async with AsyncExitStack() as stack, open_nursery() as nursery:
+            players[1 - seat] = await enter_guarded_player(stack, args.bot)
             decks: list[list[str] | None] = [None, None]
             decks[seat] = deck
+
+            def started(host: MatchSession, guest: MatchSession) -> None:
+                sessions[:] = [host, guest]
+                client.attach(sessions[seat])
+                nursery.start_soon(_leave_together, sessions[seat], sessions[1 - seat])
+
             result = await play_loopback_match(
-                players, rules, transcript_dir=_store(args).root, decks=(decks[0], decks[1]),
-                config=SessionConfig(narrate=True),
-                on_start=lambda host, guest: client.attach((host, guest)[seat]))
-            results.append(result)
+                players, rules, transcript_dir=store.root, decks=(decks[0], decks[1]),
+                config=SessionConfig(narrate=True), on_start=started)
+            nursery.cancel_scope.cancel()
             return result.outcomes[seat]
 
     client = NetMatchClient(connector, seat=seat, waiting=f"starting a match against the "
                                                           f"{args.bot} bot")
-    run_ui(client)
-    if results:
-        print(f"transcript: {results[0].transcript_path}", file=out)
-    if client.outcome is None:
+    run_ui(client, theme=getattr(args, "theme", None))
+    if sessions and sessions[0].transcript_path is not None:  # the host's side keeps it
+        print(f"transcript: {sessions[0].transcript_path}", file=out)
+    outcome = final_outcome(client)
+    if outcome is None:
         raise CommandError(client.connection().reason or "the match did not start")
-    line, code = describe_outcome(client.outcome, seat)
+    forfeits = forfeits_of(players)
+    line, code = describe_outcome(outcome, seat, forfeits=forfeits)
     print(line, file=out)
+    if forfeits:
+        raise CommandError(bot_failures(forfeits))
     return code
+
+
+async def _bot_starts(name: str) -> None:
+    """The bot can be made (and an external one started): else one line before the UI."""
+    async with AsyncExitStack() as stack:
+        await enter_player(stack, name)
+
+
+async def _leave_together(person: MatchSession, bot: MatchSession) -> None:
+    """When the person leaves an unfinished match, the bot's side leaves it too."""
+    while not person.done:
+        await person.wait_changed()
+    if person.result is None:
+        await bot.leave("the player left")
 
 
 # --- demo: two bots over loopback ---------------------------------------------------------------
@@ -706,11 +948,13 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         master_rng(_seeded(seed, "handshake0")), master_rng(_seeded(seed, "handshake1")))
     out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="versus-demo-"))
     shown = [-1]
+    guards: list[Any] = []  # the bots, guarded as the tournament's (enter_guarded_player)
 
     async def main() -> Any:
         async with AsyncExitStack() as stack:
-            players = [_Narrator(await enter_player(stack, name, bot_seeds[s]), out, args.quiet,
-                                 shown) for s, name in enumerate((args.bot_a, args.bot_b))]
+            for s, name in enumerate((args.bot_a, args.bot_b)):
+                guards.append(await enter_guarded_player(stack, name, bot_seeds[s]))
+            players = [_Narrator(guard, out, args.quiet, shown) for guard in guards]
             return await play_loopback_match(players, rules, transcript_dir=out_dir,
                                              identities=identities, master_secrets=master,
                                              handshake_rngs=handshakes, timeout=600)
@@ -720,12 +964,17 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     if not args.quiet:
         print(LEGEND, file=out)
     result = trio.run(main)
-    print(f"result: {result.result}", file=out)
+    forfeits = forfeits_of(guards)
+    print(f"result: {result_text(result.result, forfeits)}", file=out)
     print(f"transcript: {result.transcript_path}", file=out)
     report = verify_transcript(result.transcript_path.read_bytes()
                                if result.transcript_path else result.transcript)
     print("verify: " + report.describe().splitlines()[0], file=out)
-    return EXIT_OK if report.ok and result.result is not None else EXIT_FAULT
+    if not report.ok or result.result is None:
+        return EXIT_FAULT
+    if forfeits:  # a bot that failed is an error of the demo, not a game it lost
+        raise CommandError(bot_failures(forfeits))
+    return EXIT_OK
 
 
 # --- the error boundary -------------------------------------------------------------------------
@@ -736,6 +985,8 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
     """Run a command; every expected failure becomes one line on stderr and an exit code."""
     try:
         return func(args, out)
+    except BrokenPipeError:
+        raise  # our stdout's reader went away: cli/main.py ends quietly (exit 141)
     except KeyboardInterrupt:
         print("versus: interrupted; a started match can be resumed with --resume MATCH_ID",
               file=sys.stderr)
@@ -746,20 +997,27 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
         print(f"versus: {text}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as error:  # a bug: still one line (set VERSUS_DEBUG=1 for the traceback)
-        import os
-
+        _reraise_closed_stdout(error)
         if os.environ.get("VERSUS_DEBUG"):
             raise
         print(f"versus: internal error ({type(error).__name__}: "
               f"{' '.join(str(error).split())[:200]}); please report it", file=sys.stderr)
         return EXIT_ERROR
     except BaseExceptionGroup as group:  # several tasks failed at once: report the first
+        _reraise_closed_stdout(group)
         first = group.exceptions[0]
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
         print(f"versus: {' '.join(str(first).split()) or type(first).__name__}",
               file=sys.stderr)
         return EXIT_ERROR
+
+
+def _reraise_closed_stdout(error: BaseException) -> None:
+    """A closed stdout that failed a trio task arrives grouped with the others' failures: it
+    still ends the command quietly (cli/main.py)."""
+    if isinstance(error, BaseExceptionGroup) and error.subgroup(BrokenPipeError) is not None:
+        raise BrokenPipeError(errno.EPIPE, "the reader of the standard output went away")
 
 
 # --- demo --offline: the engine alone -----------------------------------------------------------

@@ -1,17 +1,45 @@
 # The `versus` command: the subcommands' command lines (cli/parsers.py, argparse only) and the
 # dispatch. Nothing heavy is imported here: each subcommand imports what it needs when it runs,
 # so `versus --help`, a usage error and `versus verify` start fast (bench/startup.py).
+#
+# A reader that goes away (`versus verify --json F | head -1`) is not an error of ours: Python
+# ignores SIGPIPE, so the next write to stdout raises BrokenPipeError. Every subcommand ends
+# here, so this is the one place that handles it, the way the Python docs advise
+# (https://docs.python.org/3/library/signal.html#note-on-sigpipe): stdout is pointed at
+# /dev/null (the interpreter's final flush would fail again) and we exit quietly with 141, the
+# status a shell reports for a program that SIGPIPE ended. SIGPIPE itself stays ignored: its
+# default action would also kill us on a peer's closed socket.
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
 from .parsers import build_parser
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args.func(args, sys.stdout))
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+            code = int(args.func(args, sys.stdout))
+        finally:  # --help and usage errors too (SystemExit)
+            sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+    except BrokenPipeError:
+        return stdout_closed()
+    return code
+
+
+def stdout_closed() -> int:
+    """Our stdout's reader went away: silence stdout for the rest of the run, return 141."""
+    # (no file descriptor behind sys.stdout: a caller that replaced it; nothing to silence)
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 # The UI needs a client before any network exists (it reads `view()` to lay out the screen),
 # so `NetMatchClient` is built around a *connector*: a coroutine that `run()` awaits, which
 # connects (host, join or loopback), creates the session, hands it over with `attach`, and
-# runs it to the end. Until the game starts `view()` shows an empty field and the log says
-# what we are waiting for.
+# runs it to the end. Until the game starts `match_started` is False and `view()` is a
+# placeholder: only its geometry is meant to be read (its tiles are not the match's, which the
+# coin toss lays out), so the UI draws a neutral field with a "waiting for the match" note, and
+# the log says what we are waiting for.
 #
 # The getters are called from the UI's asyncio side, outside any trio task, so they must not
 # read trio's clock: clocks and the resume deadline are converted to time.monotonic() inside
@@ -15,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 import trio
+
 from versus.engine import (
     Action,
     Catalogue,
@@ -117,11 +120,16 @@ class NetMatchClient:
         return (None if self.session is None
                 else client_result(self.session.result, self.session))
 
-    def view(self) -> PlayerView:
+    @property
+    def match_started(self) -> bool:
         s = self.session
-        if s is None or s.peer.core is None or s.peer.core.state is None:
+        return s is not None and s.peer.core is not None and s.peer.core.state is not None
+
+    def view(self) -> PlayerView:
+        if not self.match_started:
             return self._placeholder
-        return s.view()
+        assert self.session is not None
+        return self.session.view()
 
     def legal_actions(self) -> list[Action]:
         s = self.session  # not s.legal_actions(): that reads trio's clock, not callable here
@@ -152,6 +160,14 @@ class NetMatchClient:
         except Exception as error:  # shown in the UI as one line, never a traceback
             self._closed_reason = _one_line(str(error) or type(error).__name__)
             self._log.append(f"Error: {self._closed_reason}")
+        except BaseExceptionGroup as group:
+            # The UI closed (it cancels the trio run) while a task failed, e.g. the opponent's
+            # side of a match we just left: the cancellation goes on alone, without the failure,
+            # or the command would report trio's "cancelled" instead of the match's outcome.
+            cancelled, rest = group.split(trio.Cancelled)
+            if cancelled is None or (rest is not None and not isinstance(rest, Exception)):
+                raise
+            raise cancelled from None
         self._refresh(final=True)
 
     async def submit(self, action: Action) -> None:
@@ -180,10 +196,10 @@ class NetMatchClient:
                 self._notify()
 
     async def leave(self) -> None:
-        if self.session is not None:
-            await self.session.leave("you left the match (it can be resumed)")
-        else:
-            self._closed_reason = "you left before the match started"
+        if self.session is not None:  # the command line says whether it can be resumed
+            await self.session.leave("you left the match")
+        else:  # an error that ended the run stays the reason shown
+            self._closed_reason = self._closed_reason or "you left before the match started"
             self._refresh(final=True)
 
     # --- internals ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import typing
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -24,6 +25,15 @@ FORMATS = ("round-robin", "gauntlet")
 DEFAULT_GAME_TIMEOUT = 300.0
 
 Command = Callable[[argparse.Namespace, TextIO], int]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line, `versus SUBCOMMAND: message (see --help)`, and exit 2, not
+    argparse's usage block: the same for every subcommand (`join`'s target, `host --port`)."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
 
 
 class Lazy:
@@ -135,6 +145,15 @@ def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) ->
                         help="resume a saved match (id or unique prefix) after a restart")
 
 
+def add_ui_options(parser: argparse.ArgumentParser) -> None:
+    """Options of the full-screen terminal UI (play, host, join, replay). The themes are
+    cli/ui/theme.py's THEMES (tests/cli/test_ui_theme.py checks they agree)."""
+    parser.add_argument("--theme", choices=("dark", "light", "contrast"), default=None,
+                        help="colours of the terminal UI: dark (default), light (for a light "
+                             "terminal background) or contrast (high contrast); NO_COLOR=1 "
+                             "turns colours off")
+
+
 def add_test_seed_option(parser: argparse.ArgumentParser) -> None:
     # For tests (tests/netfaults): the same match, byte for byte, with and without network
     # faults. A seeded master secret is predictable, so the option is hidden from --help.
@@ -157,6 +176,7 @@ def add_network_parsers(sub: Any) -> None:
     host.add_argument("--name", default=None, help="the game's name in LAN announcements")
     add_rules_options(host)
     add_session_options(host)
+    add_ui_options(host)
     add_test_seed_option(host)
     host.set_defaults(func=Lazy("versus.cli.commands:cmd_host"))
 
@@ -171,6 +191,7 @@ def add_network_parsers(sub: Any) -> None:
                       help="accept the rules the host offers without being asked (they are "
                            "printed); needed to join without a terminal or with --bot")
     add_session_options(join)
+    add_ui_options(join)
     add_test_seed_option(join)
     join.set_defaults(func=Lazy("versus.cli.commands:cmd_join"))
 
@@ -182,6 +203,7 @@ def add_network_parsers(sub: Any) -> None:
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     add_rules_options(play)
     add_session_options(play, bot=False)
+    add_ui_options(play)
     play.set_defaults(func=Lazy("versus.cli.commands:cmd_play"))
 
     demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
@@ -229,6 +251,7 @@ def add_replay_parser(sub: Any) -> None:
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: everything revealed (default when the reveals are "
                              "present), what seat 0 or 1 knew, or public information only")
+    add_ui_options(parser)
     parser.set_defaults(func=Lazy("versus.cli.replay:cmd_replay", guarded=False))
 
 
@@ -278,9 +301,18 @@ def add_tournament_parser(sub: Any) -> None:
     parser.set_defaults(func=Lazy("versus.cli.tournament:cmd_tournament", guarded=False))
 
 
+def add_games_parser(sub: Any) -> None:
+    parser = sub.add_parser("games", help="list the games and their rules options",
+                            description="List the registered games, each with its rules "
+                                        "options (name=default (range): meaning).")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(func=Lazy("versus.cli.games_cmd:cmd_games"))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="versus", description="Versus P2P")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = OneLineParser(prog="versus", description="Versus P2P")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    add_games_parser(sub)
     add_network_parsers(sub)
     add_verify_parser(sub)
     add_replay_parser(sub)

@@ -15,7 +15,8 @@
 #
 # Two front ends: `--print` (every step, or one with `--step K`, as plain text for scripts and
 # tests) and a prompt-toolkit full-screen app (arrows/n/p step, PgUp/PgDn turn, Home/End, h the
-# lens, q quits).
+# lens, q quits), drawn like the match UI (texts wrapped at word boundaries, cut with "…"), in
+# the colour theme of `--theme` (cli/ui/theme.py; NO_COLOR turns colours off).
 from __future__ import annotations
 
 import argparse
@@ -247,14 +248,18 @@ def print_replay(timeline: Timeline, lens: Lens, out: IO[str], only: int | None 
 class ReplayApp:
     """The interactive replay: a prompt-toolkit Application over a Timeline."""
 
-    def __init__(self, timeline: Timeline, lens: Lens, **app_args: Any) -> None:
+    def __init__(self, timeline: Timeline, lens: Lens, theme: str | None = None,
+                 **app_args: Any) -> None:
         from prompt_toolkit.application import Application
         from prompt_toolkit.key_binding import KeyBindings
-        from prompt_toolkit.layout import HSplit, Layout, Window
+        from prompt_toolkit.layout import Dimension, HSplit, Layout, Window
         from prompt_toolkit.layout.controls import FormattedTextControl
+        from prompt_toolkit.output import ColorDepth
         from prompt_toolkit.styles import Style
 
-        from .ui.render import STYLE
+        from .ui.controls import WrapControl
+        from .ui.render import field_height
+        from .ui.theme import no_color, style_rules
 
         self.timeline, self.lens, self.k = timeline, lens, 0
         keys = KeyBindings()
@@ -273,18 +278,22 @@ class ReplayApp:
         keys.add("h")(lambda event: self.next_lens())
         keys.add("q")(lambda event: event.app.exit())
         keys.add("c-c")(lambda event: event.app.exit())
+        status = WrapControl(lambda w: [("class:prompt", self.status())])
         body = HSplit([
-            Window(FormattedTextControl(lambda: [("class:header", header_text(
-                timeline.replay))]), height=1),
-            Window(FormattedTextControl(self._field), height=13),
-            Window(FormattedTextControl(self._cards), wrap_lines=True),
-            Window(FormattedTextControl(lambda: [("class:prompt", self.status())]), height=2,
-                   wrap_lines=True),
-            Window(FormattedTextControl(lambda: [("class:dim", self.help())]), height=1),
+            Window(WrapControl(lambda w: [("class:header", header_text(timeline.replay))]),
+                   height=1),
+            Window(FormattedTextControl(self._field),
+                   height=field_height(timeline.frames[0].state.geom.rows)),
+            Window(WrapControl(lambda w: self._cards())),
+            Window(status, height=lambda: Dimension.exact(status.best_height(
+                self.app.output.get_size().columns, 1, 4))),
+            Window(WrapControl(lambda w: [("class:dim", self.help())]), height=1),
         ])
+        colourless = no_color()
         self.app: Application[None] = Application(
             layout=Layout(body), key_bindings=keys, full_screen=True,
-            style=Style.from_dict(STYLE), **app_args)
+            style=Style.from_dict(style_rules(theme, colourless=colourless)),
+            color_depth=ColorDepth.DEPTH_1_BIT if colourless else None, **app_args)
 
     def _goto(self, target: Any) -> Any:
         def handler(event: Any) -> None:
@@ -348,5 +357,5 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
     if args.print or args.step is not None:
         print_replay(timeline, lens, out, args.step)
         return 0
-    ReplayApp(timeline, lens).run()
+    ReplayApp(timeline, lens, theme=getattr(args, "theme", None)).run()
     return 0

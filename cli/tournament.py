@@ -37,7 +37,9 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 import trio
+
 from versus.p2p.session import open_nursery
+from versus.protocol.match import Ending
 from versus.protocol.rules import DealMode
 from versus.protocol.verify import verify_transcript
 
@@ -49,7 +51,8 @@ from .verify_cmd import UnreadableFile, read_limited
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_UNVERIFIED = 0, 1, 2, 3, 4
 MANIFEST_FORMAT = "versus-tournament/1"
 RESULTS_FORMAT = "versus-tournament-results/1"
-ENDINGS = ("game", "resignation", "timeout", "fault", "forfeit", "abandoned")
+#: how a game can end: the match endings, and the two only a tournament has
+ENDINGS = (*(ending.value for ending in Ending), "forfeit", "abandoned")
 WORKER_GRACE_S = 20.0  # beyond the per-game limit before the runner kills a worker
 WORKER_START_S = 60.0
 MAX_RECORD_FILE = 1 << 20

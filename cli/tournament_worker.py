@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import trio
+
 from versus.engine import Action, PlayerView
 from versus.p2p.errors import TransportError
 from versus.p2p.loopback import LoopbackResult, play_loopback_match

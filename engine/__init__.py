@@ -1,4 +1,6 @@
 # The Versus rules engine: pure, deterministic, no I/O. See SPEC.md Parts 1-3.
+# The generic game interface (api.py) and the registry of games (registry.py) are here too;
+# Versus is registered as "versus42" (its adapter: versus42/).
 from .actions import (
     Action,
     ActionKind,
@@ -9,6 +11,7 @@ from .actions import (
     parse_action,
     parse_input,
 )
+from .api import DecisionKind, Finished, Game, Pending, RulesOption, Setup
 from .catalogue import Card, Catalogue, default_catalogue, load_catalogue
 from .decisions import (
     ChoiceDecision,
@@ -27,22 +30,29 @@ from .errors import (
     GameOverError,
     IllegalActionError,
     MalformedActionError,
+    PositionError,
     RulesetError,
+    UnknownGameError,
 )
 from .game import State, encode_state, legal_actions, new_game, state_hash, step
 from .geometry import STANDARD, Geometry
 from .hashing import HashRng, HashStream
+from .positions import PositionBuilder, dump_position
 from .referee import Referee, random_chooser, random_deal
+from .registry import GameInfo, games, get_game, load_position, register_game, unregister_game
 from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 from .views import FieldCard, Knowledge, PlayerView
 
 __all__ = [
     "STANDARD", "Action", "ActionKind", "ActionOrder", "Card", "Catalogue", "CatalogueError",
     "ChoiceDecision", "ChoiceKind", "Deal", "DealDecision", "DealPurpose", "Decision",
-    "EngineError", "FieldCard", "GameOverError", "GameResult", "Geometry", "HashRng",
-    "HashStream", "IllegalActionError", "Input", "Knowledge", "MalformedActionError", "Outcome",
-    "PlayerView", "Referee", "Reveal", "RevealDecision", "Ruleset", "RulesetError", "State",
-    "Tile", "TurnDecision", "default_catalogue", "encode_state", "first_player",
-    "format_input", "layout_tiles", "legal_actions", "load_catalogue", "new_game",
-    "parse_action", "parse_input", "random_chooser", "random_deal", "state_hash", "step",
+    "DecisionKind", "EngineError", "FieldCard", "Finished", "Game", "GameInfo", "GameOverError",
+    "GameResult", "Geometry", "HashRng", "HashStream", "IllegalActionError", "Input",
+    "Knowledge", "MalformedActionError", "Outcome", "Pending", "PlayerView", "PositionBuilder",
+    "PositionError", "Referee", "Reveal", "RevealDecision", "RulesOption", "Ruleset",
+    "RulesetError", "Setup", "State", "Tile", "TurnDecision", "UnknownGameError",
+    "default_catalogue", "dump_position", "encode_state", "first_player", "format_input",
+    "games", "get_game", "layout_tiles", "legal_actions", "load_catalogue", "load_position",
+    "new_game", "parse_action", "parse_input", "random_chooser", "random_deal",
+    "register_game", "state_hash", "step", "unregister_game",
 ]

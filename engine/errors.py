@@ -26,3 +26,12 @@ class IllegalActionError(EngineError):
 
 class GameOverError(IllegalActionError):
     """An input was fed to a finished game."""
+
+
+class UnknownGameError(EngineError):
+    """A game id that no registered game has; the message names it and the known ids."""
+
+
+class PositionError(EngineError):
+    """A position text is malformed or describes an impossible position; the message names
+    the offending field (`cards[3].area`, `tasks[0]`, ...)."""

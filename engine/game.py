@@ -19,9 +19,18 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from .actions import Action, ActionKind, Deal, Input, Reveal, _validate_action, format_input
+from .actions import (
+    KIND_WORDS,
+    Action,
+    ActionKind,
+    Deal,
+    Input,
+    Reveal,
+    _validate_action,
+    format_input,
+)
 from .catalogue import DARK, LIGHT, Active, Catalogue
 from .decisions import (
     ChoiceDecision,
@@ -43,13 +52,58 @@ from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 DECK, HAND, FIELD, DISCARDED, DESTROYED, ABSORBED = range(6)
 ZONE_NAMES = ("deck", "hand", "field", "discarded", "destroyed", "absorbed")
 
-# task codes (first item of a task tuple)
+# task codes (first item of a task tuple); TASKS below documents each one
 T_DRAW, T_DISCARD, T_REVEAL, T_LAND, T_TURN_UP, T_LOCATION, T_REVELATION, T_TURNED = range(8)
 T_ABSORB, T_PASSIVE, T_END_TURN = 8, 9, 10
 
+
+class TaskCode(NamedTuple):
+    """One pending-task code as SPEC Part 3 ("State encoding") defines it: the task tuple is
+    (code, *fields); `fields` names each field's kind: player (0/1), handle, area (index),
+    face (1 recto, 0 verso) or other (a handle, or -1 for none)."""
+
+    code: int
+    name: str
+    fields: tuple[str, ...]
+    meaning: str
+
+
+#: Every task code, in code order. The state hash covers the task stack, so these codes are
+#: part of the public format: SPEC prints this table and tests/engine check it against the
+#: handlers and against every task random games push.
+TASKS: tuple[TaskCode, ...] = (
+    TaskCode(T_DRAW, "draw", ("player",),
+             "the player draws: a deal (purpose hand) if its deck is not empty, else nothing "
+             "(R6.3)"),
+    TaskCode(T_DISCARD, "discard", ("player",),
+             "the player discards (R6.1): a deal (purpose discard) if its deck is not empty, "
+             "else a discard-from-hand choice, else a discard-from-field choice, else nothing"),
+    TaskCode(T_REVEAL, "reveal", ("handle",),
+             "a reveal decision by the card's owner, unless its identity is already public"),
+    TaskCode(T_LAND, "land", ("handle", "area", "face"),
+             "a summoned card lands on the area with that face (R5.1); then its summoned "
+             "Passive (recto), then the battle if the area was occupied"),
+    TaskCode(T_TURN_UP, "turn-up", ("handle",),
+             "a flip (Action, Active or Passive) turns the card recto if it is still a verso "
+             "field card; then its revealed Passive"),
+    TaskCode(T_LOCATION, "location", ("area", "handle", "handle"),
+             "battle step R7.2 for (area, resident, arriving), skipped if that battle is over"),
+    TaskCode(T_REVELATION, "revelation", ("area", "handle", "handle"),
+             "battle step R7.3, first half: reveal the verso participants"),
+    TaskCode(T_TURNED, "turned", ("area", "handle", "handle"),
+             "battle step R7.3, second half: turn them recto, then the revealed and "
+             "battle_revelation Passives"),
+    TaskCode(T_ABSORB, "absorb", ("area", "handle", "handle"),
+             "battle step R7.4: destroy (absorb) the weaker card, or both if equal"),
+    TaskCode(T_PASSIVE, "passive", ("handle", "other", "area"),
+             "a triggered Passive of the card (R9.4); other: its battle opponent (or -1); "
+             "area: where it triggered (used by a destroyed Passive)"),
+    TaskCode(T_END_TURN, "end-turn", (),
+             "the turn ends (R4.5): the `end` action pushes it"),
+)
+
 _WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY), int(Tile.BLUE)
 _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
-_KIND_NAMES = ("summon", "flip", "activate", "move")
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD)
@@ -77,19 +131,21 @@ class _Static:
 class _ActionCache:
     """Immutable Action objects shared by all states of one (geometry, deck size)."""
 
-    __slots__ = ("end", "flip", "move", "pick", "summon")
+    __slots__ = ("end", "flip", "moves_from", "pick", "summon")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
+        deck_size = n_handles // 2
         self.end = Action._fast(ActionKind.END)
         self.flip = tuple(Action._fast(ActionKind.FLIP, area=n) for n in names)
-        self.move = tuple(
-            {d: Action._fast(ActionKind.MOVE, area=names[a], to=names[d])
-             for d in geom.adjacent[a]} for a in range(geom.size))
+        # every move from area a, in legal-list order (destinations by area index)
+        self.moves_from = tuple(
+            tuple(Action._fast(ActionKind.MOVE, area=names[a], to=names[d])
+                  for d in geom.adjacent[a]) for a in range(geom.size))
+        # every summon of handle h, in legal-list order: its owner's side by area, recto first
         self.summon = tuple(
-            tuple((Action._fast(ActionKind.SUMMON, h, names[a], "", True),
-                   Action._fast(ActionKind.SUMMON, h, names[a], "", False))
-                  for a in range(geom.size))
+            tuple(Action._fast(ActionKind.SUMMON, h, names[a], "", recto)
+                  for a in geom.side[h // deck_size] for recto in (True, False))
             for h in range(n_handles))
         self.pick = tuple(Action._fast(ActionKind.PICK, h) for h in range(n_handles))
 
@@ -179,10 +235,21 @@ def _describe(d: object) -> str:
 
 def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
     """R2-R3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
+    s = blank_state(ruleset, catalogue, layout_tiles(ruleset, layout_seed))
+    # R2.3: each player draws hand_size cards, the first player first; executed in this order
+    draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
+    s.tasks = draws[::-1]
+    _run(s)
+    return s
+
+
+def blank_state(ruleset: Ruleset, catalogue: Catalogue, tiles: tuple[int, ...]) -> State:
+    """Turn 0 on the given tiles (exactly one Blue), every card in its owner's deck, nothing
+    pending: new_game deals from here, and engine/positions.py lays out any position on it."""
     s = State.__new__(State)
     n = ruleset.deck_size
     s.rules, s.cat, s.geom, s.n = ruleset, catalogue, ruleset.geometry, n
-    s.tiles = layout_tiles(ruleset, layout_seed)
+    s.tiles = tiles
     s.blue = s.tiles.index(_BLUE)
     s.first = first_player(ruleset, s.tiles)
     s.rules_digest = ruleset.digest()
@@ -203,10 +270,7 @@ def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> Stat
     s.alive, s.deck_n, s.hand_n = [n, n], [n, n], [0, 0]
     s.turn, s.active, s.used, s.order_pos, s.summons = 0, s.first, 0, 0, 0
     s.battle, s.pending, s.result, s._legal = None, None, None, None
-    # R2.3: each player draws hand_size cards, the first player first; executed in this order
-    draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
-    s.tasks = draws[::-1]
-    _run(s)
+    s.tasks = []
     return s
 
 
@@ -390,27 +454,6 @@ def _allowed(s: State, kind: int) -> bool:
     return not (s.used >> kind) & 1
 
 
-def _has_turn_action(s: State) -> bool:
-    p, n, board, face = s.active, s.n, s.board, s.face
-    if s.hand_n[p] and _allowed(s, _SUMMON):
-        return True
-    own = [a for a, c in enumerate(board) if c >= 0 and c // n == p]
-    if own and _allowed(s, _MOVE):
-        return True
-    if _allowed(s, _FLIP):
-        for a, c in enumerate(board):
-            if c >= 0 and not face[c] and (c // n == p or s.tiles[a] != _GRAY):
-                return True
-    if _allowed(s, _ACTIVATE):
-        for a in own:
-            c = board[a]
-            if face[c]:
-                for spec in _sources(s, c):
-                    if _active_args(s, p, c, spec, True):
-                        return True
-    return False
-
-
 def _sources(s: State, h: int) -> list[Active]:
     """R8.2: a card's own Active, then those of the cards it absorbed, in absorption order."""
     acts = s.cat.actives
@@ -435,37 +478,90 @@ def legal_actions(state: State) -> list[Action]:
     return out
 
 
+# Legality of each turn action kind is written once, in one function per kind that adds the
+# legal actions of that kind to a list (each checks R4.2-R4.4 with `_allowed` first).
+# `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` runs the cheap
+# kinds first and stops at the first that adds one, since `_run` asks it after every turn
+# action and a verifier replaying a transcript never needs the full list.
+
 def _turn_actions(s: State) -> list[Action]:
-    p, n, board, face, ac = s.active, s.n, s.board, s.face, s.ac
+    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end."""
     out: list[Action] = []
-    if _allowed(s, _SUMMON) and s.hand_n[p]:
-        side = s.geom.side[p]
-        zone = s.zone
+    own = _own_areas(s)
+    _add_summons(s, out)
+    _add_flips(s, out)
+    _add_activates(s, own, out)
+    _add_moves(s, own, out)
+    out.append(s.ac.end)
+    return out
+
+
+def _has_turn_action(s: State) -> bool:
+    """R4.5: whether the active player may do anything but `end`."""
+    found: list[Action] = []
+    _add_summons(s, found, stop_at_one=True)
+    if found:
+        return True
+    own = _own_areas(s)
+    _add_moves(s, own, found)
+    if found:
+        return True
+    _add_flips(s, found)
+    if found:
+        return True
+    _add_activates(s, own, found, stop_at_one=True)
+    return bool(found)
+
+
+def _own_areas(s: State) -> list[int]:
+    p, n = s.active, s.n
+    return [a for a, c in enumerate(s.board) if c >= 0 and c // n == p]
+
+
+def _add_summons(s: State, out: list[Action], stop_at_one: bool = False) -> None:
+    """R5.1: a hand card onto any area of one's side, recto or verso (`stop_at_one`: only
+    the first hand card's)."""
+    p, n = s.active, s.n
+    if s.hand_n[p] and _allowed(s, _SUMMON):
+        zone, summon = s.zone, s.ac.summon
         for h in range(p * n, p * n + n):
             if zone[h] == HAND:
-                row = ac.summon[h]
-                for a in side:
-                    out.extend(row[a])
+                out += summon[h]
+                if stop_at_one:
+                    return
+
+
+def _add_flips(s: State, out: list[Action]) -> None:
+    """R5.2: any verso field card, except the opponent's on Gray."""
     if _allowed(s, _FLIP):
-        tiles = s.tiles
-        for a, c in enumerate(board):
+        p, n, face, tiles, flip = s.active, s.n, s.face, s.tiles, s.ac.flip
+        for a, c in enumerate(s.board):
             if c >= 0 and not face[c] and (c // n == p or tiles[a] != _GRAY):
-                out.append(ac.flip[a])
-    own = [a for a, c in enumerate(board) if c >= 0 and c // n == p]
+                out.append(flip[a])
+
+
+def _add_activates(s: State, own: list[int], out: list[Action],
+                   stop_at_one: bool = False) -> None:
+    """R5.3/R8.2: each Active of each own recto card, with every valid target list
+    (`stop_at_one`: only those of the first Active that has any: enough to know one exists)."""
     if _allowed(s, _ACTIVATE):
-        names = s.geom.names
-        fast = Action._fast
+        p, board, face, names, fast = s.active, s.board, s.face, s.geom.names, Action._fast
         for a in own:
             c = board[a]
             if face[c]:
                 for k, spec in enumerate(_sources(s, c)):
                     for args in _active_args(s, p, c, spec, True):
                         out.append(fast(ActionKind.ACTIVATE, -1, names[a], "", False, k, args))
-    if _allowed(s, _MOVE):
+                    if stop_at_one and out:
+                        return
+
+
+def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
+    """R5.4: an own field card to any adjacent area."""
+    if own and _allowed(s, _MOVE):
+        moves_from = s.ac.moves_from
         for a in own:
-            out.extend(ac.move[a].values())
-    out.append(ac.end)
-    return out
+            out += moves_from[a]
 
 
 def _matching(s: State, p: int, h: int, target: str) -> list[int]:
@@ -565,7 +661,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         return
     if not _allowed(s, kind):
         why = ("the Summon Action is used and no recto card stands on the Blue area"
-               if kind == _SUMMON else f"the {_KIND_NAMES[kind]} Action is used")
+               if kind == _SUMMON else f"the {KIND_WORDS[kind]} Action is used")
         if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
             why = "actions go in the order summon, flip, activate, move (R4.3)"
         raise _illegal(before, a, why)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import MutableSequence
+from collections.abc import Callable, MutableSequence
 from typing import Any
 
 DOMAIN_PREFIX = b"versus/v1/"
@@ -32,6 +32,15 @@ def tagged_hasher(purpose: str, *parts: bytes) -> Any:
 def length_prefixed(part: bytes) -> bytes:
     """One part as `tagged_hash` frames it: its length (4 bytes, big-endian), then the part."""
     return len(part).to_bytes(4, "big") + part
+
+
+def fisher_yates(items: MutableSequence[Any], randbelow: Callable[[int], int]) -> None:
+    """In-place Fisher-Yates (Durstenfeld) shuffle: for i from the last index down to 1, swap
+    item i with item randbelow(i + 1), where randbelow(k) is uniform in [0, k). The engine's
+    one shuffle: the tile layout (R3.2) and the referee's random deals use it."""
+    for i in range(len(items) - 1, 0, -1):
+        j = randbelow(i + 1)
+        items[i], items[j] = items[j], items[i]
 
 
 class HashStream:
@@ -66,10 +75,8 @@ class HashStream:
                 return x % n
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
-        """In-place Fisher-Yates (Durstenfeld) shuffle."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.randbelow(i + 1)
-            items[i], items[j] = items[j], items[i]
+        """In-place Fisher-Yates shuffle driven by this stream."""
+        fisher_yates(items, self.randbelow)
 
 
 class HashRng:

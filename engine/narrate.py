@@ -1,36 +1,120 @@
 # One engine step told in words, for one viewer: the log lines of the terminal UI.
 #
-# How it works. `narrate(before, inp, after, viewer, knowledge)` does not re-run the rules: it
-# says what the input was (for turn actions) and then diffs the two public states handle by
-# handle (zone, area, face, revealed identity, absorbed stack), so it works for any input,
-# including the deals and reveals the protocol feeds and whatever Passives resolved inside the
-# step. A card is named only if the viewer may know it: its identity is public in `after`, or
-# the viewer owns it and `knowledge` (the viewer's private knowledge after the step) holds it.
-# Everything else is "a card" / "a verso card". Tests replay many random games and check that no
-# line ever contains the name of a card hidden from the viewer.
+# How it works. `narrate(before, inp, after, viewer, knowledge)` says what the input was (for
+# turn actions) and then diffs the two public states handle by handle (zone, area, face,
+# revealed identity, absorbed stack), so it works for any input, including the deals and reveals
+# the protocol feeds and whatever Passives resolved inside the step. A card is named only if the
+# viewer may know it: its identity is public in `after`, or the viewer owns it and `knowledge`
+# (the viewer's private knowledge after the step) holds it. Everything else is "a card" / "a
+# verso card". Tests replay many random games and check that no line ever contains the name of
+# a card hidden from the viewer.
 #
-# Strength in battle lines: the survivor's is its current Strength after the step; a destroyed
-# card's is re-computed on its battle area (printed + tile + continuous bonuses). An Increase
-# "until the end of the turn" on a destroyed card is gone by then, so that number can be lower
-# than the one the battle used; it is narration, not a record (the transcript is the record).
+# What the two states cannot tell, `resolve` finds by resolving the step again on a copy of
+# `before`, task by task as `game._run` does, watching it: the Strength of both participants at
+# each Absorption (R7.4), the battles a Passive ended before that (R7.5: "destroyed by a
+# Passive, during its battle with ..."), and the turns that ended by themselves (R4.5). Both
+# ends of a step mislead about a battle: a survivor that absorbed has its new level's bonus, a
+# destroyed card lost its Increase, an Increase "until the end of the turn" expired when the
+# turn ended by itself after the Move. So a battle line gives the Strengths the battle was
+# decided with, written as the board writes them ("4+1": printed Strength and bonus), and a
+# turn that ended by itself is said, with the Increases that expired with it. The re-run must
+# end in `after` exactly (compared by `encode_state`); if it does not (the caller passed states
+# of another step), the lines fall back to the Strengths of the cards after the step.
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .actions import Action, ActionKind, Input
-from .decisions import GameResult, RevealDecision
+from .decisions import GameResult, RevealDecision, TurnDecision
+from .errors import EngineError
 from .game import (
+    _HANDLERS,
     ABSORBED,
     DECK,
     DESTROYED,
     DISCARDED,
     FIELD,
     HAND,
+    T_ABSORB,
     T_LAND,
+    T_LOCATION,
     State,
+    _apply_input,
+    _check_end,
+    _end_turn,
+    _has_turn_action,
     _strength,
+    encode_state,
 )
-from .views import Knowledge
+from .views import Knowledge, strength_label
 
 _GONE = (DESTROYED, ABSORBED)
+
+
+@dataclass(frozen=True, slots=True)
+class EndedTurn:
+    """A turn that ended by itself (R4.5): nothing but `end` was left to its player."""
+
+    turn: int  # 0-based, as State.turn
+    player: int
+    increases_expired: bool  # some field card lost an Increase "until the end of the turn"
+
+
+@dataclass(slots=True)
+class Resolution:
+    """What happened inside one step that its two ends do not show (see the module comment)."""
+
+    #: (first participant, second participant) -> their Strengths at the Absorption step
+    battles: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    #: the battles in progress during the step, decided or not (R7.5: a Passive may end one)
+    met: set[tuple[int, int]] = field(default_factory=set)
+    ended: list[EndedTurn] = field(default_factory=list)
+
+    def battle(self, h: int, other: int) -> tuple[int, int] | None:
+        """The Strengths of `h` and `other` when their battle was decided (None: no battle)."""
+        if (h, other) in self.battles:
+            return self.battles[h, other]
+        pair = self.battles.get((other, h))
+        return None if pair is None else (pair[1], pair[0])
+
+    def fought(self, h: int) -> list[int]:
+        """The cards `h` battled in this step (to the Absorption)."""
+        return [b if a == h else a for a, b in self.battles if h in (a, b)]
+
+    def opponent(self, h: int) -> int | None:
+        """The card `h` stood in a battle with during the step, decided or not."""
+        return next((b if a == h else a for a, b in sorted(self.met) if h in (a, b)), None)
+
+
+def resolve(before: State, inp: Input, after: State) -> Resolution | None:
+    """Resolve `before --inp-->` again, watching each task (the same loop as `game._run`);
+    None unless it ends in `after` (then `after` is not this step's result)."""
+    s = before.clone()
+    seen = Resolution()
+    if before.battle is not None:
+        seen.met.add((before.battle[1], before.battle[2]))
+    try:
+        _apply_input(s, before, inp)
+        _check_end(s)
+        tasks = s.tasks
+        while s.pending is None and s.result is None:
+            if not tasks:
+                if _has_turn_action(s):
+                    s.pending = TurnDecision(s.active)
+                    break
+                seen.ended.append(EndedTurn(s.turn, s.active, any(s.temp)))
+                _end_turn(s)
+                continue
+            t = tasks.pop()
+            if t[0] in (T_LOCATION, T_ABSORB) and s.battle == t[1:]:
+                seen.met.add((t[2], t[3]))
+                if t[0] == T_ABSORB:
+                    seen.battles[t[2], t[3]] = (_strength(s, t[2]), _strength(s, t[3]))
+            _HANDLERS[t[0]](s, t)
+            _check_end(s)
+    except (EngineError, TypeError, AttributeError, KeyError, IndexError):
+        return None
+    return seen if encode_state(s) == encode_state(after) else None
 
 
 def narrate(before: State, inp: Input, after: State, viewer: int,
@@ -38,11 +122,12 @@ def narrate(before: State, inp: Input, after: State, viewer: int,
     """What `viewer` may learn from the step `before --inp--> after`, as short sentences."""
     if knowledge.player != viewer:
         raise ValueError(f"knowledge of player {knowledge.player} given for viewer {viewer}")
-    t = _Teller(before, after, viewer, knowledge)
+    t = _Teller(before, after, viewer, knowledge, resolve(before, inp, after))
     lines: list[str] = []
     if isinstance(inp, Action):
         lines += t.action_line(inp)
     lines += t.zone_lines(inp)
+    lines += t.ended_lines()
     if after.turn != before.turn and after.result is None:
         whose = "your" if after.active == viewer else "the opponent's"
         lines.append(f"Turn {after.turn + 1}: {whose} turn")
@@ -54,8 +139,10 @@ def narrate(before: State, inp: Input, after: State, viewer: int,
 class _Teller:
     """Phrases for one viewer; every card name goes through `card()`, the one gatekeeper."""
 
-    def __init__(self, before: State, after: State, viewer: int, knowledge: Knowledge) -> None:
+    def __init__(self, before: State, after: State, viewer: int, knowledge: Knowledge,
+                 resolution: Resolution | None) -> None:
         self.b, self.a, self.me, self.know = before, after, viewer, knowledge
+        self.res = resolution
 
     # --- naming -----------------------------------------------------------------------------
     def known_id(self, h: int) -> str | None:
@@ -133,8 +220,9 @@ class _Teller:
                 else:
                     lines.append(f"{self.who(owner)} summoned {self.card(h)} ({face}){where}")
             elif za == DISCARDED and zb != DISCARDED:
+                top = " (top of the deck)" if zb == DECK else ""
                 if self.known_id(h) is not None:
-                    lines.append(f"{self.who(owner)} discarded {self.card(h)}")
+                    lines.append(f"{self.who(owner)} discarded {self.card(h)}{top}")
                 elif not self.reveal_pending(h):
                     lines.append(f"{self.who(owner)} discarded a card")
             elif zb == za == DISCARDED and not self.known_before(h) and self.known_id(h):
@@ -180,7 +268,7 @@ class _Teller:
         return self.b.pos[h] if self.b.pos[h] >= 0 else None
 
     def gone_lines(self, h: int, told: set[int], inp: Input) -> list[str]:
-        """A card destroyed or absorbed: as a battle when it fell together with another."""
+        """A card destroyed or absorbed: as a battle when it fell in one."""
         a = self.a
         area = self.last_area(h, inp)
         told.add(h)
@@ -188,38 +276,61 @@ class _Teller:
                          and h not in self.b.stack[x]), None)
         if absorber is not None:
             return [f"Battle on {self.name(area) if area is not None else '?'}: "
-                    f"{self.fighter(absorber, area)} vs {self.fighter(h, area)}: "
+                    f"{self.fighter(absorber, h, area)} vs {self.fighter(h, absorber, area)}: "
                     f"{self.card(h)} destroyed and absorbed by {self.card(absorber)}"
                     f"{self.level_note(absorber)}"]
-        partner = None
-        if area is not None:
-            partner = next((x for x in range(2 * a.n) if x != h and x not in told
-                            and a.zone[x] in _GONE and self.b.zone[x] not in _GONE
-                            and self.last_area(x, inp) == area), None)
-            survivor = a.card_at(area)
-        else:
-            survivor = None
-        if partner is not None:
-            told.add(partner)
-            return [f"Battle on {self.name(area)}: {self.fighter(h, area)} vs "  # type: ignore[arg-type]
-                    f"{self.fighter(partner, area)}: equal Strength, both destroyed"]
-        if survivor is not None and self.in_battle(h, survivor):
-            return [f"Battle on {self.name(area)}: {self.fighter(survivor, area)} vs "  # type: ignore[arg-type]
-                    f"{self.fighter(h, area)}: {self.owned(h)} destroyed"]
+        other = self.battled_with(h, told, inp, area)
+        if other is not None and area is not None:
+            where, fight = self.name(area), (f"{self.fighter(h, other, area)} vs "
+                                             f"{self.fighter(other, h, area)}")
+            if a.zone[other] in _GONE and self.b.zone[other] not in _GONE:
+                told.add(other)
+                pair = self.res.battle(h, other) if self.res is not None else None
+                equal = pair is None or pair[0] == pair[1]
+                return [f"Battle on {where}: {fight}: "
+                        f"{'equal Strength, both destroyed' if equal else 'both destroyed'}"]
+            return [f"Battle on {where}: {self.fighter(other, h, area)} vs "
+                    f"{self.fighter(h, other, area)}: {self.owned(h)} destroyed"]
         where = f" on {self.name(area)}" if area is not None else ""
+        foe = self.res.opponent(h) if self.res is not None else None
+        if foe is not None:  # R7.5: a Passive destroyed it before the battle was decided
+            where += f" by a Passive, during its battle with {self.owned(foe, face_hint=True)}"
         return [_cap(f"{self.owned(h, face_hint=True)} was destroyed{where}")]
+
+    def battled_with(self, h: int, told: set[int], inp: Input, area: int | None) -> int | None:
+        """The card `h` fought when it was destroyed (None: it fell to an effect). From the
+        re-run when there is one; otherwise guessed from the two states: a card gone from the
+        same area, else the card standing there now."""
+        a = self.a
+        if self.res is not None:
+            foes = [x for x in self.res.fought(h) if x not in told]
+            return foes[0] if foes else None
+        if area is None:
+            return None
+        partner = next((x for x in range(2 * a.n) if x != h and x not in told
+                        and a.zone[x] in _GONE and self.b.zone[x] not in _GONE
+                        and self.last_area(x, inp) == area), None)
+        if partner is not None:
+            return partner
+        survivor = a.card_at(area)
+        return survivor if survivor is not None and self.in_battle(h, survivor) else None
 
     def in_battle(self, h: int, other: int) -> bool:
         bt = self.b.battle
         return bt is None or (h in bt[1:] and other in bt[1:])
 
-    def fighter(self, h: int, area: int | None) -> str:
+    def fighter(self, h: int, other: int, area: int | None) -> str:
+        """'Dawn Moth (3+1)': a participant and the Strength its battle with `other` was
+        decided with, written as the board writes Strengths."""
         cid = self.known_id(h)
         if cid is None:
             return "a card"
-        return f"{self.a.cat[cid].name} ({self.strength_on(h, area)})"
+        pair = self.res.battle(h, other) if self.res is not None else None
+        value = pair[0] if pair is not None else self.strength_on(h, area)
+        return f"{self.a.cat[cid].name} ({strength_label(self.a.cat[cid].strength, value)})"
 
     def strength_on(self, h: int, area: int | None) -> int:
+        """Without a re-run: the Strength `h` has after the step, or would have on `area`."""
         a = self.a
         if a.zone[h] == FIELD and a.face[h]:
             return _strength(a, h)
@@ -231,6 +342,17 @@ class _Teller:
             return a.cat[cid].strength
         probe.face[h], probe.pos[h], probe.zone[h] = 1, area, FIELD
         return _strength(probe, h)
+
+    def ended_lines(self) -> list[str]:
+        """The turns that ended by themselves in this step (R4.5)."""
+        out = []
+        for ended in self.res.ended if self.res is not None else ():
+            whose = "Your" if ended.player == self.me else "The opponent's"
+            expired = ("; Increases until the end of the turn expired"
+                       if ended.increases_expired else "")
+            out.append(f"{whose} turn {ended.turn + 1} ended by itself (no action but 'end' "
+                       f"was left){expired}")
+        return out
 
     def level_note(self, h: int) -> str:
         lvl = self.a.level(h)

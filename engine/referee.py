@@ -14,6 +14,7 @@ from .catalogue import Catalogue
 from .decisions import DealDecision, DealPurpose, GameResult, RevealDecision
 from .errors import EngineError
 from .game import State, legal_actions, new_game, step
+from .hashing import fisher_yates
 from .ruleset import Ruleset
 from .views import Knowledge, PlayerView
 
@@ -41,16 +42,12 @@ def random_deal(catalogue: Catalogue, ruleset: Ruleset, rng: RandRange
     if len(catalogue) < 2 * n:
         raise EngineError(f"the pool has {len(catalogue)} cards, two decks need {2 * n}")
     pool = list(range(len(catalogue)))
-    for i in range(len(pool) - 1, 0, -1):
-        j = rng.randrange(i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    fisher_yates(pool, rng.randrange)
     ids = [catalogue.cards[i].id for i in pool[: 2 * n]]
     orders: tuple[list[int], list[int]] = ([], [])
     for p in (0, 1):
         order = list(range(p * n, p * n + n))
-        for i in range(n - 1, 0, -1):
-            j = rng.randrange(i + 1)
-            order[i], order[j] = order[j], order[i]
+        fisher_yates(order, rng.randrange)
         orders[p].extend(order)
     return ids, orders
 

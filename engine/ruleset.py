@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import Enum, IntEnum
 from typing import Any
 
+from .api import RulesOption
 from .errors import RulesetError
 from .geometry import Geometry
 from .hashing import HashStream, tagged_hash
@@ -50,23 +51,20 @@ class Ruleset:
             if not cond:
                 raise RulesetError(f"ruleset option {option}={getattr(self, option)!r}: {msg}")
 
-        for f in fields(self):
-            if f.name != "action_order":
-                value = getattr(self, f.name)
-                need(type(value) is int, f.name, "must be an integer")
-        need(isinstance(self.action_order, ActionOrder), "action_order",
-             "must be 'ordered' or 'any'")
-        need(self.rows == 4 and self.cols == 5, "rows", "only the 4x5 field is supported")
-        need(1 <= self.deck_size <= 21, "deck_size", "must be 1..21")
-        need(1 <= self.hand_size <= 5, "hand_size", "must be 1..5")
+        for option in RULES_OPTIONS:  # each option alone, in field order
+            value = getattr(self, option.name)
+            if option.choices:
+                allowed = " or ".join(repr(c) for c in option.choices)
+                need(isinstance(value, ActionOrder), option.name, f"must be {allowed}")
+                continue
+            need(type(value) is int, option.name, "must be an integer")
+            lo, hi = option.minimum, option.maximum
+            need(lo <= value <= hi, option.name,
+                 f"must be {lo}..{hi}" if lo < hi else f"must be {lo} ({option.help})")
         need(self.hand_size <= self.deck_size, "hand_size", "must not exceed deck_size")
-        need(self.blue_tiles == 1, "blue_tiles", "there is exactly one Blue tile")
-        for name in ("gray_tiles", "white_tiles", "black_tiles"):
-            need(getattr(self, name) >= 0, name, "must be >= 0")
         total = self.blue_tiles + self.gray_tiles + self.white_tiles + self.black_tiles
         need(total == self.rows * self.cols, "white_tiles",
              f"tile counts sum to {total}, the field has {self.rows * self.cols} areas")
-        need(1 <= self.max_turns <= 1000, "max_turns", "must be 1..1000")
 
     @classmethod
     def from_options(cls, **options: Any) -> Ruleset:
@@ -124,6 +122,29 @@ class Ruleset:
         return ([Tile.BLUE] * self.blue_tiles + [Tile.GRAY] * self.gray_tiles
                 + [Tile.WHITE] * self.white_tiles + [Tile.BLACK] * self.black_tiles)
 
+
+def _option(name: str, help: str, minimum: int = 0, maximum: int = 0,
+            choices: tuple[str, ...] = ()) -> RulesOption:
+    default = Ruleset.__dataclass_fields__[name].default
+    return RulesOption(name, default.value if isinstance(default, Enum) else default, help,
+                       minimum, maximum, choices)
+
+
+#: Every ruleset option with its range, in field order: Ruleset validates each value against
+#: this table (then the constraints between options), and `versus games` lists it.
+RULES_OPTIONS: tuple[RulesOption, ...] = (
+    _option("deck_size", "cards in each player's deck (R2.2)", 1, 21),
+    _option("hand_size", "cards each player draws at the start, at most deck_size (R2.3)", 1, 5),
+    _option("action_order", "ordered: Summon, Flip, Activate, Move (EN); any (FR) (R4.3)",
+            choices=tuple(o.value for o in ActionOrder)),
+    _option("rows", "only the 4x5 field is supported", 4, 4),
+    _option("cols", "only the 4x5 field is supported", 5, 5),
+    _option("blue_tiles", "there is exactly one Blue tile", 1, 1),
+    _option("gray_tiles", "Gray tiles; the four counts sum to 20 (R3.2)", 0, 20),
+    _option("white_tiles", "White tiles; the four counts sum to 20 (R3.2)", 0, 20),
+    _option("black_tiles", "Black tiles; the four counts sum to 20 (R3.2)", 0, 20),
+    _option("max_turns", "turns per player before the turn-limit ending (R10.3)", 1, 1000),
+)
 
 _GEOMETRIES: dict[tuple[int, int], Geometry] = {}
 

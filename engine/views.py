@@ -163,5 +163,12 @@ class PlayerView:
         }
 
 
+def strength_label(printed: int, current: int) -> str:
+    """How the board and the narration write a Strength: '4+1' (printed Strength and the
+    bonus of the tile, Increases and continuous Passives), '3' without a bonus."""
+    delta = current - printed
+    return f"{printed}{delta:+d}" if delta else str(printed)
+
+
 def vars_of(fc: FieldCard) -> dict[str, Any]:
     return {k: getattr(fc, k) for k in FieldCard.__slots__}

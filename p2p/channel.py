@@ -34,6 +34,7 @@ from typing import Any
 import trio
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
 from versus.p2p.errors import (
     ChannelClosedError,
     ConnectionLostError,

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
+
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.errors import (
     ConnectError,

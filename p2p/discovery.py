@@ -48,6 +48,7 @@ import time
 from dataclasses import dataclass
 
 import trio
+
 from versus.p2p.connect import source_prefix
 from versus.p2p.errors import DiscoveryError, InvalidAnnouncementError, StaleAnnouncementError
 from versus.p2p.handshake import MAX_VERSION

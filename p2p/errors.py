@@ -95,6 +95,15 @@ class PeerKeyChangedError(PeerIdentityError):
     """The peer's fingerprint differs from the one recorded in known_peers (like SSH's warning)."""
 
 
+class SelfConnectionError(PeerIdentityError):
+    """The peer proved our own key: both programs use one identity (host and join from the same
+    account, or a connection that reached ourselves). Not the peer's fault, and retrying cannot
+    help: one side needs another identity (`--identity PATH`, or another XDG_CONFIG_HOME)."""
+
+    def __init__(self, message: str, fingerprint: str) -> None:
+        super().__init__(message, "another player's key", fingerprint)
+
+
 # --- encrypted channel -------------------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ import struct
 from typing import Any
 
 import msgpack
+
 from versus.p2p.errors import FrameTooLargeError, MalformedFrameError
 from versus.protocol.canonical import too_deep
 

@@ -6,7 +6,9 @@
 # Both signatures cover both ephemerals and both nonces, so a recorded handshake cannot be
 # replayed into a new session; each identity travels encrypted under a key from the ephemeral DH,
 # so a passive observer learns neither identity; the signature tags name the role, so a
-# signature cannot be reflected back at its author.
+# signature cannot be reflected back at its author. A peer that proves *our own* key is refused
+# on both sides (SelfConnectionError): two programs of one account share the keystore's key,
+# and a match needs two identities, so the user is told at once how to give one side another.
 #
 #   HELLO   I -> R  0x01 ‖ "VSP2" ‖ min_ver u16 ‖ max_ver u16 ‖ purpose u8 ‖ nonce_i 32 ‖ e_i 32
 #   WELCOME R -> I  0x02 ‖ version u16 ‖ nonce_r 32 ‖ e_r 32 ‖ seal(k, 0, s_r ‖ sig_r, ad=h)
@@ -31,10 +33,12 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
 from versus.p2p.errors import (
     HandshakeError,
     ImpostorError,
     PeerRejectedError,
+    SelfConnectionError,
     TransportError,
     VersionMismatchError,
 )
@@ -280,8 +284,20 @@ class Handshake:
             )
         self._mix(sealed)
         self._peer_public_key = public_key
+        self._refuse_own_key(public_key)
         if self._check_peer is not None:
             self._check_peer(public_key)
+
+    def _refuse_own_key(self, public_key: bytes) -> None:
+        """Before pinning and known_peers: our own key is a setup mistake, not an impostor."""
+        if public_key == self._identity.public_key:
+            raise SelfConnectionError(
+                f"{self.peer} proved your own identity {fingerprint(public_key)}: both sides "
+                "use the same key (host and join from one account?); give one of them another "
+                "identity: --identity PATH (a new key is created there) or another "
+                "XDG_CONFIG_HOME",
+                fingerprint(public_key),
+            )
 
     def _finish(self) -> None:
         keys = _hkdf(self._shared, self._hash, TRANSPORT_KEYS_INFO, 64)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
+
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.connect import Rng, connect, listening_port, open_listeners, serve, stream_source
 from versus.p2p.errors import ListenError, PeerIdentityError, TransportError

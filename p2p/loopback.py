@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import trio
+
 from versus.engine import Catalogue, default_catalogue
 from versus.p2p.connect import Rng, listening_port, open_listeners
 from versus.p2p.link import HostLink, JoinLink

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+
 from versus.engine import Action, Catalogue, PlayerView, State, new_game, step
 from versus.engine.narrate import narrate
 from versus.p2p.channel import ChannelConfig, SecureChannel
@@ -53,11 +54,9 @@ from versus.p2p.store import (
     StoreError,
     new_master_secret,
 )
-from versus.protocol.commitment import coin_outcome
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.identity import Identity
 from versus.protocol.match import (
-    COIN_PURPOSE,
     Ending,
     Event,
     MatchEnded,
@@ -664,9 +663,8 @@ class MatchSession:
         core = self.peer.core
         for event in events:
             if isinstance(event, MatchStarted) and core is not None:
-                seeds = core.coin_seeds
-                assert seeds[0] is not None and seeds[1] is not None
-                layout = coin_outcome(core.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+                layout = core.layout_seed
+                assert layout is not None
                 self._seen_state = new_game(self.peer.rules.ruleset, self.peer.catalogue,
                                             layout)
                 who = "you play" if event.first_player == self.seat else "the opponent plays"

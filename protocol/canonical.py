@@ -27,6 +27,7 @@ import re
 from typing import Any
 
 import msgpack
+
 from versus.protocol.errors import LocalProtocolError, MalformedMessage, OversizeField
 
 INT_MIN = -(2**63)

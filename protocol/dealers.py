@@ -204,13 +204,33 @@ class DecklistAudit:
         return out
 
 
+#: a deck error names at most this many unknown ids, each cut to SHOWN_ID_CHARS characters
+SHOWN_BAD_IDS = 5
+SHOWN_ID_CHARS = 40
+
+
 def check_decklist(catalogue: Catalogue, cards: Sequence[str], deck_size: int,
                    registered: bytes | None) -> None:
     """Our own deck before we commit to it (LocalProtocolError: our own misuse)."""
     if len(cards) != deck_size or any(card not in catalogue for card in cards):
-        raise LocalProtocolError(f"a deck is {deck_size} catalogue card ids, got {cards!r:.120}")
+        raise LocalProtocolError(deck_problem(catalogue, cards, deck_size))
     if registered is not None and decklist_hash(Counter(cards)) != registered:
         raise LocalProtocolError("our deck does not match the registered decklist hash")
+
+
+def deck_problem(catalogue: Catalogue, cards: Sequence[str], deck_size: int) -> str:
+    """What is wrong with a deck, the offending ids first: the whole list cut at a fixed length
+    would hide a bad id at its end (issue 15)."""
+    unknown = list(dict.fromkeys(card for card in cards if card not in catalogue))
+    problems = []
+    if unknown:
+        shown = ", ".join(repr(str(card)[:SHOWN_ID_CHARS]) for card in unknown[:SHOWN_BAD_IDS])
+        more = len(unknown) - SHOWN_BAD_IDS
+        problems.append(f"not in the catalogue: {shown}" + (f" and {more} more" if more > 0
+                                                            else ""))
+    if len(cards) != deck_size:
+        problems.append(f"got {len(cards)} card{'' if len(cards) == 1 else 's'}")
+    return f"a deck is {deck_size} catalogue card ids; " + "; ".join(problems)
 
 
 # --- shared-pool mode -----------------------------------------------------------------------

@@ -88,7 +88,7 @@ class MessageKind(enum.IntEnum):
     RESIGN = 50
     TIMEOUT_CLAIM = 51  # a claim that the peer exceeded its clock (with explicit times)
     SECRET_REVEAL = 52  # end-of-match openings of every remaining secret
-    ABORT = 53  # stop with a reason code
+    # 53 was ABORT, never sent (EVIDENCE ends a match): retired, never reused
     EVIDENCE = 54  # a RemoteProtocolError's code and evidence envelopes
     DISPUTE = 55  # the accused's signed refusal of a timeout claim its own clock contradicts
     KEY_SHARE = 64  # shared-pool: public key share + proof

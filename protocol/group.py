@@ -30,6 +30,7 @@ from typing import ClassVar
 
 import nacl.bindings as _na
 from nacl.exceptions import RuntimeError as _NaclRuntimeError
+
 from versus.protocol.errors import LocalProtocolError, MalformedMessage, RemoteProtocolError
 
 #: order of the prime-order subgroup of edwards25519

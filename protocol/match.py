@@ -202,82 +202,128 @@ Event = MatchStarted | StateChanged | DecisionNeeded | MatchEnded | MatchClosed
 # --- the transition table -------------------------------------------------------------------
 
 
+class Sender(enum.Enum):
+    """Who may send a row's kinds, resolved against the match (`Rule.seat`)."""
+
+    BOTH = "both, either order"
+    SEAT_0 = "seat 0"
+    SEAT_1 = "seat 1"
+    DECIDER = "p, the player the decision names"
+    DEALER = "1 − p (the other seat draws for p)"
+    WAITING = "the seat that does not owe the next message"
+    ACCUSED = "the seat a standing timeout claim accuses, before its SECRET_REVEAL"
+    DETECTOR = "the seat that detected a fault"
+
+
 @dataclass(frozen=True)
-class Transition:
-    phase: Phase | None  # None: any phase before CLOSED/ABORTED
-    sender: str  # "seat 0", "seat 1", or a role named by the engine decision
+class Rule:
+    """One row of the transition table. `phases`: where it applies; `decision`: in PLAY, the
+    engine decision it answers (the class name); `owed`: the row names the one message the
+    match waits for (False: a claim, a dispute or evidence, which may interrupt);
+    `next`: the phase after it when fixed (None: the handler decides, as `then` says);
+    `pool_only`: skipped in decklist mode; `clocked`: only in a match with a clock."""
+
+    phases: tuple[Phase, ...]
+    sender: Sender
     kinds: tuple[MessageKind, ...]
     then: str
+    decision: str = ""
+    owed: bool = True
+    next: Phase | None = None
+    pool_only: bool = False
+    clocked: bool = False
+
+    def seat(self, decision: object = None) -> int | None:
+        """The sending seat of an owed row (None: either seat, or a role the row's own check
+        resolves)."""
+        if self.sender is Sender.SEAT_0:
+            return 0
+        if self.sender is Sender.SEAT_1:
+            return 1
+        player = getattr(decision, "player", None)
+        if self.sender is Sender.DECIDER:
+            return player
+        if self.sender is Sender.DEALER:
+            return None if player is None else 1 - player
+        return None
 
 
-#: The one table of who may send what when (SPEC §4.11 prints it). Setup and end rows are
-#: executed from _FIXED below; PLAY rows from `_play_expectation`, which follows the engine.
-TRANSITIONS: tuple[Transition, ...] = (
-    Transition(Phase.HELLO, "both, either order", (K.HELLO,), "COMMIT_0 (match id known)"),
-    Transition(Phase.COMMIT_0, "seat 0", (K.COMMIT,), "COMMIT_1"),
-    Transition(Phase.COMMIT_1, "seat 1", (K.COMMIT,), "REVEAL_0"),
-    Transition(Phase.REVEAL_0, "seat 0", (K.REVEAL,), "SHUFFLE_0 (pool) / REVEAL_1"),
-    Transition(Phase.SHUFFLE_0, "seat 0", (K.SHUFFLE,), "REVEAL_1"),
-    Transition(Phase.REVEAL_1, "seat 1", (K.REVEAL,), "SHUFFLE_1 (pool) / PLAY"),
-    Transition(Phase.SHUFFLE_1, "seat 1", (K.SHUFFLE,), "PLAY"),
-    Transition(Phase.PLAY, "TurnDecision(p): p", (K.ACTION, K.RESIGN),
-               "PLAY / RESULT / SECRETS_<1-p> (a RESIGN: the winner reveals first)"),
-    Transition(Phase.PLAY, "ChoiceDecision(p): p", (K.CHOICE, K.RESIGN),
-               "PLAY / RESULT / SECRETS_<1-p> (a RESIGN: the winner reveals first)"),
-    Transition(Phase.PLAY, "DealDecision(p): 1-p", (K.DRAW,), "PLAY / RESULT"),
-    Transition(Phase.PLAY, "RevealDecision(p, h): p", (K.OPEN,), "PLAY / RESULT"),
-    Transition(Phase.RESULT, "seat 0", (K.RESULT,), "COSIGN"),
-    Transition(Phase.COSIGN, "seat 1", (K.RESULT_COSIGN,), "SECRETS_0"),
-    Transition(Phase.SECRETS_0, "seat 0", (K.SECRET_REVEAL,), "SECRETS_1 / CLOSED"),
-    Transition(Phase.SECRETS_1, "seat 1", (K.SECRET_REVEAL,), "SECRETS_0 / CLOSED"),
-    Transition(None, "COMMIT_0 .. COSIGN (with a clock): the seat that does not owe the next "
-               "message, the owing seat's clock (turn/choice) or grace (automatic) run out",
-               (K.TIMEOUT_CLAIM,), "SECRETS_<claimant> (before PLAY: CLAIMED; against a seat "
-               "that signed nothing of this match: no winner, CLOSED before PLAY)"),
-    Transition(Phase.SECRETS_0, "after a claim against seat 0, before its SECRET_REVEAL: seat 0",
-               (K.DISPUTE,), "SECRETS_0 (result: dispute, no winner)"),
-    Transition(Phase.SECRETS_1, "after a claim against seat 1, before its SECRET_REVEAL: seat 1",
-               (K.DISPUTE,), "SECRETS_1 (result: dispute, no winner)"),
-    Transition(Phase.CLAIMED, "the accused seat", (K.DISPUTE,), "CLOSED (result: dispute)"),
-    Transition(None, "any phase before CLOSED: the seat that detected a fault",
-               (K.EVIDENCE,), "ABORTED"),
-)
-
-_FIXED: dict[Phase, tuple[int, MessageKind]] = {
-    Phase.COMMIT_0: (0, K.COMMIT), Phase.COMMIT_1: (1, K.COMMIT),
-    Phase.REVEAL_0: (0, K.REVEAL), Phase.SHUFFLE_0: (0, K.SHUFFLE),
-    Phase.REVEAL_1: (1, K.REVEAL), Phase.SHUFFLE_1: (1, K.SHUFFLE),
-    Phase.RESULT: (0, K.RESULT), Phase.COSIGN: (1, K.RESULT_COSIGN),
-    Phase.SECRETS_0: (0, K.SECRET_REVEAL), Phase.SECRETS_1: (1, K.SECRET_REVEAL),
-}
-_NEXT: dict[Phase, Phase] = {
-    Phase.COMMIT_0: Phase.COMMIT_1, Phase.COMMIT_1: Phase.REVEAL_0,
-    Phase.REVEAL_0: Phase.SHUFFLE_0, Phase.SHUFFLE_0: Phase.REVEAL_1,
-    Phase.REVEAL_1: Phase.SHUFFLE_1, Phase.SHUFFLE_1: Phase.PLAY,
-    Phase.RESULT: Phase.COSIGN, Phase.COSIGN: Phase.SECRETS_0,
-}  # SECRETS_0/1 follow `MatchCore.revealed`: the owed (winner's) reveal comes first
-_POOL_ONLY = (Phase.SHUFFLE_0, Phase.SHUFFLE_1)
-_ENDED = (Phase.CLOSED, Phase.ABORTED)
+P = Phase
+#: phases in which the seat that does not owe the next message may claim a timeout (with a clock)
+_CLAIMABLE = (P.COMMIT_0, P.COMMIT_1, P.REVEAL_0, P.SHUFFLE_0, P.REVEAL_1, P.SHUFFLE_1, P.PLAY,
+              P.RESULT, P.COSIGN)
+_ENDED = (P.CLOSED, P.ABORTED)
+_SECRETS = (P.SECRETS_0, P.SECRETS_1)
 #: how far the accused's own measure may fall short of the claimant's before it disputes a claim:
 #: it covers the transit time of the accused's last envelope (SPEC §4.11 Timeout claims)
 CLAIM_TOLERANCE_MS = 2_000
-#: phases in which the seat that does not owe the next message may claim a timeout (with a clock)
-_CLAIMABLE = (Phase.COMMIT_0, Phase.COMMIT_1, Phase.REVEAL_0, Phase.SHUFFLE_0, Phase.REVEAL_1,
-              Phase.SHUFFLE_1, Phase.PLAY, Phase.RESULT, Phase.COSIGN)
-_SECRETS = (Phase.SECRETS_0, Phase.SECRETS_1)
+
+#: The one table of who may send what when. `MatchCore.expected`, `_allowed` and the setup
+#: steps read it (so do the live peer and the verifier: both are a MatchCore), and SPEC §4.11
+#: prints `spec_table()` of it (tests/protocol/test_table.py fails when they differ).
+TRANSITIONS: tuple[Rule, ...] = (
+    Rule((P.HELLO,), Sender.BOTH, (K.HELLO,), "COMMIT_0 once both are in (match id)"),
+    Rule((P.COMMIT_0,), Sender.SEAT_0, (K.COMMIT,), "COMMIT_1", next=P.COMMIT_1),
+    Rule((P.COMMIT_1,), Sender.SEAT_1, (K.COMMIT,), "REVEAL_0", next=P.REVEAL_0),
+    Rule((P.REVEAL_0,), Sender.SEAT_0, (K.REVEAL,), "SHUFFLE_0 (shared pool) or REVEAL_1",
+         next=P.SHUFFLE_0),
+    Rule((P.SHUFFLE_0,), Sender.SEAT_0, (K.SHUFFLE,), "REVEAL_1", next=P.REVEAL_1,
+         pool_only=True),
+    Rule((P.REVEAL_1,), Sender.SEAT_1, (K.REVEAL,), "SHUFFLE_1 (shared pool) or PLAY",
+         next=P.SHUFFLE_1),
+    Rule((P.SHUFFLE_1,), Sender.SEAT_1, (K.SHUFFLE,), "PLAY (`new_game(layout seed)`)",
+         next=P.PLAY, pool_only=True),
+    Rule((P.PLAY,), Sender.DECIDER, (K.ACTION, K.RESIGN),
+         "PLAY / RESULT / SECRETS_(1−p) after `RESIGN` (the winner's reveal first)",
+         decision="TurnDecision"),
+    Rule((P.PLAY,), Sender.DECIDER, (K.CHOICE, K.RESIGN),
+         "PLAY / RESULT / SECRETS_(1−p) after `RESIGN`", decision="ChoiceDecision"),
+    Rule((P.PLAY,), Sender.DEALER, (K.DRAW,), "PLAY / RESULT", decision="DealDecision"),
+    Rule((P.PLAY,), Sender.DECIDER, (K.OPEN,), "PLAY / RESULT", decision="RevealDecision"),
+    Rule((P.RESULT,), Sender.SEAT_0, (K.RESULT,), "COSIGN", next=P.COSIGN),
+    Rule((P.COSIGN,), Sender.SEAT_1, (K.RESULT_COSIGN,), "SECRETS_0", next=P.SECRETS_0),
+    Rule((P.SECRETS_0,), Sender.SEAT_0, (K.SECRET_REVEAL,),
+         "SECRETS_1, or CLOSED once both are in"),
+    Rule((P.SECRETS_1,), Sender.SEAT_1, (K.SECRET_REVEAL,),
+         "SECRETS_0, or CLOSED once both are in"),
+    Rule(_CLAIMABLE, Sender.WAITING, (K.TIMEOUT_CLAIM,),
+         "SECRETS of the claimant; before PLAY: CLAIMED; against a seat that signed nothing "
+         "of this match: no winner (CLOSED before PLAY)", owed=False, clocked=True),
+    Rule((P.CLAIMED, *_SECRETS), Sender.ACCUSED, (K.DISPUTE,),
+         "unchanged, CLOSED from CLAIMED (result: dispute, no winner)", owed=False),
+    Rule(tuple(p for p in Phase if p not in (P.HELLO, *_ENDED)), Sender.DETECTOR,
+         (K.EVIDENCE,), "ABORTED", owed=False),
+)
+del P
+
+_OWED: dict[tuple[Phase, str], Rule] = {
+    (phase, rule.decision): rule for rule in TRANSITIONS if rule.owed for phase in rule.phases}
+_INTERRUPTS: dict[MessageKind, Rule] = {
+    kind: rule for rule in TRANSITIONS if not rule.owed for kind in rule.kinds}
 
 
-def _play_expectation(state: State) -> tuple[int, tuple[MessageKind, ...]]:
-    d = state.decision
-    if isinstance(d, TurnDecision):
-        return d.player, (K.ACTION, K.RESIGN)
-    if isinstance(d, ChoiceDecision):
-        return d.player, (K.CHOICE, K.RESIGN)
-    if isinstance(d, DealDecision):
-        return 1 - d.player, (K.DRAW,)
-    if isinstance(d, RevealDecision):
-        return d.player, (K.OPEN,)
-    raise LocalProtocolError(f"no play message expected after the result {d}")
+def _phase_names(phases: tuple[Phase, ...]) -> str:
+    if phases == _CLAIMABLE:
+        return "COMMIT_0 … COSIGN"
+    if len(phases) > 4:
+        return "any phase but HELLO, CLOSED and ABORTED"
+    return " / ".join(p.name for p in phases)
+
+
+def spec_table() -> str:
+    """SPEC §4.11's transition table, generated from TRANSITIONS (Markdown)."""
+    lines = ["| phase | sender | kinds | next |", "|---|---|---|---|"]
+    for rule in TRANSITIONS:
+        phase = _phase_names(rule.phases)
+        if rule.decision:
+            phase += f", `{rule.decision}(p)`"
+        if rule.pool_only:
+            phase += " (shared pool only)"
+        if rule.clocked:
+            phase += ", with a clock"
+        kinds = ", ".join(f"`{k.name}`" for k in rule.kinds)
+        lines.append(f"| {phase} | {rule.sender.value} | {kinds} | {rule.then} |")
+    return "\n".join(lines)
 
 
 # --- the public referee ---------------------------------------------------------------------
@@ -323,18 +369,27 @@ class MatchCore:
 
     # --- the table ------------------------------------------------------------------------
 
-    def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
-        """(the one seat that may send next, the kinds it may send); (None, ()) when ended.
-        Not listed: the waiting seat's TIMEOUT_CLAIM and EVIDENCE (see `_allowed`)."""
-        if self.phase in _ENDED:
-            return None, ()
+    def owed_rule(self) -> Rule | None:
+        """The table row of the message the match waits for (None: ended, or CLAIMED)."""
+        decision = ""
         if self.phase is Phase.PLAY:
             assert self.state is not None
-            return _play_expectation(self.state)
-        if self.phase is Phase.CLAIMED:  # nothing is owed; the accused may dispute
+            decision = type(self.state.decision).__name__
+        rule = _OWED.get((self.phase, decision))
+        if rule is None and self.phase is Phase.PLAY:
+            raise LocalProtocolError(
+                f"no play message expected after {self.state.decision}")  # type: ignore[union-attr]
+        return rule
+
+    def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
+        """(the one seat that may send next, the kinds it may send), from the table; (None, ())
+        when nothing is owed (ended, or a setup claim that only a DISPUTE may answer). Not
+        listed: the rows that interrupt (claim, dispute, evidence: see `_allowed`)."""
+        rule = self.owed_rule()
+        if rule is None:
             return None, ()
-        seat, kind = _FIXED[self.phase]
-        return seat, (kind,)
+        decision = self.state.decision if self.state is not None else None
+        return rule.seat(decision), rule.kinds
 
     def disputable_by(self) -> int | None:
         """The seat that may still DISPUTE the standing timeout claim (the accused, until its
@@ -348,16 +403,18 @@ class MatchCore:
         return None
 
     def _allowed(self, envelope: Envelope) -> bool:
+        """Whether the table lets `envelope.sender` send `envelope.kind` now."""
         kind, sender = envelope.kind, envelope.sender
-        if self.phase in _ENDED:
-            return False
-        if kind is K.EVIDENCE:
-            return True
-        if kind is K.DISPUTE:
-            return sender == self.disputable_by()
+        rule = _INTERRUPTS.get(kind)
+        if rule is not None:
+            if self.phase not in rule.phases:
+                return False
+            if rule.sender is Sender.WAITING:
+                return self.expected()[0] == 1 - sender
+            if rule.sender is Sender.ACCUSED:
+                return sender == self.disputable_by()
+            return True  # Sender.DETECTOR: its check says whether the evidence holds
         seat, kinds = self.expected()
-        if kind is K.TIMEOUT_CLAIM:
-            return self.phase in _CLAIMABLE and seat == 1 - sender
         return seat == sender and kind in kinds
 
     # --- entry points ---------------------------------------------------------------------
@@ -419,18 +476,27 @@ class MatchCore:
         return handler(self, envelope, body, own)
 
     def _advance_setup(self) -> list[Event]:
-        phase = _NEXT[self.phase]
-        if self.rules.deal_mode is DealMode.DECKLIST and phase in _POOL_ONLY:
-            phase = _NEXT[phase]
+        rule = _OWED[(self.phase, "")]
+        assert rule.next is not None
+        phase = rule.next
+        if self.rules.deal_mode is DealMode.DECKLIST and _OWED[(phase, "")].pool_only:
+            phase = _OWED[(phase, "")].next  # type: ignore[assignment]
         self.phase = phase
         if phase is Phase.PLAY:
             return self._start_game()
         return []
 
-    def _start_game(self) -> list[Event]:
+    @property
+    def layout_seed(self) -> bytes | None:
+        """The game's seed from the joint coin flip (§4.6), once both REVEALs are in."""
         seeds = self.coin_seeds
-        assert seeds[0] is not None and seeds[1] is not None
-        layout = coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+        if seeds[0] is None or seeds[1] is None:
+            return None
+        return coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+
+    def _start_game(self) -> list[Event]:
+        layout = self.layout_seed
+        assert layout is not None
         self.state = new_game(self.rules.ruleset, self.catalogue, layout)
         return [MatchStarted(self.match_id, self.state.first, self.state.tiles)]
 
@@ -567,7 +633,7 @@ class MatchCore:
             raise ResultMismatch(
                 f"{envelope.kind.name} from seat {envelope.sender} states "
                 f"{_fields_text(body)}; the replayed game gives {_fields_text(expected)}")
-        self.phase = _NEXT[self.phase]
+        self.phase = _OWED[(self.phase, "")].next  # type: ignore[assignment]
         if envelope.kind is K.RESULT_COSIGN:
             r = self.game_result
             assert r is not None
@@ -1515,7 +1581,20 @@ def _deck_cards(deck: Sequence[str] | Mapping[str, int]) -> list[str]:
 
 
 __all__ = [
-    "TRANSITIONS", "DecisionNeeded", "Ending", "Event", "MatchClosed", "MatchCore",
-    "MatchEnded", "MatchPeer", "MatchResult", "MatchStarted", "Phase", "StateChanged",
-    "Transition", "evidence_body",
+    "TRANSITIONS",
+    "DecisionNeeded",
+    "Ending",
+    "Event",
+    "MatchClosed",
+    "MatchCore",
+    "MatchEnded",
+    "MatchPeer",
+    "MatchResult",
+    "MatchStarted",
+    "Phase",
+    "Rule",
+    "Sender",
+    "StateChanged",
+    "evidence_body",
+    "spec_table",
 ]

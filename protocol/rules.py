@@ -18,10 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from versus.engine import Catalogue, Ruleset, RulesetError
+from versus.engine.errors import UnknownGameError
+from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 
-RULES_FORMAT = "versus-match-rules/1"
+RULES_FORMAT = "versus-match-rules/2"
+#: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify
+RULES_FORMAT_V1 = "versus-match-rules/1"
+#: the games this protocol can run a match of (the registry knows more: a game needs the
+#: protocol's generic zones and CHANCE before it plays peer to peer, SPEC §4.11)
+PLAYABLE_GAMES = (DEFAULT_GAME,)
 MAX_CLOCK_MS = 24 * 3600 * 1000
 MAX_POOL_CARDS = 255
 
@@ -47,6 +54,8 @@ class MatchRules:
     clock_increment_ms: int = 0
     #: decklist mode: per seat, the registered decklist hash (SPEC §4.7) or None
     registered_decklists: tuple[bytes | None, bytes | None] = (None, None)
+    #: the registry id of the game (HELLO carries it, so the match id binds it)
+    game: str = DEFAULT_GAME
 
     def __post_init__(self) -> None:
         problem = self._problem()
@@ -54,6 +63,15 @@ class MatchRules:
             raise LocalProtocolError(f"invalid match rules: {problem}")
 
     def _problem(self) -> str | None:
+        if type(self.game) is not str:
+            return f"game must be a registry id, got {self.game!r:.40}"
+        try:
+            get_game(self.game)
+        except UnknownGameError as error:
+            return str(error)
+        if self.game not in PLAYABLE_GAMES:
+            return (f"game {self.game!r} cannot be played peer to peer yet (playable: "
+                    f"{', '.join(PLAYABLE_GAMES)})")
         if not isinstance(self.ruleset, Ruleset):
             return "ruleset must be an engine Ruleset"
         if not isinstance(self.deal_mode, DealMode):
@@ -97,7 +115,8 @@ class MatchRules:
         return encode(
             [
                 RULES_FORMAT,
-                self.ruleset.encode(),
+                self.game,
+                get_game(self.game).encode_rules(self.ruleset),
                 self.deal_mode.value,
                 list(self.pool),
                 self.clock_initial_ms,
@@ -111,23 +130,41 @@ class MatchRules:
         """Parse canonical bytes; MalformedMessage naming the problem otherwise."""
         fields = decode(data, max_size=64 * 1024)
         try:
-            if type(fields) is not list or len(fields) != 7 or fields[0] != RULES_FORMAT:
-                raise ValueError(f"expected [{RULES_FORMAT!r}, ...] of 7 fields")
-            _, ruleset, mode, pool, initial, increment, regs = fields
-            if type(ruleset) is not bytes or type(pool) is not list or type(regs) is not list:
-                raise ValueError("ruleset is bin, pool and registered decklists arrays")
+            if type(fields) is list and len(fields) == 7 and fields[0] == RULES_FORMAT_V1:
+                fields = [RULES_FORMAT, DEFAULT_GAME, *fields[1:]]  # before the game id
+                legacy = True
+            else:
+                legacy = False
+            if type(fields) is not list or len(fields) != 8 or fields[0] != RULES_FORMAT:
+                raise ValueError(f"expected [{RULES_FORMAT!r}, game, ...] of 8 fields")
+            _, game, ruleset, mode, pool, initial, increment, regs = fields
+            if (type(game) is not str or type(ruleset) is not bytes or type(pool) is not list
+                    or type(regs) is not list):
+                raise ValueError("game is str, ruleset bin, pool and registered decklists "
+                                 "arrays")
             rules = cls(
-                Ruleset.decode(ruleset), DealMode(mode), tuple(pool), initial, increment,
-                tuple(regs),  # type: ignore[arg-type]
+                get_game(game).decode_rules(ruleset), DealMode(mode), tuple(pool), initial,
+                increment, tuple(regs), game,  # type: ignore[arg-type]
             )  # fmt: skip
-        except (ValueError, RulesetError, LocalProtocolError, TypeError) as error:
+        except (ValueError, RulesetError, LocalProtocolError, TypeError,
+                UnknownGameError) as error:
             raise MalformedMessage(f"malformed match rules: {error}", [bytes(data)]) from None
-        if rules.encode() != data:
+        if legacy:
+            if rules.encode_v1() != data:
+                raise MalformedMessage("match rules are not canonical", [bytes(data)])
+        elif rules.encode() != data:
             raise MalformedMessage("match rules are not canonical", [bytes(data)])
         return rules
 
+    def encode_v1(self) -> bytes:
+        """The format before the game id (versus42 only): how old transcripts wrote it."""
+        return encode([RULES_FORMAT_V1, self.ruleset.encode(), self.deal_mode.value,
+                       list(self.pool), self.clock_initial_ms, self.clock_increment_ms,
+                       list(self.registered_decklists)])
+
     def to_dict(self) -> dict[str, Any]:
         return {
+            "game": self.game,
             "ruleset": self.ruleset.to_options(),
             "deal_mode": self.deal_mode.value,
             "pool": list(self.pool) or "catalogue",

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from versus.engine import Catalogue, Input, default_catalogue
-from versus.protocol.commitment import coin_outcome
 from versus.protocol.dealers import PoolAudit
 from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
 from versus.protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
 from versus.protocol.identity import fingerprint
-from versus.protocol.match import COIN_PURPOSE, Ending, MatchCore, Phase, StateChanged
+from versus.protocol.match import Ending, MatchCore, Phase, StateChanged
 from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.setup import MatchSetup, open_hello
 from versus.protocol.text import printable
@@ -148,7 +147,8 @@ def _rules_text(rules: dict[str, Any]) -> str:
     r = rules["ruleset"]
     initial, increment = rules["clock_initial_ms"] / 1000, rules["clock_increment_ms"] / 1000
     clock = f"clock {initial:g} s + {increment:g} s" if initial else "no clock"
-    return (f"{rules['deal_mode']}, deck {r['deck_size']}, hand {r['hand_size']}, "
+    return (f"{rules.get('game', 'versus42')}, {rules['deal_mode']}, deck {r['deck_size']}, "
+            f"hand {r['hand_size']}, "
             f"{r['action_order']} actions, {r['cols']}x{r['rows']} field, "
             f"{r['max_turns']} turns max, {clock}")
 
@@ -291,10 +291,7 @@ def _early(report: Report, catalogue: Catalogue) -> MatchReplay:
 
 
 def _layout_seed(core: MatchCore) -> bytes | None:
-    seeds = core.coin_seeds
-    if core.state is None or seeds[0] is None or seeds[1] is None:
-        return None
-    return coin_outcome(core.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+    return None if core.state is None else core.layout_seed
 
 
 def _setup(transcript: Transcript, expected_keys: Sequence[bytes | None]

@@ -9,6 +9,7 @@ import sys
 from contextlib import AsyncExitStack
 
 import trio
+
 from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
 from .base import BotError, BotForfeit, as_async

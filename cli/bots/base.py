@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import trio
+
 from versus.engine import Action, PlayerView
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import trio
+
 from versus.engine import Action, Catalogue, GameResult, PlayerView, Ruleset
 
 from .base import BotError, BotForfeit

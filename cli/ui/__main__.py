@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..client import LocalMatchClient
+from ..parsers import add_ui_options
 from .app import run_ui
 
 
@@ -16,6 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", default=None, help="hex seed (a reproducible deal)")
     parser.add_argument("--minutes", type=float, default=None, help="clock per player")
     parser.add_argument("--delay", type=float, default=0.6, help="bot's seconds per decision")
+    add_ui_options(parser)
     args = parser.parse_args(argv)
     try:
         seed = bytes.fromhex(args.seed) if args.seed else None
@@ -24,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = None if args.minutes is None else int(args.minutes * 60_000)
     client = LocalMatchClient(seat=args.seat, seed=seed, clock_ms=clock,
                               opponent_delay=args.delay)
-    result = run_ui(client)
+    result = run_ui(client, theme=args.theme)
     print("result:", result.describe(args.seat) if result else "left unfinished")
     print("seed:", client.seed.hex())
     return 0

@@ -6,13 +6,29 @@
 # and posts a redraw to the asyncio side. The UI reads the client's getters directly when it
 # renders (one thread, so no locks) and sends `submit`/`resign`/`leave` through the bridge.
 #
-# The screen: a header (who, against whom, connection, clocks), the field (tile colours as
-# backgrounds, cards with owner, Strength, face, absorbed count), a side panel (counts, the
-# hand with each card's rules text, what stands under the cursor), the log (engine.narrate's
-# sentences), a prompt line saying what the game waits for (including the choices the rules
-# ask), a one-line message (the reason an input was refused), and the input line, which
-# completes the legal actions in the engine notation. Below 80x24 the body gives way to a
-# "terminal too small" note; the prompt, message and input lines stay usable.
+# The screen: a header (who, against whom, turn, clocks), the field (tile colours as
+# backgrounds and tile names, cards with owner mark, Strength, face, absorbed count), the
+# counts, the hand (key, name, handle, rules text), what stands under the cursor, the log
+# (engine.narrate's sentences), a prompt line saying what the game waits for, a message line
+# (why an input was refused, that a turn ended by itself) and the input line, which completes
+# the legal actions in the engine notation. From WIDE_COLS columns the side panel stands beside
+# the field; below, everything is stacked. Columns have fixed widths (the field's, and the rest
+# of the terminal): every text is wrapped at word boundaries into its window by
+# cli/ui/controls.py, so no content can widen a column or clip another. Below 80x24 the body
+# gives way to a "terminal too small" note; the prompt, message and input lines stay usable.
+#
+# An input is bound to the decision it was typed for. The UI keeps the recent decisions (the
+# engine state, compared by its canonical encoding) with the time each appeared; a line is
+# bound when its first character is typed (or a pick puts it there) to the decision that had
+# been on screen for INPUT_GRACE seconds by then, since a person cannot have reacted to a newer
+# one. Enter plays the line only if that decision is still the current one; otherwise it says
+# what changed, keeps the line and binds it to the current decision (Enter again plays it).
+# This is what stops a quick `end` typed after a Move (which may end the turn by itself, the
+# opponent then playing at once) from ending the next turn. A turn of ours that ended by itself
+# is said on the message line (the log says it too, from engine.narrate).
+#
+# Mouse (prompt-toolkit mouse support): a click on an area moves the cursor there and picks it
+# (as Space), on a hand card picks it (as its key), on a completion plays that completion.
 #
 # Modal states (help, the Ctrl-C "resign or leave?" menu, the resign confirmation, game over)
 # are one enum, so which keys do what is a table of filters rather than scattered flags.
@@ -20,7 +36,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -29,10 +47,10 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
@@ -50,13 +68,18 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame
+
 from versus.engine import (
     Action,
+    ActionKind,
     ChoiceDecision,
     ChoiceKind,
     EngineError,
+    TurnDecision,
+    encode_state,
     format_input,
     parse_action,
 )
@@ -64,10 +87,15 @@ from versus.engine import (
 from ..client import Connection, MatchClient, MatchResult
 from . import render
 from .bridge import TrioGuest
+from .controls import WrapControl
+from .theme import chosen_theme, no_color, style_rules
 
 MIN_COLS, MIN_ROWS = 80, 24
-WIDE_COLS = 118  # from here the hand sits beside the field with its rules text
+WIDE_COLS = 120  # from here the side panel (counts, cursor, hand with rules text) sits beside
+FIELD_HEADER_ROWS = 26  # from here (or wide) the column letters are drawn above the field
 REFRESH_SECONDS = 0.5  # clocks and the resume countdown tick without any event
+INPUT_GRACE = 0.5  # s: a line begun sooner after a change was typed for the decision before
+HINT = ("class:dim", "F1 help · Tab completes · Ctrl-C quits")
 
 
 class Mode(Enum):
@@ -76,6 +104,16 @@ class Mode(Enum):
     QUIT_MENU = "quit-menu"  # Ctrl-C: resign or leave?
     CONFIRM_RESIGN = "confirm-resign"
     GAME_OVER = "game-over"
+
+
+@dataclass(frozen=True, slots=True)
+class SeenDecision:
+    """One state of the game as the UI showed it: when it appeared, and in words."""
+
+    key: bytes  # the public state's canonical encoding
+    since: float  # time.monotonic() when the UI saw it
+    turn: int
+    words: str  # "your turn 3", "the opponent's turn 4", ...
 
 
 def one_line(error: BaseException | str, limit: int = 160) -> str:
@@ -120,6 +158,8 @@ def matching_actions(legal: list[Action], text: str) -> list[Action]:
 
 
 def _filter_match(action: str, typed: str, complete_last: bool) -> bool:
+    """Every typed word is a word of the action, as many times as typed ('end end' is not
+    'end'); the last one may be a prefix while it is being typed."""
     want = typed.split()
     have = action.replace("/", " ").split()
     if not want:
@@ -127,29 +167,48 @@ def _filter_match(action: str, typed: str, complete_last: bool) -> bool:
     *whole, last = want
     if complete_last:
         whole, last = want, ""
-    return all(w in have for w in whole) and (not last or any(h.startswith(last) for h in have))
+    left = list(have)
+    for w in whole:
+        if w not in left:
+            return False
+        left.remove(w)
+    return not last or any(h.startswith(last) for h in left)
 
 
 class MatchUI:
     """The Application and its controller for one client."""
 
     def __init__(self, client: MatchClient, *, input: Input | None = None,
-                 output: Output | None = None) -> None:
+                 output: Output | None = None, theme: str | None = None) -> None:
         self.client = client
         self.cat = client.catalogue
         self.mode = Mode.PLAY
-        self.message: tuple[str, str] = ("class:dim", "F1 help · Tab completes · Ctrl-C quits")
+        self.message: tuple[str, str] = HINT
+        self.message_for: bytes | None = None  # the decision a message is about (None: any)
         geom = client.view().geometry
         self.cursor = (0, 0) if client.seat == 0 else (geom.rows - 1, 0)
         self.guest: TrioGuest | None = None
         self.busy = False  # a submit is in flight
+        self.help_top = 0  # the first help line shown (the help scrolls)
+        self.input_grace = INPUT_GRACE
+        self.decisions: list[SeenDecision] = []  # the recent ones, oldest first
+        self.bound: SeenDecision | None = None  # what the input line was typed for
+        self._open_turn: int | None = None  # our turn in progress (or last seen)
+        self._ended_by_us: int | None = None  # the last turn we ended with `end`
+        self._last_played = ""
+        self.note_decision()
         self.input_buffer = Buffer(
             name="input", multiline=False, completer=ActionCompleter(self),
             complete_while_typing=True)
+        self.input_buffer.on_text_changed += self._text_changed
+        self.theme = chosen_theme(theme)
+        colourless = no_color()
         self.app: Application[MatchResult | None] = Application(
             layout=Layout(self._build_root(), focused_element=self.input_window),
-            key_bindings=self._bindings(), style=Style.from_dict(render.STYLE),
-            full_screen=True, mouse_support=False, refresh_interval=REFRESH_SECONDS,
+            key_bindings=self._bindings(),
+            style=Style.from_dict(style_rules(self.theme, colourless=colourless)),
+            color_depth=ColorDepth.DEPTH_1_BIT if colourless else None,
+            full_screen=True, mouse_support=True, refresh_interval=REFRESH_SECONDS,
             input=input, output=output)
         self.app.ttimeoutlen = 0.05  # a lone Escape acts at once (not taken as a Meta prefix)
 
@@ -160,10 +219,18 @@ class MatchUI:
         return s.columns, s.rows
 
     @property
+    def wide(self) -> bool:
+        return self.size()[0] >= WIDE_COLS
+
+    @property
     def cursor_area(self) -> str:
         geom = self.client.view().geometry
         r, c = self.cursor
         return geom.names[r * geom.cols + c]
+
+    @property
+    def started(self) -> bool:
+        return self.client.match_started
 
     # --- layout -----------------------------------------------------------------------------
     def _build_root(self) -> FloatContainer:
@@ -172,72 +239,122 @@ class MatchUI:
             BufferControl(self.input_buffer, input_processors=[
                 BeforeInput(lambda: [("class:input-prompt", "> ")])]),
             height=1)
-        small_note = Window(FormattedTextControl(self._small_note), wrap_lines=True)
+        small_note = Window(WrapControl(lambda w: self._small_note()))
         wide, narrow = self._wide_body(), self._narrow_body()
-        body = DynamicContainer(lambda: wide if self.size()[0] >= WIDE_COLS else narrow)
+        body = DynamicContainer(lambda: wide if self.wide else narrow)
         root = HSplit([
             Window(FormattedTextControl(self._header), height=1, style="class:header"),
             ConditionalContainer(body, filter=big),
             ConditionalContainer(small_note, filter=~big),
-            Window(FormattedTextControl(self._prompt_line), height=1),
-            Window(FormattedTextControl(lambda: [self.message]), height=1),
+            self._fitted(WrapControl(lambda w: self._prompt_line(),
+                                     lambda w: self._prompt_line(short=True)),
+                         self._cols, 1, 2),
+            self._fitted(WrapControl(lambda w: [self._message_fragment()]), self._cols,
+                         1, 2),
             self.input_window,
         ])
         modal = Condition(lambda: self.mode is not Mode.PLAY)
         return FloatContainer(root, floats=[
             Float(xcursor=True, ycursor=True,
                   content=CompletionsMenu(max_height=12, scroll_offset=1)),
-            Float(ConditionalContainer(
-                Window(FormattedTextControl(self._modal_text), style="class:dialog",
-                       wrap_lines=True, width=self._modal_width), filter=modal)),
+            Float(ConditionalContainer(Frame(
+                Window(WrapControl(self._modal_source), width=self._modal_width,
+                       height=self._modal_height, style=self._modal_style)), filter=modal)),
         ])
 
+    def _cols(self) -> int:
+        return self.size()[0]
+
+    def _fitted(self, control: WrapControl, width: Callable[[], int], lo: int, hi: int
+                ) -> Window:
+        """A window exactly as tall as its wrapped text (from `lo` to `hi` lines): it takes
+        no spare rows, which go to the log and the hand."""
+        return Window(control, height=lambda: Dimension.exact(
+            control.best_height(width(), lo, hi)))
+
+    def _flexible(self, control: WrapControl, width: Callable[[], int], lo: int, hi: int
+                  ) -> Window:
+        """A window from `lo` lines up to its text's full height (at most `hi`): short of
+        rows, its control falls back to a shorter source or cuts with "…"."""
+        def height() -> Dimension:
+            full = max(lo, min(hi, len(control.lines(width()))))
+            return Dimension(min=lo, max=full, preferred=full)
+        return Window(control, height=height)
+
     def _field_window(self) -> Window:
-        rows = self.client.view().geometry.rows
-        return Window(FormattedTextControl(
-            lambda: render.render_field(self.client.view(), self.cat, self.cursor_area)),
-            height=rows * 3 + 1, width=3 + render.CELL_W * self.client.view().geometry.cols,
-            dont_extend_width=True)
+        geom = self.client.view().geometry
+
+        def header() -> bool:
+            return self.wide or self.size()[1] >= FIELD_HEADER_ROWS
+
+        return Window(FormattedTextControl(lambda: render.render_field(
+            self.client.view(), self.cat, self.cursor_area, click=self.click_area,
+            with_header=header(), waiting=None if self.started else self._waiting_note())),
+            height=lambda: render.field_height(geom.rows, header()),
+            width=render.field_width(geom.cols), dont_extend_width=True)
 
     def _log_window(self) -> Window:
-        return Window(FormattedTextControl(self._log_text, get_cursor_position=self._log_end,
-                                           focusable=False),
-                      wrap_lines=True, height=Dimension(min=2))
+        return Window(WrapControl(lambda w: self._log_text(), tail=True),
+                      height=Dimension(min=1, weight=2))
+
+    def _side_width(self) -> int:
+        return max(1, self.size()[0] - render.field_width(self.client.view().geometry.cols) - 1)
 
     def _wide_body(self) -> VSplit:
+        field_w = render.field_width(self.client.view().geometry.cols)
         side = HSplit([
-            Window(FormattedTextControl(self._status_text), height=6),
-            Window(FormattedTextControl(self._cursor_text), height=Dimension(min=2, max=4),
-                   wrap_lines=True),
-            Window(FormattedTextControl(lambda: render.hand_fragments(
-                self.client.view(), self.cat, max(20, self.size()[0] - 76))),
-                wrap_lines=True),
-        ], padding=1, padding_char="─", padding_style="class:dim")
+            self._fitted(WrapControl(lambda w: self._status_text()), self._side_width, 3, 7),
+            self._fitted(WrapControl(lambda w: self._cursor_text(True)), self._side_width,
+                         2, 6),
+            Window(WrapControl(lambda w: self._hand(True), lambda w: self._hand(False),
+                               lambda w: self._hand_compact())),
+        ], padding=1, padding_char="─", padding_style="class:dim", width=self._side_width)
         left = HSplit([self._field_window(), self._log_window()], padding=1,
-                      padding_char="─", padding_style="class:dim")
+                      padding_char="─", padding_style="class:dim", width=field_w)
         return VSplit([left, side], padding=1, padding_char="│", padding_style="class:dim")
 
     def _narrow_body(self) -> HSplit:
         return HSplit([
             self._field_window(),
-            Window(FormattedTextControl(self._status_compact), height=2),
-            Window(FormattedTextControl(self._cursor_text), height=Dimension(min=1, max=2),
-                   wrap_lines=True),
-            Window(FormattedTextControl(lambda: render.hand_fragments(
-                self.client.view(), self.cat, self.size()[0], with_text=self.size()[1] > 34)),
-                height=Dimension(min=2, max=12), wrap_lines=True),
+            self._fitted(WrapControl(lambda w: self._status_compact(True),
+                                     lambda w: self._status_compact(False)), self._cols,
+                         1, 2),
+            self._flexible(WrapControl(*self._narrow_hand_sources()), self._cols, 1, 12),
+            self._flexible(WrapControl(lambda w: self._cursor_text(True),
+                                       lambda w: self._cursor_text(False)), self._cols,
+                           1, 4),
             self._log_window(),
         ])
+
+    def _narrow_hand_sources(self) -> list[Callable[[int], StyleAndTextTuples]]:
+        """Tall enough: the hand with its rules text, else as compact as it gets (a shorter
+        fallback in between would leave blank rows in the stacked layout)."""
+        def full(width: int) -> StyleAndTextTuples:
+            return self._hand(True) if self.size()[1] > 34 else self._hand_compact()
+        return [full, lambda w: self._hand_compact()]
 
     # --- text of the windows ----------------------------------------------------------------
     def _header(self) -> StyleAndTextTuples:
         c = self.client
         view = c.view()
         clocks = c.clocks()
-        return [("class:header bold", f" Versus · you: player {c.seat} "),
-                ("class:header", f"· opponent {c.opponent_fingerprint} · turn {view.turn + 1} "
+        clock = ("· untimed " if clocks is None else
                  f"· clocks you {render.clock_text(clocks, c.seat)} / opp "
-                 f"{render.clock_text(clocks, 1 - c.seat)} ")]
+                 f"{render.clock_text(clocks, 1 - c.seat)} ")
+        status = c.connection()
+        link = "● connected" if status.state is Connection.CONNECTED else status.state.value
+        return render.fit_parts([
+            ("class:header bold", " Versus ", 0),
+            ("class:header", f"· you: player {c.seat} ", 1),
+            ("class:header", f"· turn {view.turn + 1} " if self.started else "· no match yet ",
+             2),
+            ("class:header", clock, 3),
+            ("class:header", f"· opponent {c.opponent_fingerprint} ", 5),
+            ("class:header", f"· {link} ", 4),
+        ], self.size()[0])
+
+    def _waiting_note(self) -> str:
+        return "waiting for the match: the field is dealt when it starts"
 
     def _status_text(self) -> StyleAndTextTuples:
         c = self.client
@@ -245,42 +362,59 @@ class MatchUI:
         zones = view.to_dict()["zones"]
         clocks = c.clocks()
         out: StyleAndTextTuples = []
-        for p, who in ((c.seat, "You"), (1 - c.seat, "Opponent")):
-            out += [("class:title", f"{who} (player {p})"),
-                    ("", f"  clock {render.clock_text(clocks, p)}\n"),
-                    ("", f"  {render.counts_line(view, p, zones)}\n")]
+        if not self.started:
+            out.append(("class:warn", "Waiting for the match (the log says what happens)\n"))
+        else:
+            for p, who in ((c.seat, "You"), (1 - c.seat, "Opponent")):
+                out += [("class:title", f"{who} (player {p})"),
+                        ("", f"  clock {render.clock_text(clocks, p)}\n"),
+                        ("", f"  {render.counts_line(view, p, zones)}\n")]
         out += [("class:dim", f"Opponent id {c.opponent_fingerprint}\n")]
         out += render.connection_fragments(c.connection())
         return out
 
-    def _status_compact(self) -> StyleAndTextTuples:
-        """Two lines for narrow terminals: counts per player, then the connection."""
+    def _status_compact(self, short: bool) -> StyleAndTextTuples:
+        """Counts per player for the stacked layout (`short`: on one line)."""
         c = self.client
+        if not self.started:
+            return [("class:warn", "Waiting for the match (the log says what happens)")]
         view = c.view()
         zones = view.to_dict()["zones"]
         out: StyleAndTextTuples = []
-        for p, who in ((c.seat, "You"), (1 - c.seat, "Opp")):
-            out += [("class:title", f"{who} "), ("", f"{render.counts_line(view, p, zones)}  ")]
-        out.append(("", "\n"))
-        return out + render.connection_fragments(c.connection())
+        for n, (p, who) in enumerate(((c.seat, "You"), (1 - c.seat, "Opp"))):
+            sep = ("", "" if n == 0 else " · " if short else "\n")
+            out += [sep, ("class:title", f"{who}: " if not short else f"{who} "),
+                    ("", render.counts_line(view, p, zones, short=short))]
+        return out
 
-    def _cursor_text(self) -> StyleAndTextTuples:
-        return render.cursor_fragments(self.client.view(), self.cat, self.cursor_area)
+    def _cursor_text(self, with_text: bool) -> StyleAndTextTuples:
+        if not self.started:
+            return [("class:dim", f"Cursor {self.cursor_area}: the field is not dealt yet")]
+        return render.cursor_fragments(self.client.view(), self.cat, self.cursor_area,
+                                       with_text=with_text)
+
+    def _hand(self, with_text: bool) -> StyleAndTextTuples:
+        return render.hand_fragments(self.client.view(), self.cat, with_text=with_text,
+                                     click=self.click_hand)
+
+    def _hand_compact(self) -> StyleAndTextTuples:
+        return render.hand_compact(self.client.view(), self.cat, click=self.click_hand)
 
     def _log_text(self) -> StyleAndTextTuples:
-        lines = self.client.log_lines()[-300:]
-        return [("class:log", "\n".join(lines))]
+        lines = self.client.log_lines()[-120:]
+        return [("class:log", "\n".join(render.user_words(line) for line in lines))]
 
-    def _log_end(self) -> Point:
-        return Point(0, max(0, len(self.client.log_lines()[-300:]) - 1))
-
-    def _prompt_line(self) -> StyleAndTextTuples:
+    def _prompt_line(self, short: bool = False) -> StyleAndTextTuples:
         c = self.client
         status = c.connection()
         if (status.state in (Connection.RECONNECTING, Connection.CONNECTING)
                 and c.result is None):
             return render.connection_fragments(status)
-        return [render.decision_prompt(c.view(), self.cat, c.result, status)]
+        return [render.decision_prompt(c.view(), self.cat, c.result, status, short=short)]
+
+    def _message_fragment(self) -> tuple[str, str]:
+        style, text = self.message
+        return style, render.MESSAGE_MARKS.get(style, "") + text
 
     def _small_note(self) -> StyleAndTextTuples:
         cols, rows = self.size()
@@ -288,23 +422,59 @@ class MatchUI:
                  f"{MIN_COLS}x{MIN_ROWS}. Enlarge the window. Typing still works; F1 help, "
                  "Ctrl-C resign or leave.")]
 
+    # --- modal boxes ------------------------------------------------------------------------
     def _modal_width(self) -> int:
-        return min(self.size()[0] - 2, 96) if self.mode is Mode.HELP else 60
+        """The dialog's text width (its frame takes a column on each side)."""
+        return min(self.size()[0] - 2, 94) if self.mode is Mode.HELP else min(
+            self.size()[0] - 4, 58)
 
-    def _modal_text(self) -> StyleAndTextTuples:
+    def _modal_height(self) -> Dimension:
         if self.mode is Mode.HELP:
-            return [("class:help", render.HELP_TEXT)]
+            return Dimension.exact(self._help_rows())
+        return Dimension()
+
+    def _modal_style(self) -> str:
+        return "class:help" if self.mode is Mode.HELP else "class:dialog"
+
+    def _help_rows(self) -> int:
+        total = len(self._help_lines(self._modal_width()))
+        return max(3, min(total + 1, self.size()[1] - 4))  # the frame takes two rows
+
+    def _help_lines(self, width: int) -> list[StyleAndTextTuples]:
+        return list(split_lines(render.wrap_fragments([("", render.HELP_TEXT.rstrip("\n"))],
+                                                      width)))
+
+    def _help_source(self, width: int) -> StyleAndTextTuples:
+        lines = self._help_lines(width)
+        shown = self._help_rows() - 1
+        self.help_top = max(0, min(self.help_top, len(lines) - shown))
+        out: StyleAndTextTuples = []
+        for line in lines[self.help_top:self.help_top + shown]:
+            out += [*line, ("", "\n")]
+        last = min(len(lines), self.help_top + shown)
+        scroll = "↑/↓ PgUp/PgDn scroll · " if shown < len(lines) else ""
+        out.append(("class:title", f"{scroll}F1, Esc or q closes · lines {self.help_top + 1}–"
+                                   f"{last} of {len(lines)}"))
+        return out
+
+    def _modal_source(self, width: int) -> StyleAndTextTuples:
+        if self.mode is Mode.HELP:
+            return self._help_source(width)
         if self.mode is Mode.QUIT_MENU:
             return [("class:title", " Resign or leave?\n\n"),
                     ("", "  r  resign (the opponent wins)\n"
-                         "  l  leave (a network match can be resumed)\n"
+                         "  l  leave (host or join: resume it later with --resume)\n"
                          "  Esc  back to the game\n")]
         if self.mode is Mode.CONFIRM_RESIGN:
             return [("class:title", " Really resign this match?\n\n"),
                     ("", "  y  yes, resign      n / Esc  no\n")]
         result = self.client.result
         text = result.describe(self.client.seat) if result else "the match is closed"
-        return [("class:title", f" Game over: {text}\n\n"), ("", "  Enter or q closes\n")]
+        return [("class:title", f" Game over: {render.user_words(text)}\n\n"),
+                ("", "  Enter or q closes\n")]
+
+    def _modal_text(self) -> StyleAndTextTuples:
+        return self._modal_source(self._modal_width())
 
     # --- key bindings -----------------------------------------------------------------------
     def _bindings(self) -> KeyBindings:
@@ -346,6 +516,12 @@ class MatchUI:
         def _(event: KeyPressEvent) -> None:
             self.mode = Mode.PLAY
 
+        for key, delta in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10),
+                           ("home", -10_000), ("end", 10_000)):
+            @kb.add(key, filter=helping)
+            def _(event: KeyPressEvent, delta: int = delta) -> None:
+                self.help_top = max(0, self.help_top + delta)  # clamped when drawn
+
         @kb.add("enter", filter=over)
         @kb.add("q", filter=over)
         @kb.add("c-c", filter=over)
@@ -354,7 +530,7 @@ class MatchUI:
 
         @kb.add("f1", filter=playing)
         def _(event: KeyPressEvent) -> None:
-            self.mode = Mode.HELP
+            self.open_help()
 
         for key, dr, dc in (("up", 1, 0), ("down", -1, 0), ("left", 0, -1), ("right", 0, 1)):
             @kb.add(key, filter=playing & (~menu_open if key in ("up", "down") else playing))
@@ -382,9 +558,13 @@ class MatchUI:
             def _(event: KeyPressEvent, n: int = int(digit)) -> None:
                 self.pick_hand(n)
 
-        @kb.add("escape", filter=playing, eager=True)
+        @kb.add("escape", filter=playing & menu_open, eager=True)
         def _(event: KeyPressEvent) -> None:
-            self.input_buffer.reset()
+            self.input_buffer.cancel_completion()  # the menu closes; the typed line stays
+
+        @kb.add("escape", filter=playing & ~menu_open, eager=True)
+        def _(event: KeyPressEvent) -> None:
+            self.clear_line()
 
         @kb.add("<any>", filter=~playing)
         def _(event: KeyPressEvent) -> None:
@@ -393,6 +573,10 @@ class MatchUI:
         return kb
 
     # --- controller -------------------------------------------------------------------------
+    def open_help(self) -> None:
+        self.mode = Mode.HELP
+        self.help_top = 0
+
     def move_cursor(self, drow: int, dcol: int) -> None:
         geom = self.client.view().geometry
         if self.client.seat == 1:  # the board is drawn upside down for player 1
@@ -400,8 +584,26 @@ class MatchUI:
         r, c = self.cursor
         self.cursor = (min(max(r + drow, 0), geom.rows - 1), min(max(c + dcol, 0), geom.cols - 1))
 
+    def click_area(self, area: str) -> None:
+        """A click on an area: the cursor goes there and picks it (as Space)."""
+        if self.mode is not Mode.PLAY:
+            return
+        geom = self.client.view().geometry
+        i = geom.index[area]
+        self.cursor = divmod(i, geom.cols)
+        self.pick_area(area)
+
+    def click_hand(self, n: int) -> None:
+        """A click on the n-th card of the hand: as its number key."""
+        if self.mode is Mode.PLAY:
+            self.pick_hand(n)
+
     def set_line(self, text: str) -> None:
         self.input_buffer.document = Document(text, len(text))
+
+    def clear_line(self) -> None:
+        self.input_buffer.reset()  # (fires no text-changed event)
+        self.bound = None
 
     def offer(self, line: str) -> None:
         """Put a picked prefix or filter on the line. One matching action is written out in
@@ -449,22 +651,23 @@ class MatchUI:
             return
         handle = hand[n - 1][0]
         if not matching_actions(self.client.legal_actions(), f"summon {handle} "):
-            self.say("error", f"card {n} (#{handle}) cannot be summoned now")
+            self.say("error", f"card [{n}] (#{handle}) cannot be summoned now")
             return
         self.offer(f"summon {handle} ")
 
     def enter_line(self, text: str) -> None:
         word = text.strip().lower()
         if word in ("help", "?"):
-            self.mode = Mode.HELP
-            self.input_buffer.reset()
+            self.open_help()
+            self.clear_line()
             return
         if word in ("quit", "exit", "resign", "leave"):
             self.mode = Mode.QUIT_MENU
-            self.input_buffer.reset()
+            self.clear_line()
             return
+        typed = " ".join(text.split())
         try:
-            action = parse_action(" ".join(text.split()))
+            action = parse_action(typed)
         except EngineError as e:
             found = matching_actions(self.client.legal_actions(), text)
             if len(found) == 1:
@@ -472,22 +675,106 @@ class MatchUI:
             else:
                 hint = f" ({len(found)} legal actions match: Tab lists them)" if found else ""
                 reason = one_line(e)
-                typed = " ".join(text.split())
                 if not reason.startswith(typed):
                     reason = f"{typed}: {reason}"
                 self.say("error", reason + hint)
                 return
-        self._spawn(self._submit(action))
+        now = self.current_decision()
+        bound = self.bound or now
+        if bound.key != now.key:
+            self.refuse_stale(typed, bound, now)
+            return
+        self._spawn(self._submit(action, now.key))
+
+    def refuse_stale(self, typed: str, bound: SeenDecision, now: SeenDecision) -> None:
+        """The line was typed for a decision that is over: say so, keep it, rebind it."""
+        if bound.turn != now.turn:
+            why = f"'{typed}' was for {bound.words}; it is {now.words} now"
+        else:
+            why = f"the board changed while '{typed}' was typed"
+        self.bound = now
+        self.say("warn", f"not played: {why}. Enter plays it.")
 
     def say(self, kind: str, text: str) -> None:
+        """Put `text` on the message line. A refusal, a warning or a hint is about the current
+        decision and goes when it changes; what was played stays until the next message."""
         self.message = (f"class:{kind}", one_line(text, 200))
+        self.message_for = None if kind == "ok" else self.current_decision().key
         self.app.invalidate()
 
     def on_change(self) -> None:
         """Posted by the trio watcher whenever the client changed."""
         if self.client.result is not None and self.mode in (Mode.PLAY, Mode.HELP):
             self.mode = Mode.GAME_OVER
+        self.note_decision()
         self.app.invalidate()
+
+    # --- decisions and the input line ---------------------------------------------------------
+    def current_decision(self) -> SeenDecision:
+        view = self.client.view()
+        key = encode_state(view.public_state)
+        last = self.decisions[-1] if self.decisions else None
+        if last is not None and last.key == key:
+            return last
+        return SeenDecision(key, time.monotonic(), view.turn, self._decision_words())
+
+    def _decision_words(self) -> str:
+        view = self.client.view()
+        d = view.decision
+        if not self.started:
+            return "the match setup"
+        if self.client.result is not None or view.result is not None:
+            return "the end of the match"
+        whose = "your" if view.active_player == view.player else "the opponent's"
+        if isinstance(d, ChoiceDecision) and d.player == view.player:
+            return f"your discard choice in turn {view.turn + 1}"
+        return f"{whose} turn {view.turn + 1}"
+
+    def note_decision(self) -> None:
+        """Record the decision now shown if it is new; a new one clears a refusal message
+        about the last one and says if our turn ended by itself."""
+        now = self.current_decision()
+        if self.decisions and self.decisions[-1].key == now.key:
+            return
+        self.decisions = [*self.decisions[-7:], now]
+        if self.message_for is not None and self.message_for != now.key:
+            self.message, self.message_for = HINT, None  # it was about a decision now over
+        if not self.busy:  # else once the submit is answered (it says what was played first)
+            self.check_turn_end()
+
+    def check_turn_end(self) -> None:
+        """Say so when our turn ended by itself; remember the turn we are playing."""
+        view = self.client.view()
+        if self._open_turn is not None and view.turn > self._open_turn:
+            if self._ended_by_us != self._open_turn and self.client.result is None:
+                ended = f"your turn {self._open_turn + 1} ended by itself"
+                played = f"played: {self._last_played}"
+                if self._last_played and self.message == ("class:ok", played):
+                    text = f"{played}; {ended} (nothing but 'end' was left)"
+                else:
+                    after = f" after '{self._last_played}'" if self._last_played else ""
+                    text = f"{ended[0].upper()}{ended[1:]}{after}: nothing but 'end' was left"
+                self.message, self.message_for = ("class:warn", text), None
+            self._open_turn = None
+        d = view.decision
+        if isinstance(d, TurnDecision) and d.player == view.player:
+            if self._open_turn != view.turn:
+                self._last_played = ""
+            self._open_turn = view.turn
+
+    def decision_typed_for(self) -> SeenDecision:
+        """The decision a line begun now is typed for: the newest one that had been on screen
+        for `input_grace` seconds (see the module comment)."""
+        self.note_decision()
+        seen_by = time.monotonic() - self.input_grace
+        shown = [d for d in self.decisions if d.since <= seen_by]
+        return shown[-1] if shown else self.decisions[0]
+
+    def _text_changed(self, buffer: Buffer) -> None:
+        if not buffer.text:
+            self.bound = None
+        elif self.bound is None:
+            self.bound = self.decision_typed_for()
 
     # --- calls into trio --------------------------------------------------------------------
     def _spawn(self, coro: Any) -> None:
@@ -497,22 +784,40 @@ class MatchUI:
         assert self.guest is not None, "run_ui starts the trio guest first"
         return await self.guest.call(fn, *args)
 
-    async def _submit(self, action: Action) -> None:
+    async def _submit(self, action: Action, key: bytes) -> None:
         if self.busy:
             self.say("error", "one action at a time: the previous one is still being sent")
             return
         self.busy = True
         sent = self.input_buffer.text
+        turn = self.client.view().turn
         try:
-            await self._call(self.client.submit, action)
+            played = await self._call(self._submit_in_trio, action, key)
         except EngineError as e:
             self.say("error", one_line(e))
         else:
+            if not played:  # the game changed between Enter and the call into trio
+                self.bound = self.current_decision()
+                self.say("warn", f"not played: the game changed just as '{format_input(action)}'"
+                         " was entered. Check the board; Enter plays it now.")
+                return
             if self.input_buffer.text == sent:  # keep whatever was typed in the meantime
-                self.input_buffer.reset()
+                self.clear_line()
+            if action.kind == ActionKind.END:
+                self._ended_by_us = turn
+            self._last_played = format_input(action)
             self.say("ok", f"played: {format_input(action)}")
         finally:
             self.busy = False
+            self.note_decision()
+            self.check_turn_end()
+
+    async def _submit_in_trio(self, action: Action, key: bytes) -> bool:
+        """In trio: submit unless the game changed since Enter (False then)."""
+        if encode_state(self.client.view().public_state) != key:
+            return False
+        await self.client.submit(action)
+        return True
 
     async def _resign(self) -> None:
         await self._call(self.client.resign)
@@ -538,8 +843,9 @@ class MatchUI:
 
 async def run_ui_async(client: MatchClient, *, input: Input | None = None,
                        output: Output | None = None,
-                       ui_ready: asyncio.Future[MatchUI] | None = None) -> MatchResult | None:
-    ui = MatchUI(client, input=input, output=output)
+                       ui_ready: asyncio.Future[MatchUI] | None = None,
+                       theme: str | None = None) -> MatchResult | None:
+    ui = MatchUI(client, input=input, output=output, theme=theme)
     async with TrioGuest(ui.trio_main) as guest:
         ui.guest = guest
         if ui_ready is not None:
@@ -556,8 +862,8 @@ async def run_ui_async(client: MatchClient, *, input: Input | None = None,
     return client.result
 
 
-def run_ui(client: MatchClient, *, input: Input | None = None,
-           output: Output | None = None) -> MatchResult | None:
-    """Play `client`'s match in the terminal; returns its result (None if left unfinished)."""
-    return asyncio.run(run_ui_async(client, input=input, output=output))
-
+def run_ui(client: MatchClient, *, input: Input | None = None, output: Output | None = None,
+           theme: str | None = None) -> MatchResult | None:
+    """Play `client`'s match in the terminal; returns its result (None if left unfinished).
+    `theme`: dark, light or contrast (default: what theme.set_theme chose, else dark)."""
+    return asyncio.run(run_ui_async(client, input=input, output=output, theme=theme))

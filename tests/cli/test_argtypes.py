@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+
 from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 
 

@@ -7,6 +7,7 @@ import time
 
 import pytest
 import trio
+
 from versus.cli.bots import (
     KNOWN_BOTS,
     Budget,

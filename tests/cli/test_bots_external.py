@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
+
 from versus.cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
 from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 

@@ -5,6 +5,7 @@ import random
 
 import pytest
 import trio
+
 from versus.cli.client import (
     ClockState,
     Connection,

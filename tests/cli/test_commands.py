@@ -11,8 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from versus.cli.commands import load_deck, parse_clock
+
+from versus.cli.commands import load_deck
 from versus.cli.main import main
+from versus.cli.parsers import parse_clock
+from versus.p2p.keystore import load_or_create_identity
 from versus.protocol.transcript import load_transcript
 from versus.protocol.verify import verify_transcript
 
@@ -54,10 +57,17 @@ def _env(tmp_path: Path, name: str) -> dict[str, str]:
     return env
 
 
+def _key(path: Path) -> Path:
+    """An identity key made beforehand: a new --identity key is announced on stderr, which
+    would be a second line beside the one-line errors these tests count."""
+    load_or_create_identity(path)
+    return path
+
+
 def _versus(tmp_path: Path, name: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "versus.cli.main", *args,
-         "--identity", str(tmp_path / f"{name}.key")],
+         "--identity", str(_key(tmp_path / f"{name}.key"))],
         cwd=ROOT, env=_env(tmp_path, name), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
 
@@ -117,7 +127,7 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (["host", "--bot", "nobot", "--port", "0"], 1, "unknown bot 'nobot'"),
 ])
 def test_errors_are_one_line_with_an_exit_code(tmp_path, args, code, message) -> None:
-    result = _run(tmp_path, *args, *(["--identity", str(tmp_path / "id.key")]
+    result = _run(tmp_path, *args, *(["--identity", str(_key(tmp_path / "id.key"))]
                                      if args[0] in ("host", "join") else []))
     assert result.returncode == code, result.stderr
     assert message in result.stderr
@@ -147,6 +157,7 @@ def test_parse_clock_and_deck(tmp_path) -> None:
 
 async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> None:
     import trio
+
     from versus.cli.bots import RandomBot, as_async
     from versus.cli.client import Connection, EndReason, MatchClient
     from versus.cli.net_client import NetMatchClient
@@ -213,6 +224,7 @@ def test_outcome_lines_for_a_fault_and_a_left_match(tmp_path) -> None:
 
 def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal() -> None:
     import trio
+
     from versus.cli.client import Connection
     from versus.cli.net_client import NetMatchClient
     from versus.cli.ui.render import connection_fragments

@@ -15,6 +15,8 @@ import time
 
 import pytest
 import trio
+
+from tests.cli.test_commands import _read_invite, _versus
 from versus.cli.commands import (
     AcceptedOffer,
     CommandError,
@@ -29,8 +31,6 @@ from versus.cli.main import build_parser
 from versus.p2p.link import READING_RULES, DeclinedError
 from versus.p2p.session import open_nursery
 from versus.protocol.rules import DealMode, MatchRules
-
-from tests.cli.test_commands import _read_invite, _versus
 
 CLOCKED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=300_000,
                      clock_increment_ms=2_000)
@@ -50,11 +50,11 @@ def test_the_offer_is_shown_and_only_yes_accepts() -> None:
         out = io.StringIO()
         assert ask_to_accept(offer, out, io.StringIO(answer)) is accepted
         text = out.getvalue()
-        assert text.startswith("127.0.0.1:4242 offers: decklist, deck 12, hand 3, ordered "
-                               "actions, 5x4 field, 60 turns max, clock 300 s + 2 s; ")
+        assert text.startswith("127.0.0.1:4242 offers: versus42, decklist, deck 12, hand 3, "
+                               "ordered actions, 5x4 field, 60 turns max, clock 300 s + 2 s; ")
         assert "you play seat 1" in text and text.endswith("[y/N] ")
     pool = describe_offer(MatchRules(), 1)
-    assert pool.startswith("shared-pool, ") and "no clock" in pool
+    assert pool.startswith("versus42, shared-pool, ") and "no clock" in pool
     assert "the whole catalogue as the pool" in pool
 
 
@@ -73,7 +73,7 @@ def test_headless_join_needs_accept_rules(tmp_path) -> None:
         host.kill()
     # declined: the rules were shown, one line on stderr names the option, exit 1
     assert refused.returncode == 1, refused_err
-    assert "the host offers: decklist, deck 12, hand 3, ordered actions" in refused_out
+    assert "the host offers: versus42, decklist, deck 12, hand 3, ordered actions" in refused_out
     assert "clock 300 s + 2 s" in refused_out and "you play seat 1" in refused_out
     assert len(refused_err.strip().splitlines()) == 1 and "Traceback" not in refused_err
     assert "has not accepted the rules" in refused_err and "--accept-rules" in refused_err
@@ -153,6 +153,6 @@ def test_a_person_who_answers_no_joins_nothing(tmp_path) -> None:
             nursery.cancel_scope.cancel()
 
     trio.run(main)
-    assert "offers: decklist" in out.getvalue() and "[y/N]" in out.getvalue()
+    assert "offers: versus42, decklist" in out.getvalue() and "[y/N]" in out.getvalue()
     assert [READING_RULES in line for line in lines if "declined" in line] == [True]
     assert not any("joined" in line for line in lines)

@@ -11,12 +11,6 @@ import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from versus.cli.main import main
-from versus.cli.replay import Lens, ReplayApp, ReplayError, Timeline, third_person
-from versus.engine.game import FIELD
-from versus.protocol.envelope import MessageKind
-from versus.protocol.transcript import Transcript, dump_transcript
-from versus.protocol.verify import replay_inputs
 
 from tests.protocol.test_corrupt_transcripts import (
     DECK,
@@ -27,6 +21,12 @@ from tests.protocol.test_corrupt_transcripts import (
     resigned,
     transcript_of,
 )
+from versus.cli.main import main
+from versus.cli.replay import Lens, ReplayApp, ReplayError, Timeline, third_person
+from versus.engine.game import FIELD
+from versus.protocol.envelope import MessageKind
+from versus.protocol.transcript import Transcript, dump_transcript
+from versus.protocol.verify import replay_inputs
 
 
 def timeline(mode=DECK) -> Timeline:  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from versus.cli import tournament
 from versus.cli.main import main
 from versus.protocol.verify import verify_transcript

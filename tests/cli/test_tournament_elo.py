@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from versus.cli.tournament import Settings, make_schedule
 from versus.cli.tournament_elo import ELO_PER_NAT, Z95, ratings
 

@@ -19,9 +19,11 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
+
 from versus.cli.client import Connection, ConnectionStatus, EndReason, LocalMatchClient
-from versus.cli.ui.app import MatchUI, Mode, one_line, run_ui_async
+from versus.cli.ui.app import MatchUI, Mode, matching_actions, one_line, run_ui_async
 from versus.engine import (
+    ActionKind,
     ChoiceDecision,
     ChoiceKind,
     HashRng,
@@ -35,6 +37,9 @@ from versus.engine import (
 
 CTRL_C, ESC, ENTER = "\x03", "\x1b", "\r"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
+
+
+FAST_GRACE = 0.05  # s: the UI's input grace in tests that are not about it (they type fast)
 
 
 class Harness:
@@ -55,11 +60,41 @@ class Harness:
             await asyncio.sleep(0.01)
 
     async def my_decision(self) -> None:
+        """Wait for our decision, and until it has been on screen long enough for a line
+        typed now to be bound to it (the UI's input grace)."""
         await self.until(lambda: bool(self.client.legal_actions()), "our decision")
+        await self.settled()
+
+    async def settled(self) -> None:
+        """Wait until the game's current state has been on screen for the input grace."""
+        ui = self.ui
+
+        def shown_long_enough() -> bool:
+            now = ui.current_decision()  # (the UI may not have noted it yet under load)
+            return (bool(ui.decisions) and ui.decisions[-1].key == now.key
+                    and time.monotonic() - ui.decisions[-1].since > ui.input_grace)
+
+        await self.until(shown_long_enough, "our decision to be on screen")
 
     async def trio(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         assert self.ui.guest is not None
         return await self.ui.guest.call(fn, *args)
+
+    async def screen(self) -> list[str]:
+        """The screen as drawn by the next redraw (needs a sized output: see `sized_output`),
+        one string per row."""
+        app = self.ui.app
+        count = app.render_counter
+        app.invalidate()
+        await self.until(lambda: app.render_counter > count, "a redraw")
+        screen = app.renderer.last_rendered_screen
+        assert screen is not None
+        cols, rows = self.ui.size()
+        return ["".join(screen.data_buffer[y][x].char for x in range(cols)) for y in range(rows)]
+
+    async def click(self, x: int, y: int) -> None:
+        """A left click at column x, row y (0-based), as an xterm sends it (SGR mode)."""
+        await self.keys(f"\x1b[<0;{x + 1};{y + 1}M\x1b[<0;{x + 1};{y + 1}m")
 
     async def finish(self, how: str = "leave") -> Any:
         if self.ui.mode is not Mode.GAME_OVER:
@@ -71,13 +106,18 @@ class Harness:
 
 
 @asynccontextmanager
-async def ui_session(client: LocalMatchClient, output: Any = None):  # type: ignore[no-untyped-def]
+async def ui_session(client: Any, output: Any = None,  # type: ignore[no-untyped-def]
+                     grace: float | None = FAST_GRACE, theme: str | None = None):
+    """The UI on `client`, driven through a pipe; `grace`: the input grace (None: the UI's
+    own, for the tests about it)."""
     output = output or DummyOutput()
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
         ready: asyncio.Future[MatchUI] = asyncio.get_running_loop().create_future()
         task = asyncio.ensure_future(run_ui_async(client, input=pipe, output=output,
-                                                  ui_ready=ready))
+                                                  ui_ready=ready, theme=theme))
         ui = await asyncio.wait_for(ready, 5)
+        if grace is not None:
+            ui.input_grace = grace
         h = Harness(ui, pipe, task)
         try:
             yield h
@@ -85,6 +125,21 @@ async def ui_session(client: LocalMatchClient, output: Any = None):  # type: ign
             if not task.done():
                 ui.app.exit()
                 await asyncio.wait_for(asyncio.shield(task), 5)
+
+
+def sized_output(cols: int, rows: int) -> tuple[Vt100_Output, io.StringIO]:
+    """An xterm of the given size whose escape sequences are kept (for colour checks)."""
+    buf = io.StringIO()
+    return Vt100_Output(buf, lambda: Size(rows=rows, columns=cols), term="xterm"), buf
+
+
+def find(rows: list[str], text: str) -> tuple[int, int]:
+    """(x, y) of the first occurrence of `text` on the screen."""
+    for y, row in enumerate(rows):
+        x = row.find(text)
+        if x >= 0:
+            return x, y
+    raise AssertionError(f"{text!r} is not on the screen:\n" + "\n".join(rows))
 
 
 def run(coro: Awaitable[Any], timeout: float = 30) -> Any:
@@ -154,7 +209,10 @@ def test_completion_offers_exactly_legal_actions() -> None:
             await h.until(lambda: h.ui.input_buffer.complete_state is not None, "the menu")
             shown = {c.text for c in h.ui.input_buffer.complete_state.completions}
             assert shown and shown <= legal
-            await h.keys(ESC)
+            await h.keys(ESC)  # closes the menu only: the typed line stays
+            assert h.ui.input_buffer.complete_state is None
+            assert h.ui.input_buffer.text == "summon "
+            await h.keys(ESC)  # no menu open: clears the line
             assert h.ui.input_buffer.text == ""
             await h.finish()
 
@@ -255,9 +313,10 @@ def test_a_choice_the_rules_ask_appears_as_a_prompt() -> None:
                 await h.my_decision()
                 h.ui.message = ("", "")
                 await h.keys(text + ENTER, settle=0)
-                await h.until(lambda t=text: h.ui.message == ("class:ok", f"played: {t}"),
+                await h.until(lambda t=text: h.ui.message[1].startswith(f"played: {t}"),
                               f"{text} played")
             await h.until(lambda: isinstance(client.view().decision, ChoiceDecision), "choice")
+            await h.my_decision()
             _style, prompt = h.ui._prompt_line()[0]
             assert prompt.startswith("Choose a card of your hand to discard: 1 ")
             options = client.view().decision.options
@@ -393,3 +452,123 @@ def test_a_protocol_fault_is_said_plainly() -> None:
                                  "is not legal; you win; evidence saved in "
                                  "/tmp/m/transcript.vtr")
     assert "abandoned" not in fault.describe(1) and "broke the protocol" in fault.describe(1)
+
+
+# --- issue 15 #7: a turn that ends by itself, and inputs bound to their decision ---------------
+
+
+async def _summon_then_move(h: Harness) -> tuple[int, str]:
+    """Our turn: summon a card recto on an empty area, then pick a Move (not yet entered).
+    Returns (the turn, the Move's text)."""
+    client = h.client
+    await h.my_decision()
+    occupied = {fc.area for fc in client.view().field}
+    summon = next(a for a in client.legal_actions() if a.kind == ActionKind.SUMMON
+                  and a.recto and a.area not in occupied)
+    await h.keys(format_input(summon) + ENTER)
+    await h.until(lambda: h.ui.message[1].startswith(f"played: {format_input(summon)}"),
+                  "the summon")
+    await h.my_decision()
+    move = next(a for a in client.legal_actions() if a.kind == ActionKind.MOVE)
+    return client.view().turn, format_input(move)
+
+
+def test_a_turn_that_ends_by_itself_is_said() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-auto-end")
+        async with ui_session(client) as h:
+            turn, move = await _summon_then_move(h)
+            await h.keys(move + ENTER)
+            await h.until(lambda: client.view().turn != turn, "the turn to end")
+            await h.until(lambda: "ended by itself" in h.ui.message[1], "the cue")
+            assert h.ui.message == ("class:warn", f"played: {move}; your turn {turn + 1} ended "
+                                    "by itself (nothing but 'end' was left)")
+            assert f"Your turn {turn + 1} ended by itself (no action but 'end' was left)" \
+                in client.log_lines()
+            await h.finish()
+
+    run(main())
+
+
+def test_a_quick_end_after_a_move_does_not_end_the_next_turn() -> None:
+    """The Move ends the turn by itself and the bot answers at once: an 'end' typed right
+    after (before anyone could see the new turn) was meant for the turn that is over."""
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-auto-end")
+        # the UI's input grace, made long enough that a loaded machine cannot outlast it
+        async with ui_session(client, grace=2.0) as h:
+            turn, move = await _summon_then_move(h)
+            await h.keys(move + ENTER, settle=0)
+            await h.until(lambda: client.view().turn == turn + 2 and bool(
+                client.legal_actions()), "our next turn")
+            await h.keys("end" + ENTER, settle=0.2)
+            assert client.view().turn == turn + 2  # not ended
+            style, text = h.ui.message
+            assert style == "class:warn" and text == (
+                f"not played: 'end' was for your turn {turn + 1}; it is your turn {turn + 3} "
+                "now. Enter plays it.")
+            assert h.ui.input_buffer.text == "end"  # kept: Enter again plays it
+            await h.keys(ENTER)
+            await h.until(lambda: client.view().turn > turn + 2, "the turn to end")
+            assert h.ui.message == ("class:ok", "played: end")
+            await h.finish()
+
+    run(main())
+
+
+def test_end_end_is_refused() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-end-end")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            turn = client.view().turn
+            await h.keys("end end" + ENTER, settle=0.2)
+            assert h.ui.message == ("class:error", "end end: 'end' takes 0 arguments (end), "
+                                                   "got 1")
+            assert client.view().turn == turn and h.ui.input_buffer.text == "end end"
+            assert [format_input(a) for a in matching_actions(client.legal_actions(),
+                                                               "end end")] == []
+            await h.finish()
+
+    run(main())
+
+
+def test_a_refusal_does_not_outlive_its_decision() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-stale", opponent_delay=0.8)
+        async with ui_session(client) as h:
+            await h.my_decision()
+            turn = client.view().turn
+            await h.keys("end" + ENTER)
+            await h.until(lambda: client.view().turn == turn + 1, "the opponent's turn")
+            await h.settled()  # (the bot thinks 0.8 s: the state holds still meanwhile)
+            await h.keys("end" + ENTER)  # not ours to play
+            await h.until(lambda: h.ui.message[0] == "class:error", "the refusal")
+            assert "not your decision" in h.ui.message[1]
+            await h.keys(ESC)
+            await h.until(lambda: client.view().turn == turn + 2, "our next turn")
+            await h.until(lambda: h.ui.message[0] != "class:error", "the refusal to go")
+            assert h.ui.message[1] == "F1 help · Tab completes · Ctrl-C quits"
+            await h.finish()
+
+    run(main())
+
+
+def test_the_hand_shows_each_cards_key_and_handle() -> None:
+    async def main() -> None:
+        client = LocalMatchClient(seed=b"ui-hand-keys")
+        output, _ = sized_output(130, 42)
+        async with ui_session(client, output) as h:
+            await h.my_decision()
+            rows = await h.screen()
+            hand = client.view().hand
+            assert len(hand) >= 2
+            for key, (handle, cid) in enumerate(hand, 1):
+                x, y = find(rows, f"[{key}] {client.catalogue[cid].name}")
+                assert f"#{handle} " in rows[y][x:], rows[y]
+            assert "Your hand · [key 1-9] · #handle to type" in "\n".join(rows)
+            await h.keys("2")
+            assert h.ui.input_buffer.text.startswith(f"summon {hand[1][0]} ")
+            await h.finish()
+
+    run(main())

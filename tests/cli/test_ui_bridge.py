@@ -5,6 +5,7 @@ import asyncio
 
 import pytest
 import trio
+
 from versus.cli.ui.bridge import GuestNotRunning, TrioGuest
 
 

@@ -8,11 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import versus.cli.verify_cmd as verify_cmd
-from versus.cli.main import main
-from versus.protocol.envelope import MessageKind
-from versus.protocol.transcript import dump_transcript
 
+import versus.cli.verify_cmd as verify_cmd
 from tests.protocol.test_corrupt_transcripts import (
     DECK,
     cheat_ended,
@@ -24,6 +21,9 @@ from tests.protocol.test_corrupt_transcripts import (
     transcript_of,
 )
 from tests.protocol.test_verify_blame import assert_printable
+from versus.cli.main import main
+from versus.protocol.envelope import MessageKind
+from versus.protocol.transcript import dump_transcript
 
 
 @pytest.fixture(scope="module")

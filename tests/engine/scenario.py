@@ -1,96 +1,87 @@
-# Building precise positions for rule tests: start a real game, then lay out hands, decks and
-# the field directly in the public state (the engine's own fields), and drive it with real
-# inputs. Deals and reveals are answered from the scenario's identity table, as a referee does.
+# Building precise positions for rule tests: lay out hands, decks and the field with the
+# public position builder (engine/positions.py), then drive the game with real inputs. Deals
+# and reveals are answered from the scenario's identity table, as a referee does: the position
+# itself holds only public identities (recto cards), the scenario knows every card it placed.
 from __future__ import annotations
 
 from versus.engine import (
     Action,
     Deal,
     DealDecision,
+    PositionBuilder,
     Reveal,
     RevealDecision,
     Ruleset,
     State,
+    TurnDecision,
     default_catalogue,
-    new_game,
     parse_input,
     step,
 )
-from versus.engine.game import DECK, FIELD, HAND, _has_turn_action
+from versus.engine.game import DECK
 
 CAT = default_catalogue()
-TILE_CODES = {"W": 0, "K": 1, "G": 2, "B": 3}
+# the identities of deck cards a test never declared, dealt after the declared ones
+FILLER = ("lumen-sprite", "shade-mite")
 
 
 class Scenario:
     def __init__(self, ruleset: Ruleset | None = None, tiles: str | None = None,
                  active: int = 0) -> None:
         self.rules = ruleset or Ruleset()
-        s = new_game(self.rules, CAT, b"scenario")
-        s.tasks, s.pending = [], None
-        if tiles is not None:
-            # rows from 1 to 4, 5 letters each, separated by spaces: "WWWWW KKKKK ..."
-            codes = tuple(TILE_CODES[ch] for ch in tiles.replace(" ", ""))
-            assert len(codes) == 20
-            s.tiles = codes
-            s.blue = codes.index(3)
-        s.zone = [DECK] * (2 * s.n)
-        s.deck_n, s.hand_n = [s.n, s.n], [0, 0]
-        s.active = active
-        self.s = s
+        # tiles: rows from 1 to 4, 5 letters each (W K G B), separated by spaces; by default
+        # the layout of the seed b"scenario"
+        self.builder = PositionBuilder(self.rules, CAT, tiles=tiles, layout_seed=b"scenario",
+                                       active=active)
         self.ids: dict[int, str] = {}
         self.order: list[list[int]] = [[], []]
-        self._free = [list(range(0, s.n)), list(range(s.n, 2 * s.n))]
 
-    def _take(self, p: int, card_id: str) -> int:
-        h = self._free[p].pop(0)
+    @property
+    def active(self) -> int:
+        return self.builder.active  # type: ignore[return-value]
+
+    @active.setter
+    def active(self, player: int) -> None:
+        self.builder.active = player
+
+    def hand(self, p: int, card_id: str) -> int:
+        h = self.builder.hand(p)
         self.ids[h] = card_id
         return h
 
-    def hand(self, p: int, card_id: str) -> int:
-        h = self._take(p, card_id)
-        self.s.zone[h] = HAND
-        self.s.deck_n[p] -= 1
-        self.s.hand_n[p] += 1
+    def field(self, p: int, card_id: str, area: str, recto: bool = True) -> int:
+        h = self.builder.field(p, area, card_id if recto else None, recto=recto)
+        self.ids[h] = card_id
         return h
 
-    def field(self, p: int, card_id: str, area: str, recto: bool = True) -> int:
-        h = self._take(p, card_id)
-        s = self.s
-        i = s.geom.index[area]
-        assert s.board[i] < 0
-        s.zone[h], s.pos[h], s.face[h] = FIELD, i, int(recto)
-        s.board[i] = h
-        if recto:
-            s.ident[h] = CAT[card_id].index
-        s.deck_n[p] -= 1
+    def absorbed(self, card_id: str, into: int) -> int:
+        """An enemy card already absorbed by card `into` (its level goes up by one)."""
+        h = self.builder.absorbed(into, card_id)
+        self.ids[h] = card_id
         return h
 
     def deck(self, p: int, card_id: str) -> int:
         """A deck card; decks are dealt in the order they are declared."""
-        h = self._take(p, card_id)
+        h = self.builder.deck(p)
+        self.ids[h] = card_id
         self.order[p].append(h)
         return h
 
     def empty_deck(self, p: int) -> None:
         """Eliminate the unused handles of player p (as if discarded long ago)."""
-        s = self.s
-        for h in self._free[p]:
-            s.zone[h] = 3
-            s.deck_n[p] -= 1
-            s.alive[p] -= 1
-        self._free[p] = []
+        for h in self.builder.unplaced(p):
+            self.builder.eliminated(p, handle=h)
 
     def start(self) -> State:
-        from versus.engine import TurnDecision
-        s = self.s
-        assert _has_turn_action(s)
-        s.pending = TurnDecision(s.active)
+        """The position, with the active player to play."""
+        s = self.builder.build()
+        assert s.pending == TurnDecision(s.active), s.position()
         # all undeclared handles stay in the deck, dealt after the declared ones
         for p in (0, 1):
-            self.order[p] += self._free[p]
-            for h in self._free[p]:
-                self.ids.setdefault(h, "lumen-sprite" if p == 0 else "shade-mite")
+            rest = [h for h in s.handles(p) if s.zone[h] == DECK and h not in self.order[p]]
+            self.order[p] += rest
+            for h in rest:
+                self.ids.setdefault(h, FILLER[p])
         return s
 
     def auto(self, s: State) -> State:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from versus.engine import CatalogueError, default_catalogue, load_catalogue
 from versus.engine.catalogue import ACTIVE_OPS, CONTINUOUS, PASSIVE_OPS, TRIGGERS
 

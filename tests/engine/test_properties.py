@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from versus.engine import (
     ActionOrder,
     HashRng,

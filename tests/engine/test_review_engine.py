@@ -6,6 +6,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from versus.engine import (
     Action,
     ActionKind,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from versus.engine import (
     ActionOrder,
     ChoiceDecision,
@@ -431,15 +432,8 @@ def test_r7_6_swap_exchanges_areas_without_battle():
 def _leveled(card: str, level: int, area: str = "b2") -> tuple[Scenario, int]:
     sc = Scenario(tiles=NEUTRAL)
     h = sc.field(0, card, area)
-    eaten = []
     for _ in range(level):
-        x = sc._take(1, "ash-whisper")
-        sc.s.zone[x] = ABSORBED
-        sc.s.ident[x] = CAT["ash-whisper"].index
-        sc.s.alive[1] -= 1
-        sc.s.deck_n[1] -= 1
-        eaten.append(x)
-    sc.s.stack[h] = tuple(eaten)
+        sc.absorbed("ash-whisper", into=h)
     return sc, h
 
 
@@ -467,13 +461,13 @@ def test_r8_3_level_two_is_immune_to_passive_destruction():
 
 def test_r8_4_level_three_is_immune_to_active_destruction():
     sc, _h = _leveled("shade-mite", 3, "b3")
-    sc.s.active = 1
+    sc.active = 1
     # player 1 has the knight adjacent; the leveled mite belongs to player 0
     sc.field(1, "void-knight", "b4")
     s = sc.start()
     assert "activate b4 b3" not in texts(s)
     sc2, _h2 = _leveled("shade-mite", 2, "b3")
-    sc2.s.active = 1
+    sc2.active = 1
     sc2.field(1, "void-knight", "b4")
     assert "activate b4 b3" in texts(sc2.start())
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from versus.engine import ActionOrder, Ruleset, RulesetError
 from versus.engine.hashing import HashStream
 

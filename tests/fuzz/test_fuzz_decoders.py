@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from fuzz.targets import MAX_INPUT, MUTATION_KINDS, TARGETS, mutate
 from versus.p2p.framing import (
     MAX_HANDSHAKE_FRAME,
     FrameDecoder,
@@ -18,8 +20,6 @@ from versus.p2p.framing import (
     unpack_payload,
 )
 from versus.protocol.canonical import INT_MAX, INT_MIN, decode, encode
-
-from fuzz.targets import MAX_INPUT, MUTATION_KINDS, TARGETS, mutate
 
 FUZZ = settings(
     max_examples=300,

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
+
+from tests.protocol.pair import identities, master_secret
 from versus.engine import Action, PlayerView, Ruleset, default_catalogue
 from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
 from versus.p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
@@ -51,8 +53,6 @@ from versus.protocol.rules import DealMode, MatchRules, master_rng
 from versus.protocol.setup import NO_BINDING, open_hello
 from versus.protocol.transcript import load_transcript
 from versus.protocol.verify import Report, verify_transcript
-
-from tests.protocol.pair import identities, master_secret
 
 K = MessageKind
 CATALOGUE = default_catalogue()

@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import pytest
 import trio
-from versus.p2p.channel import SecureChannel
-from versus.p2p.link import Backoff, JoinLink
-from versus.p2p.session import MatchSession, drive_player, open_nursery
-from versus.protocol.match import MatchPeer, Phase
-from versus.protocol.transcript import load_transcript
 
 from tests.hostile.harness import (
     CATALOGUE,
@@ -32,6 +27,11 @@ from tests.hostile.harness import (
     seeded_rng,
 )
 from tests.protocol.pair import master_secret
+from versus.p2p.channel import SecureChannel
+from versus.p2p.link import Backoff, JoinLink
+from versus.p2p.session import MatchSession, drive_player, open_nursery
+from versus.protocol.match import MatchPeer, Phase
+from versus.protocol.transcript import load_transcript
 
 # Both sides' handshakes are seeded, so every run is the same match (it is bound to its first
 # channel's handshake hash, SPEC §4.5) and its length is known before any socket opens.

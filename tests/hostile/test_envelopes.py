@@ -17,17 +17,6 @@ from collections.abc import Callable
 
 import pytest
 import trio
-from versus.cli.verify_cmd import EXIT_VALID, cmd_verify
-from versus.p2p.errors import TransportError
-from versus.p2p.session import SessionConfig, SetupLostError
-from versus.p2p.store import MatchStore
-from versus.protocol import errors
-from versus.protocol.dealers import DecklistHand, decklist_commitment
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
-from versus.protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
-from versus.protocol.match import MatchPeer
-from versus.protocol.pool import CardMismatchError
-from versus.protocol.rules import DealMode, MatchRules
 
 from tests.hostile.harness import (
     CATALOGUE,
@@ -51,6 +40,17 @@ from tests.hostile.harness import (
     still_serves,
     with_body,
 )
+from versus.cli.verify_cmd import EXIT_VALID, cmd_verify
+from versus.p2p.errors import TransportError
+from versus.p2p.session import SessionConfig, SetupLostError
+from versus.p2p.store import MatchStore
+from versus.protocol import errors
+from versus.protocol.dealers import DecklistHand, decklist_commitment
+from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
+from versus.protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.match import MatchPeer
+from versus.protocol.pool import CardMismatchError
+from versus.protocol.rules import DealMode, MatchRules
 
 K = MessageKind
 

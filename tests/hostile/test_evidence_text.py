@@ -12,14 +12,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
-from versus.cli.commands import describe_outcome
-from versus.cli.verify_cmd import EXIT_INVALID, cmd_verify
-from versus.p2p.channel import MAX_CLOSE_REASON, RecordKind
-from versus.p2p.errors import PeerClosedError
-from versus.p2p.session import SessionConfig
-from versus.p2p.store import MatchStore
-from versus.protocol.envelope import MessageKind, parse_envelope
-from versus.protocol.match import MAX_EVIDENCE_MESSAGE, Ending, Phase
 
 from tests.hostile.harness import (
     CHEATER,
@@ -34,6 +26,14 @@ from tests.hostile.harness import (
 )
 from tests.protocol.test_corrupt_transcripts import FAKE_OK
 from tests.protocol.test_verify_blame import assert_printable as assert_safe
+from versus.cli.commands import describe_outcome
+from versus.cli.verify_cmd import EXIT_INVALID, cmd_verify
+from versus.p2p.channel import MAX_CLOSE_REASON, RecordKind
+from versus.p2p.errors import PeerClosedError
+from versus.p2p.session import SessionConfig
+from versus.p2p.store import MatchStore
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.match import MAX_EVIDENCE_MESSAGE, Ending, Phase
 
 K = MessageKind
 HOSTILE_MESSAGE = f"{FAKE_OK}\u202eevil\u2066 \x07" + "x" * 5_000

@@ -21,6 +21,19 @@ import io
 
 import pytest
 import trio
+
+from tests.hostile.harness import (
+    CATALOGUE,
+    CHEATER,
+    DECK_RULES,
+    FAST_CHANNEL,
+    FAST_SESSION,
+    IDS,
+    LABEL,
+    arena,
+    honest_joiner,
+)
+from tests.protocol.pair import identities, master_secret
 from versus.cli.commands import host_match
 from versus.cli.main import build_parser
 from versus.p2p.channel import SecureChannel
@@ -38,19 +51,6 @@ from versus.p2p.session import MatchSession, open_nursery
 from versus.protocol.match import MatchPeer
 from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.transcript import load_transcript
-
-from tests.hostile.harness import (
-    CATALOGUE,
-    CHEATER,
-    DECK_RULES,
-    FAST_CHANNEL,
-    FAST_SESSION,
-    IDS,
-    LABEL,
-    arena,
-    honest_joiner,
-)
-from tests.protocol.pair import identities, master_secret
 
 JUNK = identities("junk")[0]  # every silent joiner: one identity is enough
 

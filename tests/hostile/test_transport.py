@@ -13,26 +13,6 @@ import os
 
 import pytest
 import trio
-from versus.p2p.channel import RecordKind
-from versus.p2p.connect import listening_port, open_listeners, serve
-from versus.p2p.errors import (
-    ConnectionLostError,
-    DecryptionError,
-    FrameTooLargeError,
-    HandshakeError,
-    HandshakeTimeoutError,
-    MalformedFrameError,
-    PeerClosedError,
-    ReplayedFrameError,
-    SlowFrameError,
-    TransportError,
-)
-from versus.p2p.framing import MAX_FRAME, encode_frame
-from versus.p2p.handshake import Purpose
-from versus.p2p.link import make_offer, take_offer
-from versus.p2p.session import ResumeError, SessionProtocolError
-from versus.protocol.envelope import MessageKind
-from versus.protocol.rules import MatchRules
 
 from tests.hostile.harness import (
     FAST_CHANNEL,
@@ -53,6 +33,26 @@ from tests.hostile.harness import (
     read_until_closed,
     still_serves,
 )
+from versus.p2p.channel import RecordKind
+from versus.p2p.connect import listening_port, open_listeners, serve
+from versus.p2p.errors import (
+    ConnectionLostError,
+    DecryptionError,
+    FrameTooLargeError,
+    HandshakeError,
+    HandshakeTimeoutError,
+    MalformedFrameError,
+    PeerClosedError,
+    ReplayedFrameError,
+    SlowFrameError,
+    TransportError,
+)
+from versus.p2p.framing import MAX_FRAME, encode_frame
+from versus.p2p.handshake import Purpose
+from versus.p2p.link import make_offer, take_offer
+from versus.p2p.session import ResumeError, SessionProtocolError
+from versus.protocol.envelope import MessageKind
+from versus.protocol.rules import MatchRules
 
 K = MessageKind
 HELLO_74 = b"\x01VSP2\x00\x01\x00\x01\x01" + bytes(64)  # right size and magic, zero ephemeral

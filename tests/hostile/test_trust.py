@@ -7,19 +7,6 @@ from __future__ import annotations
 import math
 
 import trio
-from versus.p2p.channel import SecureChannel
-from versus.p2p.connect import connect, listening_port, open_listeners, serve
-from versus.p2p.session import (
-    MatchSession,
-    SessionConfig,
-    SetupLostError,
-    drive_player,
-    open_nursery,
-)
-from versus.protocol import errors
-from versus.protocol.envelope import MessageKind, parse_envelope
-from versus.protocol.match import Ending, MatchPeer, evidence_body
-from versus.protocol.rules import DealMode, MatchRules
 
 from tests.hostile.harness import (
     CATALOGUE,
@@ -38,6 +25,19 @@ from tests.hostile.harness import (
     reseal,
 )
 from tests.protocol.pair import identities, master_secret
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import connect, listening_port, open_listeners, serve
+from versus.p2p.session import (
+    MatchSession,
+    SessionConfig,
+    SetupLostError,
+    drive_player,
+    open_nursery,
+)
+from versus.protocol import errors
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.match import Ending, MatchPeer, evidence_body
+from versus.protocol.rules import DealMode, MatchRules
 
 K = MessageKind
 TIMED = MatchRules(SMALL, DealMode.DECKLIST, clock_initial_ms=60_000, clock_increment_ms=0)

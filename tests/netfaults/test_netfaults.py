@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from versus.protocol.transcript import load_transcript
 from versus.protocol.verify import verify_transcript
 

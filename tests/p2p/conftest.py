@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 import trio
 import trio.testing
+
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.handshake import Handshake, HandshakeResult, Purpose, Role
 from versus.protocol.identity import Identity

@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import trio
+
+from tests.p2p.conftest import channel_pair
+from tests.protocol.pair import identities, master_secret, rng_for
 from versus.engine import Action, PlayerView, default_catalogue
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.session import MatchSession, SessionConfig
@@ -14,9 +17,6 @@ from versus.p2p.store import MatchStore
 from versus.protocol.identity import Identity
 from versus.protocol.match import MatchPeer
 from versus.protocol.rules import MatchRules
-
-from tests.p2p.conftest import channel_pair
-from tests.protocol.pair import identities, master_secret, rng_for
 
 CATALOGUE = default_catalogue()
 

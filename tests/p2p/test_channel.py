@@ -3,6 +3,8 @@ from __future__ import annotations
 import pytest
 import trio
 import trio.testing
+
+from tests.p2p.conftest import Wire, channel_pair, identity, run_handshake
 from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
 from versus.p2p.errors import (
     ChannelClosedError,
@@ -18,8 +20,6 @@ from versus.p2p.errors import (
     SlowFrameError,
 )
 from versus.p2p.framing import encode_frame
-
-from tests.p2p.conftest import Wire, channel_pair, identity, run_handshake
 
 QUICK = ChannelConfig(keepalive_interval=10, idle_timeout=30, frame_timeout=5, send_timeout=5)
 

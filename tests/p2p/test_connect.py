@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+
+from tests.p2p.conftest import counter_rng, identity
 from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import (
     accept_one,
@@ -35,8 +37,6 @@ from versus.p2p.framing import encode_frame
 from versus.p2p.handshake import Handshake, Role
 from versus.p2p.invite import Invite
 from versus.p2p.known_peers import KnownPeers
-
-from tests.p2p.conftest import counter_rng, identity
 
 HOST = identity(2)
 

@@ -18,6 +18,8 @@ import pytest
 import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.p2p.conftest import identity
 from versus.p2p.discovery import (
     FRESHNESS_WINDOW,
     GAME_TTL,
@@ -39,8 +41,6 @@ from versus.p2p.discovery import (
 )
 from versus.p2p.errors import InvalidAnnouncementError, StaleAnnouncementError
 from versus.protocol.identity import Identity
-
-from tests.p2p.conftest import identity
 
 REPO = Path(__file__).resolve().parents[2]
 T = 1_700_000_000.0  # the receiver's clock (unix seconds) in the pure tests

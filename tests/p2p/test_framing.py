@@ -6,6 +6,7 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from versus.p2p.errors import FrameTooLargeError, MalformedFrameError
 from versus.p2p.framing import (
     MAX_ARRAY_LEN,

@@ -1,13 +1,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
+import trio
+
+from tests.p2p.conftest import counter_rng, identity, run_handshake
+from versus.p2p.channel import SecureChannel
+from versus.p2p.connect import connect, listening_port, open_listeners, serve
 from versus.p2p.errors import (
     HandshakeError,
     ImpostorError,
     PeerIdentityError,
     PeerRejectedError,
+    SelfConnectionError,
+    TransportError,
     VersionMismatchError,
 )
 from versus.p2p.handshake import (
@@ -20,9 +28,8 @@ from versus.p2p.handshake import (
     Purpose,
     Role,
 )
+from versus.protocol.errors import RemoteProtocolError
 from versus.protocol.identity import Identity
-
-from tests.p2p.conftest import counter_rng, identity, run_handshake
 
 
 def test_both_sides_agree() -> None:
@@ -194,3 +201,52 @@ def test_unknown_purpose_is_rejected() -> None:
     with pytest.raises(HandshakeError, match="unknown purpose 99"):
         bob.receive(bytes(hello))
     assert bob.farewell is not None
+
+
+def test_our_own_key_is_refused_on_both_sides() -> None:
+    # the initiator, at the WELCOME, before it reveals itself
+    alice = Handshake(Role.INITIATOR, identity(1), counter_rng(), peer="host:1")
+    bob = Handshake(Role.RESPONDER, identity(1), counter_rng(1))
+    with pytest.raises(SelfConnectionError, match="host:1 proved your own identity") as caught:
+        alice.receive(bob.receive(alice.start()))  # type: ignore[arg-type]
+    assert alice.state is HandshakeState.FAILED and alice.result is None
+    assert caught.value.actual == identity(1).fingerprint
+    # the responder, at the AUTH of an initiator that does not check (an older client)
+    alice = Handshake(Role.INITIATOR, identity(1), counter_rng())
+    alice._refuse_own_key = lambda public_key: None  # type: ignore[method-assign]
+    bob = Handshake(Role.RESPONDER, identity(1), counter_rng(1), peer="joiner:2")
+    with pytest.raises(SelfConnectionError, match="joiner:2 proved your own identity"):
+        bob.receive(alice.receive(bob.receive(alice.start())))  # type: ignore[arg-type]
+    assert bob.state is HandshakeState.FAILED and bob.result is None
+    # our own setup, not the peer's fault, and never worth a retry (JoinLink.reconnect)
+    assert isinstance(caught.value, PeerIdentityError)
+    assert not isinstance(caught.value, RemoteProtocolError)
+
+
+async def test_hosting_and_joining_with_one_key_over_tcp_says_how_to_fix_it() -> None:
+    me = identity(7)
+    listeners = await open_listeners(0, bind="127.0.0.1")
+    port = listening_port(listeners)
+    failed: list[TransportError] = []
+    opened: list[object] = []
+
+    async def handler(channel: SecureChannel) -> None:
+        opened.append(channel)
+        await channel.aclose("")
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(serve, listeners, me, handler, on_error=failed.append))
+            with pytest.raises(SelfConnectionError) as caught:
+                await connect("127.0.0.1", port, me)
+            while not failed:  # the host's side of the aborted handshake
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    for listener in listeners:
+        await listener.aclose()
+    message = str(caught.value)
+    assert message.startswith(f"127.0.0.1:{port} proved your own "
+                              f"identity {me.fingerprint}: both sides use the same key")
+    assert "--identity PATH" in message and "XDG_CONFIG_HOME" in message
+    assert "\n" not in message
+    assert opened == []  # no channel: nothing of a match was started

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from versus.p2p.errors import InviteError
-from versus.p2p.invite import Invite
 
 from tests.p2p.conftest import identity
+from versus.p2p.errors import InviteError
+from versus.p2p.invite import Invite
 
 FP = identity(2).fingerprint
 

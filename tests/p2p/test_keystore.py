@@ -4,6 +4,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from versus.p2p.errors import KeyFileError
 from versus.p2p.keystore import create_identity, load_identity, load_or_create_identity
 

@@ -4,10 +4,10 @@ import os
 from pathlib import Path
 
 import pytest
-from versus.p2p.errors import KnownPeersFileError, PeerKeyChangedError
-from versus.p2p.known_peers import KnownPeers, default_known_peers_path, parse_known_peers
 
 from tests.p2p.conftest import identity
+from versus.p2p.errors import KnownPeersFileError, PeerKeyChangedError
+from versus.p2p.known_peers import KnownPeers, default_known_peers_path, parse_known_peers
 
 A, B = identity(1).fingerprint, identity(2).fingerprint
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 import trio
+
+from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, Stuck, make_sessions
 from versus.p2p.channel import ChannelConfig
 from versus.p2p.session import (
     LinkState,
@@ -22,8 +24,6 @@ from versus.protocol.match import Ending, Phase
 from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.transcript import load_transcript
 from versus.protocol.verify import verify_transcript
-
-from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, Stuck, make_sessions
 
 DECKLIST = MatchRules(deal_mode=DealMode.DECKLIST)
 

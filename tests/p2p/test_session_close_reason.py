@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import pytest
 import trio
-from versus.p2p.errors import PeerClosedError
-from versus.protocol import errors
-from versus.protocol.envelope import MessageKind
 
 from tests.hostile.harness import (
     HONEST,
@@ -18,6 +15,9 @@ from tests.hostile.harness import (
     at,
     reseal,
 )
+from versus.p2p.errors import PeerClosedError
+from versus.protocol import errors
+from versus.protocol.envelope import MessageKind
 
 K = MessageKind
 

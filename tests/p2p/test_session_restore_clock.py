@@ -8,14 +8,14 @@ from collections.abc import Sequence
 
 import pytest
 import trio
+
+from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, make_sessions
 from versus.engine import Action, PlayerView
 from versus.p2p.session import MatchSession, SessionOutcome, drive_player, now_ms, open_nursery
 from versus.p2p.store import CLOCK_FILE, MatchStore
 from versus.protocol.match import Ending
 from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.verify import verify_transcript
-
-from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, make_sessions
 
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=60_000, clock_increment_ms=0)
 

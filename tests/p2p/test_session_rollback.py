@@ -8,6 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from tests.p2p.session_support import CATALOGUE
+from tests.protocol.pair import Pair, master_secret, seat_zero_to_move
 from versus.engine import format_input
 from versus.p2p.session import MatchSession
 from versus.p2p.store import ROLLBACK_FILE, MatchFiles, MatchStore, SessionInfo, StoreError
@@ -15,9 +18,6 @@ from versus.protocol.envelope import MessageKind as K
 from versus.protocol.envelope import parse_envelope
 from versus.protocol.match import MatchPeer
 from versus.protocol.rules import DealMode, MatchRules
-
-from tests.p2p.session_support import CATALOGUE
-from tests.protocol.pair import Pair, master_secret, seat_zero_to_move
 
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=1_000, clock_increment_ms=100)
 

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Callable
 
 import msgpack
+
 from versus.protocol.pool import DealMessage, SharedPoolDeal, parse_message
 
 MATCH_ID = b"versus-test-match-0001"

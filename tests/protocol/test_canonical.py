@@ -4,6 +4,7 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from versus.protocol.canonical import (
     DOMAIN_TAGS,
     INT_MAX,

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+
+from tests.protocol.support import make_players, make_rng, make_setup, play
 from versus.protocol.chain import Chain
 from versus.protocol.envelope import MessageKind, seal
 from versus.protocol.errors import (
@@ -14,8 +16,6 @@ from versus.protocol.errors import (
     WrongMatch,
 )
 from versus.protocol.identity import Identity
-
-from tests.protocol.support import make_players, make_rng, make_setup, play
 
 PLAYERS = make_players()
 SETUP = make_setup(PLAYERS)

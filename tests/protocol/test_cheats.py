@@ -3,13 +3,16 @@
 # and the verifier, re-checking that evidence, names the same culprit.
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable
 
 import pytest
-import versus.protocol.match as match_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import versus.protocol.match as match_module
+from tests.protocol.pair import Pair, identities, on_nth, reseal, rules_for
 from versus.engine import default_catalogue
 from versus.protocol import errors
 from versus.protocol.dealers import DecklistHand, decklist_commitment
@@ -19,8 +22,6 @@ from versus.protocol.match import Phase, evidence_body
 from versus.protocol.pool import CardMismatchError
 from versus.protocol.rules import DealMode
 from versus.protocol.verify import verify_transcript
-
-from tests.protocol.pair import Pair, identities, on_nth, reseal, rules_for
 
 K = MessageKind
 DECK = DealMode.DECKLIST
@@ -300,3 +301,34 @@ def test_mutated_next_envelope_raises_only_remote_errors(position: int, bit: int
     mutated[position % len(raw)] ^= 1 << bit
     with pytest.raises(errors.RemoteProtocolError):
         pair.peers[1 - mover.seat].receive(bytes(mutated))
+
+
+# Signed envelopes of every kind with any body, from the seat whose turn it is or not: the
+# honest peer answers with a RemoteProtocolError (the signer's fault, or a broken link), never
+# with a LocalProtocolError or any other exception: every handler validates before it uses
+# the body (issue 14, hole 11: our own bugs are never the peer's fault, and the peer's bytes
+# never reach our code unvalidated).
+_BODY = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.binary(max_size=40) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5), max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from([k for k in MessageKind if k is not MessageKind.HELLO]),
+       body=st.lists(_BODY, max_size=5), timed=st.booleans())
+def test_any_signed_body_of_any_kind_raises_only_remote_errors(kind, body, timed) -> None:
+    from versus.protocol.rules import MatchRules
+
+    rules = (MatchRules(deal_mode=DECK, clock_initial_ms=60_000, clock_increment_ms=0)
+             if timed else rules_for(DECK))
+    pair = Pair(rules, label="fuzz/bodies")
+    pair.start()
+    pair.deliver(max_steps=25, choose=False, now_ms=0)
+    honest, other = pair.peers[1], pair.peers[0]
+    assert honest.core is not None
+    raw = Envelope(1, honest.core.match_id, honest.seq, honest.head, other.seat, kind, body,
+                   bytes(64))
+    forged = pair.forge(other.seat, raw.raw)
+    with contextlib.suppress(errors.RemoteProtocolError):  # anything else fails the test
+        honest.receive(forged, 1)

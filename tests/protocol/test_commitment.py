@@ -7,6 +7,8 @@ from itertools import permutations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from tests.protocol.support import make_rng
 from versus.protocol.commitment import (
     CoinFlip,
     DeckAudit,
@@ -29,8 +31,6 @@ from versus.protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
 )
-
-from tests.protocol.support import make_rng
 
 MATCH = hashlib.sha256(b"match").digest()
 OTHER_MATCH = hashlib.sha256(b"other").digest()

@@ -13,14 +13,14 @@ import functools
 from collections.abc import Callable
 
 import pytest
+
+from tests.protocol.pair import Pair, on_nth, play, reseal, rules_for
 from versus.engine import ActionOrder
 from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
 from versus.protocol.match import Phase
 from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.transcript import Transcript, dump_transcript, load_transcript
 from versus.protocol.verify import Report, replay_inputs, verify_transcript
-
-from tests.protocol.pair import Pair, on_nth, play, reseal, rules_for
 
 K = MessageKind
 DECK, POOL = DealMode.DECKLIST, DealMode.SHARED_POOL

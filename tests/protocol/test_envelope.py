@@ -5,6 +5,8 @@ import hashlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.protocol.support import make_players
 from versus.protocol.canonical import TAG_ENVELOPE_HASH, TAG_ENVELOPE_SIGNATURE, decode, encode
 from versus.protocol.envelope import (
     MAX_ENVELOPE_SIZE,
@@ -26,8 +28,6 @@ from versus.protocol.errors import (
     WrongSender,
 )
 from versus.protocol.identity import verify_signature
-
-from tests.protocol.support import make_players
 
 PLAYERS = make_players()
 KEYS = tuple(p.public_key for p in PLAYERS)

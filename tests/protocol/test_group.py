@@ -5,6 +5,8 @@ import collections
 
 import nacl.bindings as na
 import pytest
+
+from tests.protocol.deal_support import seeded_rng
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.group import (
     FIELD_P,
@@ -20,8 +22,6 @@ from versus.protocol.group import (
     random_permutation,
     random_scalar,
 )
-
-from tests.protocol.deal_support import seeded_rng
 
 # The eight points of small order of edwards25519 (canonical encodings), as listed by libsodium
 # and by the Ed25519 test vectors of Chalkias et al., "Taming the many EdDSAs".

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+
+from tests.protocol.pair import Pair, master_secret, play, rules_for, seat_zero_to_move
 from versus.engine import ActionOrder, ChoiceDecision, TurnDecision
 from versus.protocol.envelope import MessageKind as K
 from versus.protocol.envelope import parse_envelope
@@ -10,8 +12,6 @@ from versus.protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer,
 from versus.protocol.rules import DealMode, MatchRules, master_rng
 from versus.protocol.transcript import dump_transcript, load_transcript
 from versus.protocol.verify import verify_transcript
-
-from tests.protocol.pair import Pair, master_secret, play, rules_for, seat_zero_to_move
 
 MODES = list(DealMode)
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.protocol.deal_support import IDENTITIES, MATCH_ID
 from versus.protocol import shuffle as shuffle_module
 from versus.protocol.canonical import (
     TAG_DEAL_NONCE_DLEQ,
@@ -42,8 +44,6 @@ from versus.protocol.zkp import (
     schnorr_prove,
     schnorr_verify,
 )
-
-from tests.protocol.deal_support import IDENTITIES, MATCH_ID
 
 MASTER = bytes(range(100, 132))
 ALICE = IDENTITIES[0]

@@ -9,6 +9,17 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.protocol.deal_support import (
+    IDENTITIES,
+    MATCH_ID,
+    draw_all,
+    exchange_keys,
+    make_pair,
+    over_the_wire,
+    run_shuffles,
+    seeded_rng,
+)
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.group import (
     CryptoProofError,
@@ -30,17 +41,6 @@ from versus.protocol.pool import (
 )
 from versus.protocol.shuffle import prove_shuffle, shuffle, shuffle_generators
 from versus.protocol.zkp import _dleq_prove, dleq_prove, schnorr_prove
-
-from tests.protocol.deal_support import (
-    IDENTITIES,
-    MATCH_ID,
-    draw_all,
-    exchange_keys,
-    make_pair,
-    over_the_wire,
-    run_shuffles,
-    seeded_rng,
-)
 
 CATALOGUE = [f"card-{i:02d}" for i in range(42)]
 ORDER_2 = bytes.fromhex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")

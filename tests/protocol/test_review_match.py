@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import pytest
+
 import versus.protocol.match as match_module
+from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for, seat_zero_to_move
 from versus.engine import format_input, new_game, state_hash, step
 from versus.protocol import errors
 from versus.protocol.commitment import coin_outcome, draw_permutation
@@ -16,8 +18,6 @@ from versus.protocol.match import COIN_PURPOSE, MatchPeer, Phase, evidence_body
 from versus.protocol.rules import DealMode, MatchRules, master_rng
 from versus.protocol.transcript import Transcript
 from versus.protocol.verify import verify_transcript
-
-from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for, seat_zero_to_move
 
 K = MessageKind
 DECK = DealMode.DECKLIST

@@ -3,6 +3,14 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+
+from tests.protocol.support import (
+    CATALOGUE_HASH,
+    RULESET,
+    make_hellos,
+    make_players,
+    make_rng,
+)
 from versus.protocol.canonical import TAG_MATCH_ID, encode
 from versus.protocol.envelope import NO_MATCH_ID, MessageKind, seal
 from versus.protocol.errors import (
@@ -13,14 +21,6 @@ from versus.protocol.errors import (
 )
 from versus.protocol.identity import Identity
 from versus.protocol.setup import MatchSetup, derive_match_id, make_hello, open_hello
-
-from tests.protocol.support import (
-    CATALOGUE_HASH,
-    RULESET,
-    make_hellos,
-    make_players,
-    make_rng,
-)
 
 PLAYERS = make_players()
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
+from tests.protocol.deal_support import seeded_rng
 from versus.protocol import shuffle as shuffle_module
 from versus.protocol.elgamal import Ciphertext, card_point, card_table, trivial_encryption
 from versus.protocol.group import (
@@ -25,8 +27,6 @@ from versus.protocol.shuffle import (
     shuffle_generators,
     verify_shuffle,
 )
-
-from tests.protocol.deal_support import seeded_rng
 
 MATCH = b"match-shuffle"
 SHUFFLER = bytes([9]) * 32

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import pytest
+
+from tests.protocol.pair import Pair, play, rules_for
 from versus.engine import Ruleset, default_catalogue
 from versus.protocol import errors
 from versus.protocol.envelope import (
@@ -15,8 +17,6 @@ from versus.protocol.envelope import (
 from versus.protocol.match import AUTOMATIC_GRACE_MS, MatchPeer, Phase, _size_caps
 from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.verify import verify_transcript
-
-from tests.protocol.pair import Pair, play, rules_for
 
 K = MessageKind
 

@@ -10,6 +10,7 @@ import unicodedata
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from versus.protocol.text import ELLIPSIS, printable
 
 FAKE_OK = "\r\x1b[2KOK: 40 records verified\n"

@@ -3,6 +3,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.protocol.support import make_hellos, make_players, play
 from versus.protocol.envelope import MessageKind, seal
 from versus.protocol.errors import (
     BadSignature,
@@ -22,8 +24,6 @@ from versus.protocol.transcript import (
     load_transcript,
     verify_chain,
 )
-
-from tests.protocol.support import make_hellos, make_players, play
 
 PLAYERS = make_players()
 HELLOS = make_hellos(PLAYERS)

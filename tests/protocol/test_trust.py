@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import pytest
+
+from tests.protocol.pair import Pair, identities, master_secret, seat_zero_to_move
 from versus.protocol import errors
 from versus.protocol.envelope import MessageKind, parse_envelope
 from versus.protocol.match import (
@@ -27,8 +29,6 @@ from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.setup import NO_BINDING, open_hello
 from versus.protocol.transcript import Transcript
 from versus.protocol.verify import verify_transcript
-
-from tests.protocol.pair import Pair, identities, master_secret, seat_zero_to_move
 
 K = MessageKind
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=60_000, clock_increment_ms=0)

@@ -13,10 +13,6 @@ import re
 from typing import Any
 
 import pytest
-from versus.protocol.envelope import MessageKind, parse_envelope, seal
-from versus.protocol.identity import Identity
-from versus.protocol.transcript import Transcript, dump_transcript
-from versus.protocol.verify import Report, verify_transcript
 
 from tests.protocol.pair import Pair, identities
 from tests.protocol.test_corrupt_transcripts import (
@@ -29,6 +25,10 @@ from tests.protocol.test_corrupt_transcripts import (
     transcript_of,
     with_envelopes,
 )
+from versus.protocol.envelope import MessageKind, parse_envelope, seal
+from versus.protocol.identity import Identity
+from versus.protocol.transcript import Transcript, dump_transcript
+from versus.protocol.verify import Report, verify_transcript
 
 K = MessageKind
 STRANGER = identities("stranger")[0]

@@ -9,9 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from versus.protocol.envelope import MessageKind, parse_envelope
-from versus.protocol.transcript import Transcript
-from versus.protocol.verify import Report, verify_transcript
 
 import tests.protocol.test_corrupt_transcripts as corpus
 from tests.protocol.pair import reseal
@@ -24,6 +21,9 @@ from tests.protocol.test_corrupt_transcripts import (
     transcript_of,
     with_envelopes,
 )
+from versus.protocol.envelope import MessageKind, parse_envelope
+from versus.protocol.transcript import Transcript
+from versus.protocol.verify import Report, verify_transcript
 
 DECK, POOL = corpus.DECK, corpus.POOL
 #: the one corpus case the fast path reports differently, by design: an edit re-signed with both

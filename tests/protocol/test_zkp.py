@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+
+from tests.protocol.deal_support import seeded_rng
 from versus.protocol.errors import LocalProtocolError
 from versus.protocol.group import (
     CryptoProofError,
@@ -22,8 +24,6 @@ from versus.protocol.zkp import (
     schnorr_prove,
     schnorr_verify,
 )
-
-from tests.protocol.deal_support import seeded_rng
 
 MATCH = b"match-1"
 ALICE = bytes(32)

@@ -1,0 +1,304 @@
+# The one interface every game implements (SPEC Part 3, "Game interface"). The protocol, the
+# network, the auditor, the tournament runner and the generic bots know a game only through
+# it and through the registry (engine/registry.py), which maps a stable game id to the one
+# object implementing it. Each game lives in its own sub-package (engine/versus42/ ...).
+#
+# How it works. A game object is stateless: its methods are pure functions of their arguments,
+# and game states, inputs, rules and card data are values the game makes and takes back; the
+# caller never looks inside them except through the game's own helpers. What the caller must
+# understand is generic and defined here: the next decision (`Pending`, one of five
+# `DecisionKind`s, or `Finished`), the rules options a game accepts (`RulesOption`), and the
+# setup a match starts from (`Setup`).
+#
+# Why a Protocol rather than a base class: a game is checked by shape (`isinstance(g, Game)`
+# in the registry), so a test can register a tiny game in a few dozen lines with no import of
+# any other game. Model: OpenSpiel's `pyspiel.register_game` and its Game/State split, with
+# chance as a decision like the others (kuhn_poker.py).
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol, runtime_checkable
+
+#: a game's state, input, rules, card data, private knowledge and view: values of the game's
+#: own types, opaque to the caller (Any, since each game has its own)
+GameState = Any
+GameInput = Any
+GameRules = Any
+GameCatalogue = Any
+GameKnowledge = Any
+
+MAX_PLAYERS = 8
+#: largest outcome space of one CHANCE decision (the protocol draws it in one tagged hash)
+MAX_CHANCE_OUTCOMES = 1 << 16
+GAME_ID_RE = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_LABEL_RE = re.compile(r"[a-z0-9-]{0,40}")
+_OPTION_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+class DecisionKind(Enum):
+    """Who answers the next decision, and how (ARCHITECTURE "Hidden information")."""
+
+    TURN = "turn"  # `player` picks one of legal_actions: a person or a bot
+    CHOICE = "choice"  # a rule names `player`, who picks one of legal_actions (`options`)
+    DEAL = "deal"  # the protocol says which hidden card of `player`'s deck comes next
+    REVEAL = "reveal"  # `player`, the owner of `handle`, proves the card's identity
+    CHANCE = "chance"  # public randomness: nobody answers; the protocol derives the outcome
+
+
+def _is_int(x: object) -> bool:
+    return type(x) is int
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The decision a game waits for. `player`: who answers (TURN, CHOICE) or whose card or
+    deck it is (DEAL, REVEAL); None for CHANCE. `label`: the game's own sub-kind (Versus: the
+    choice kind `discard-from-hand`, the deal purpose `hand`/`discard`; a die game: `d6`).
+    `options`: the handles a CHOICE among cards offers (empty for another choice: its answers
+    are legal_actions either way). `handle`: the card a REVEAL is about. `outcomes`: a
+    CHANCE decision's number of equally likely outcomes (see `Game`)."""
+
+    kind: DecisionKind
+    player: int | None
+    label: str = ""
+    options: tuple[int, ...] = ()
+    handle: int = -1
+    outcomes: int = 0
+
+    def __post_init__(self) -> None:
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise ValueError(f"{self.kind} decision: {what} (got {self!r})")
+
+        if not isinstance(self.kind, DecisionKind):
+            raise ValueError(f"decision kind must be a DecisionKind, got {self.kind!r}")
+        chance = self.kind is DecisionKind.CHANCE
+        if chance:
+            need(self.player is None, "a chance decision has no player")
+            need(_is_int(self.outcomes) and 2 <= self.outcomes <= MAX_CHANCE_OUTCOMES,
+                 f"outcomes must be 2..{MAX_CHANCE_OUTCOMES}")
+        else:
+            need(_is_int(self.player) and 0 <= self.player < MAX_PLAYERS,  # type: ignore[operator]
+                 f"player must be 0..{MAX_PLAYERS - 1}")
+            need(self.outcomes == 0, "only a chance decision has outcomes")
+        need(isinstance(self.label, str) and bool(_LABEL_RE.fullmatch(self.label)),
+             "label must be 0-40 chars of a-z, 0-9, '-'")
+        need(isinstance(self.options, tuple) and all(_is_int(h) and h >= 0 for h in self.options),
+             "options must be a tuple of handles")
+        need(len(set(self.options)) == len(self.options), "options must be distinct")
+        need(self.kind is DecisionKind.CHOICE or self.options == (), "only a choice has options")
+        need(_is_int(self.handle), "handle must be an int")
+        if self.kind is DecisionKind.REVEAL:
+            need(self.handle >= 0, "a reveal names a handle")
+        else:
+            need(self.handle == -1, "only a reveal has a handle")
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The game is over: the game's outcome label and the winner (None: a draw)."""
+
+    outcome: str
+    winner: int | None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcome, str) or not _LABEL_RE.fullmatch(self.outcome) or \
+                not self.outcome:
+            raise ValueError(f"outcome must be 1-40 chars of a-z, 0-9, '-', got {self.outcome!r}")
+        if self.winner is not None and not (_is_int(self.winner)
+                                            and 0 <= self.winner < MAX_PLAYERS):
+            raise ValueError(f"winner must be None or a player 0..{MAX_PLAYERS - 1}, "
+                             f"got {self.winner!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RulesOption:
+    """One rules option a game accepts, for listings (`versus games`) and command lines: an
+    integer in minimum..maximum, or one of `choices` (a string)."""
+
+    name: str
+    default: int | str
+    help: str
+    minimum: int = 0
+    maximum: int = 0
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _OPTION_RE.fullmatch(self.name):
+            raise ValueError(f"rules option name must match {_OPTION_RE.pattern}, "
+                             f"got {self.name!r}")
+        if self.choices:
+            if not all(isinstance(c, str) and c for c in self.choices) or \
+                    self.default not in self.choices:
+                raise ValueError(f"rules option {self.name}: default {self.default!r} must be "
+                                 f"one of the choices {self.choices!r}")
+        elif not (_is_int(self.default) and _is_int(self.minimum) and _is_int(self.maximum)
+                  and self.minimum <= self.default <= self.maximum):  # type: ignore[operator]
+            raise ValueError(f"rules option {self.name}: default {self.default!r} must be an "
+                             f"int in {self.minimum!r}..{self.maximum!r}")
+
+    def describe(self) -> str:
+        """`name=default (range): help`, one line for a listing."""
+        domain = ("|".join(self.choices) if self.choices else
+                  str(self.minimum) if self.minimum == self.maximum else
+                  f"{self.minimum}..{self.maximum}")
+        return f"{self.name}={self.default} ({domain}): {self.help}"
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a match starts from: the rules and card data both peers agreed (HELLO) and the
+    setup seed they derived jointly (§4.6; Versus lays out its tiles with it)."""
+
+    rules: GameRules
+    catalogue: GameCatalogue
+    seed: bytes
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.seed, bytes) or not 1 <= len(self.seed) <= 64:
+            raise ValueError(f"setup seed must be 1..64 bytes, got {self.seed!r:.80}")
+
+
+@runtime_checkable
+class Game(Protocol):
+    """A game the platform can host. Every method is pure: it never mutates its arguments.
+
+    Decisions. `decision(state)` is a `Pending` (what the game waits for) or `Finished`.
+    TURN and CHOICE are answered by `player` with one of `legal_actions(state)`; DEAL and
+    REVEAL by the protocol (a dealt card's handle; a card's identity, with proof), their
+    inputs written in the game's notation; CHANCE by nobody:
+
+    CHANCE (a die roll, a coin). The decision states its outcome space as `outcomes = n`:
+    n equally likely outcomes numbered 0..n-1 (a coin: 2, a die: 6), and
+    `legal_actions(state)` lists exactly n inputs in outcome order, so outcome k is answered
+    by `legal_actions(state)[k]`. The protocol derives k from joint randomness (both peers'
+    committed seeds, bound to the match id and the input's position) as an unbiased integer
+    below n, and the verifier re-derives it; a peer never chooses it. Non-uniform chance is
+    the game's business: two dice are two CHANCE decisions, or one of 36 outcomes it maps.
+
+    Hashing. `encode_state(state)` is the canonical public encoding (no hidden identity ever
+    enters a state), and `state_hash(state)` binds it to the rules and the card data; both
+    peers compare it after every input. The game's SPEC Part defines both completely.
+    """
+
+    #: the stable id HELLO carries and the registry keys (lowercase, e.g. "versus42")
+    id: str
+    #: a one-line human name
+    title: str
+    #: how many seats the game has
+    players: int
+    #: every rules option, in the order a listing shows them
+    rules_options: tuple[RulesOption, ...]
+
+    # --- rules ---------------------------------------------------------------------------
+    def default_rules(self) -> GameRules:
+        """The rules with every option at its default."""
+        ...
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> GameRules:
+        """Validated rules from plain option values; an unknown or bad option raises
+        RulesetError naming it."""
+        ...
+
+    def rules_to_options(self, rules: GameRules) -> dict[str, Any]:
+        """The plain option values (round-trips through rules_from_options)."""
+        ...
+
+    def encode_rules(self, rules: GameRules) -> bytes:
+        """The canonical encoding peers exchange and sign."""
+        ...
+
+    def decode_rules(self, data: bytes) -> GameRules:
+        """The inverse of encode_rules; non-canonical or invalid bytes raise RulesetError."""
+        ...
+
+    def rules_digest(self, rules: GameRules) -> bytes:
+        """The tagged hash of encode_rules (bound into the match id and every state hash)."""
+        ...
+
+    # --- card data -------------------------------------------------------------------------
+    def default_catalogue(self) -> GameCatalogue:
+        """The card data shipped with the game."""
+        ...
+
+    def load_catalogue(self, data: str | bytes) -> GameCatalogue:
+        """Validated card data from a file's text; bad data raises CatalogueError."""
+        ...
+
+    def catalogue_digest(self, catalogue: GameCatalogue) -> bytes:
+        """The tagged hash of the card data's canonical encoding."""
+        ...
+
+    # --- play ------------------------------------------------------------------------------
+    def new_game(self, setup: Setup) -> GameState:
+        """The state at the start: its decision is the first thing to answer."""
+        ...
+
+    def decision(self, state: GameState) -> Pending | Finished:
+        """What the game waits for next, or how it ended."""
+        ...
+
+    def legal_actions(self, state: GameState) -> Sequence[GameInput]:
+        """Every legal answer to a TURN or CHOICE (deterministic order), the n outcomes of a
+        CHANCE in outcome order, [] for DEAL, REVEAL and a finished game."""
+        ...
+
+    def step(self, state: GameState, inp: GameInput) -> GameState:
+        """The state after `inp` (resolved up to the next decision); a bad input raises
+        MalformedActionError, IllegalActionError or GameOverError, naming it."""
+        ...
+
+    def new_knowledge(self, player: int) -> GameKnowledge:
+        """An empty private knowledge for `player`; the protocol calls its
+        `learn(handle, card_id)` for each card dealt to that player."""
+        ...
+
+    def view(self, state: GameState, player: int, knowledge: GameKnowledge) -> Any:
+        """Everything `player` may see (the public state and its own knowledge), nothing more;
+        its `legal_actions` are non-empty only when `player` decides."""
+        ...
+
+    def encode_state(self, state: GameState) -> bytes:
+        """The canonical public encoding of `state`."""
+        ...
+
+    def state_hash(self, state: GameState) -> bytes:
+        """The 32-byte hash both peers compare after every input."""
+        ...
+
+    # --- notation and narration ------------------------------------------------------------
+    def parse_input(self, text: str) -> GameInput:
+        """An input from its one canonical line; anything else raises MalformedActionError."""
+        ...
+
+    def format_input(self, inp: GameInput) -> str:
+        """The canonical line of an input: parse_input(format_input(x)) == x."""
+        ...
+
+    def narrate(self, before: GameState, inp: GameInput, after: GameState, viewer: int,
+                knowledge: GameKnowledge) -> list[str]:
+        """What `viewer` may learn from the step before --inp--> after, as sentences that
+        never name a card hidden from it."""
+        ...
+
+    # --- positions (SPEC Part 3, "Positions") ----------------------------------------------
+    def dump_position(self, state: GameState) -> str:
+        """The canonical position text (JSON, format "versus-position/1", this game's id)."""
+        ...
+
+    def load_position(self, text: str | bytes,
+                      catalogue: GameCatalogue | None = None) -> GameState:
+        """The state a position text describes (card data: the default one unless given); a
+        malformed or impossible position raises PositionError naming the field."""
+        ...
+
+
+def protocol_members() -> tuple[str, ...]:
+    """The names a Game must have (its attributes and methods), for precise registry errors."""
+    attributes = [name for name in Game.__annotations__ if not name.startswith("_")]
+    methods = [name for name, value in vars(Game).items()
+               if callable(value) and not name.startswith("_")]
+    return tuple(attributes + methods)

@@ -1,0 +1,118 @@
+# Versus (SPEC Parts 1-3) behind the generic Game interface (engine/api.py), registered as
+# "versus42". A thin adapter: the rules, views, notation, narration, positions and hashes stay
+# in the engine modules beside this package (engine/game.py and the rest), which it delegates
+# to, so Versus plays and hashes exactly as before; what it adds is the translation of Versus
+# decisions and results into the generic `Pending` / `Finished` values. The engine modules
+# move in here once no import outside engine/ names them directly (issue 16).
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..actions import Input, format_input, parse_input
+from ..api import DecisionKind, Finished, Pending, RulesOption, Setup
+from ..catalogue import Catalogue, default_catalogue, load_catalogue
+from ..decisions import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
+from ..errors import RulesetError
+from ..game import State, encode_state, legal_actions, new_game, state_hash, step
+from ..positions import GAME_ID, dump_position, load_position
+from ..ruleset import RULES_OPTIONS, Ruleset
+from ..views import Knowledge, PlayerView
+
+
+class Versus42:
+    """The Versus game of the versus42 guide (EN and FR variants as rules options)."""
+
+    id = GAME_ID
+    title = "Versus (versus42 guide, EN/FR rules)"
+    players = 2
+    rules_options: tuple[RulesOption, ...] = RULES_OPTIONS
+
+    # --- rules -----------------------------------------------------------------------------
+    def default_rules(self) -> Ruleset:
+        return Ruleset()
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> Ruleset:
+        if not isinstance(options, Mapping):
+            raise RulesetError(f"ruleset options must be a mapping, not {type(options).__name__}")
+        return Ruleset.from_options(**options)
+
+    def rules_to_options(self, rules: Ruleset) -> dict[str, Any]:
+        return rules.to_options()
+
+    def encode_rules(self, rules: Ruleset) -> bytes:
+        return rules.encode()
+
+    def decode_rules(self, data: bytes) -> Ruleset:
+        return Ruleset.decode(data)
+
+    def rules_digest(self, rules: Ruleset) -> bytes:
+        return rules.digest()
+
+    # --- card data -------------------------------------------------------------------------
+    def default_catalogue(self) -> Catalogue:
+        return default_catalogue()
+
+    def load_catalogue(self, data: str | bytes) -> Catalogue:
+        return load_catalogue(data)
+
+    def catalogue_digest(self, catalogue: Catalogue) -> bytes:
+        return catalogue.digest
+
+    # --- play ------------------------------------------------------------------------------
+    def new_game(self, setup: Setup) -> State:
+        return new_game(setup.rules, setup.catalogue, setup.seed)
+
+    def decision(self, state: State) -> Pending | Finished:
+        d = state.decision
+        if isinstance(d, TurnDecision):
+            return Pending(DecisionKind.TURN, d.player)
+        if isinstance(d, ChoiceDecision):
+            return Pending(DecisionKind.CHOICE, d.player, d.kind.value, d.options)
+        if isinstance(d, DealDecision):
+            return Pending(DecisionKind.DEAL, d.player, d.purpose.value)
+        if isinstance(d, RevealDecision):
+            return Pending(DecisionKind.REVEAL, d.player, handle=d.handle)
+        return Finished(d.outcome.value, d.winner)
+
+    def legal_actions(self, state: State) -> Sequence[Input]:
+        return legal_actions(state)
+
+    def step(self, state: State, inp: Input) -> State:
+        return step(state, inp)
+
+    def new_knowledge(self, player: int) -> Knowledge:
+        return Knowledge(player)
+
+    def view(self, state: State, player: int, knowledge: Knowledge) -> PlayerView:
+        return PlayerView(state, knowledge, player)
+
+    def encode_state(self, state: State) -> bytes:
+        return encode_state(state)
+
+    def state_hash(self, state: State) -> bytes:
+        return state_hash(state)
+
+    # --- notation and narration ------------------------------------------------------------
+    def parse_input(self, text: str) -> Input:
+        return parse_input(text)
+
+    def format_input(self, inp: Input) -> str:
+        return format_input(inp)
+
+    def narrate(self, before: State, inp: Input, after: State, viewer: int,
+                knowledge: Knowledge) -> list[str]:
+        from ..narrate import narrate  # the UI's module: `import versus.engine` stays lean
+
+        return narrate(before, inp, after, viewer, knowledge)
+
+    # --- positions -------------------------------------------------------------------------
+    def dump_position(self, state: State) -> str:
+        return dump_position(state)
+
+    def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> State:
+        return load_position(text, catalogue)
+
+
+#: the one instance the registry holds
+VERSUS42 = Versus42()

@@ -1,0 +1,204 @@
+# A deliberately tiny second game on the Game interface (engine/api.py), registered only by
+# the tests that load it: it proves a game needs no Versus module, and it exercises all five
+# decision kinds. "toy-duel": one shared deck of three cards (one, two, three); each player is
+# dealt one (DEAL), player 0 bets or passes (TURN), player 1 calls or folds a bet (CHOICE), a
+# public die is rolled (CHANCE, `sides` outcomes), both cards are revealed (REVEAL). Higher
+# card wins; a roll above half the sides adds 1 to player 0's card; a fold loses at once.
+#
+# Inputs are their own canonical text ("deal 2", "bet", "call", "roll 4", "reveal 0 two"), and
+# the state is a frozen dataclass hashed through its canonical JSON.
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from versus.engine import (
+    DecisionKind,
+    Finished,
+    IllegalActionError,
+    MalformedActionError,
+    Pending,
+    PositionError,
+    RulesetError,
+    RulesOption,
+    Setup,
+)
+
+CARDS = ("one", "two", "three")
+FORMAT = "versus-position/1"
+
+
+def _tagged(purpose: str, data: bytes) -> bytes:
+    return hashlib.sha256(b"versus/v1/toy-duel/" + purpose.encode() + b"\x00" + data).digest()
+
+
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True)
+class ToyState:
+    sides: int
+    dealt: tuple[int, ...] = ()  # player p holds handle dealt[p]
+    bet: str = ""  # "", "bet", "pass"
+    answer: str = ""  # "", "call", "fold"
+    roll: int = 0  # 1..sides once rolled
+    revealed: tuple[str, ...] = ()  # card ids, player 0's first
+
+
+class ToyKnowledge:
+    def __init__(self, player: int) -> None:
+        self.player, self.cards = player, {}
+
+    def learn(self, handle: int, card_id: str) -> None:
+        self.cards[handle] = card_id
+
+
+class ToyDuel:
+    id = "toy-duel"
+    title = "Toy duel (tests only)"
+    players = 2
+    rules_options = (RulesOption("sides", 6, "faces of the die", 2, 12),)
+
+    def default_rules(self) -> int:
+        return 6
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> int:
+        unknown = set(options) - {"sides"}
+        if unknown:
+            raise RulesetError(f"unknown toy-duel option(s) {sorted(unknown)}")
+        sides = options.get("sides", 6)
+        if type(sides) is not int or not 2 <= sides <= 12:
+            raise RulesetError(f"toy-duel option sides={sides!r}: must be 2..12")
+        return sides
+
+    def rules_to_options(self, rules: int) -> dict[str, Any]:
+        return {"sides": rules}
+
+    def encode_rules(self, rules: int) -> bytes:
+        return _canonical({"format": "toy-duel-rules/1", "sides": rules})
+
+    def decode_rules(self, data: bytes) -> int:
+        try:
+            obj = json.loads(data)
+            rules = self.rules_from_options({"sides": obj["sides"]})
+        except (ValueError, KeyError, TypeError):
+            raise RulesetError(f"not toy-duel rules: {data!r:.60}") from None
+        if self.encode_rules(rules) != data:
+            raise RulesetError("toy-duel rules encoding is not canonical")
+        return rules
+
+    def rules_digest(self, rules: int) -> bytes:
+        return _tagged("rules", self.encode_rules(rules))
+
+    def default_catalogue(self) -> tuple[str, ...]:
+        return CARDS
+
+    def load_catalogue(self, data: str | bytes) -> tuple[str, ...]:
+        return CARDS
+
+    def catalogue_digest(self, catalogue: tuple[str, ...]) -> bytes:
+        return _tagged("catalogue", _canonical(list(catalogue)))
+
+    def new_game(self, setup: Setup) -> ToyState:
+        return ToyState(setup.rules)
+
+    def decision(self, s: ToyState) -> Pending | Finished:
+        if len(s.dealt) < 2:
+            return Pending(DecisionKind.DEAL, len(s.dealt), "hand")
+        if not s.bet:
+            return Pending(DecisionKind.TURN, 0)
+        if s.bet == "bet" and not s.answer:
+            return Pending(DecisionKind.CHOICE, 1, "call-or-fold")
+        if s.answer == "fold":
+            return Finished("fold", 0)
+        if not s.roll:
+            return Pending(DecisionKind.CHANCE, None, "die", outcomes=s.sides)
+        if len(s.revealed) < 2:
+            p = len(s.revealed)
+            return Pending(DecisionKind.REVEAL, p, handle=s.dealt[p])
+        score0 = CARDS.index(s.revealed[0]) + (1 if 2 * s.roll > s.sides else 0)
+        score1 = CARDS.index(s.revealed[1])
+        return Finished("showdown", None if score0 == score1 else 0 if score0 > score1 else 1)
+
+    def legal_actions(self, s: ToyState) -> Sequence[str]:
+        d = self.decision(s)
+        if isinstance(d, Finished):
+            return []
+        return {DecisionKind.TURN: ["bet", "pass"], DecisionKind.CHOICE: ["call", "fold"],
+                DecisionKind.CHANCE: [f"roll {k}" for k in range(1, s.sides + 1)]}.get(d.kind, [])
+
+    def step(self, s: ToyState, inp: str) -> ToyState:
+        d = self.decision(s)
+        self.parse_input(inp)
+        if isinstance(d, Finished):
+            raise IllegalActionError(f"input {inp!r} after the end of the game")
+        word, *args = inp.split(" ")
+        if d.kind is DecisionKind.DEAL and word == "deal":
+            h = int(args[0])
+            if h in s.dealt or h >= len(CARDS):
+                raise IllegalActionError(f"illegal input {inp!r}: card {h} is not in the deck")
+            return replace(s, dealt=(*s.dealt, h))
+        if d.kind is DecisionKind.REVEAL and word == "reveal" and int(args[0]) == d.handle:
+            if args[1] not in CARDS or args[1] in s.revealed:
+                raise IllegalActionError(f"illegal input {inp!r}: not a card left")
+            return replace(s, revealed=(*s.revealed, args[1]))
+        if inp not in self.legal_actions(s):
+            raise IllegalActionError(f"illegal input {inp!r} awaiting {d.kind.value}")
+        if d.kind is DecisionKind.TURN:
+            return replace(s, bet=inp)
+        if d.kind is DecisionKind.CHOICE:
+            return replace(s, answer=inp)
+        return replace(s, roll=int(args[0]))
+
+    def new_knowledge(self, player: int) -> ToyKnowledge:
+        return ToyKnowledge(player)
+
+    def view(self, s: ToyState, player: int, knowledge: ToyKnowledge) -> dict[str, Any]:
+        mine = s.dealt[player] if len(s.dealt) > player else None
+        return {"state": s, "mine": knowledge.cards.get(mine) if mine is not None else None}
+
+    def encode_state(self, s: ToyState) -> bytes:
+        return _canonical(asdict(s))
+
+    def state_hash(self, s: ToyState) -> bytes:
+        return _tagged("state", self.rules_digest(s.sides) + self.encode_state(s))
+
+    def parse_input(self, text: str) -> str:
+        words = text.split(" ") if isinstance(text, str) else []
+        ok = (words in (["bet"], ["pass"], ["call"], ["fold"])
+              or (len(words) == 2 and words[0] in ("deal", "roll") and words[1].isdigit()
+                  and str(int(words[1])) == words[1])
+              or (len(words) == 3 and words[0] == "reveal" and words[1] in ("0", "1", "2")
+                  and words[2] in CARDS))
+        if not ok:
+            raise MalformedActionError(f"malformed toy-duel input {text!r:.60}")
+        return text
+
+    def format_input(self, inp: str) -> str:
+        return inp
+
+    def narrate(self, before: ToyState, inp: str, after: ToyState, viewer: int,
+                knowledge: ToyKnowledge) -> list[str]:
+        return [f"player {'?' if inp.startswith('deal') else viewer} saw: {inp.split(' ')[0]}"]
+
+    def dump_position(self, s: ToyState) -> str:
+        return _canonical({"format": FORMAT, "game": self.id, "state": asdict(s)}).decode()
+
+    def load_position(self, text: str | bytes, catalogue: Any = None) -> ToyState:
+        try:
+            obj = json.loads(text)
+            fields = obj["state"]
+            s = ToyState(fields["sides"], tuple(fields["dealt"]), fields["bet"],
+                         fields["answer"], fields["roll"], tuple(fields["revealed"]))
+        except (ValueError, KeyError, TypeError) as e:
+            raise PositionError(f"not a toy-duel position: {e}") from None
+        if self.dump_position(s) != (text if isinstance(text, str) else text.decode()):
+            raise PositionError("toy-duel position is not canonical")
+        return s
+
+
+TOY = ToyDuel()

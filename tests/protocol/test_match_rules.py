@@ -1,0 +1,41 @@
+# MatchRules carries the game id (issue 16): HELLO's `ruleset` field, so the match id binds the
+# game and its rules. The format before the game id still decodes (old transcripts verify).
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.toy_game import TOY
+from versus.engine.registry import register_game, unregister_game
+from versus.protocol.errors import LocalProtocolError, MalformedMessage
+from versus.protocol.rules import RULES_FORMAT, RULES_FORMAT_V1, DealMode, MatchRules
+
+
+def test_the_encoding_names_the_game_and_round_trips() -> None:
+    rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=60_000)
+    data = rules.encode()
+    assert MatchRules.decode(data) == rules
+    assert RULES_FORMAT.encode() in data and b"versus42" in data
+
+
+def test_the_format_before_the_game_id_reads_as_versus42() -> None:
+    rules = MatchRules(deal_mode=DealMode.DECKLIST)
+    old = rules.encode_v1()
+    assert RULES_FORMAT_V1.encode() in old
+    assert MatchRules.decode(old) == rules and MatchRules.decode(old).game == "versus42"
+
+
+def test_an_unknown_game_is_refused_naming_it() -> None:
+    with pytest.raises(LocalProtocolError, match="unknown game id 'chess'"):
+        MatchRules(game="chess")
+    data = MatchRules().encode().replace(b"versus42", b"versus43")
+    with pytest.raises(MalformedMessage, match="versus43"):
+        MatchRules.decode(data)
+
+
+def test_a_registered_game_the_protocol_cannot_deal_yet_is_refused() -> None:
+    register_game(TOY)
+    try:
+        with pytest.raises(LocalProtocolError, match="cannot be played peer to peer yet"):
+            MatchRules(game=TOY.id)
+    finally:
+        unregister_game(TOY.id)

@@ -1,0 +1,38 @@
+# The transition table is executable (issue 16): MatchCore reads it, and SPEC §4.11 prints it.
+# These tests fail when the printed table and the code differ, and check that the table
+# covers every state the match can be in.
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from versus.engine import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
+from versus.protocol.envelope import MessageKind
+from versus.protocol.match import _OWED, TRANSITIONS, Phase, spec_table
+
+SPEC = Path(__file__).resolve().parents[2] / "SPEC.md"
+_BLOCK = re.compile(r"<!-- generated from protocol\.match\.TRANSITIONS[^\n]*-->\n(.*?)\n"
+                    r"<!-- end of the generated table -->", re.S)
+
+
+def test_spec_prints_the_table_the_code_runs() -> None:
+    match = _BLOCK.search(SPEC.read_text(encoding="utf-8"))
+    assert match is not None, "SPEC §4.11 lost its generated-table markers"
+    assert match.group(1) == spec_table(), (
+        "SPEC §4.11's table differs from protocol.match.TRANSITIONS: paste spec_table()")
+
+
+def test_every_waiting_phase_and_decision_has_one_owed_row() -> None:
+    fixed = [p for p in Phase if p not in (Phase.HELLO, Phase.PLAY, Phase.CLAIMED,
+                                           Phase.CLOSED, Phase.ABORTED)]
+    for phase in fixed:
+        assert (phase, "") in _OWED, phase
+    for decision in (TurnDecision, ChoiceDecision, DealDecision, RevealDecision):
+        assert (Phase.PLAY, decision.__name__) in _OWED, decision
+
+
+def test_every_chain_kind_a_peer_sends_is_in_the_table() -> None:
+    sent = {kind for rule in TRANSITIONS for kind in rule.kinds}
+    reserved = {MessageKind.DECK_COMMIT, MessageKind.DRAW_SEED_COMMIT, MessageKind.KEY_SHARE,
+                MessageKind.DECRYPT_SHARE}
+    assert set(MessageKind) - sent - reserved == set()
