@@ -12,10 +12,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from .errors import CatalogueError
@@ -198,7 +198,10 @@ def load_catalogue(data: str | bytes) -> Catalogue:
 @cache
 def default_catalogue() -> Catalogue:
     """The packaged catalogue (engine/data/cards.json)."""
-    return load_catalogue(resources.files("versus.engine").joinpath("data/cards.json").read_bytes())
+    # a plain file beside this module (the wheel installs it unzipped): importlib.resources
+    # would cost the start of every `versus` command ~10 ms of imports (bench/startup.py)
+    with open(os.path.join(os.path.dirname(__file__), "data", "cards.json"), "rb") as file:
+        return load_catalogue(file.read())
 
 
 def _parse_card(i: int, item: Any) -> Card:
