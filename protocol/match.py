@@ -28,7 +28,7 @@ import functools
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from versus.engine import (
     Action,
@@ -55,13 +55,7 @@ from versus.engine import (
 )
 from versus.protocol.canonical import HASH_SIZE
 from versus.protocol.commitment import coin_commitment, coin_outcome
-from versus.protocol.dealers import (
-    DecklistAudit,
-    DecklistHand,
-    PoolAudit,
-    PoolLive,
-    check_decklist,
-)
+from versus.protocol.dealers import DecklistAudit, DecklistHand, check_decklist
 from versus.protocol.envelope import (
     MAX_ENVELOPE_SIZE,
     MAX_MESSAGE_SIZE,
@@ -85,12 +79,14 @@ from versus.protocol.errors import (
 )
 from versus.protocol.group import Rng, random_permutation
 from versus.protocol.identity import Identity
-from versus.protocol.pool import DrawShare, EndReveal, KeyShare, SharedPoolDeal, Shuffle
-from versus.protocol.pool import Reveal as PoolReveal
 from versus.protocol.rules import DealMode, MatchRules, master_rng
 from versus.protocol.setup import NO_BINDING, Hello, MatchSetup, make_hello, open_hello
 from versus.protocol.text import printable
 from versus.protocol.transcript import Transcript, dump_transcript, load_transcript
+
+if TYPE_CHECKING:  # the mental-poker modules load only for a shared-pool match (start-up)
+    from versus.protocol.pool import SharedPoolDeal
+    from versus.protocol.pool_sides import PoolAudit, PoolLive
 
 K = MessageKind
 COIN_PURPOSE = "layout"
@@ -514,7 +510,7 @@ class MatchCore:
             if len(body) != 2:
                 raise MalformedMessage("a shared-pool COMMIT is [coin commitment, key share]")
             assert self.pool is not None
-            self.pool.key_share(seat, KeyShare.from_wire(body[1]), own)
+            self.pool.key_share(seat, _pool().KeyShare.from_wire(body[1]), own)
         self.coin_commits[seat] = body[0]
         return self._advance_setup()
 
@@ -531,7 +527,7 @@ class MatchCore:
         if len(body) != 1:
             raise MalformedMessage("a SHUFFLE is [shuffle message]")
         assert self.pool is not None
-        self.pool.shuffle(envelope.sender, Shuffle.from_wire(body[0]), own)
+        self.pool.shuffle(envelope.sender, _pool().Shuffle.from_wire(body[0]), own)
         return self._advance_setup()
 
     # --- play handlers --------------------------------------------------------------------
@@ -546,7 +542,8 @@ class MatchCore:
         else:
             assert self.pool is not None
             handle = self.next_undealt(owner)
-            card = self.pool.draw(envelope.sender, handle, DrawShare.from_wire(body[0]), own)
+            card = self.pool.draw(envelope.sender, handle, _pool().DrawShare.from_wire(body[0]),
+                                  own)
         events = self._apply(envelope, Deal(handle), claimed, own)
         if self._on_draw is not None:
             self._on_draw(owner, handle, card)
@@ -564,7 +561,7 @@ class MatchCore:
         else:
             claimed = _state_hash_field(body, 2)
             assert self.pool is not None
-            card = self.pool.reveal(owner, handle, PoolReveal.from_wire(body[0]), own)
+            card = self.pool.reveal(owner, handle, _pool().Reveal.from_wire(body[0]), own)
         if type(card) is not str:
             raise IllegalAction(f"card id {card!r:.40} is not a catalogue id")
         return self._apply(envelope, Reveal(handle, card), claimed, own)
@@ -711,7 +708,7 @@ class MatchCore:
             if len(body) != 1:
                 raise MalformedMessage("a shared-pool SECRET_REVEAL is [end reveal]")
             assert self.pool is not None
-            self.pool.end_reveal(seat, EndReveal.from_wire(body[0]), own)
+            self.pool.end_reveal(seat, _pool().EndReveal.from_wire(body[0]), own)
         self.revealed[seat] = True
         if self.claim is not None and seat == 1 - self.claim.sender:
             self.disputed = True  # the accused revealed without disputing: too late now
@@ -772,6 +769,8 @@ class MatchCore:
         this chain (checked already: their signatures are not checked again)."""
         pool = None
         if self.rules.deal_mode is DealMode.SHARED_POOL:
+            from versus.protocol.pool_sides import PoolAudit
+
             pool = PoolAudit(self.match_id, self.setup.keys, self.rules.pool_ids(self.catalogue),
                              self.n)
         referee = MatchCore(self.setup, self.rules, self.catalogue, pool)
@@ -819,6 +818,13 @@ def _canonical_action(text: str) -> Action:
     if not isinstance(action, Action) or format_input(action) != text:
         raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
     return action
+
+
+def _pool() -> Any:
+    """protocol.pool, imported at the first shared-pool message (SPEC Part 5)."""
+    from versus.protocol import pool
+
+    return pool
 
 
 def _fields_text(fields: Sequence[object]) -> str:
@@ -1298,6 +1304,9 @@ class MatchPeer:
             self._hand = DecklistHand(match_id, self.seat, self._deck_cards, self._rng)
             pool_side: PoolLive | None = None
         else:
+            from versus.protocol.pool import SharedPoolDeal
+            from versus.protocol.pool_sides import PoolLive
+
             self._deal = SharedPoolDeal(self.seat, match_id, setup.keys,
                                         self.rules.pool_ids(self.catalogue),
                                         self.rules.ruleset.deck_size, self._rng)

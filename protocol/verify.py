@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from versus.engine import Catalogue, Input, default_catalogue
-from versus.protocol.dealers import PoolAudit
 from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
 from versus.protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
 from versus.protocol.identity import fingerprint
@@ -250,6 +249,8 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
         return None
     pool = None
     if rules.deal_mode is DealMode.SHARED_POOL:
+        from versus.protocol.pool_sides import PoolAudit  # loaded for a shared pool only
+
         pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue),
                          rules.ruleset.deck_size)
     core = MatchCore(setup, rules, catalogue, pool)
