@@ -1,6 +1,9 @@
 # The Versus rules engine: pure, deterministic, no I/O. See SPEC.md Parts 1-3.
 # The generic game interface (api.py) and the registry of games (registry.py) are here too;
-# Versus is registered as "versus42" (its adapter: versus42/).
+# Versus is registered as "versus42" (its adapter: versus42/). Those names load on first use
+# (PEP 562 `__getattr__` below): the Versus engine alone is what `versus verify` needs at start.
+from typing import Any
+
 from .actions import (
     Action,
     ActionKind,
@@ -11,7 +14,6 @@ from .actions import (
     parse_action,
     parse_input,
 )
-from .api import DecisionKind, Finished, Game, Pending, RulesOption, Setup
 from .catalogue import Card, Catalogue, default_catalogue, load_catalogue
 from .decisions import (
     ChoiceDecision,
@@ -37,9 +39,7 @@ from .errors import (
 from .game import State, encode_state, legal_actions, new_game, state_hash, step
 from .geometry import STANDARD, Geometry
 from .hashing import HashRng, HashStream
-from .positions import PositionBuilder, dump_position
 from .referee import Referee, random_chooser, random_deal
-from .registry import GameInfo, games, get_game, load_position, register_game, unregister_game
 from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 from .views import FieldCard, Knowledge, PlayerView
 
@@ -56,3 +56,23 @@ __all__ = [
     "new_game", "parse_action", "parse_input", "random_chooser", "random_deal",
     "register_game", "state_hash", "step", "unregister_game",
 ]
+
+#: generic-interface names -> their module, imported on first access
+_LAZY = {
+    **dict.fromkeys(("DecisionKind", "Finished", "Game", "Pending", "RulesOption", "Setup"),
+                    "api"),
+    **dict.fromkeys(("PositionBuilder", "dump_position"), "positions"),
+    **dict.fromkeys(("GameInfo", "games", "get_game", "load_position", "register_game",
+                     "unregister_game"), "registry"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -19,16 +19,32 @@ from typing import Any
 
 from versus.engine import Catalogue, Ruleset, RulesetError
 from versus.engine.errors import UnknownGameError
-from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 
 RULES_FORMAT = "versus-match-rules/2"
 #: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify
 RULES_FORMAT_V1 = "versus-match-rules/1"
+DEFAULT_GAME = "versus42"  # engine/registry.py's default game
 #: the games this protocol can run a match of (the registry knows more: a game needs the
 #: protocol's generic zones and CHANCE before it plays peer to peer, SPEC §4.11)
 PLAYABLE_GAMES = (DEFAULT_GAME,)
+
+
+def _game(game_id: str) -> Any:
+    """The registry's game (imported on first use: the Versus engine alone serves versus42's
+    rules, so verifying a Versus transcript does not load the registry)."""
+    from versus.engine.registry import get_game
+
+    return get_game(game_id)
+
+
+def _encode_game_rules(game_id: str, rules: Any) -> bytes:
+    return rules.encode() if game_id == DEFAULT_GAME else _game(game_id).encode_rules(rules)
+
+
+def _decode_game_rules(game_id: str, data: bytes) -> Any:
+    return Ruleset.decode(data) if game_id == DEFAULT_GAME else _game(game_id).decode_rules(data)
 MAX_CLOCK_MS = 24 * 3600 * 1000
 MAX_POOL_CARDS = 255
 
@@ -65,10 +81,11 @@ class MatchRules:
     def _problem(self) -> str | None:
         if type(self.game) is not str:
             return f"game must be a registry id, got {self.game!r:.40}"
-        try:
-            get_game(self.game)
-        except UnknownGameError as error:
-            return str(error)
+        if self.game != DEFAULT_GAME:
+            try:
+                _game(self.game)
+            except UnknownGameError as error:
+                return str(error)
         if self.game not in PLAYABLE_GAMES:
             return (f"game {self.game!r} cannot be played peer to peer yet (playable: "
                     f"{', '.join(PLAYABLE_GAMES)})")
@@ -116,7 +133,7 @@ class MatchRules:
             [
                 RULES_FORMAT,
                 self.game,
-                get_game(self.game).encode_rules(self.ruleset),
+                _encode_game_rules(self.game, self.ruleset),
                 self.deal_mode.value,
                 list(self.pool),
                 self.clock_initial_ms,
@@ -143,7 +160,7 @@ class MatchRules:
                 raise ValueError("game is str, ruleset bin, pool and registered decklists "
                                  "arrays")
             rules = cls(
-                get_game(game).decode_rules(ruleset), DealMode(mode), tuple(pool), initial,
+                _decode_game_rules(game, ruleset), DealMode(mode), tuple(pool), initial,
                 increment, tuple(regs), game,  # type: ignore[arg-type]
             )  # fmt: skip
         except (ValueError, RulesetError, LocalProtocolError, TypeError,

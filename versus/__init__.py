@@ -7,10 +7,13 @@
 # In a wheel the four packages sit inside this folder. In a checkout (the tests, the benches,
 # an editable install) they sit beside it: then their parent folder joins this package's search
 # path, so `versus.engine` is the checkout's engine/ and no second copy of it can be imported.
+# (os.path, not pathlib: this runs at the start of every `versus` command.)
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-_HERE = Path(__file__).resolve().parent
-if not (_HERE / "engine").is_dir() and (_HERE.parent / "engine" / "__init__.py").is_file():
-    __path__.append(str(_HERE.parent))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PARENT = os.path.dirname(_HERE)
+if (not os.path.isdir(os.path.join(_HERE, "engine"))
+        and os.path.isfile(os.path.join(_PARENT, "engine", "__init__.py"))):
+    __path__.append(_PARENT)

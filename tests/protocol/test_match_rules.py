@@ -39,3 +39,16 @@ def test_a_registered_game_the_protocol_cannot_deal_yet_is_refused() -> None:
             MatchRules(game=TOY.id)
     finally:
         unregister_game(TOY.id)
+
+
+def test_the_versus_fast_path_is_the_registry_s_encoding() -> None:
+    """protocol/rules.py encodes versus42's rules without loading the registry: the bytes must
+    be the game's own `encode_rules`."""
+    from versus.engine import Ruleset
+    from versus.engine.registry import get_game
+
+    game = get_game("versus42")
+    for ruleset in (Ruleset(), Ruleset(deck_size=8, hand_size=2)):
+        rules = MatchRules(ruleset)
+        assert game.encode_rules(ruleset) == ruleset.encode()
+        assert game.decode_rules(ruleset.encode()) == MatchRules.decode(rules.encode()).ruleset
