@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
+from .options import RulesOption
+
 #: a game's state, input, rules, card data, private knowledge and view: values of the game's
 #: own types, opaque to the caller (Any, since each game has its own)
 GameState = Any
@@ -35,7 +37,6 @@ MAX_PLAYERS = 8
 MAX_CHANCE_OUTCOMES = 1 << 16
 GAME_ID_RE = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _LABEL_RE = re.compile(r"[a-z0-9-]{0,40}")
-_OPTION_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
 class DecisionKind(Enum):
@@ -112,40 +113,6 @@ class Finished:
                                             and 0 <= self.winner < MAX_PLAYERS):
             raise ValueError(f"winner must be None or a player 0..{MAX_PLAYERS - 1}, "
                              f"got {self.winner!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class RulesOption:
-    """One rules option a game accepts, for listings (`versus games`) and command lines: an
-    integer in minimum..maximum, or one of `choices` (a string)."""
-
-    name: str
-    default: int | str
-    help: str
-    minimum: int = 0
-    maximum: int = 0
-    choices: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _OPTION_RE.fullmatch(self.name):
-            raise ValueError(f"rules option name must match {_OPTION_RE.pattern}, "
-                             f"got {self.name!r}")
-        if self.choices:
-            if not all(isinstance(c, str) and c for c in self.choices) or \
-                    self.default not in self.choices:
-                raise ValueError(f"rules option {self.name}: default {self.default!r} must be "
-                                 f"one of the choices {self.choices!r}")
-        elif not (_is_int(self.default) and _is_int(self.minimum) and _is_int(self.maximum)
-                  and self.minimum <= self.default <= self.maximum):  # type: ignore[operator]
-            raise ValueError(f"rules option {self.name}: default {self.default!r} must be an "
-                             f"int in {self.minimum!r}..{self.maximum!r}")
-
-    def describe(self) -> str:
-        """`name=default (range): help`, one line for a listing."""
-        domain = ("|".join(self.choices) if self.choices else
-                  str(self.minimum) if self.minimum == self.maximum else
-                  f"{self.minimum}..{self.maximum}")
-        return f"{self.name}={self.default} ({domain}): {self.help}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, fields
 from enum import Enum, IntEnum
 from typing import Any
 
-from .api import RulesOption
 from .errors import RulesetError
 from .geometry import Geometry
 from .hashing import HashStream, tagged_hash
+from .options import RulesOption
 
 
 class Tile(IntEnum):
