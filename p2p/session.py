@@ -622,7 +622,7 @@ class MatchSession:
 
     def _after_peer_call(self, events: list[Event]) -> None:
         out = self.peer.outgoing()
-        self._persist()
+        self._persist(ours=bool(out))  # our envelopes reach the disk before the send queue
         if self._queue is not None:
             for raw in out:
                 self._queue.send_nowait(raw)
@@ -634,7 +634,7 @@ class MatchSession:
             self._finish()
         self._notify()
 
-    def _persist(self) -> None:
+    def _persist(self, *, ours: bool = True) -> None:
         core = self.peer.core
         if core is None:
             return
@@ -655,7 +655,7 @@ class MatchSession:
         branch = self.peer.dropped_branch
         if rewrite and branch is not None:  # before the transcript forgets the branch
             self.files.write_rollback(branch)
-        self.files.sync(self.peer.transcript().records, rewrite=rewrite)
+        self.files.sync(self.peer.transcript().records, rewrite=rewrite, ours=ours)
         self._rolled_back = self.peer.rolled_back  # only once done: a failed rewrite is retried
         self._save_clock()
 

@@ -21,7 +21,8 @@
 # different envelope for a seq it already sent (an equivocation). The peer's envelopes are
 # appended as they are accepted; one lost in a crash is simply sent again on resume. Appends
 # are written through to the OS (a crashed process loses nothing), and an append that holds an
-# envelope of ours is fsync'ed before `sync` returns, so before the session queues it for
+# envelope of ours (the session says so: it is about to queue it) is fsync'ed before `sync`
+# returns, so before the session queues it for
 # sending: after a power cut the file still has every envelope the peer may have seen (the
 # fsync covers the peer's envelopes before it too). Appends of the peer's envelopes alone are
 # fsync'ed when the match ends, or at every append with `durable=True`.
@@ -44,8 +45,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from versus.p2p.errors import TransportError
-from versus.protocol.envelope import parse_envelope
-from versus.protocol.errors import MalformedMessage
 from versus.protocol.transcript import encode_record, transcript_header
 
 SECRET_SIZE = 32
@@ -233,7 +232,6 @@ class MatchFiles:
         self.durable = durable
         self._file: Any = None
         self._records = 0  # records (HELLOs included) in the transcript file
-        self._seat: int | None = None  # our seat, once create() or read_info() told it
         self._entry_synced = False  # the directory fsync'ed since the transcript file exists
 
     @property
@@ -252,7 +250,6 @@ class MatchFiles:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             _write_atomic(self.directory / SECRET_FILE, secret)
             _write_atomic(self.directory / SESSION_FILE, info.to_json())
-            self._seat = info.seat
         except OSError as error:
             raise StoreError(f"cannot write the match files in {self.directory} "
                              f"({error.strerror or error}); check the data directory") from None
@@ -301,10 +298,12 @@ class MatchFiles:
 
     # --- the transcript ---------------------------------------------------------------------
 
-    def sync(self, records: Sequence[bytes], *, rewrite: bool = False) -> None:
+    def sync(self, records: Sequence[bytes], *, rewrite: bool = False, ours: bool = True
+             ) -> None:
         """Make the file hold exactly `records` (HELLOs first): append the new ones, or rewrite
-        it atomically when `rewrite` (our rolled-back envelopes must disappear). On return every
-        envelope of ours in `records` is on disk (fsync), so the caller may send it."""
+        it atomically when `rewrite` (our rolled-back envelopes must disappear). `ours`: the new
+        records hold an envelope of ours (the caller knows: it is about to send it); then they
+        are on disk (fsync) when this returns. The peer's alone wait for the end of the match."""
         try:
             if rewrite or (self._file is None and self.transcript_path.exists()):
                 self._rewrite(records)
@@ -317,7 +316,7 @@ class MatchFiles:
             if new:
                 self._file.write(b"".join(encode_record(raw) for raw in new))
                 self._records = len(records)
-                if self.durable or self._holds_ours(new):
+                if self.durable or ours:
                     os.fsync(self._file.fileno())
                     if not self._entry_synced:  # the file's name must survive a power cut too
                         _sync_directory(self.directory)
@@ -325,19 +324,6 @@ class MatchFiles:
         except OSError as error:
             raise StoreError(f"cannot write the transcript {self.transcript_path} "
                              f"({error.strerror or error}); the match cannot be saved") from None
-
-    def _holds_ours(self, records: Sequence[bytes]) -> bool:
-        """Whether one of `records` was signed by our seat (True while the seat is unknown:
-        then every append is fsync'ed)."""
-        if self._seat is None:
-            return True
-        for raw in records:
-            try:
-                if parse_envelope(raw).sender == self._seat:
-                    return True
-            except MalformedMessage:  # never in a transcript we keep; err on the safe side
-                return True
-        return False
 
     def _rewrite(self, records: Sequence[bytes]) -> None:
         self.close()
@@ -382,9 +368,7 @@ class MatchFiles:
         path = self.directory / SESSION_FILE
         data = _read_small(path)
         assert data is not None
-        info = SessionInfo.from_json(data, path)
-        self._seat = info.seat
-        return info
+        return SessionInfo.from_json(data, path)
 
 
 class MatchStore:

@@ -58,7 +58,7 @@ def test_an_append_with_our_envelope_is_fsynced_before_sync_returns(tmp_path, mo
 
     files.sync(records[:2])  # both HELLOs, ours among them: the file and its directory
     assert log.calls == [(path, path.stat().st_size), (files.directory, log.calls[1][1])]
-    files.sync(records[:3])  # the peer's envelope alone: resent on resume if lost, no fsync
+    files.sync(records[:3], ours=False)  # the peer's alone: resent on resume if lost, no fsync
     assert len(log.calls) == 2
     files.sync(records[:4])  # ours: on disk, with everything before it, when sync returns
     assert log.calls[-1] == (path, path.stat().st_size) and len(log.calls) == 3
@@ -84,15 +84,15 @@ def test_durable_files_and_files_of_an_unknown_seat_fsync_every_append(tmp_path,
         files.close()
 
 
-def test_a_restored_side_knows_its_seat_from_session_json(tmp_path, monkeypatch):
+def test_a_restored_side_fsyncs_only_appends_of_its_own(tmp_path, monkeypatch):
     records = _records()
     MatchFiles(tmp_path / "m").create(SECRET, SessionInfo("host", 0, "fingerprint"))
     files = MatchFiles(tmp_path / "m")  # as MatchStore.find gives it after a restart
     assert files.read_info().seat == 0
     files.sync(records[:4], rewrite=True)  # MatchSession.restore: atomic, fsync'ed
     log = FsyncLog(monkeypatch)
-    files.sync(records[:5])  # seat 0's: fsync'ed
-    files.sync(records[:6])  # seat 1's: not
+    files.sync(records[:5], ours=True)  # seat 0's: fsync'ed
+    files.sync(records[:6], ours=False)  # seat 1's: not
     assert [p for p, _ in log.calls] == [files.transcript_path]
     files.close()
 
