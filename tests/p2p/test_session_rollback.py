@@ -89,10 +89,10 @@ async def test_session_saves_the_dropped_branch_before_the_transcript_forgets_it
         late.receive(raw, 5_003)
     real_sync = files.sync
 
-    def crash_on_rewrite(records, *, rewrite=False):  # type: ignore[no-untyped-def]
+    def crash_on_rewrite(records, *, rewrite=False, ours=True):  # type: ignore[no-untyped-def]
         if rewrite:
             raise StoreError("the program died here")
-        real_sync(records, rewrite=rewrite)
+        real_sync(records, rewrite=rewrite, ours=ours)
 
     monkeypatch.setattr(files, "sync", crash_on_rewrite)
     with pytest.raises(StoreError, match="died here"):
