@@ -84,6 +84,26 @@ async def wait_for(condition, limit: float = 5.0) -> None:  # type: ignore[no-un
 # --- silent joiners and floods ------------------------------------------------------------------
 
 
+def host_args(tmp_path, *extra: str):  # type: ignore[no-untyped-def]
+    """`versus host` headless on 127.0.0.1, any free port, a random bot, decklist."""
+    return build_parser().parse_args([
+        "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random", "--deal", "decklist",
+        *extra, "--identity", str(tmp_path / "host.key"), "--data-dir", str(tmp_path / "matches")])
+
+
+async def hosting(nursery: trio.Nursery, args, lines: list[str], outcomes: list) -> int:  # type: ignore[no-untyped-def,type-arg]
+    """Start `host_match(args)` in `nursery` (its log lines into `lines`, its outcome into
+    `outcomes`) and return the port it listens on."""
+
+    async def host() -> None:
+        outcomes.append(await host_match(args, io.StringIO(), note=lines.append))
+
+    nursery.start_soon(host)
+    await wait_for(lambda: any(line.startswith("listening on port") for line in lines))
+    return int(next(line for line in lines
+                    if line.startswith("listening on port")).split()[3].rstrip(";"))
+
+
 async def test_silent_joiners_do_not_keep_the_real_joiner_out() -> None:
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
@@ -216,21 +236,11 @@ async def bad_hello_joiner(port: int, make_hello) -> tuple[bytes, str]:  # type:
 
 @pytest.mark.parametrize("make_hello", [reflected, claiming_seat_0])
 async def test_a_bad_hello_does_not_end_the_hosted_game(tmp_path, make_hello) -> None:
-    args = build_parser().parse_args([
-        "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random", "--deal", "decklist",
-        "--identity", str(tmp_path / "host.key"), "--data-dir", str(tmp_path / "matches")])
     lines: list[str] = []
-    outcomes = []
+    outcomes: list = []  # type: ignore[type-arg]
     with trio.fail_after(30):
         async with open_nursery() as nursery:
-
-            async def host() -> None:
-                outcomes.append(await host_match(args, io.StringIO(), note=lines.append))
-
-            nursery.start_soon(host)
-            await wait_for(lambda: any(line.startswith("listening on port") for line in lines))
-            port = int(next(line for line in lines
-                            if line.startswith("listening on port")).split()[3].rstrip(";"))
+            port = await hosting(nursery, host_args(tmp_path), lines, outcomes)
             hosts_hello, reason = await bad_hello_joiner(port, make_hello)
             assert reason == "match not set up: setup-mismatch"
             await wait_for(lambda: any("dropped" in line for line in lines))
@@ -257,16 +267,10 @@ async def test_a_joiner_that_accepts_and_sends_nothing_is_dropped_after_the_setu
     import versus.cli.commands as commands
 
     monkeypatch.setattr(commands, "SETUP_TIMEOUT", 1.0)
-    args = build_parser().parse_args([
-        "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random", "--deal", "decklist",
-        "--identity", str(tmp_path / "host.key"), "--data-dir", str(tmp_path / "matches")])
     lines: list[str] = []
     with trio.fail_after(30):
         async with open_nursery() as nursery:
-            nursery.start_soon(host_match, args, io.StringIO(), None, lines.append)
-            await wait_for(lambda: any(line.startswith("listening on port") for line in lines))
-            port = int(next(line for line in lines
-                            if line.startswith("listening on port")).split()[3].rstrip(";"))
+            port = await hosting(nursery, host_args(tmp_path), lines, [])
             staller = await connect("127.0.0.1", port, JUNK, config=FAST_CHANNEL)
             await take_offer(staller)
             await wait_for(lambda: any("joined" in line for line in lines))
@@ -283,23 +287,13 @@ async def test_a_joiner_that_accepts_and_sends_nothing_is_dropped_after_the_setu
 async def test_the_host_prints_a_joiners_close_reason_as_one_printable_line(tmp_path) -> None:
     """The reason in a CLOSE record is the peer's words: `versus host` prints it (the session's
     log line about the lost link) escaped and cut, never raw."""
-    args = build_parser().parse_args([
-        "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random", "--deal", "decklist",
-        "--resume-window", "0.5", "--identity", str(tmp_path / "host.key"),
-        "--data-dir", str(tmp_path / "matches")])
     junk = "\x1b[2J\x1b[31mYOU LOST\r\n\u202e" * 20
     lines: list[str] = []
-    outcomes = []
+    outcomes: list = []  # type: ignore[type-arg]
     with trio.fail_after(30):
         async with open_nursery() as nursery:
-
-            async def host() -> None:
-                outcomes.append(await host_match(args, io.StringIO(), note=lines.append))
-
-            nursery.start_soon(host)
-            await wait_for(lambda: any(line.startswith("listening on port") for line in lines))
-            port = int(next(line for line in lines
-                            if line.startswith("listening on port")).split()[3].rstrip(";"))
+            port = await hosting(nursery, host_args(tmp_path, "--resume-window", "0.5"), lines,
+                                 outcomes)
             dial = JoinLink("127.0.0.1", port, IDS[CHEATER], config=FAST_CHANNEL)
             channel, rules, seat = await dial.first()
             peer = MatchPeer(seat, IDS[CHEATER], rules, CATALOGUE,
