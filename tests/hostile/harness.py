@@ -30,7 +30,7 @@ from typing import Any
 
 import trio
 
-from tests.protocol.pair import identities, master_secret
+from tests.protocol.pair import identities, master_secret, rng_for
 from versus.engine import Action, PlayerView, Ruleset, default_catalogue
 from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
 from versus.p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
@@ -49,7 +49,7 @@ from versus.p2p.store import MatchStore
 from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.match import MatchPeer, Phase
-from versus.protocol.rules import DealMode, MatchRules, master_rng
+from versus.protocol.rules import DealMode, MatchRules
 from versus.protocol.setup import NO_BINDING, open_hello
 from versus.protocol.transcript import load_transcript
 from versus.protocol.verify import Report, verify_transcript
@@ -112,7 +112,7 @@ def binding_of(transcript: bytes) -> bytes:
 
 def seeded_rng(label: str) -> Callable[[int], bytes]:
     """A reproducible handshake rng (tests only: a seeded handshake is no secret)."""
-    return master_rng(hashlib.sha256(f"{LABEL}/handshake/{label}".encode()).digest())
+    return rng_for(f"{LABEL}/handshake/{label}")
 
 
 def handshake_binding(joiner_rng: str, host_rng: str) -> bytes:
