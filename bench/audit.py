@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.protocol.pair import play
 from versus.cli.argtypes import count
-from versus.protocol.rules import DealMode
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode
+from versus.protocol.match.verify import verify_transcript
 
 Row = tuple[str, str, str]  # (what, median, note)
 TARGET_DECKLIST = 100.0

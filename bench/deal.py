@@ -25,7 +25,7 @@ import msgpack
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.argtypes import count
-from versus.protocol.pool import DealMessage, SharedPoolDeal, parse_message
+from versus.protocol.deals.pool import DealMessage, SharedPoolDeal, parse_message
 
 T = TypeVar("T")
 CASES = [(24, 12), (42, 21)]

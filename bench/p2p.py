@@ -28,7 +28,7 @@ from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import connect, listening_port, open_listeners, serve
 from versus.p2p.errors import ConnectionClosedError
 from versus.p2p.framing import pack_payload
-from versus.protocol.identity import Identity
+from versus.protocol.crypto.identity import Identity
 
 MESSAGE = {"type": "action", "seq": 12345, "action": ["summon", 3, [1, 2]], "pad": b"x" * 240}
 
@@ -94,7 +94,7 @@ async def one_match(mode: str, seed: int, tmp: str) -> tuple[list[float], list[f
     """(apply latencies, round trips, setup seconds) of one whole match."""
     from versus.p2p.loopback import play_loopback_match
     from versus.p2p.session import SessionConfig
-    from versus.protocol.rules import DealMode, MatchRules
+    from versus.protocol.match.rules import DealMode, MatchRules
 
     marks: list[tuple[float, int, int]] = []
     players = [_Timed(seed, marks, 0), _Timed(seed + 1, marks, 1)]

@@ -1,7 +1,7 @@
 # Envelope path benchmark: seal (encode + sign) and open (decode + canonical check + verify) of
 # one action-sized envelope, the chain's receive (open + link + hash), and the wire size.
 #
-# Match-level rows (protocol/match.py, through the tests' in-memory pairing helper): one action
+# Match-level rows (protocol/match/core.py, through the tests' in-memory pairing helper): one action
 # round (sender: step + state hash + seal; receiver: verify + link + step + hash + compare),
 # in-memory match setup (HELLOs to the first play message) in both deal modes, and the
 # transcript size of a default match with random legal actions.
@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from versus.protocol.canonical import encode
-from versus.protocol.envelope import MessageKind, open_envelope, seal
-from versus.protocol.identity import Identity
-from versus.protocol.setup import MatchSetup, make_hello
+from versus.protocol.crypto.identity import Identity
+from versus.protocol.match.setup import MatchSetup, make_hello
+from versus.protocol.wire.canonical import encode
+from versus.protocol.wire.envelope import MessageKind, open_envelope, seal
 
 RUNS = 7
 BATCH = 400
@@ -91,7 +91,7 @@ def match_measures() -> tuple[list[float], dict, dict]:
     """(action round µs samples, setup ms per deal mode, transcript bytes per deal mode)."""
     from tests.protocol.pair import Pair, play, rules_for
     from versus.protocol.match import Phase
-    from versus.protocol.rules import DealMode
+    from versus.protocol.match.rules import DealMode
 
     rounds: list[float] = []
     for seed in range(4):
@@ -131,7 +131,7 @@ def match_measures() -> tuple[list[float], dict, dict]:
 
 
 def _match_rows() -> None:
-    from versus.protocol.rules import DealMode
+    from versus.protocol.match.rules import DealMode
 
     rounds, setups, sizes = match_measures()
     print()
@@ -149,7 +149,7 @@ def _match_rows() -> None:
 def figures() -> list[dict[str, object]]:
     """The figures with a documented target, and the other headline ones, for
     bench/run_all.py."""
-    from versus.protocol.rules import DealMode
+    from versus.protocol.match.rules import DealMode
 
     rows, size, _ = envelope_measures()
     rounds, setups, sizes = match_measures()

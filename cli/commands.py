@@ -79,12 +79,12 @@ from versus.p2p.session import (
     open_nursery,
 )
 from versus.p2p.store import MatchFiles, MatchStore, StoreError
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.identity import Identity
 from versus.protocol.match import Ending, MatchResult
-from versus.protocol.rules import DealMode, MatchRules, master_rng
-from versus.protocol.text import printable
-from versus.protocol.verify import _rules_text, verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules, master_rng
+from versus.protocol.match.verify import _rules_text, verify_transcript
+from versus.protocol.wire.text import printable
 
 from .board_text import LEGEND, render_board
 from .client import describe_fault

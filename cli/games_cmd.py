@@ -1,5 +1,5 @@
 # `versus games`: the games of the registry (engine/registry.py), each with its rules options,
-# and whether this version can play it peer to peer (protocol/rules.py PLAYABLE_GAMES).
+# and whether this version can play it peer to peer (protocol/match/rules.py PLAYABLE_GAMES).
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import json
 from typing import TextIO
 
 from versus.engine.registry import games
-from versus.protocol.rules import PLAYABLE_GAMES
+from versus.protocol.match.rules import PLAYABLE_GAMES
 
 
 def cmd_games(args: argparse.Namespace, out: TextIO) -> int:

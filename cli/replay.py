@@ -30,7 +30,7 @@ from typing import IO, Any
 from versus.engine import GameResult, Knowledge, PlayerView, State, new_game, step
 from versus.engine.game import DECK
 from versus.engine.narrate import narrate
-from versus.protocol.verify import MatchReplay, ReplayStep, replay_inputs
+from versus.protocol.match.verify import MatchReplay, ReplayStep, replay_inputs
 
 from .board_text import render_board
 

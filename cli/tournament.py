@@ -40,8 +40,8 @@ import trio
 
 from versus.p2p.session import open_nursery
 from versus.protocol.match import Ending
-from versus.protocol.rules import DealMode
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode
+from versus.protocol.match.verify import verify_transcript
 
 from .parsers import DEFAULT_GAME_TIMEOUT, add_tournament_parser
 from .tournament_elo import Rating, ratings

@@ -41,9 +41,9 @@ from versus.engine import Action, PlayerView
 from versus.p2p.errors import TransportError
 from versus.p2p.loopback import LoopbackResult, play_loopback_match
 from versus.p2p.session import SessionConfig
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.identity import Identity
-from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.match.rules import DealMode, MatchRules
 
 from .bots import AsyncPlayer, BotForfeit, Budget, ExternalBot, as_async, make_bot
 

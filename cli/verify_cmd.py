@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from versus.engine import Catalogue, CatalogueError, load_catalogue
-from versus.protocol.text import printable
-from versus.protocol.transcript import MAX_TRANSCRIPT_SIZE
-from versus.protocol.verify import SHOWN_TEXT, Report, verify_transcript
+from versus.protocol.match.verify import SHOWN_TEXT, Report, verify_transcript
+from versus.protocol.wire.text import printable
+from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 MAX_FILE_SIZE = MAX_TRANSCRIPT_SIZE  # read at call time (tests lower it)

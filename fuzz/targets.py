@@ -48,13 +48,8 @@ from versus.p2p.framing import (
     unpack_payload,
 )
 from versus.p2p.handshake import Handshake, HandshakeState, Role
-from versus.protocol.canonical import TAG_ENVELOPE_SIGNATURE, decode, encode
-from versus.protocol.envelope import (
-    Envelope,
-    MessageKind,
-    open_envelope,
-    parse_envelope,
-)
+from versus.protocol.crypto.identity import Identity
+from versus.protocol.deals.pool import SharedPoolDeal, parse_message
 from versus.protocol.errors import (
     BadSignature,
     MalformedMessage,
@@ -62,10 +57,15 @@ from versus.protocol.errors import (
     WrongMatch,
     WrongSender,
 )
-from versus.protocol.identity import Identity
-from versus.protocol.pool import SharedPoolDeal, parse_message
-from versus.protocol.setup import MatchSetup, make_hello
-from versus.protocol.transcript import (
+from versus.protocol.match.setup import MatchSetup, make_hello
+from versus.protocol.wire.canonical import TAG_ENVELOPE_SIGNATURE, decode, encode
+from versus.protocol.wire.envelope import (
+    Envelope,
+    MessageKind,
+    open_envelope,
+    parse_envelope,
+)
+from versus.protocol.wire.transcript import (
     Transcript,
     dump_transcript,
     load_transcript,
@@ -536,10 +536,10 @@ TARGETS: dict[str, Target] = {
                "p2p/discovery.py decode_announcement (format 2, timestamped) and "
                "GameTable.offer, raw and re-signed"),
         Target("envelope", fuzz_envelope, envelope_seeds,
-               "protocol/canonical.py decode, protocol/envelope.py parse/open, chain receive"),
+               "protocol/wire/canonical.py decode, wire/envelope.py parse/open, chain receive"),
         Target("transcript", fuzz_transcript, transcript_seeds,
-               "protocol/transcript.py load_transcript + verify_chain, bytes and record edits"),
+               "protocol/wire/transcript.py load_transcript + verify_chain, bytes, record edits"),
         Target("pool", fuzz_pool, pool_seeds,
-               "protocol/pool.py parse_message from canonical and from strict msgpack"),
+               "protocol/deals/pool.py parse_message from canonical and from strict msgpack"),
     )
 }

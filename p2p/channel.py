@@ -50,7 +50,7 @@ from versus.p2p.errors import (
 )
 from versus.p2p.framing import MAX_FRAME, FrameDecoder, encode_frame, pack_payload, unpack_payload
 from versus.p2p.handshake import TAG_SIZE, HandshakeResult, aead_nonce
-from versus.protocol.text import printable
+from versus.protocol.wire.text import printable
 
 COUNTER = struct.Struct(">Q")
 RECORD_OVERHEAD = COUNTER.size + TAG_SIZE + 1  # counter, Poly1305 tag, kind byte

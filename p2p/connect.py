@@ -36,7 +36,7 @@ from versus.p2p.framing import MAX_HANDSHAKE_FRAME, FrameDecoder, encode_frame
 from versus.p2p.handshake import Handshake, PeerCheck, Purpose, Role
 from versus.p2p.invite import Invite, format_hostport
 from versus.p2p.known_peers import KnownPeers
-from versus.protocol.identity import Identity, fingerprint, normalize_fingerprint
+from versus.protocol.crypto.identity import Identity, fingerprint, normalize_fingerprint
 
 DEFAULT_PORT = 47_820
 CONNECT_TIMEOUT = 10.0

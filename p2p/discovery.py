@@ -53,7 +53,7 @@ from versus.p2p.connect import source_prefix
 from versus.p2p.errors import DiscoveryError, InvalidAnnouncementError, StaleAnnouncementError
 from versus.p2p.handshake import MAX_VERSION
 from versus.p2p.invite import Invite
-from versus.protocol.identity import (
+from versus.protocol.crypto.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
     Identity,

@@ -24,7 +24,7 @@ from typing import Any
 import msgpack
 
 from versus.p2p.errors import FrameTooLargeError, MalformedFrameError
-from versus.protocol.canonical import too_deep
+from versus.protocol.wire.canonical import too_deep
 
 LENGTH_PREFIX = struct.Struct(">I")
 #: Largest frame body accepted once the channel is authenticated (1 MiB: room for a mental-poker

@@ -1,24 +1,24 @@
 # The handshake: an encrypted, mutually authenticated channel in three messages, sans-IO.
 #
-# It follows the shape of Noise XX (-> e; <- e, ee, s; -> s) with one change: players are
-# Ed25519 signing keys (protocol/identity.py), not X25519 static keys, so each side proves its
+# It follows the shape of Noise XX (-> e; <- e, ee, s; -> s) with one change: players are Ed25519
+# signing keys (protocol/crypto/identity.py), not X25519 static keys, so each side proves its
 # identity by signing the running handshake hash (SIGMA-I style) instead of mixing in a static DH.
-# Both signatures cover both ephemerals and both nonces, so a recorded handshake cannot be
-# replayed into a new session; each identity travels encrypted under a key from the ephemeral DH,
-# so a passive observer learns neither identity; the signature tags name the role, so a
-# signature cannot be reflected back at its author. A peer that proves *our own* key is refused
-# on both sides (SelfConnectionError): two programs of one account share the keystore's key,
-# and a match needs two identities, so the user is told at once how to give one side another.
+# Both signatures cover both ephemerals and both nonces, so a recorded handshake cannot be replayed
+# into a new session; each identity travels encrypted under a key from the ephemeral DH, so a
+# passive observer learns neither identity; the signature tags name the role, so a signature cannot
+# be reflected back at its author. A peer that proves *our own* key is refused on both sides
+# (SelfConnectionError): two programs of one account share the keystore's key, and a match needs two
+# identities, so the user is told at once how to give one side another.
 #
-#   HELLO   I -> R  0x01 ‖ "VSP2" ‖ min_ver u16 ‖ max_ver u16 ‖ purpose u8 ‖ nonce_i 32 ‖ e_i 32
-#   WELCOME R -> I  0x02 ‖ version u16 ‖ nonce_r 32 ‖ e_r 32 ‖ seal(k, 0, s_r ‖ sig_r, ad=h)
-#   AUTH    I -> R  0x03 ‖ seal(k, 1, s_i ‖ sig_i, ad=h)
-#   REJECT  R -> I  0x7F ‖ reason u8 ‖ UTF-8 text (≤ 200 bytes), instead of WELCOME
+# HELLO   I -> R  0x01 ‖ "VSP2" ‖ min_ver u16 ‖ max_ver u16 ‖ purpose u8 ‖ nonce_i 32 ‖ e_i 32
+# WELCOME R -> I  0x02 ‖ version u16 ‖ nonce_r 32 ‖ e_r 32 ‖ seal(k, 0, s_r ‖ sig_r, ad=h) AUTH    I
+# -> R  0x03 ‖ seal(k, 1, s_i ‖ sig_i, ad=h) REJECT  R -> I  0x7F ‖ reason u8 ‖ UTF-8 text (≤ 200
+# bytes), instead of WELCOME
 #
-# SPEC Part 6 §T-HANDSHAKE gives the hash and key schedule byte for byte. The machine is driven
-# by `start()` (initiator) and `receive(message)`; each returns the message to send, if any.
-# All transitions live in `_TRANSITIONS`; anything else is a HandshakeError. Randomness comes in
-# through `rng`, so tests can replay a handshake exactly.
+# SPEC Part 6 §T-HANDSHAKE gives the hash and key schedule byte for byte. The machine is driven by
+# `start()` (initiator) and `receive(message)`; each returns the message to send, if any. All
+# transitions live in `_TRANSITIONS`; anything else is a HandshakeError. Randomness comes in through
+# `rng`, so tests can replay a handshake exactly.
 from __future__ import annotations
 
 import enum
@@ -42,14 +42,14 @@ from versus.p2p.errors import (
     TransportError,
     VersionMismatchError,
 )
-from versus.protocol.identity import (
+from versus.protocol.crypto.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
     Identity,
     fingerprint,
     verify_signature,
 )
-from versus.protocol.text import printable
+from versus.protocol.wire.text import printable
 
 #: The transport protocol versions this code speaks.
 MIN_VERSION = 1

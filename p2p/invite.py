@@ -1,10 +1,10 @@
 # Invite links: `versus://HOST:PORT#FINGERPRINT`, what a host gives the player who joins.
 #
-# The fingerprint is the host's identity (protocol/identity.py); joining with an invite pins it,
-# so whoever answers at HOST:PORT must prove that identity or the handshake aborts. The text form
-# round-trips: `Invite.parse(str(invite)) == invite`. IPv6 addresses go in brackets (RFC 3986),
-# with a zone as `%25zone`. Parsing is strict about structure and forgiving about the
-# fingerprint (case, separators), and every error names the input and what is wrong with it.
+# The fingerprint is the host's identity (protocol/crypto/identity.py); joining with an invite pins
+# it, so whoever answers at HOST:PORT must prove that identity or the handshake aborts. The text
+# form round-trips: `Invite.parse(str(invite)) == invite`. IPv6 addresses go in brackets (RFC 3986),
+# with a zone as `%25zone`. Parsing is strict about structure and forgiving about the fingerprint
+# (case, separators), and every error names the input and what is wrong with it.
 from __future__ import annotations
 
 import ipaddress
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from versus.p2p.errors import InviteError
-from versus.protocol.identity import InvalidKeyError, normalize_fingerprint
+from versus.protocol.crypto.identity import InvalidKeyError, normalize_fingerprint
 
 SCHEME = "versus://"
 MAX_INVITE_LENGTH = 300

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from versus.p2p.errors import KeyFileError
-from versus.protocol.identity import SECRET_KEY_SIZE, Identity
+from versus.protocol.crypto.identity import SECRET_KEY_SIZE, Identity
 
 KEY_FILE_NAME = "identity"
 KEY_FILE_TAG = "versus-ed25519-secret-v1"

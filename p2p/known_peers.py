@@ -21,7 +21,7 @@ from pathlib import Path
 
 from versus.p2p.errors import KnownPeersFileError, PeerKeyChangedError
 from versus.p2p.keystore import config_dir
-from versus.protocol.identity import InvalidKeyError, normalize_fingerprint
+from versus.protocol.crypto.identity import InvalidKeyError, normalize_fingerprint
 
 FILE_NAME = "known_peers"
 MAX_FILE_SIZE = 1 << 20

@@ -39,10 +39,10 @@ from versus.p2p.errors import ListenError, PeerIdentityError, TransportError
 from versus.p2p.handshake import Purpose
 from versus.p2p.known_peers import KnownPeers
 from versus.p2p.session import SessionProtocolError
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.identity import Identity
-from versus.protocol.rules import MatchRules
-from versus.protocol.text import printable
+from versus.protocol.match.rules import MatchRules
+from versus.protocol.wire.text import printable
 
 OFFER_TIMEOUT = 5.0  # host: the joiner's answer (its program answers at once, see above)
 #: joiner: how long it waits for the offer; the host may hold it while another joiner sets up

@@ -29,10 +29,10 @@ from versus.p2p.session import (
     open_nursery,
 )
 from versus.p2p.store import MatchStore
-from versus.protocol.identity import Identity
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.match import MatchResult
-from versus.protocol.rules import MatchRules
-from versus.protocol.verify import Report, verify_transcript
+from versus.protocol.match.rules import MatchRules
+from versus.protocol.match.verify import Report, verify_transcript
 
 DeckArg = Sequence[str] | None
 

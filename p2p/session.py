@@ -1,4 +1,4 @@
-# The match session: one player's MatchPeer (protocol/match.py, sans-IO) driven from trio over
+# The match session: one player's MatchPeer (protocol/match/core.py, sans-IO) driven from trio over
 # a SecureChannel, with the transcript kept on disk, clocks, and resume (SPEC Part 6 §T-SESSION).
 #
 # How it works. Every call into the MatchPeer (a remote envelope, a local action, a resignation,
@@ -54,8 +54,8 @@ from versus.p2p.store import (
     StoreError,
     new_master_secret,
 )
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.identity import Identity
 from versus.protocol.match import (
     Ending,
     Event,
@@ -66,7 +66,7 @@ from versus.protocol.match import (
     Phase,
     StateChanged,
 )
-from versus.protocol.rules import MatchRules
+from versus.protocol.match.rules import MatchRules
 
 MAX_TAIL = 64  # envelope hashes in a RESUME message: more than any one-sided run of envelopes
 MAX_DUPLICATES = 256  # resent envelopes we already hold, tolerated per connection

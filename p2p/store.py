@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from versus.p2p.errors import TransportError
-from versus.protocol.transcript import encode_record, transcript_header
+from versus.protocol.wire.transcript import encode_record, transcript_header
 
 SECRET_SIZE = 32
 SECRET_FILE = "secret"

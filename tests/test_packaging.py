@@ -67,10 +67,10 @@ def test_verifying_a_versus_transcript_loads_neither_the_registry_nor_mental_pok
     engine and the protocol core only."""
     loaded = _modules_after("from versus.cli.main import build_parser; build_parser()\n"
                             "import versus.cli.verify_cmd\n"
-                            "from versus.protocol.rules import MatchRules\n"
+                            "from versus.protocol.match.rules import MatchRules\n"
                             "MatchRules.decode(MatchRules().encode())")
-    assert {"versus.engine.registry", "versus.engine.positions", "versus.protocol.pool",
-            "versus.protocol.shuffle"} & loaded == set()
+    assert {"versus.engine.registry", "versus.engine.positions", "versus.protocol.deals.pool",
+            "versus.protocol.crypto.shuffle"} & loaded == set()
 
 
 def test_the_command_runs_from_outside_the_checkout(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from versus.cli.main import EXIT_BROKEN_PIPE, main
 from versus.engine import IllegalActionError, default_catalogue
 from versus.p2p.keystore import load_or_create_identity
 from versus.p2p.session import open_nursery
-from versus.protocol.dealers import check_decklist
+from versus.protocol.deals.dealers import check_decklist
 from versus.protocol.errors import LocalProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]

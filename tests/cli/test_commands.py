@@ -16,8 +16,8 @@ from versus.cli.commands import load_deck
 from versus.cli.main import main
 from versus.cli.parsers import parse_clock
 from versus.p2p.keystore import load_or_create_identity
-from versus.protocol.transcript import load_transcript
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.transcript import load_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,7 +164,7 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
     from versus.engine import IllegalActionError, parse_action
     from versus.p2p.loopback import play_loopback_match
     from versus.p2p.session import SessionConfig
-    from versus.protocol.rules import DealMode, MatchRules
+    from versus.protocol.match.rules import DealMode, MatchRules
 
     rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=600_000,
                        clock_increment_ms=1_000)

@@ -30,7 +30,7 @@ from versus.cli.commands import (
 from versus.cli.main import build_parser
 from versus.p2p.link import READING_RULES, DeclinedError
 from versus.p2p.session import open_nursery
-from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.match.rules import DealMode, MatchRules
 
 CLOCKED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=300_000,
                      clock_increment_ms=2_000)

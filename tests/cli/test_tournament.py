@@ -14,7 +14,7 @@ import pytest
 
 from versus.cli import tournament
 from versus.cli.main import main
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.verify import verify_transcript
 
 CRASH = """
 import json, sys

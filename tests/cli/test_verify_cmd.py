@@ -22,8 +22,8 @@ from tests.protocol.test_corrupt_transcripts import (
 )
 from tests.protocol.test_verify_blame import assert_printable
 from versus.cli.main import main
-from versus.protocol.envelope import MessageKind
-from versus.protocol.transcript import dump_transcript
+from versus.protocol.wire.envelope import MessageKind
+from versus.protocol.wire.transcript import dump_transcript
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from versus.p2p.framing import (
     pack_payload,
     unpack_payload,
 )
-from versus.protocol.canonical import INT_MAX, INT_MIN, decode, encode
+from versus.protocol.wire.canonical import INT_MAX, INT_MIN, decode, encode
 
 FUZZ = settings(
     max_examples=300,

@@ -46,13 +46,13 @@ from versus.p2p.session import (
     open_nursery,
 )
 from versus.p2p.store import MatchStore
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.match import MatchPeer, Phase
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.setup import NO_BINDING, open_hello
-from versus.protocol.transcript import load_transcript
-from versus.protocol.verify import Report, verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.setup import NO_BINDING, open_hello
+from versus.protocol.match.verify import Report, verify_transcript
+from versus.protocol.wire.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.wire.transcript import load_transcript
 
 K = MessageKind
 CATALOGUE = default_catalogue()

@@ -31,7 +31,7 @@ from versus.p2p.channel import SecureChannel
 from versus.p2p.link import Backoff, JoinLink
 from versus.p2p.session import MatchSession, drive_player, open_nursery
 from versus.protocol.match import MatchPeer, Phase
-from versus.protocol.transcript import load_transcript
+from versus.protocol.wire.transcript import load_transcript
 
 # Both sides' handshakes are seeded, so every run is the same match (it is bound to its first
 # channel's handshake hash, SPEC §4.5) and its length is known before any socket opens.

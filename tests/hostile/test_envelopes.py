@@ -45,12 +45,12 @@ from versus.p2p.errors import TransportError
 from versus.p2p.session import SessionConfig, SetupLostError
 from versus.p2p.store import MatchStore
 from versus.protocol import errors
-from versus.protocol.dealers import DecklistHand, decklist_commitment
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
-from versus.protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.crypto.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.deals.dealers import DecklistHand, decklist_commitment
+from versus.protocol.deals.pool import CardMismatchError
 from versus.protocol.match import MatchPeer
-from versus.protocol.pool import CardMismatchError
-from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.wire.envelope import Envelope, MessageKind, parse_envelope
 
 K = MessageKind
 

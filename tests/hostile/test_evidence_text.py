@@ -32,8 +32,8 @@ from versus.p2p.channel import MAX_CLOSE_REASON, RecordKind
 from versus.p2p.errors import PeerClosedError
 from versus.p2p.session import SessionConfig
 from versus.p2p.store import MatchStore
-from versus.protocol.envelope import MessageKind, parse_envelope
 from versus.protocol.match import MAX_EVIDENCE_MESSAGE, Ending, Phase
+from versus.protocol.wire.envelope import MessageKind, parse_envelope
 
 K = MessageKind
 HOSTILE_MESSAGE = f"{FAKE_OK}\u202eevil\u2066 \x07" + "x" * 5_000

@@ -49,8 +49,8 @@ from versus.p2p.link import (
 )
 from versus.p2p.session import MatchSession, open_nursery
 from versus.protocol.match import MatchPeer
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.transcript import load_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.wire.transcript import load_transcript
 
 JUNK = identities("junk")[0]  # every silent joiner: one identity is enough
 

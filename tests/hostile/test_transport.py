@@ -51,8 +51,8 @@ from versus.p2p.framing import MAX_FRAME, encode_frame
 from versus.p2p.handshake import Purpose
 from versus.p2p.link import make_offer, take_offer
 from versus.p2p.session import ResumeError, SessionProtocolError
-from versus.protocol.envelope import MessageKind
-from versus.protocol.rules import MatchRules
+from versus.protocol.match.rules import MatchRules
+from versus.protocol.wire.envelope import MessageKind
 
 K = MessageKind
 HELLO_74 = b"\x01VSP2\x00\x01\x00\x01\x01" + bytes(64)  # right size and magic, zero ephemeral
@@ -323,7 +323,7 @@ async def test_flood_of_megabyte_junk_envelopes_keeps_memory_bounded() -> None:
 
 async def test_envelope_nesting_bomb_keeps_memory_bounded() -> None:
     """The same nested-header bomb one layer up: inside the bin of an envelope, where the
-    canonical decoder (protocol/canonical.py) used to pre-allocate ~87 MB for it."""
+    canonical decoder (protocol/wire/canonical.py) used to pre-allocate ~87 MB for it."""
 
     async def action(hostile: HostilePeer, raw: bytes) -> None:
         bomb = (b"\xdd\x00\x01\x00\x00" * 1000).ljust(MAX_FRAME - 64, b"\x00")

@@ -35,9 +35,9 @@ from versus.p2p.session import (
     open_nursery,
 )
 from versus.protocol import errors
-from versus.protocol.envelope import MessageKind, parse_envelope
 from versus.protocol.match import Ending, MatchPeer, evidence_body
-from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.wire.envelope import MessageKind, parse_envelope
 
 K = MessageKind
 TIMED = MatchRules(SMALL, DealMode.DECKLIST, clock_initial_ms=60_000, clock_increment_ms=0)

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from versus.protocol.transcript import load_transcript
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.transcript import load_transcript
 
 pytestmark = pytest.mark.netns
 

@@ -12,7 +12,7 @@ import trio.testing
 
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.handshake import Handshake, HandshakeResult, Purpose, Role
-from versus.protocol.identity import Identity
+from versus.protocol.crypto.identity import Identity
 
 
 def identity(n: int) -> Identity:

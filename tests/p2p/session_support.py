@@ -14,9 +14,9 @@ from versus.engine import Action, PlayerView, default_catalogue
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.session import MatchSession, SessionConfig
 from versus.p2p.store import MatchStore
-from versus.protocol.identity import Identity
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.match import MatchPeer
-from versus.protocol.rules import MatchRules
+from versus.protocol.match.rules import MatchRules
 
 CATALOGUE = default_catalogue()
 

@@ -40,7 +40,7 @@ from versus.p2p.discovery import (
     source_prefix,
 )
 from versus.p2p.errors import InvalidAnnouncementError, StaleAnnouncementError
-from versus.protocol.identity import Identity
+from versus.protocol.crypto.identity import Identity
 
 REPO = Path(__file__).resolve().parents[2]
 T = 1_700_000_000.0  # the receiver's clock (unix seconds) in the pure tests

@@ -28,8 +28,8 @@ from versus.p2p.handshake import (
     Purpose,
     Role,
 )
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import RemoteProtocolError
-from versus.protocol.identity import Identity
 
 
 def test_both_sides_agree() -> None:

@@ -21,9 +21,9 @@ from versus.p2p.session import (
 )
 from versus.p2p.store import MatchStore
 from versus.protocol.match import Ending, Phase
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.transcript import load_transcript
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.transcript import load_transcript
 
 DECKLIST = MatchRules(deal_mode=DealMode.DECKLIST)
 

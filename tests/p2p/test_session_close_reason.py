@@ -17,7 +17,7 @@ from tests.hostile.harness import (
 )
 from versus.p2p.errors import PeerClosedError
 from versus.protocol import errors
-from versus.protocol.envelope import MessageKind
+from versus.protocol.wire.envelope import MessageKind
 
 K = MessageKind
 

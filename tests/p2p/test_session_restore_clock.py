@@ -14,8 +14,8 @@ from versus.engine import Action, PlayerView
 from versus.p2p.session import MatchSession, SessionOutcome, drive_player, now_ms, open_nursery
 from versus.p2p.store import CLOCK_FILE, MatchStore
 from versus.protocol.match import Ending
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.verify import verify_transcript
 
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=60_000, clock_increment_ms=0)
 

@@ -14,10 +14,10 @@ from tests.protocol.pair import Pair, master_secret, seat_zero_to_move
 from versus.engine import format_input
 from versus.p2p.session import MatchSession
 from versus.p2p.store import ROLLBACK_FILE, MatchFiles, MatchStore, SessionInfo, StoreError
-from versus.protocol.envelope import MessageKind as K
-from versus.protocol.envelope import parse_envelope
 from versus.protocol.match import MatchPeer
-from versus.protocol.rules import DealMode, MatchRules
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.wire.envelope import MessageKind as K
+from versus.protocol.wire.envelope import parse_envelope
 
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=1_000, clock_increment_ms=100)
 

@@ -13,9 +13,9 @@ from tests.p2p.session_support import HashBot, MemLink, make_sessions
 from tests.protocol.support import make_hellos, make_players, make_setup, play
 from versus.p2p.session import MatchSession, drive_player, open_nursery
 from versus.p2p.store import MatchFiles, SessionInfo
-from versus.protocol.envelope import MessageKind, parse_envelope
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.transcript import encode_record
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.wire.envelope import MessageKind, parse_envelope
+from versus.protocol.wire.transcript import encode_record
 
 SECRET = bytes(range(32))
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import msgpack
 
-from versus.protocol.pool import DealMessage, SharedPoolDeal, parse_message
+from versus.protocol.deals.pool import DealMessage, SharedPoolDeal, parse_message
 
 MATCH_ID = b"versus-test-match-0001"
 IDENTITIES = (bytes(range(32)), bytes(range(32, 64)))

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from versus.engine import ActionOrder, Catalogue, Ruleset, default_catalogue
-from versus.protocol.envelope import Envelope, parse_envelope, seal
-from versus.protocol.identity import Identity
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.match import Event, MatchPeer
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.transcript import Transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.wire.envelope import Envelope, parse_envelope, seal
+from versus.protocol.wire.transcript import Transcript
 
 Tamper = Callable[[int, bytes], bytes | list[bytes] | None]
 

@@ -8,10 +8,10 @@ import hashlib
 import itertools
 from collections.abc import Callable
 
-from versus.protocol.chain import Chain
-from versus.protocol.envelope import Envelope, MessageKind
-from versus.protocol.identity import Identity
-from versus.protocol.setup import Hello, MatchSetup, make_hello
+from versus.protocol.crypto.identity import Identity
+from versus.protocol.match.setup import Hello, MatchSetup, make_hello
+from versus.protocol.wire.chain import Chain
+from versus.protocol.wire.envelope import Envelope, MessageKind
 
 RULESET = b"\x92\xa8standard\x01"
 CATALOGUE_HASH = hashlib.sha256(b"test catalogue").digest()

@@ -5,20 +5,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from versus.protocol.canonical import (
-    DOMAIN_TAGS,
-    INT_MAX,
-    INT_MIN,
-    decode,
-    encode,
-    tagged_hash,
-)
 from versus.protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
     OversizeField,
     ProtocolError,
     all_error_classes,
+)
+from versus.protocol.wire.canonical import (
+    DOMAIN_TAGS,
+    INT_MAX,
+    INT_MIN,
+    decode,
+    encode,
+    tagged_hash,
 )
 
 LIMIT = 1 << 16

@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.protocol.support import make_players, make_rng, make_setup, play
-from versus.protocol.chain import Chain
-from versus.protocol.envelope import MessageKind, seal
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import (
     BadSignature,
     Equivocation,
@@ -15,7 +14,8 @@ from versus.protocol.errors import (
     SequenceGap,
     WrongMatch,
 )
-from versus.protocol.identity import Identity
+from versus.protocol.wire.chain import Chain
+from versus.protocol.wire.envelope import MessageKind, seal
 
 PLAYERS = make_players()
 SETUP = make_setup(PLAYERS)

@@ -11,17 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import versus.protocol.match as match_module
+import versus.protocol.match.peer as match_module
 from tests.protocol.pair import Pair, identities, on_nth, reseal, rules_for
 from versus.engine import default_catalogue
 from versus.protocol import errors
-from versus.protocol.dealers import DecklistHand, decklist_commitment
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
-from versus.protocol.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.crypto.group import CryptoProofError, L, decode_scalar, encode_scalar
+from versus.protocol.deals.dealers import DecklistHand, decklist_commitment
+from versus.protocol.deals.pool import CardMismatchError
 from versus.protocol.match import Phase, evidence_body
-from versus.protocol.pool import CardMismatchError
-from versus.protocol.rules import DealMode
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.envelope import Envelope, MessageKind, parse_envelope
 
 K = MessageKind
 DECK = DealMode.DECKLIST
@@ -241,9 +241,9 @@ def test_draw_order_contradicting_the_seed(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_registered_decklist_mismatch_is_refused_locally() -> None:
-    from versus.protocol.commitment import decklist_hash
+    from versus.protocol.crypto.commitment import decklist_hash
     from versus.protocol.match import MatchPeer
-    from versus.protocol.rules import MatchRules
+    from versus.protocol.match.rules import MatchRules
 
     rules = MatchRules(deal_mode=DECK,
                        registered_decklists=(decklist_hash(Counter(IDS_ALL[:12])), None))
@@ -318,7 +318,7 @@ _BODY = st.recursive(
 @given(kind=st.sampled_from([k for k in MessageKind if k is not MessageKind.HELLO]),
        body=st.lists(_BODY, max_size=5), timed=st.booleans())
 def test_any_signed_body_of_any_kind_raises_only_remote_errors(kind, body, timed) -> None:
-    from versus.protocol.rules import MatchRules
+    from versus.protocol.match.rules import MatchRules
 
     rules = (MatchRules(deal_mode=DECK, clock_initial_ms=60_000, clock_increment_ms=0)
              if timed else rules_for(DECK))

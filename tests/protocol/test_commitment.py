@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.protocol.support import make_rng
-from versus.protocol.commitment import (
+from versus.protocol.crypto.commitment import (
     CoinFlip,
     DeckAudit,
     DeckCommitment,

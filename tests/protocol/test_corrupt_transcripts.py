@@ -16,11 +16,11 @@ import pytest
 
 from tests.protocol.pair import Pair, on_nth, play, reseal, rules_for
 from versus.engine import ActionOrder
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
 from versus.protocol.match import Phase
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.transcript import Transcript, dump_transcript, load_transcript
-from versus.protocol.verify import Report, replay_inputs, verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.verify import Report, replay_inputs, verify_transcript
+from versus.protocol.wire.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.wire.transcript import Transcript, dump_transcript, load_transcript
 
 K = MessageKind
 DECK, POOL = DealMode.DECKLIST, DealMode.SHARED_POOL
@@ -380,7 +380,7 @@ def test_false_evidence_blames_the_accuser() -> None:
 
 
 def test_shared_pool_bad_decryption_share() -> None:
-    from versus.protocol.group import L, decode_scalar, encode_scalar
+    from versus.protocol.crypto.group import L, decode_scalar, encode_scalar
 
     def bad_share(env: Envelope) -> dict[str, object]:
         wire = list(env.body[0])

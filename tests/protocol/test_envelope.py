@@ -7,17 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.protocol.support import make_players
-from versus.protocol.canonical import TAG_ENVELOPE_HASH, TAG_ENVELOPE_SIGNATURE, decode, encode
-from versus.protocol.envelope import (
-    MAX_ENVELOPE_SIZE,
-    PROTOCOL_VERSION,
-    Envelope,
-    MessageKind,
-    envelope_hash,
-    genesis_hash,
-    open_envelope,
-    seal,
-)
+from versus.protocol.crypto.identity import verify_signature
 from versus.protocol.errors import (
     BadSignature,
     LocalProtocolError,
@@ -27,7 +17,17 @@ from versus.protocol.errors import (
     WrongMatch,
     WrongSender,
 )
-from versus.protocol.identity import verify_signature
+from versus.protocol.wire.canonical import TAG_ENVELOPE_HASH, TAG_ENVELOPE_SIGNATURE, decode, encode
+from versus.protocol.wire.envelope import (
+    MAX_ENVELOPE_SIZE,
+    PROTOCOL_VERSION,
+    Envelope,
+    MessageKind,
+    envelope_hash,
+    genesis_hash,
+    open_envelope,
+    seal,
+)
 
 PLAYERS = make_players()
 KEYS = tuple(p.public_key for p in PLAYERS)

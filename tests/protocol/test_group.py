@@ -7,8 +7,7 @@ import nacl.bindings as na
 import pytest
 
 from tests.protocol.deal_support import seeded_rng
-from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.group import (
+from versus.protocol.crypto.group import (
     FIELD_P,
     InvalidPointError,
     InvalidScalarError,
@@ -22,6 +21,7 @@ from versus.protocol.group import (
     random_permutation,
     random_scalar,
 )
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 
 # The eight points of small order of edwards25519 (canonical encodings), as listed by libsodium
 # and by the Ed25519 test vectors of Chalkias et al., "Taming the many EdDSAs".

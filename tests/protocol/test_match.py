@@ -6,12 +6,12 @@ import pytest
 
 from tests.protocol.pair import Pair, master_secret, play, rules_for, seat_zero_to_move
 from versus.engine import ActionOrder, ChoiceDecision, TurnDecision
-from versus.protocol.envelope import MessageKind as K
-from versus.protocol.envelope import parse_envelope
 from versus.protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer, MatchStarted, Phase
-from versus.protocol.rules import DealMode, MatchRules, master_rng
-from versus.protocol.transcript import dump_transcript, load_transcript
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules, master_rng
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.envelope import MessageKind as K
+from versus.protocol.wire.envelope import parse_envelope
+from versus.protocol.wire.transcript import dump_transcript, load_transcript
 
 MODES = list(DealMode)
 
@@ -190,7 +190,7 @@ def test_every_sampled_byte_change_is_rejected(mode: DealMode) -> None:
 def test_truncated_transcript_is_incomplete() -> None:
     pair = play(DealMode.DECKLIST, label="trunc")
     t = load_transcript(pair.peers[0].transcript_bytes())
-    from versus.protocol.transcript import Transcript
+    from versus.protocol.wire.transcript import Transcript
 
     cut = Transcript(t.hellos, t.envelopes[:40])
     report = verify_transcript(cut)

@@ -7,7 +7,7 @@ import pytest
 from tests.engine.toy_game import TOY
 from versus.engine.registry import register_game, unregister_game
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
-from versus.protocol.rules import RULES_FORMAT, RULES_FORMAT_V1, DealMode, MatchRules
+from versus.protocol.match.rules import RULES_FORMAT, RULES_FORMAT_V1, DealMode, MatchRules
 
 
 def test_the_encoding_names_the_game_and_round_trips() -> None:
@@ -42,7 +42,7 @@ def test_a_registered_game_the_protocol_cannot_deal_yet_is_refused() -> None:
 
 
 def test_the_versus_fast_path_is_the_registry_s_encoding() -> None:
-    """protocol/rules.py encodes versus42's rules without loading the registry: the bytes must
+    """protocol/match/rules.py encodes versus42's rules without loading the registry: the bytes must
     be the game's own `encode_rules`."""
     from versus.engine import Ruleset
     from versus.engine.registry import get_game

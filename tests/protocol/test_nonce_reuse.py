@@ -17,17 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.protocol.deal_support import IDENTITIES, MATCH_ID
-from versus.protocol import shuffle as shuffle_module
-from versus.protocol.canonical import (
-    TAG_DEAL_NONCE_DLEQ,
-    TAG_DEAL_NONCE_SCHNORR,
-    TAG_DEAL_NONCE_SHUFFLE,
-)
-from versus.protocol.elgamal import Ciphertext, card_point, trivial_encryption
-from versus.protocol.group import L, Point, Rng, base_mul, hedged_scalar, random_scalar
-from versus.protocol.pool import DealPhase, SharedPoolDeal
-from versus.protocol.rules import master_rng
-from versus.protocol.shuffle import (
+from versus.protocol.crypto import shuffle as shuffle_module
+from versus.protocol.crypto.elgamal import Ciphertext, card_point, trivial_encryption
+from versus.protocol.crypto.group import L, Point, Rng, base_mul, hedged_scalar, random_scalar
+from versus.protocol.crypto.shuffle import (
     ShuffleProof,
     _u_challenges,
     prove_shuffle,
@@ -35,7 +28,7 @@ from versus.protocol.shuffle import (
     shuffle_generators,
     verify_shuffle,
 )
-from versus.protocol.zkp import (
+from versus.protocol.crypto.zkp import (
     Proof,
     _dleq_prove,
     _schnorr_prove,
@@ -43,6 +36,13 @@ from versus.protocol.zkp import (
     dleq_verify,
     schnorr_prove,
     schnorr_verify,
+)
+from versus.protocol.deals.pool import DealPhase, SharedPoolDeal
+from versus.protocol.match.rules import master_rng
+from versus.protocol.wire.canonical import (
+    TAG_DEAL_NONCE_DLEQ,
+    TAG_DEAL_NONCE_SCHNORR,
+    TAG_DEAL_NONCE_SHUFFLE,
 )
 
 MASTER = bytes(range(100, 132))

@@ -20,15 +20,16 @@ from tests.protocol.deal_support import (
     run_shuffles,
     seeded_rng,
 )
-from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.group import (
+from versus.protocol.crypto.group import (
     CryptoProofError,
     InvalidPointError,
     MalformedMessageError,
     NonceReuseError,
     Point,
 )
-from versus.protocol.pool import (
+from versus.protocol.crypto.shuffle import prove_shuffle, shuffle, shuffle_generators
+from versus.protocol.crypto.zkp import _dleq_prove, dleq_prove, schnorr_prove
+from versus.protocol.deals.pool import (
     CardMismatchError,
     DealPhase,
     DrawShare,
@@ -39,8 +40,7 @@ from versus.protocol.pool import (
     UnexpectedMessageError,
     parse_message,
 )
-from versus.protocol.shuffle import prove_shuffle, shuffle, shuffle_generators
-from versus.protocol.zkp import _dleq_prove, dleq_prove, schnorr_prove
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 
 CATALOGUE = [f"card-{i:02d}" for i in range(42)]
 ORDER_2 = bytes.fromhex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-import versus.protocol.match as match_module
+import versus.protocol.match.peer as match_module
 from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for, seat_zero_to_move
 from versus.engine import format_input, new_game, state_hash, step
 from versus.protocol import errors
-from versus.protocol.commitment import coin_outcome, draw_permutation
-from versus.protocol.dealers import DecklistHand
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.crypto.commitment import coin_outcome, draw_permutation
+from versus.protocol.deals.dealers import DecklistHand
 from versus.protocol.match import COIN_PURPOSE, MatchPeer, Phase, evidence_body
-from versus.protocol.rules import DealMode, MatchRules, master_rng
-from versus.protocol.transcript import Transcript
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules, master_rng
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.envelope import Envelope, MessageKind, parse_envelope, seal
+from versus.protocol.wire.transcript import Transcript
 
 K = MessageKind
 DECK = DealMode.DECKLIST

@@ -11,16 +11,16 @@ from tests.protocol.support import (
     make_players,
     make_rng,
 )
-from versus.protocol.canonical import TAG_MATCH_ID, encode
-from versus.protocol.envelope import NO_MATCH_ID, MessageKind, seal
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import (
     BadSignature,
     LocalProtocolError,
     MalformedMessage,
     SetupMismatch,
 )
-from versus.protocol.identity import Identity
-from versus.protocol.setup import MatchSetup, derive_match_id, make_hello, open_hello
+from versus.protocol.match.setup import MatchSetup, derive_match_id, make_hello, open_hello
+from versus.protocol.wire.canonical import TAG_MATCH_ID, encode
+from versus.protocol.wire.envelope import NO_MATCH_ID, MessageKind, seal
 
 PLAYERS = make_players()
 

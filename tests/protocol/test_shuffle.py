@@ -6,9 +6,9 @@ import dataclasses
 import pytest
 
 from tests.protocol.deal_support import seeded_rng
-from versus.protocol import shuffle as shuffle_module
-from versus.protocol.elgamal import Ciphertext, card_point, card_table, trivial_encryption
-from versus.protocol.group import (
+from versus.protocol.crypto import shuffle as shuffle_module
+from versus.protocol.crypto.elgamal import Ciphertext, card_point, card_table, trivial_encryption
+from versus.protocol.crypto.group import (
     CryptoProofError,
     InvalidPointError,
     L,
@@ -17,7 +17,7 @@ from versus.protocol.group import (
     multi_mul,
     random_scalar,
 )
-from versus.protocol.shuffle import (
+from versus.protocol.crypto.shuffle import (
     ShuffleProof,
     ShuffleWitness,
     _challenge,

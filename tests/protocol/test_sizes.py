@@ -8,15 +8,16 @@ import pytest
 from tests.protocol.pair import Pair, play, rules_for
 from versus.engine import Ruleset, default_catalogue
 from versus.protocol import errors
-from versus.protocol.envelope import (
+from versus.protocol.match import AUTOMATIC_GRACE_MS, MatchPeer, Phase
+from versus.protocol.match.core import _size_caps
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.envelope import (
     MAX_ENVELOPE_SIZE,
     MAX_MESSAGE_SIZE,
     MessageKind,
     parse_envelope,
 )
-from versus.protocol.match import AUTOMATIC_GRACE_MS, MatchPeer, Phase, _size_caps
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.verify import verify_transcript
 
 K = MessageKind
 

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from versus.engine import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
-from versus.protocol.envelope import MessageKind
-from versus.protocol.match import _OWED, TRANSITIONS, Phase, spec_table
+from versus.protocol.match.table import OWED, TRANSITIONS, Phase, spec_table
+from versus.protocol.wire.envelope import MessageKind
 
 SPEC = Path(__file__).resolve().parents[2] / "SPEC.md"
 _BLOCK = re.compile(r"<!-- generated from protocol\.match\.TRANSITIONS[^\n]*-->\n(.*?)\n"
@@ -26,9 +26,9 @@ def test_every_waiting_phase_and_decision_has_one_owed_row() -> None:
     fixed = [p for p in Phase if p not in (Phase.HELLO, Phase.PLAY, Phase.CLAIMED,
                                            Phase.CLOSED, Phase.ABORTED)]
     for phase in fixed:
-        assert (phase, "") in _OWED, phase
+        assert (phase, "") in OWED, phase
     for decision in (TurnDecision, ChoiceDecision, DealDecision, RevealDecision):
-        assert (Phase.PLAY, decision.__name__) in _OWED, decision
+        assert (Phase.PLAY, decision.__name__) in OWED, decision
 
 
 def test_every_chain_kind_a_peer_sends_is_in_the_table() -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from versus.protocol.text import ELLIPSIS, printable
+from versus.protocol.wire.text import ELLIPSIS, printable
 
 FAKE_OK = "\r\x1b[2KOK: 40 records verified\n"
 BIDI = [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]

@@ -5,7 +5,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.protocol.support import make_hellos, make_players, play
-from versus.protocol.envelope import MessageKind, seal
 from versus.protocol.errors import (
     BadSignature,
     Equivocation,
@@ -14,8 +13,9 @@ from versus.protocol.errors import (
     SetupMismatch,
     TranscriptFormatError,
 )
-from versus.protocol.setup import MatchSetup
-from versus.protocol.transcript import (
+from versus.protocol.match.setup import MatchSetup
+from versus.protocol.wire.envelope import MessageKind, seal
+from versus.protocol.wire.transcript import (
     HEADER,
     MAGIC,
     Transcript,

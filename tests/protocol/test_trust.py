@@ -15,7 +15,6 @@ import pytest
 
 from tests.protocol.pair import Pair, identities, master_secret, seat_zero_to_move
 from versus.protocol import errors
-from versus.protocol.envelope import MessageKind, parse_envelope
 from versus.protocol.match import (
     AUTOMATIC_GRACE_MS,
     CLAIM_TOLERANCE_MS,
@@ -25,10 +24,11 @@ from versus.protocol.match import (
     Phase,
     evidence_body,
 )
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.setup import NO_BINDING, open_hello
-from versus.protocol.transcript import Transcript
-from versus.protocol.verify import verify_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.setup import NO_BINDING, open_hello
+from versus.protocol.match.verify import verify_transcript
+from versus.protocol.wire.envelope import MessageKind, parse_envelope
+from versus.protocol.wire.transcript import Transcript
 
 K = MessageKind
 TIMED = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=60_000, clock_increment_ms=0)
@@ -230,7 +230,7 @@ def test_a_bug_in_our_handler_is_local_not_the_peer_s_fault(monkeypatch) -> None
     def broken(self, envelope, body, own):  # type: ignore[no-untyped-def]
         raise KeyError("a bug of ours")
 
-    monkeypatch.setitem(__import__("versus.protocol.match", fromlist=["_HANDLERS"])._HANDLERS,
+    monkeypatch.setitem(__import__("versus.protocol.match.core", fromlist=["_HANDLERS"])._HANDLERS,
                         K.ACTION, broken)
     with pytest.raises(errors.LocalProtocolError, match="internal error"):
         other.receive(raw)

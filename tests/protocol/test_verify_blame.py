@@ -25,10 +25,10 @@ from tests.protocol.test_corrupt_transcripts import (
     transcript_of,
     with_envelopes,
 )
-from versus.protocol.envelope import MessageKind, parse_envelope, seal
-from versus.protocol.identity import Identity
-from versus.protocol.transcript import Transcript, dump_transcript
-from versus.protocol.verify import Report, verify_transcript
+from versus.protocol.crypto.identity import Identity
+from versus.protocol.match.verify import Report, verify_transcript
+from versus.protocol.wire.envelope import MessageKind, parse_envelope, seal
+from versus.protocol.wire.transcript import Transcript, dump_transcript
 
 K = MessageKind
 STRANGER = identities("stranger")[0]

@@ -21,9 +21,9 @@ from tests.protocol.test_corrupt_transcripts import (
     transcript_of,
     with_envelopes,
 )
-from versus.protocol.envelope import MessageKind, parse_envelope
-from versus.protocol.transcript import Transcript
-from versus.protocol.verify import Report, verify_transcript
+from versus.protocol.match.verify import Report, verify_transcript
+from versus.protocol.wire.envelope import MessageKind, parse_envelope
+from versus.protocol.wire.transcript import Transcript
 
 DECK, POOL = corpus.DECK, corpus.POOL
 #: the one corpus case the fast path reports differently, by design: an edit re-signed with both

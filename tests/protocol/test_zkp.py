@@ -4,8 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.protocol.deal_support import seeded_rng
-from versus.protocol.errors import LocalProtocolError
-from versus.protocol.group import (
+from versus.protocol.crypto.group import (
     CryptoProofError,
     InvalidScalarError,
     L,
@@ -15,7 +14,7 @@ from versus.protocol.group import (
     base_mul,
     random_scalar,
 )
-from versus.protocol.zkp import (
+from versus.protocol.crypto.zkp import (
     NonceLedger,
     Proof,
     _dleq_prove,
@@ -24,6 +23,7 @@ from versus.protocol.zkp import (
     schnorr_prove,
     schnorr_verify,
 )
+from versus.protocol.errors import LocalProtocolError
 
 MATCH = b"match-1"
 ALICE = bytes(32)

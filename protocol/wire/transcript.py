@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from versus.protocol.envelope import MAX_ENVELOPE_SIZE
 from versus.protocol.errors import (
     OversizeField,
     RemoteProtocolError,
     SetupMismatch,
     TranscriptFormatError,
 )
-from versus.protocol.setup import MatchSetup, open_hello
+from versus.protocol.match.setup import MatchSetup, open_hello
+from versus.protocol.wire.envelope import MAX_ENVELOPE_SIZE
 
 MAGIC = b"\x89VERSUS\n"  # high bit and newline: a file mangled as text fails at once
 FORMAT_VERSION = 1

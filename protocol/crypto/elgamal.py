@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from versus.protocol.crypto.group import MalformedMessageError, Point, base_mul, hash_to_point
 from versus.protocol.errors import LocalProtocolError
-from versus.protocol.group import MalformedMessageError, Point, base_mul, hash_to_point
 
 CARD_TAG = b"versus/v1/deal/card"
 MAX_CARD_ID_BYTES = 64

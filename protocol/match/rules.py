@@ -19,8 +19,8 @@ from typing import Any
 
 from versus.engine import Catalogue, Ruleset, RulesetError
 from versus.engine.errors import UnknownGameError
-from versus.protocol.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
+from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 
 RULES_FORMAT = "versus-match-rules/2"
 #: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify

@@ -29,10 +29,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from versus.protocol.canonical import TAG_DEAL_NONCE_SHUFFLE
-from versus.protocol.elgamal import Ciphertext
-from versus.protocol.errors import LocalProtocolError
-from versus.protocol.group import (
+from versus.protocol.crypto.elgamal import Ciphertext
+from versus.protocol.crypto.group import (
     CryptoProofError,
     L,
     MalformedMessageError,
@@ -50,6 +48,8 @@ from versus.protocol.group import (
     random_permutation,
     random_scalar,
 )
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.wire.canonical import TAG_DEAL_NONCE_SHUFFLE
 
 GENERATOR_TAG = b"versus/v1/deal/shuffle-generator"
 U_TAG = b"versus/v1/deal/shuffle-u"

@@ -21,14 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from versus.protocol.envelope import (
-    MAX_ENVELOPE_SIZE,
-    Envelope,
-    MessageKind,
-    genesis_hash,
-    open_envelope,
-    seal,
-)
+from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import (
     Equivocation,
     LocalProtocolError,
@@ -39,7 +32,14 @@ from versus.protocol.errors import (
     SequenceGap,
     WrongMatch,
 )
-from versus.protocol.identity import Identity
+from versus.protocol.wire.envelope import (
+    MAX_ENVELOPE_SIZE,
+    Envelope,
+    MessageKind,
+    genesis_hash,
+    open_envelope,
+    seal,
+)
 
 
 class Chain:

@@ -16,7 +16,7 @@
 # types and the protocol version (MalformedMessage), the signature under the key of the seat the
 # envelope names (BadSignature, or WrongSender when the other seat's key verifies it), and last
 # the match id (WrongMatch), so that everything a peer is blamed for is something it signed.
-# Sequence and linkage are the chain's business (protocol/chain.py).
+# Sequence and linkage are the chain's business (protocol/wire/chain.py).
 from __future__ import annotations
 
 import enum
@@ -26,7 +26,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from versus.protocol.canonical import (
+from versus.protocol.crypto.identity import SIGNATURE_SIZE, Identity, verify_signature
+from versus.protocol.errors import (
+    BadSignature,
+    LocalProtocolError,
+    MalformedMessage,
+    OversizeField,
+    WrongMatch,
+    WrongSender,
+)
+from versus.protocol.wire.canonical import (
     HASH_SIZE,
     INT_MAX,
     TAG_ENVELOPE_HASH,
@@ -36,15 +45,6 @@ from versus.protocol.canonical import (
     encode,
     tagged_hash,
 )
-from versus.protocol.errors import (
-    BadSignature,
-    LocalProtocolError,
-    MalformedMessage,
-    OversizeField,
-    WrongMatch,
-    WrongSender,
-)
-from versus.protocol.identity import SIGNATURE_SIZE, Identity, verify_signature
 
 PROTOCOL_VERSION = 1
 MATCH_ID_SIZE = HASH_SIZE

@@ -10,7 +10,7 @@
 #   shared pool  PoolAudit (public: every Schnorr, shuffle and DLEQ proof re-verified from the
 #                transcript; decrypts a revealed card from the two public shares)  |  PoolLive
 #                (private: protocol.pool.SharedPoolDeal, which also checks the peer's messages);
-#                both in protocol/pool_sides.py, imported only for a shared-pool match
+#                both in protocol/deals/pool_sides.py, imported only for a shared-pool match
 #
 # A live peer checks the peer's pool messages through SharedPoolDeal (so nothing is verified
 # twice); an auditor runs PoolAudit over both seats. Both raise the same classes and codes
@@ -22,8 +22,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from versus.engine import Catalogue
-from versus.protocol.canonical import HASH_SIZE, TAG_DECKLIST_COMMIT, encode, tagged_hash
-from versus.protocol.commitment import (
+from versus.protocol.crypto.commitment import (
     DeckAudit,
     DeckCommitment,
     DrawAudit,
@@ -32,6 +31,7 @@ from versus.protocol.commitment import (
     SecretDeck,
     decklist_hash,
 )
+from versus.protocol.crypto.group import Rng, random_permutation
 from versus.protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
@@ -39,7 +39,7 @@ from versus.protocol.errors import (
     LocalProtocolError,
     MalformedMessage,
 )
-from versus.protocol.group import Rng, random_permutation
+from versus.protocol.wire.canonical import HASH_SIZE, TAG_DECKLIST_COMMIT, encode, tagged_hash
 
 # --- decklist mode --------------------------------------------------------------------------
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from versus.protocol.elgamal import Ciphertext, card_table, trivial_encryption
-from versus.protocol.errors import (
-    MalformedMessage,
-)
-from versus.protocol.group import CryptoProofError, L, Point
-from versus.protocol.pool import (
+from versus.protocol.crypto.elgamal import Ciphertext, card_table, trivial_encryption
+from versus.protocol.crypto.group import CryptoProofError, L, Point
+from versus.protocol.crypto.zkp import NonceLedger
+from versus.protocol.deals.pool import (
     DrawShare,
     EndReveal,
     KeyShare,
@@ -30,7 +28,9 @@ from versus.protocol.pool import (
     verify_key_share,
     verify_shuffle_proof,
 )
-from versus.protocol.zkp import NonceLedger
+from versus.protocol.errors import (
+    MalformedMessage,
+)
 
 # --- shared-pool mode -----------------------------------------------------------------------
 

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from versus.engine import Catalogue, Input, default_catalogue
-from versus.protocol.envelope import Envelope, MessageKind, parse_envelope
+from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
-from versus.protocol.identity import fingerprint
 from versus.protocol.match import Ending, MatchCore, Phase, StateChanged
-from versus.protocol.rules import DealMode, MatchRules
-from versus.protocol.setup import MatchSetup, open_hello
-from versus.protocol.text import printable
-from versus.protocol.transcript import Transcript, load_transcript
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.setup import MatchSetup, open_hello
+from versus.protocol.wire.envelope import Envelope, MessageKind, parse_envelope
+from versus.protocol.wire.text import printable
+from versus.protocol.wire.transcript import Transcript, load_transcript
 
 #: how much of a message or detail taken from the file `describe` shows (an EVIDENCE message is
 #: at most 200 characters from an honest peer; the rest is our own words around it)
@@ -249,7 +249,7 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
         return None
     pool = None
     if rules.deal_mode is DealMode.SHARED_POOL:
-        from versus.protocol.pool_sides import PoolAudit  # loaded for a shared pool only
+        from versus.protocol.deals.pool_sides import PoolAudit  # loaded for a shared pool only
 
         pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue),
                          rules.ruleset.deck_size)

@@ -27,7 +27,15 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from versus.protocol.canonical import (
+from versus.protocol.errors import (
+    CommitmentMismatch,
+    DecklistViolation,
+    DuplicateCard,
+    IllegalAction,
+    LocalProtocolError,
+    MalformedMessage,
+)
+from versus.protocol.wire.canonical import (
     HASH_SIZE,
     TAG_CARD_COMMIT,
     TAG_COIN_COMMIT,
@@ -39,14 +47,6 @@ from versus.protocol.canonical import (
     TAG_RANDOM_STREAM,
     encode,
     tagged_hash,
-)
-from versus.protocol.errors import (
-    CommitmentMismatch,
-    DecklistViolation,
-    DuplicateCard,
-    IllegalAction,
-    LocalProtocolError,
-    MalformedMessage,
 )
 
 Rng = Callable[[int], bytes]

@@ -24,9 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from versus.protocol.canonical import TAG_DEAL_NONCE_DLEQ, TAG_DEAL_NONCE_SCHNORR
-from versus.protocol.errors import LocalProtocolError
-from versus.protocol.group import (
+from versus.protocol.crypto.group import (
     CryptoProofError,
     HashPart,
     L,
@@ -40,6 +38,8 @@ from versus.protocol.group import (
     hash_to_scalar,
     hedged_scalar,
 )
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.wire.canonical import TAG_DEAL_NONCE_DLEQ, TAG_DEAL_NONCE_SCHNORR
 
 SCHNORR_TAG = b"versus/v1/deal/schnorr"
 DLEQ_TAG = b"versus/v1/deal/dleq"

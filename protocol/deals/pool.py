@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 
-from versus.protocol.elgamal import (
+from versus.protocol.crypto.elgamal import (
     Ciphertext,
     card_table,
     check_card_id,
@@ -34,8 +34,7 @@ from versus.protocol.elgamal import (
     decryption_share,
     trivial_encryption,
 )
-from versus.protocol.errors import LocalProtocolError, OutOfTurn, RemoteProtocolError
-from versus.protocol.group import (
+from versus.protocol.crypto.group import (
     CryptoProofError,
     MalformedMessageError,
     Point,
@@ -45,7 +44,7 @@ from versus.protocol.group import (
     encode_scalar,
     random_scalar,
 )
-from versus.protocol.shuffle import (
+from versus.protocol.crypto.shuffle import (
     MAX_POOL,
     Generators,
     ShuffleProof,
@@ -54,7 +53,7 @@ from versus.protocol.shuffle import (
     shuffle_generators,
     verify_shuffle,
 )
-from versus.protocol.zkp import (
+from versus.protocol.crypto.zkp import (
     NonceLedger,
     Proof,
     dleq_prove,
@@ -62,6 +61,7 @@ from versus.protocol.zkp import (
     schnorr_prove,
     schnorr_verify,
 )
+from versus.protocol.errors import LocalProtocolError, OutOfTurn, RemoteProtocolError
 
 IDENTITY_SIZE = 32
 MAX_MATCH_ID = 64
@@ -260,7 +260,7 @@ def parse_message(obj: object) -> DealMessage:
 
 # --- checks of the peer's messages -------------------------------------------------------------
 # Pure functions: SharedPoolDeal runs them on the peer's messages as they arrive, the offline
-# auditor (protocol/dealers.py PoolAudit) on both seats' messages from the transcript.
+# auditor (protocol/deals/dealers.py PoolAudit) on both seats' messages from the transcript.
 
 
 # The proof labels: each proof is bound to its step and position (SPEC Part 5).

@@ -30,9 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from versus.protocol.canonical import HASH_SIZE, TAG_MATCH_ID, tagged_hash
-from versus.protocol.chain import Chain
-from versus.protocol.envelope import (
+from versus.protocol.crypto.identity import PUBLIC_KEY_SIZE, Identity
+from versus.protocol.errors import LocalProtocolError, MalformedMessage, SetupMismatch
+from versus.protocol.wire.canonical import HASH_SIZE, TAG_MATCH_ID, tagged_hash
+from versus.protocol.wire.chain import Chain
+from versus.protocol.wire.envelope import (
     NO_MATCH_ID,
     SEATS,
     Envelope,
@@ -42,8 +44,6 @@ from versus.protocol.envelope import (
     parse_envelope,
     seal,
 )
-from versus.protocol.errors import LocalProtocolError, MalformedMessage, SetupMismatch
-from versus.protocol.identity import PUBLIC_KEY_SIZE, Identity
 
 NONCE_SIZE = 32
 BINDING_SIZE = 32

@@ -1,0 +1,689 @@
+# The match state machine (SPEC §4.11): setup, joint randomness, the deal, lockstep play, the
+# end of the match and the evidence of a fault, sans-IO in the style of h11.
+#
+# Two layers:
+#   MatchCore   the public referee. It holds the chain, the public engine state and the public
+#               side of the deal, and accepts one envelope at a time after checking it against
+#               the transition table (`expected()`: at every moment exactly one seat may send,
+#               and which kinds). It is fed our own envelopes and the peer's alike ("Rule 2"),
+#               and the offline verifier (protocol/match/verify.py) feeds it a whole transcript.
+#   MatchPeer   one player's side: a MatchCore plus that player's secrets (coin seed, deck
+#               secrets or shared-pool key, private knowledge of its own cards) and clocks. It
+#               produces every message it can by itself (COMMIT, REVEAL, SHUFFLE, DRAW, OPEN,
+#               RESULT, RESULT_COSIGN, SECRET_REVEAL); only turn actions and choices come from
+#               the local player through `submit`.
+#
+# A received envelope enters the chain only after its meaning is checked, so a refused envelope
+# is never part of the honest transcript: it goes into the EVIDENCE envelope the honest side
+# seals instead, which the verifier re-checks. Every input to the engine carries the hash of the
+# public state after it; the receiver applies the same input and compares (lockstep).
+#
+# Determinism: every secret comes from the caller's rng, in an order fixed by the transcript,
+# so `MatchPeer.restore` rebuilds a peer from its transcript and the rng's master secret.
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from versus.engine import (
+    Action,
+    Catalogue,
+    Deal,
+    DealDecision,
+    EngineError,
+    GameResult,
+    Input,
+    Reveal,
+    RevealDecision,
+    State,
+    format_input,
+    new_game,
+    parse_input,
+    state_hash,
+    step,
+)
+from versus.protocol.crypto.commitment import coin_commitment, coin_outcome
+from versus.protocol.crypto.identity import Identity
+from versus.protocol.deals.dealers import DecklistAudit
+from versus.protocol.errors import (
+    CommitmentMismatch,
+    FalseEvidence,
+    IllegalAction,
+    LocalProtocolError,
+    MalformedMessage,
+    OutOfTurn,
+    OversizeField,
+    RemoteProtocolError,
+    ResultMismatch,
+    StateHashMismatch,
+)
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.setup import MatchSetup
+from versus.protocol.match.table import (
+    COIN_PURPOSE,
+    ENDED,
+    INTERRUPTS,
+    MAX_CLAIM_MS,
+    OWED,
+    SECRETS,
+    Ending,
+    Event,
+    MatchClosed,
+    MatchEnded,
+    MatchResult,
+    MatchStarted,
+    Phase,
+    Rule,
+    Sender,
+    StateChanged,
+)
+from versus.protocol.wire.canonical import HASH_SIZE
+from versus.protocol.wire.envelope import (
+    MAX_ENVELOPE_SIZE,
+    MAX_MESSAGE_SIZE,
+    Envelope,
+    MessageKind,
+    parse_envelope,
+)
+from versus.protocol.wire.text import printable
+
+if TYPE_CHECKING:  # the mental-poker modules load only for a shared-pool match (start-up)
+    from versus.protocol.deals.pool_sides import PoolAudit, PoolLive
+
+K = MessageKind
+#: evidence items an EVIDENCE carries at most (bytes): the offending envelope always fits, since
+#: every kind but EVIDENCE is at most MAX_MESSAGE_SIZE (envelope.py) and the EVIDENCE's own
+#: fields fit the EVIDENCE_HEADROOM left above it
+MAX_EVIDENCE_BYTES = MAX_MESSAGE_SIZE
+MAX_EVIDENCE_ITEMS = 4
+MAX_EVIDENCE_MESSAGE = 200
+#: envelope bytes around a body: 8-array header, version, match id, seq, prev_hash, sender, kind,
+#: signature (147 at most) and the body's array header (5)
+_ENVELOPE_FRAME = 152
+#: body caps (bytes) of the kinds whose bodies do not grow with the deck or the pool: an ACTION's
+#: text is at most 200 characters of canonical (ASCII) input notation plus the state hash
+_SMALL_BODY = {
+    K.REVEAL: 64, K.ACTION: 256, K.CHOICE: 256, K.RESULT: 128, K.RESULT_COSIGN: 128,
+    K.RESIGN: 8, K.TIMEOUT_CLAIM: 64, K.DISPUTE: 64,
+}
+
+
+# --- the public referee ---------------------------------------------------------------------
+
+
+class MatchCore:
+    """The public state of one match and the checks of every envelope (see module comment).
+
+    `pool_side` is a PoolLive for a MatchPeer (its own pool messages pass unchecked, the peer's
+    go through SharedPoolDeal), a PoolAudit for the offline verifier, None in decklist mode.
+    `on_draw(owner, handle, card)` lets a peer learn its own drawn cards.
+    """
+
+    def __init__(self, setup: MatchSetup, rules: MatchRules, catalogue: Catalogue,
+                 pool_side: PoolLive | PoolAudit | None,
+                 on_draw: Callable[[int, int, str | None], None] | None = None) -> None:
+        self.setup, self.rules, self.catalogue = setup, rules, catalogue
+        self.match_id = setup.match_id
+        self.n = rules.ruleset.deck_size
+        self.chain = setup.new_chain()
+        self.phase = Phase.COMMIT_0
+        self.state: State | None = None
+        self.inputs = 0
+        self.actions = 0
+        self.coin_commits: list[bytes | None] = [None, None]
+        self.coin_seeds: list[bytes | None] = [None, None]
+        self.decklist = (
+            DecklistAudit(self.match_id, self.n, catalogue, rules.registered_decklists)
+            if rules.deal_mode is DealMode.DECKLIST else None
+        )
+        self.pool = pool_side
+        self.game_result: GameResult | None = None
+        self.result: MatchResult | None = None
+        self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
+        self._on_draw = on_draw
+        self._pre: tuple[Input, State] | None = None
+        self.revealed = [False, False]  # whose SECRET_REVEAL is in
+        self.claim: Envelope | None = None  # the TIMEOUT_CLAIM in the chain, if any
+        self.disputed = False
+        #: the fault a re-checked EVIDENCE proves (code, seat or None, attributable, message)
+        self.fault_found: tuple[str, int | None, bool, str] | None = None
+        self.size_caps = _size_caps(rules, catalogue)
+
+    # --- the table ------------------------------------------------------------------------
+
+    def owed_rule(self) -> Rule | None:
+        """The table row of the message the match waits for (None: ended, or CLAIMED)."""
+        decision = ""
+        if self.phase is Phase.PLAY:
+            assert self.state is not None
+            decision = type(self.state.decision).__name__
+        rule = OWED.get((self.phase, decision))
+        if rule is None and self.phase is Phase.PLAY:
+            raise LocalProtocolError(
+                f"no play message expected after {self.state.decision}")  # type: ignore[union-attr]
+        return rule
+
+    def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
+        """(the one seat that may send next, the kinds it may send), from the table; (None, ())
+        when nothing is owed (ended, or a setup claim that only a DISPUTE may answer). Not
+        listed: the rows that interrupt (claim, dispute, evidence: see `_allowed`)."""
+        rule = self.owed_rule()
+        if rule is None:
+            return None, ()
+        decision = self.state.decision if self.state is not None else None
+        return rule.seat(decision), rule.kinds
+
+    def disputable_by(self) -> int | None:
+        """The seat that may still DISPUTE the standing timeout claim (the accused, until its
+        DISPUTE or its SECRET_REVEAL), or None."""
+        claim = self.claim
+        if claim is None or self.disputed or self.phase in ENDED:
+            return None
+        late = 1 - claim.sender
+        if self.phase is Phase.CLAIMED or (self.phase in SECRETS and not self.revealed[late]):
+            return late
+        return None
+
+    def _allowed(self, envelope: Envelope) -> bool:
+        """Whether the table lets `envelope.sender` send `envelope.kind` now."""
+        kind, sender = envelope.kind, envelope.sender
+        rule = INTERRUPTS.get(kind)
+        if rule is not None:
+            if self.phase not in rule.phases:
+                return False
+            if rule.sender is Sender.WAITING:
+                return self.expected()[0] == 1 - sender
+            if rule.sender is Sender.ACCUSED:
+                return sender == self.disputable_by()
+            return True  # Sender.DETECTOR: its check says whether the evidence holds
+        seat, kinds = self.expected()
+        return seat == sender and kind in kinds
+
+    # --- entry points ---------------------------------------------------------------------
+
+    def receive(self, raw: bytes) -> list[Event]:
+        """Authenticate, check and append a peer's (or, for the verifier, any) envelope."""
+        envelope = self.chain.authenticate(raw)
+        events = self.check(envelope, own=False)
+        self.chain.append(envelope)
+        return events
+
+    def send(self, identity: Identity, kind: MessageKind, body: Sequence[object]
+             ) -> tuple[Envelope, list[Event]]:
+        envelope = self.chain.seal(identity, kind, body)
+        try:
+            return envelope, self._process(envelope, own=True)
+        except RemoteProtocolError as error:  # our own message broke our own rules: a bug
+            raise LocalProtocolError(f"our own {kind.name} was refused: {error}") from error
+
+    def check(self, envelope: Envelope, *, own: bool) -> list[Event]:
+        """Run every check of one authenticated envelope; errors carry it as evidence.
+
+        Every handler validates the peer's body (types, sizes, ranges) before it uses it, and
+        says what is wrong with a RemoteProtocolError. Any other exception is a bug of ours
+        while handling a valid-looking envelope: it is a LocalProtocolError, never evidence
+        against the peer (a `TypeError` in our code proves nothing about what the peer signed).
+        """
+        try:
+            return self._process(envelope, own=own)
+        except RemoteProtocolError as error:
+            raise _blame(error, envelope) from None
+        except LocalProtocolError:
+            raise
+        except Exception as error:
+            raise LocalProtocolError(
+                f"internal error while handling {envelope.kind.name} seq {envelope.seq} from "
+                f"seat {envelope.sender}: {type(error).__name__}: {error}") from error
+
+    # --- dispatch -------------------------------------------------------------------------
+
+    def _check_size(self, envelope: Envelope) -> None:
+        """The per-kind size cap, before any parsing of the body (SPEC §4.11 Sizes)."""
+        cap = self.size_caps[envelope.kind]
+        if len(envelope.raw) > cap:
+            raise OversizeField(f"{envelope.kind.name} envelope of {len(envelope.raw)} bytes "
+                                f"exceeds the cap of {cap} for its kind")
+
+    def _process(self, envelope: Envelope, own: bool) -> list[Event]:
+        if not self._allowed(envelope):
+            seat, kinds = self.expected()
+            raise OutOfTurn(
+                f"{envelope.kind.name} from seat {envelope.sender} at seq {envelope.seq}: in "
+                f"phase {self.phase.value} only seat {seat} may send "
+                f"{'/'.join(k.name for k in kinds) or 'nothing'}",
+                [envelope.raw], player=envelope.sender)
+        self._check_size(envelope)
+        body = list(envelope.body)
+        handler = _HANDLERS[envelope.kind]
+        return handler(self, envelope, body, own)
+
+    def _advance_setup(self) -> list[Event]:
+        rule = OWED[(self.phase, "")]
+        assert rule.next is not None
+        phase = rule.next
+        if self.rules.deal_mode is DealMode.DECKLIST and OWED[(phase, "")].pool_only:
+            phase = OWED[(phase, "")].next  # type: ignore[assignment]
+        self.phase = phase
+        if phase is Phase.PLAY:
+            return self._start_game()
+        return []
+
+    @property
+    def layout_seed(self) -> bytes | None:
+        """The game's seed from the joint coin flip (§4.6), once both REVEALs are in."""
+        seeds = self.coin_seeds
+        if seeds[0] is None or seeds[1] is None:
+            return None
+        return coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
+
+    def _start_game(self) -> list[Event]:
+        layout = self.layout_seed
+        assert layout is not None
+        self.state = new_game(self.rules.ruleset, self.catalogue, layout)
+        return [MatchStarted(self.match_id, self.state.first, self.state.tiles)]
+
+    # --- setup handlers -------------------------------------------------------------------
+
+    def _on_commit(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        seat = envelope.sender
+        if not body or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE:
+            raise MalformedMessage("a COMMIT starts with the 32-byte coin commitment")
+        if body[0] == self.coin_commits[1 - seat]:
+            raise IllegalAction(f"seat {seat} echoed the other seat's coin commitment")
+        if self.decklist is not None:
+            self.decklist.commit(seat, body[1:], [envelope.raw])
+        else:
+            if len(body) != 2:
+                raise MalformedMessage("a shared-pool COMMIT is [coin commitment, key share]")
+            assert self.pool is not None
+            self.pool.key_share(seat, _pool().KeyShare.from_wire(body[1]), own)
+        self.coin_commits[seat] = body[0]
+        return self._advance_setup()
+
+    def _on_reveal(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        seat = envelope.sender
+        if len(body) != 1 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE:
+            raise MalformedMessage("a REVEAL is [32-byte coin seed]")
+        if coin_commitment(self.match_id, seat, COIN_PURPOSE, body[0]) != self.coin_commits[seat]:
+            raise CommitmentMismatch(f"seat {seat}'s coin seed does not match its commitment")
+        self.coin_seeds[seat] = body[0]
+        return self._advance_setup()
+
+    def _on_shuffle(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        if len(body) != 1:
+            raise MalformedMessage("a SHUFFLE is [shuffle message]")
+        assert self.pool is not None
+        self.pool.shuffle(envelope.sender, _pool().Shuffle.from_wire(body[0]), own)
+        return self._advance_setup()
+
+    # --- play handlers --------------------------------------------------------------------
+
+    def _on_draw(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        state = self.state
+        assert state is not None and isinstance(state.decision, DealDecision)
+        owner, claimed = state.decision.player, _state_hash_field(body, 2)
+        card = None
+        if self.decklist is not None:
+            handle = self.decklist.draw(envelope.sender, body[0], [envelope.raw])
+        else:
+            assert self.pool is not None
+            handle = self.next_undealt(owner)
+            card = self.pool.draw(envelope.sender, handle, _pool().DrawShare.from_wire(body[0]),
+                                  own)
+        events = self._apply(envelope, Deal(handle), claimed, own)
+        if self._on_draw is not None:
+            self._on_draw(owner, handle, card)
+        return events
+
+    def _on_open(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        state = self.state
+        assert state is not None and isinstance(state.decision, RevealDecision)
+        handle, owner = state.decision.handle, state.decision.player
+        if self.decklist is not None:
+            claimed = _state_hash_field(body, 4)
+            opening = self.decklist.open(owner, body[:3], [envelope.raw],
+                                         expected_slot=handle - owner * self.n)
+            card = opening.card
+        else:
+            claimed = _state_hash_field(body, 2)
+            assert self.pool is not None
+            card = self.pool.reveal(owner, handle, _pool().Reveal.from_wire(body[0]), own)
+        if type(card) is not str:
+            raise IllegalAction(f"card id {card!r:.40} is not a catalogue id")
+        return self._apply(envelope, Reveal(handle, card), claimed, own)
+
+    def _on_action(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        claimed = _state_hash_field(body, 2)
+        text = body[0]
+        if type(text) is not str or len(text) > 200:
+            raise MalformedMessage("an ACTION/CHOICE is [input text (<= 200 chars), state hash]")
+        action = _canonical_action(text)
+        self.actions += 1
+        return self._apply(envelope, action, claimed, own, text)
+
+    def _apply(self, envelope: Envelope, inp: Input, claimed: bytes, own: bool,
+               text: str | None = None) -> list[Event]:
+        """`text`: `format_input(inp)` when the caller already has it."""
+        state = self.state
+        assert state is not None
+        if own and self._pre is not None and self._pre[0] == inp:
+            after = self._pre[1]
+        else:
+            try:
+                after = step(state, inp)
+            except EngineError as error:
+                raise IllegalAction(f"{format_input(inp)!r}: {error}") from None
+        self._pre = None
+        actual = state_hash(after)
+        if actual != claimed:
+            raise StateHashMismatch(
+                f"after {format_input(inp)!r} seat {envelope.sender} claims state "
+                f"{claimed.hex()[:16]}…, the replay gives {actual.hex()[:16]}…")
+        self.state = after
+        self.inputs += 1
+        events: list[Event] = [StateChanged(inp, envelope.sender, text or format_input(inp))]
+        if after.result is not None:
+            self.game_result = after.result
+            self.phase = Phase.RESULT
+        return events
+
+    def next_undealt(self, owner: int) -> int:
+        """Shared pool: the lowest handle of `owner` still in its deck (= its pool position)."""
+        state = self.state
+        assert state is not None
+        for handle in state.handles(owner):
+            if state.zone_of(handle) == "deck":
+                return handle
+        raise LocalProtocolError(f"seat {owner}'s deck is empty")
+
+    def prepare(self, inp: Input) -> bytes:
+        """The state hash after `inp` (for our own next envelope; the state is cached)."""
+        assert self.state is not None
+        after = step(self.state, inp)
+        self._pre = (inp, after)
+        return state_hash(after)
+
+    # --- end handlers ---------------------------------------------------------------------
+
+    def result_body(self) -> list[object]:
+        r = self.game_result
+        assert r is not None and self.state is not None
+        return [r.outcome.value, r.winner, state_hash(self.state), self.inputs]
+
+    def _on_result(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        expected = self.result_body()
+        if body != expected:
+            raise ResultMismatch(
+                f"{envelope.kind.name} from seat {envelope.sender} states "
+                f"{_fields_text(body)}; the replayed game gives {_fields_text(expected)}")
+        self.phase = OWED[(self.phase, "")].next  # type: ignore[assignment]
+        if envelope.kind is K.RESULT_COSIGN:
+            r = self.game_result
+            assert r is not None
+            self.result = MatchResult(Ending.GAME, r.winner, r.outcome)
+            return [MatchEnded(self.result)]
+        return []
+
+    def _on_resign(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        if body:
+            raise MalformedMessage("a RESIGN has an empty body")
+        self.result = MatchResult(Ending.RESIGNATION, 1 - envelope.sender,
+                                  detail=f"seat {envelope.sender} resigned")
+        self.phase = SECRETS[1 - envelope.sender]  # the winner's reveal first: it is owed
+        return [MatchEnded(self.result)]
+
+    def _on_timeout(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        late, claimant = 1 - envelope.sender, envelope.sender
+        if (len(body) != 3 or any(type(v) is not int for v in body) or body[0] != late
+                or not 0 <= body[2] <= body[1] <= MAX_CLAIM_MS):
+            raise MalformedMessage("a TIMEOUT_CLAIM is [late seat, waited ms, clock left ms] "
+                                   "with waited >= clock left")
+        if not self.rules.has_clock:
+            raise IllegalAction("a TIMEOUT_CLAIM in a match without a clock")
+        self.claim = envelope
+        if not any(e.sender == late for e in self.chain.envelopes):
+            # The accused never signed anything bound to this match id: nothing shows it ever
+            # took part (its HELLO may be a copy from another match), so no one is credited.
+            self.result = MatchResult(
+                Ending.TIMEOUT, None,
+                detail=f"seat {claimant} claims seat {late} never answered; seat {late} signed "
+                       "nothing of this match, so the claim credits no one")
+            self.disputed = True  # nothing to dispute
+            if self.state is None:
+                self.phase = Phase.CLOSED
+                return [MatchEnded(self.result), MatchClosed()]
+        else:
+            self.result = MatchResult(
+                Ending.TIMEOUT, claimant,
+                detail=f"seat {claimant} claims seat {late} ran out of time (waited "
+                       f"{body[1]} ms with {body[2]} ms left, by seat {claimant}'s clock)")
+            if self.state is None:  # during setup: no card was dealt, nothing to reveal
+                self.phase = Phase.CLAIMED
+                return [MatchEnded(self.result)]
+        self.phase = SECRETS[claimant]  # the claimant's reveal first: it is owed
+        return [MatchEnded(self.result)]
+
+    def _on_dispute(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        claim = self.claim
+        assert claim is not None  # `_allowed` admits a DISPUTE only against a standing claim
+        if (len(body) != 3 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE
+                or type(body[1]) is not int or type(body[2]) is not int
+                or not 0 <= body[1] <= MAX_CLAIM_MS or not 0 < body[2] <= MAX_CLAIM_MS):
+            raise MalformedMessage("a DISPUTE is [claim envelope hash, used ms, left ms] with "
+                                   "0 <= used and 0 < left")
+        if body[0] != claim.hash:
+            raise IllegalAction(f"the DISPUTE names claim {body[0].hex()[:16]}…, not the "
+                                f"claim at seq {claim.seq}")
+        late, claimant = envelope.sender, claim.sender
+        self.disputed = True
+        self.result = MatchResult(
+            Ending.DISPUTE, None,
+            detail=f"seat {late} disputes seat {claimant}'s timeout claim: seat {claimant} "
+                   f"measured {claim.body[1]} ms waited with {claim.body[2]} ms allowed; seat "
+                   f"{late} measured {body[1]} ms used with {body[2]} ms still left")
+        if self.phase is Phase.CLAIMED:
+            self.phase = Phase.CLOSED
+            return [MatchEnded(self.result), MatchClosed()]
+        return [MatchEnded(self.result)]
+
+    def _on_secrets(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        seat = envelope.sender
+        if self.decklist is not None:
+            self.decklist.secrets(seat, body, [envelope.raw])
+        else:
+            if len(body) != 1:
+                raise MalformedMessage("a shared-pool SECRET_REVEAL is [end reveal]")
+            assert self.pool is not None
+            self.pool.end_reveal(seat, _pool().EndReveal.from_wire(body[0]), own)
+        self.revealed[seat] = True
+        if self.claim is not None and seat == 1 - self.claim.sender:
+            self.disputed = True  # the accused revealed without disputing: too late now
+        self.phase = Phase.CLOSED if self.revealed[1 - seat] else SECRETS[1 - seat]
+        return [MatchClosed()] if self.phase is Phase.CLOSED else []
+
+    def _on_evidence(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        if (len(body) != 4 or type(body[0]) is not str or type(body[1]) is not str
+                or type(body[2]) is not list or any(type(e) is not bytes for e in body[2])
+                or body[3] not in (None, 0, 1) or not body[2]):
+            raise MalformedMessage("an EVIDENCE is [code, message, [raw, ..., offending "
+                                   "envelope], seat or nil]")
+        code, message = printable(body[0], 40), printable(body[1], MAX_EVIDENCE_MESSAGE)
+        # Believed only once re-checked, live as offline (SPEC §4.11 Evidence): the offending
+        # envelope must fail here with the code the accuser names; a false accusation is the
+        # accuser's own fault, and whom to blame comes from our check, never from its word.
+        if own:  # our own check just refused it; the verifier re-checks it offline
+            self.fault_found = (body[0], body[3], body[3] is not None, message)
+        else:
+            self.fault_found = self._recheck(body[2][-1], body[0], envelope)
+        self.evidence = (code, message, tuple(body[2]), self.fault_found[1])
+        self.result = MatchResult(Ending.FAULT, None,
+                                  detail=f"seat {envelope.sender} reports {code}: {message}")
+        self.phase = Phase.ABORTED
+        return [MatchEnded(self.result)]
+
+    def _recheck(self, raw: bytes, code: str, evidence: Envelope
+                 ) -> tuple[str, int | None, bool, str]:
+        """Feed the offending envelope `raw` to a referee rebuilt from this chain, as the
+        accuser's referee stood when it refused it: the whole chain before the EVIDENCE, or,
+        for an envelope that crossed the chain (signed on a prefix, at a seq another seat's
+        envelope holds here: a timeout claim against our move), the prefix it was signed on."""
+        chain = self.chain.envelopes[:evidence.seq]  # our own EVIDENCE is sealed already
+        upto = len(chain)
+        with contextlib.suppress(RemoteProtocolError):
+            offending = parse_envelope(raw)
+            if offending.seq < upto and chain[offending.seq].sender != offending.sender:
+                upto = offending.seq
+        referee = self.audit_prefix(upto)
+        try:
+            referee.receive(raw)
+        except RemoteProtocolError as error:
+            if error.code != code:
+                raise FalseEvidence(f"the evidence fails with {error.code}, not the claimed "
+                                    f"{printable(code, 40)!r}", [evidence.raw],
+                                    player=evidence.sender) from None
+            # Only a signature proves a seat's fault: anything else (a replayed HELLO or old
+            # envelope, junk bytes, a reply to a head the accuser swapped) names nobody.
+            attributable = bool(error.attributable)
+            return (error.code, error.player if attributable else None, attributable,
+                    printable(str(error), MAX_EVIDENCE_MESSAGE))
+        raise FalseEvidence(f"the envelope seat {evidence.sender} reports as "
+                            f"{printable(code, 40)!r} passes every check", [evidence.raw],
+                            player=evidence.sender)
+
+    def audit_prefix(self, upto: int) -> MatchCore:
+        """A referee with public knowledge only (PoolAudit), fed the first `upto` envelopes of
+        this chain (checked already: their signatures are not checked again)."""
+        pool = None
+        if self.rules.deal_mode is DealMode.SHARED_POOL:
+            from versus.protocol.deals.pool_sides import PoolAudit
+
+            pool = PoolAudit(self.match_id, self.setup.keys, self.rules.pool_ids(self.catalogue),
+                             self.n)
+        referee = MatchCore(self.setup, self.rules, self.catalogue, pool)
+        for envelope in self.chain.envelopes[:upto]:
+            checked = referee.chain.authenticate(envelope.raw, parsed=envelope, signature=False)
+            referee.check(checked, own=False)
+            referee.chain.append(checked)
+        return referee
+
+    def full_deal(self) -> dict[int, str] | None:
+        """handle -> card of both decks, when the secret reveals made it public."""
+        if self.decklist is not None:
+            return self.decklist.deal()
+        if self.pool is not None and self.pool.full_deal is not None:
+            return {h: self.pool.full_deal[h] for h in range(2 * self.n)}
+        return None
+
+
+_HANDLERS: dict[MessageKind, Callable[[MatchCore, Envelope, list[Any], bool], list[Event]]] = {
+    K.COMMIT: MatchCore._on_commit, K.REVEAL: MatchCore._on_reveal,
+    K.SHUFFLE: MatchCore._on_shuffle, K.DRAW: MatchCore._on_draw, K.OPEN: MatchCore._on_open,
+    K.ACTION: MatchCore._on_action, K.CHOICE: MatchCore._on_action,
+    K.RESULT: MatchCore._on_result, K.RESULT_COSIGN: MatchCore._on_result,
+    K.RESIGN: MatchCore._on_resign, K.TIMEOUT_CLAIM: MatchCore._on_timeout,
+    K.DISPUTE: MatchCore._on_dispute,
+    K.SECRET_REVEAL: MatchCore._on_secrets, K.EVIDENCE: MatchCore._on_evidence,
+}
+
+
+def _state_hash_field(body: list[Any], length: int) -> bytes:
+    if len(body) != length or type(body[-1]) is not bytes or len(body[-1]) != HASH_SIZE:
+        raise MalformedMessage(f"expected {length} fields ending with the 32-byte state hash")
+    return body[-1]
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_action(text: str) -> Action:
+    """The turn action or choice `text` names, refused unless it is in canonical form. A pure
+    function of the text and an immutable Action, so memoised: a match repeats few texts
+    ("end", the same moves) and the verifier replays thousands (errors are never cached)."""
+    try:
+        action = parse_input(text)
+    except EngineError as error:
+        raise IllegalAction(f"{text!r:.60} is not an input: {error}") from None
+    if not isinstance(action, Action) or format_input(action) != text:
+        raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
+    return action
+
+
+def _pool() -> Any:
+    """protocol.pool, imported at the first shared-pool message (SPEC Part 5)."""
+    from versus.protocol.deals import pool
+
+    return pool
+
+
+def _fields_text(fields: Sequence[object]) -> str:
+    """A RESULT body as printable text: bytes as hex, strings made printable, cut short."""
+    parts = [value.hex()[:16] + "…" if isinstance(value, bytes)
+             else printable(value, 40) if isinstance(value, str) else printable(repr(value), 40)
+             for value in list(fields)[:8]]
+    return "[" + ", ".join(parts) + "]"
+
+
+def _blame(error: RemoteProtocolError, envelope: Envelope) -> RemoteProtocolError:
+    """Make the checked envelope the last piece of evidence and its signer the culprit."""
+    error.evidence = (*(e for e in error.evidence if e != envelope.raw), envelope.raw)
+    if error.player is None:
+        error.player = envelope.sender
+    if error.player == envelope.sender:
+        # The envelope authenticated and names the chain head as prev_hash: its signer built it
+        # on exactly this history, so whatever its content breaks is the signer's own doing.
+        error.attributable = True
+    return error
+
+
+def evidence_body(error: RemoteProtocolError) -> list[object]:
+    """EVIDENCE body: [code, one-line message, [raw evidence...], seat or nil]. The last item
+    (the offending envelope, the one the verifier re-checks) is always kept; earlier ones while
+    they fit MAX_EVIDENCE_BYTES and MAX_EVIDENCE_ITEMS."""
+    message = " ".join(str(error).split())[:MAX_EVIDENCE_MESSAGE]
+    if not error.evidence:
+        return [error.code, message, [], error.player]
+    kept: list[bytes] = [error.evidence[-1]]
+    total = len(kept[0])
+    for raw in reversed(error.evidence[:-1]):
+        if total + len(raw) > MAX_EVIDENCE_BYTES or len(kept) >= MAX_EVIDENCE_ITEMS:
+            break
+        kept.insert(0, raw)
+        total += len(raw)
+    return [error.code, message, kept, error.player]
+
+
+def _size_caps(rules: MatchRules, catalogue: Catalogue) -> dict[MessageKind, int]:
+    """The largest envelope of each kind an honest seat can send under these rules (SPEC
+    §4.11 Sizes), from the deck size n, the pool size and the longest card id L."""
+    n = rules.ruleset.deck_size
+    ids = [card.id for card in catalogue.cards]
+    longest = max((len(str(i).encode()) for i in ids), default=0)
+    card = longest + 2  # a str8 header
+    body = dict(_SMALL_BODY)
+    if rules.deal_mode is DealMode.DECKLIST:
+        # [coin, [[n x commit], root], draw seed commit, decklist commit]
+        body[K.COMMIT] = 4 * 34 + 2 * 5 + 34 * n
+        body[K.DRAW] = 9 + 34  # [slot, h]
+        body[K.OPEN] = 9 + card + 2 * 34  # [slot, card, salt, h]
+        # [[[slot, card, salt] x n], seed, [[card, count] x <= n], salt]
+        body[K.SECRET_REVEAL] = 3 * 5 + 2 * 34 + n * (1 + 9 + card + 34) + n * (1 + card + 9)
+        body[K.SHUFFLE] = 0
+    else:
+        pool = len(rules.pool_ids(catalogue))
+        point = scalar = 34
+        proof = 1 + 2 * scalar
+        tag = 2 + 16  # "deal/<kind>" as a short str
+        body[K.COMMIT] = 34 + 5 + tag + point + proof
+        body[K.DRAW] = 5 + tag + 9 + point + proof + 34
+        body[K.OPEN] = 5 + tag + 9 + 2 + 64 + point + proof + 34  # card id <= 64 bytes
+        body[K.SECRET_REVEAL] = 5 + tag + scalar
+        # ["deal/shuffle", step, [[a, b] x N], [[N points], [N points], c, [4 s], [N s], [N s]]]
+        per_card = (1 + 2 * point) + 4 * 34
+        body[K.SHUFFLE] = 5 + tag + 9 + 5 + 5 + 6 * 5 + scalar + 4 * scalar + pool * per_card
+    caps = {kind: _ENVELOPE_FRAME + size for kind, size in body.items()}
+    caps[K.EVIDENCE] = MAX_ENVELOPE_SIZE
+    for kind in K:
+        caps.setdefault(kind, _ENVELOPE_FRAME)  # kinds never sent in the chain
+    return caps
+
+
