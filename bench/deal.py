@@ -54,7 +54,7 @@ def one_deal(pool: int, deck: int) -> tuple[Side, Side]:
     sides = []
     for role in (0, 1):
         start = time.perf_counter()  # setup (card points, key) counts too
-        side = Side(SharedPoolDeal(role, match_id, identities, cards, deck, secrets.token_bytes))
+        side = Side(SharedPoolDeal(role, match_id, identities, cards, secrets.token_bytes))
         side.seconds = time.perf_counter() - start
         sides.append(side)
 
@@ -75,7 +75,7 @@ def one_deal(pool: int, deck: int) -> tuple[Side, Side]:
     s0.call(s0.deal.accept_shuffle, deliver(s1, s0, sh1))
     for owner, peer in ((s0, s1), (s1, s0)):
         for slot in range(deck):
-            position = owner.deal.position_of(owner.deal.role, slot)
+            position = owner.deal.role * deck + slot
             share = peer.call(peer.deal.draw_share, position)
             owner.call(owner.deal.accept_draw_share, position, deliver(peer, owner, share))
     return s0, s1

@@ -328,7 +328,7 @@ class LocalMatchClient:
         del self._log[:-MAX_LOG_LINES]
         r = self._ref.state.result
         if r is not None:
-            self._finish(MatchResult(r.winner, EndReason.GAME, r.outcome.value))
+            self._finish(MatchResult(r.winner, EndReason.GAME, r.outcome))
         elif decided is not None:
             self._notify()
 

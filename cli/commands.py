@@ -83,7 +83,7 @@ from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.match import Ending, MatchResult
 from versus.protocol.match.rules import DealMode, MatchRules, master_rng
-from versus.protocol.match.verify import _rules_text, verify_transcript
+from versus.protocol.match.verify import verify_transcript
 from versus.protocol.wire.text import printable
 
 from .board_text import LEGEND, render_board
@@ -294,7 +294,7 @@ def describe_outcome(outcome: SessionOutcome, seat: int, command: str | None = N
 def describe_offer(rules: MatchRules, seat: int) -> str:
     """The offered rules as one line, for the joiner to accept: the verifier's summary of the
     rules (deal, deck, hand, action order, field, turns, clock), what it leaves out, the seat."""
-    parts = [_rules_text(rules.to_dict())]
+    parts = [rules.describe()]
     if rules.deal_mode is DealMode.SHARED_POOL:
         parts.append(f"a pool of {len(rules.pool)} chosen cards" if rules.pool
                      else "the whole catalogue as the pool")

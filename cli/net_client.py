@@ -61,7 +61,7 @@ def client_result(result: ProtocolResult | None, session: MatchSession | None = 
         path = session.transcript_path
         return MatchResult(winner, EndReason.FAULT, _one_line(reason),
                            "" if path is None else str(path))
-    detail = result.outcome.value if result.outcome is not None else result.detail
+    detail = result.outcome if result.outcome is not None else result.detail
     return MatchResult(result.winner, _ENDINGS[result.ending], detail[:200])
 
 

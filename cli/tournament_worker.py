@@ -207,7 +207,7 @@ def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
         "abandoned": match_result is None, "winner_seat": winner,
         "ending": "abandoned" if match_result is None else match_result.ending.value,
         "outcome": None if match_result is None or match_result.outcome is None
-        else match_result.outcome.value,
+        else match_result.outcome,
         "forfeit_seat": None,
         "reason": "" if match_result is None else match_result.detail,
         "verified": report.ok and match_result is not None

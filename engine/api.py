@@ -33,6 +33,8 @@ GameCatalogue = Any
 GameKnowledge = Any
 
 MAX_PLAYERS = 8
+#: most cards one hidden deck holds
+MAX_DECK_CARDS = 1024
 #: largest outcome space of one CHANCE decision (the protocol draws it in one tagged hash)
 MAX_CHANCE_OUTCOMES = 1 << 16
 GAME_ID_RE = re.compile(r"[a-z][a-z0-9-]{0,31}")
@@ -60,7 +62,9 @@ class Pending:
     choice kind `discard-from-hand`, the deal purpose `hand`/`discard`; a die game: `d6`).
     `options`: the handles a CHOICE among cards offers (empty for another choice: its answers
     are legal_actions either way). `handle`: the card a REVEAL is about. `outcomes`: a
-    CHANCE decision's number of equally likely outcomes (see `Game`)."""
+    CHANCE decision's number of equally likely outcomes (see `Game`). `deck`: the index, in
+    `Game.decks(rules)`, of the hidden deck a DEAL draws from (which card of it comes next is
+    the protocol's business: the next undealt one in the deck's secret order)."""
 
     kind: DecisionKind
     player: int | None
@@ -68,6 +72,7 @@ class Pending:
     options: tuple[int, ...] = ()
     handle: int = -1
     outcomes: int = 0
+    deck: int = -1
 
     def __post_init__(self) -> None:
         def need(ok: bool, what: str) -> None:
@@ -96,6 +101,11 @@ class Pending:
             need(self.handle >= 0, "a reveal names a handle")
         else:
             need(self.handle == -1, "only a reveal has a handle")
+        need(_is_int(self.deck), "deck must be an int")
+        if self.kind is DecisionKind.DEAL:
+            need(self.deck >= 0, "a deal names the deck it draws from")
+        else:
+            need(self.deck == -1, "only a deal names a deck")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +123,49 @@ class Finished:
                                             and 0 <= self.winner < MAX_PLAYERS):
             raise ValueError(f"winner must be None or a player 0..{MAX_PLAYERS - 1}, "
                              f"got {self.winner!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenDeck:
+    """A zone of face-down cards the protocol deals from (SPEC Part 3, "Hidden decks"): the
+    cards with handles `first` .. `first + size - 1`, in a secret order fixed at setup.
+    `owner`: the player the deck belongs to (in decklist mode that player brings its cards;
+    only that player is dealt from it), or None for one shared deck both players draw from
+    (shared-pool mode only). A game's decks never overlap; dealt cards leave their deck for
+    the game's own zones (hand, board, a shared graveyard), which the protocol never sees."""
+
+    owner: int | None
+    size: int
+    first: int = 0
+
+    def __post_init__(self) -> None:
+        if self.owner is not None and not (_is_int(self.owner)
+                                           and 0 <= self.owner < MAX_PLAYERS):
+            raise ValueError(f"deck owner must be None or a player, got {self.owner!r}")
+        if not (_is_int(self.size) and 1 <= self.size <= MAX_DECK_CARDS):
+            raise ValueError(f"deck size must be 1..{MAX_DECK_CARDS}, got {self.size!r}")
+        if not (_is_int(self.first) and self.first >= 0):
+            raise ValueError(f"deck first handle must be >= 0, got {self.first!r}")
+
+    @property
+    def handles(self) -> range:
+        return range(self.first, self.first + self.size)
+
+
+def check_decks(decks: Sequence[HiddenDeck], players: int) -> tuple[HiddenDeck, ...]:
+    """A game's declared decks, checked: at least one, owners below `players`, handle ranges
+    disjoint. ValueError names the problem (a game's bug, found when a match is set up)."""
+    decks = tuple(decks)
+    if not decks or not all(isinstance(d, HiddenDeck) for d in decks):
+        raise ValueError(f"a game declares one or more HiddenDeck values, got {decks!r:.80}")
+    taken: set[int] = set()
+    for deck in decks:
+        if deck.owner is not None and deck.owner >= players:
+            raise ValueError(f"deck {deck} names a player beyond the game's {players}")
+        if taken.intersection(deck.handles):
+            raise ValueError(f"deck {deck} overlaps another deck's handles")
+        taken.update(deck.handles)
+    return decks
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +212,9 @@ class Game(Protocol):
     players: int
     #: every rules option, in the order a listing shows them
     rules_options: tuple[RulesOption, ...]
+    #: whether a CHANCE decision can occur (the protocol then fixes each seat's chance chain
+    #: at setup: SPEC §4.11 "Chance")
+    chance: bool
 
     # --- rules ---------------------------------------------------------------------------
     def default_rules(self) -> GameRules:
@@ -186,6 +242,10 @@ class Game(Protocol):
         """The tagged hash of encode_rules (bound into the match id and every state hash)."""
         ...
 
+    def describe_rules(self, rules: GameRules) -> str:
+        """The rules in one short human line (a join offer, `versus verify`)."""
+        ...
+
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> GameCatalogue:
         """The card data shipped with the game."""
@@ -197,6 +257,25 @@ class Game(Protocol):
 
     def catalogue_digest(self, catalogue: GameCatalogue) -> bytes:
         """The tagged hash of the card data's canonical encoding."""
+        ...
+
+    def card_ids(self, catalogue: GameCatalogue) -> tuple[str, ...]:
+        """The id of every card a deck may hold, in catalogue order (the default pool of a
+        shared-pool deal; what a decklist may name)."""
+        ...
+
+    # --- hidden decks (SPEC Part 3, "Hidden decks") ------------------------------------------
+    def decks(self, rules: GameRules) -> tuple[HiddenDeck, ...]:
+        """The hidden decks a match under `rules` deals from, in a fixed order (a DEAL names
+        one by its index)."""
+        ...
+
+    def deal_input(self, handle: int) -> GameInput:
+        """The input answering a DEAL with the card `handle` (its identity stays hidden)."""
+        ...
+
+    def reveal_input(self, handle: int, card_id: str) -> GameInput:
+        """The input answering a REVEAL of `handle`: its card is `card_id`."""
         ...
 
     # --- play ------------------------------------------------------------------------------
@@ -249,6 +328,11 @@ class Game(Protocol):
                 knowledge: GameKnowledge) -> list[str]:
         """What `viewer` may learn from the step before --inp--> after, as sentences that
         never name a card hidden from it."""
+        ...
+
+    def narrate_start(self, state: GameState, viewer: int) -> list[str]:
+        """What `viewer` is told when the game begins in `state` (e.g. who plays first), as
+        short clauses."""
         ...
 
     # --- positions (SPEC Part 3, "Positions") ----------------------------------------------

@@ -492,7 +492,7 @@ def pool_messages() -> tuple[list[object], ...]:
     match_id = real_setup().match_id
     keys = tuple(p.public_key for p in players())
     sides = [
-        SharedPoolDeal(role, match_id, keys, cards, 2, seeded_rng(f"deal/{role}"))
+        SharedPoolDeal(role, match_id, keys, cards, seeded_rng(f"deal/{role}"))
         for role in (0, 1)
     ]
     shares = [side.key_share() for side in sides]
@@ -502,7 +502,7 @@ def pool_messages() -> tuple[list[object], ...]:
     sides[1].accept_shuffle(shuffle_0)
     shuffle_1 = sides[1].shuffle()
     sides[0].accept_shuffle(shuffle_1)
-    position = sides[0].position_of(0, 0)
+    position = 0  # dealt to seat 0
     draw = sides[1].draw_share(position)
     sides[0].accept_draw_share(position, draw)
     reveal = sides[0].reveal(position)

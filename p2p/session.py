@@ -42,8 +42,7 @@ from typing import Any
 
 import trio
 
-from versus.engine import Action, Catalogue, PlayerView, State, new_game, step
-from versus.engine.narrate import narrate
+from versus.engine import Action, Catalogue, PlayerView
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.errors import RemoteTransportError, TransportError
 from versus.p2p.store import (
@@ -211,7 +210,6 @@ class MatchSession:
         self._changed = trio.Event()
         self._queue: trio.MemorySendChannel[bytes] | None = None
         self._rolled_back = peer.rolled_back
-        self._seen_state: State | None = None
         self._finished = trio.Event()
         self._outcome_detail = ""
         self._abandoned = self._left = False
@@ -224,8 +222,6 @@ class MatchSession:
         #: raw bytes of every chain envelope we hold
         self._held: set[bytes] = set() if peer.core is None else {
             e.raw for e in peer.core.chain.envelopes}
-        if peer.core is not None and peer.core.state is not None:
-            self._seen_state = peer.core.state
 
     # --- restoring from disk -------------------------------------------------------------------
 
@@ -660,21 +656,14 @@ class MatchSession:
         self._save_clock()
 
     def _narrate(self, events: list[Event]) -> None:
-        core = self.peer.core
+        game = self.peer.game
         for event in events:
-            if isinstance(event, MatchStarted) and core is not None:
-                layout = core.layout_seed
-                assert layout is not None
-                self._seen_state = new_game(self.peer.rules.ruleset, self.peer.catalogue,
-                                            layout)
-                who = "you play" if event.first_player == self.seat else "the opponent plays"
-                self.log.append(f"Match {event.match_id.hex()[:16]} started; {who} first")
-            elif isinstance(event, StateChanged) and self._seen_state is not None:
-                before = self._seen_state
-                after = step(before, event.input)
-                self.log.extend(narrate(before, event.input, after, self.seat,
-                                        self.peer.knowledge))
-                self._seen_state = after
+            if isinstance(event, MatchStarted):
+                told = game.narrate_start(event.state, self.seat)
+                self.log.append("; ".join([f"Match {event.match_id.hex()[:16]} started", *told]))
+            elif isinstance(event, StateChanged):
+                self.log.extend(game.narrate(event.before, event.input, event.after, self.seat,
+                                             self.peer.knowledge))
             elif isinstance(event, MatchEnded):
                 self.log.append(f"Match over: {event.result}")
         del self.log[:-MAX_LOG_LINES]

@@ -21,6 +21,8 @@ from typing import Any
 import trio
 
 from versus.engine import Action, Catalogue, GameResult, PlayerView, Ruleset
+from versus.engine.api import Finished
+from versus.protocol.match.table import MatchResult
 
 from .base import BotError, BotForfeit
 from .worlds import public_state
@@ -151,13 +153,14 @@ class ExternalBot:
             await self._forfeit(f"answered an illegal action {_short(text)} on {where}")
         return by_text[text]
 
-    async def finish(self, result: GameResult | None, seat: int | None = None) -> None:
+    async def finish(self, result: GameResult | Finished | MatchResult | None,
+                     seat: int | None = None) -> None:
         """Tell the bot how the game ended, ask it to quit, and reap it (killed if it lingers).
         The bot can no longer lose here, so its errors are ignored."""
         try:
             if result is not None and self.started:
                 await self._write({"type": "result", "seat": seat, "winner": result.winner,
-                                   "outcome": result.outcome.value})
+                                   "outcome": _label(result.outcome)})
             await self._write({"type": "quit"})
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
@@ -253,3 +256,9 @@ def _short(value: object, limit: int = 80) -> str:
 
 def time_ms_of(seconds: float | None) -> int:
     return DEFAULT_TIME_MS if seconds is None else max(1, math.ceil(seconds * 1000))
+
+
+def _label(outcome: object) -> object:
+    """An outcome as its label: the engine's GameResult holds an enum, the generic Finished and
+    the match result a string."""
+    return getattr(outcome, "value", outcome)

@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..actions import Input, format_input, parse_input
-from ..api import DecisionKind, Finished, Pending, RulesOption, Setup
+from ..actions import Deal, Input, Reveal, format_input, parse_input
+from ..api import DecisionKind, Finished, HiddenDeck, Pending, RulesOption, Setup
 from ..catalogue import Catalogue, default_catalogue, load_catalogue
 from ..decisions import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
 from ..errors import RulesetError
 from ..game import State, encode_state, legal_actions, new_game, state_hash, step
-from ..positions import GAME_ID, dump_position, load_position
 from ..ruleset import RULES_OPTIONS, Ruleset
 from ..views import Knowledge, PlayerView
 
@@ -23,10 +22,11 @@ from ..views import Knowledge, PlayerView
 class Versus42:
     """The Versus game of the versus42 guide (EN and FR variants as rules options)."""
 
-    id = GAME_ID
+    id = "versus42"  # positions.GAME_ID (that module loads on first use: start-up)
     title = "Versus (versus42 guide, EN/FR rules)"
     players = 2
     rules_options: tuple[RulesOption, ...] = RULES_OPTIONS
+    chance = False  # Versus has no public randomness after setup (the layout uses the seed)
 
     # --- rules -----------------------------------------------------------------------------
     def default_rules(self) -> Ruleset:
@@ -49,6 +49,10 @@ class Versus42:
     def rules_digest(self, rules: Ruleset) -> bytes:
         return rules.digest()
 
+    def describe_rules(self, rules: Ruleset) -> str:
+        return (f"deck {rules.deck_size}, hand {rules.hand_size}, {rules.action_order.value} "
+                f"actions, {rules.cols}x{rules.rows} field, {rules.max_turns} turns max")
+
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
         return default_catalogue()
@@ -58,6 +62,21 @@ class Versus42:
 
     def catalogue_digest(self, catalogue: Catalogue) -> bytes:
         return catalogue.digest
+
+    def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
+        return tuple(card.id for card in catalogue.cards)
+
+    # --- hidden decks ----------------------------------------------------------------------
+    def decks(self, rules: Ruleset) -> tuple[HiddenDeck, ...]:
+        """One deck per player, player p's cards holding handles p*n .. p*n + n - 1."""
+        n = rules.deck_size
+        return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
+
+    def deal_input(self, handle: int) -> Deal:
+        return Deal(handle)
+
+    def reveal_input(self, handle: int, card_id: str) -> Reveal:
+        return Reveal(handle, card_id)
 
     # --- play ------------------------------------------------------------------------------
     def new_game(self, setup: Setup) -> State:
@@ -70,7 +89,7 @@ class Versus42:
         if isinstance(d, ChoiceDecision):
             return Pending(DecisionKind.CHOICE, d.player, d.kind.value, d.options)
         if isinstance(d, DealDecision):
-            return Pending(DecisionKind.DEAL, d.player, d.purpose.value)
+            return Pending(DecisionKind.DEAL, d.player, d.purpose.value, deck=d.player)
         if isinstance(d, RevealDecision):
             return Pending(DecisionKind.REVEAL, d.player, handle=d.handle)
         return Finished(d.outcome.value, d.winner)
@@ -106,11 +125,18 @@ class Versus42:
 
         return narrate(before, inp, after, viewer, knowledge)
 
+    def narrate_start(self, state: State, viewer: int) -> list[str]:
+        return ["you play first" if state.first == viewer else "the opponent plays first"]
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
+        from ..positions import dump_position
+
         return dump_position(state)
 
     def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> State:
+        from ..positions import load_position
+
         return load_position(text, catalogue)
 
 

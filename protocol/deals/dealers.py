@@ -19,9 +19,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
-from versus.engine import Catalogue
 from versus.protocol.crypto.commitment import (
     DeckAudit,
     DeckCommitment,
@@ -81,12 +80,15 @@ class DecklistHand:
 
 
 class DecklistAudit:
-    """The public record of both decks: every check of SPEC §4.7-4.8, for both seats."""
+    """The public record of both decks: every check of SPEC §4.7-4.8, for both seats.
+    `card_ids`: what a deck may hold; `firsts`: the handle of each seat's slot 0 (the game's
+    hidden decks), so slot s of seat p's deck is the game's card firsts[p] + s."""
 
-    def __init__(self, match_id: bytes, deck_size: int, catalogue: Catalogue,
-                 registered: tuple[bytes | None, bytes | None]) -> None:
-        self.match_id, self.deck_size, self.catalogue = match_id, deck_size, catalogue
-        self.registered = registered
+    def __init__(self, match_id: bytes, deck_size: int, card_ids: Collection[str],
+                 registered: tuple[bytes | None, bytes | None],
+                 firsts: tuple[int, int]) -> None:
+        self.match_id, self.deck_size, self.card_ids = match_id, deck_size, frozenset(card_ids)
+        self.registered, self.firsts = registered, firsts
         self.decks: list[DeckAudit | None] = [None, None]  # by owner
         self.orders: list[DrawAudit | None] = [None, None]  # by owner (chooser = 1 - owner)
         self.list_commitments: list[bytes | None] = [None, None]
@@ -117,7 +119,7 @@ class DecklistAudit:
         owner = 1 - chooser
         order = self.orders[owner]
         assert order is not None
-        return owner * self.deck_size + order.announce(slot, evidence)
+        return self.firsts[owner] + order.announce(slot, evidence)
 
     def open(self, owner: int, parts: Sequence[object], evidence: Sequence[bytes], *,
              expected_slot: int | None = None) -> Opening:
@@ -149,7 +151,7 @@ class DecklistAudit:
         for body in openings:
             opening = Opening.from_body(body, evidence, seat)
             deck.record(opening, evidence)
-            if opening.card not in self.catalogue:
+            if opening.card not in self.card_ids:
                 raise DecklistViolation(f"seat {seat}'s slot {opening.slot} holds "
                                         f"{opening.card!r}, not a catalogue card",
                                         evidence, player=seat)
@@ -181,7 +183,7 @@ class DecklistAudit:
         for owner, deck in enumerate(self.decks):
             assert deck is not None
             for slot, card in deck.opened.items():
-                out[owner * self.deck_size + slot] = str(card)
+                out[self.firsts[owner] + slot] = str(card)
         return out
 
 
@@ -190,19 +192,19 @@ SHOWN_BAD_IDS = 5
 SHOWN_ID_CHARS = 40
 
 
-def check_decklist(catalogue: Catalogue, cards: Sequence[str], deck_size: int,
+def check_decklist(card_ids: Collection[str], cards: Sequence[str], deck_size: int,
                    registered: bytes | None) -> None:
     """Our own deck before we commit to it (LocalProtocolError: our own misuse)."""
-    if len(cards) != deck_size or any(card not in catalogue for card in cards):
-        raise LocalProtocolError(deck_problem(catalogue, cards, deck_size))
+    if len(cards) != deck_size or any(card not in card_ids for card in cards):
+        raise LocalProtocolError(deck_problem(card_ids, cards, deck_size))
     if registered is not None and decklist_hash(Counter(cards)) != registered:
         raise LocalProtocolError("our deck does not match the registered decklist hash")
 
 
-def deck_problem(catalogue: Catalogue, cards: Sequence[str], deck_size: int) -> str:
+def deck_problem(card_ids: Collection[str], cards: Sequence[str], deck_size: int) -> str:
     """What is wrong with a deck, the offending ids first: the whole list cut at a fixed length
     would hide a bad id at its end (issue 15)."""
-    unknown = list(dict.fromkeys(card for card in cards if card not in catalogue))
+    unknown = list(dict.fromkeys(card for card in cards if card not in card_ids))
     problems = []
     if unknown:
         shown = ", ".join(repr(str(card)[:SHOWN_ID_CHARS]) for card in unknown[:SHOWN_BAD_IDS])

@@ -7,10 +7,11 @@
 #                 The joint key is Y = Y0 + Y1; the pool starts as (O, M_card) for each card.
 #   2. SHUFFLE_0  player 0 re-encrypts and permutes the whole pool, sends Shuffle + TW proof.
 #   3. SHUFFLE_1  player 1 does the same on player 0's output.
-#   4. DEALT      positions 0..D-1 of the final pool are player 0's deck (slot k = position k),
-#                 D..2D-1 player 1's (slot k = position D + k); the rest stays undealt.
+#   4. DEALT      the caller (the match, from the game's hidden decks) says which position is
+#                 dealt next and to whom: position h stands for the game's card h.
 #                 A draw: the non-owner sends DrawShare (its decryption share of the position
 #                 + Chaum–Pedersen proof); the owner adds its own share and learns the card.
+#                 The position's owner is fixed by that draw (whoever received it).
 #                 A public reveal: the owner sends Reveal (its share + proof + the card id) for
 #                 a card it has drawn; the peer checks that it sent the draw share for that
 #                 position, adds its own share and checks the card id.
@@ -373,7 +374,6 @@ class SharedPoolDeal:
         match_id: bytes,
         identities: tuple[bytes, bytes],
         pool_card_ids: Sequence[str],
-        deck_size: int,
         rng: Rng,
     ) -> None:
         if role not in (0, 1):
@@ -394,14 +394,11 @@ class SharedPoolDeal:
                 raise LocalProtocolError(str(exc)) from exc
         if not 2 <= len(card_ids) <= MAX_POOL:
             raise LocalProtocolError(f"the pool holds 2 to {MAX_POOL} cards")
-        if type(deck_size) is not int or not 1 <= deck_size <= len(card_ids) // 2:
-            raise LocalProtocolError("deck_size must be in [1, pool size / 2]")
 
         self.role = role
         self.match_id = match_id
         self.identities = identities
         self.pool_card_ids = card_ids
-        self.deck_size = deck_size
         self._rng = rng
         self._table = card_table(match_id, card_ids)  # also rejects duplicate card ids
         self._pool: tuple[Ciphertext, ...] = tuple(
@@ -416,6 +413,7 @@ class SharedPoolDeal:
         self._own_ledger = NonceLedger(remote=False)
         self._peer_ledger = NonceLedger(remote=True)
         self._known: dict[int, str] = {}  # position → card id, for cards I know
+        self._owners: dict[int, int] = {}  # position → the player it was dealt to
         self._shares_sent: set[int] = set()  # positions I sent a draw share for
         self._revealed: set[int] = set()  # positions made public (by either side)
         self._end_sent = False
@@ -447,17 +445,16 @@ class SharedPoolDeal:
         return dict(self._known)
 
     def owner_of(self, position: int) -> int | None:
-        """0 or 1 for a dealt position, None for the undealt rest of the pool."""
-        if not 0 <= position < len(self.pool_card_ids):
-            raise LocalProtocolError(f"position {position} outside the pool")
-        owner = position // self.deck_size
-        return owner if owner < 2 else None
+        """The player `position` was dealt to, None while it is undealt."""
+        if type(position) is not int or not 0 <= position < len(self.pool_card_ids):
+            raise LocalProtocolError(f"position {position!r} outside the pool")
+        return self._owners.get(position)
 
-    def position_of(self, player: int, slot: int) -> int:
-        """The pool position of deck slot `slot` of `player`."""
-        if player not in (0, 1) or not 0 <= slot < self.deck_size:
-            raise LocalProtocolError(f"no deck slot {slot} for player {player}")
-        return player * self.deck_size + slot
+    def _deal_to(self, position: int, player: int) -> None:
+        """Record who receives `position` (the caller decides: our own misuse if dealt twice)."""
+        if self.owner_of(position) is not None:
+            raise LocalProtocolError(f"position {position} was dealt already")
+        self._owners[position] = player
 
     # --- 1. key shares --------------------------------------------------------------------
 
@@ -519,10 +516,7 @@ class SharedPoolDeal:
     def draw_share(self, position: int) -> DrawShare:
         """My decryption share of a card the peer draws (it alone learns the card)."""
         self._require_dealt("draw_share")
-        if self.owner_of(position) != self.peer:
-            raise LocalProtocolError(f"position {position} is not in the peer's deck")
-        if position in self._shares_sent:
-            raise LocalProtocolError(f"draw share for position {position} already sent")
+        self._deal_to(position, self.peer)
         share, proof = self._prove_share(position, draw_label(position))
         self._shares_sent.add(position)
         return DrawShare(position, share, proof)
@@ -531,14 +525,13 @@ class SharedPoolDeal:
     def accept_draw_share(self, position: int, message: DrawShare) -> str:
         """Check the peer's share for one of my cards; return the card id I drew."""
         self._expect(message, DrawShare, DealPhase.DEALT)
-        if self.owner_of(position) != self.role:
-            raise LocalProtocolError(f"position {position} is not in my deck")
+        if self.owner_of(position) is not None:
+            raise LocalProtocolError(f"position {position} was dealt already")
         check_message_position(message.position, position, "draw-share")
-        if position in self._known:
-            raise UnexpectedMessageError(f"draw-share: position {position} already drawn")
         self._verify_peer_share(message.share, message.proof, position, draw_label(position))
         own_share = decryption_share(self._secret, self._pool[position])
         card_id = self._decrypt(position, message.share, own_share, "draw-share")
+        self._owners[position] = self.role
         self._known[position] = card_id
         return card_id
 
@@ -546,7 +539,7 @@ class SharedPoolDeal:
         """Make one of my drawn cards public: my share, its proof and the card id."""
         self._require_dealt("reveal")
         if self.owner_of(position) != self.role:
-            raise LocalProtocolError(f"position {position} is not in my deck")
+            raise LocalProtocolError(f"position {position} was not dealt to me")
         if position not in self._known:
             raise LocalProtocolError(f"position {position} not drawn yet: draw it before revealing")
         if position in self._revealed:
@@ -559,8 +552,8 @@ class SharedPoolDeal:
     def accept_reveal(self, position: int, message: Reveal) -> str:
         """Check the peer's public reveal of one of its drawn cards; return the card id."""
         self._expect(message, Reveal, DealPhase.DEALT)
-        if self.owner_of(position) != self.peer:
-            raise LocalProtocolError(f"position {position} is not in the peer's deck")
+        if self.owner_of(position) not in (self.peer, None):
+            raise LocalProtocolError(f"position {position} was not dealt to the peer")
         check_message_position(message.position, position, "reveal")
         if position in self._revealed:
             raise UnexpectedMessageError(f"reveal: position {position} already revealed")

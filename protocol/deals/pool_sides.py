@@ -76,8 +76,8 @@ class PoolAudit:
     always a draw share first (SPEC §5.6 step 6)."""
 
     def __init__(self, match_id: bytes, identities: tuple[bytes, bytes],
-                 pool_ids: Sequence[str], deck_size: int) -> None:
-        self.match_id, self.identities, self.deck_size = match_id, identities, deck_size
+                 pool_ids: Sequence[str]) -> None:
+        self.match_id, self.identities = match_id, identities
         self.pool_ids = tuple(pool_ids)
         self._table = card_table(match_id, self.pool_ids)
         self.pool: tuple[Ciphertext, ...] = tuple(

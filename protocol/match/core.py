@@ -27,23 +27,9 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from versus.engine import (
-    Action,
-    Catalogue,
-    Deal,
-    DealDecision,
-    EngineError,
-    GameResult,
-    Input,
-    Reveal,
-    RevealDecision,
-    State,
-    format_input,
-    new_game,
-    parse_input,
-    state_hash,
-    step,
-)
+from versus.engine.api import DecisionKind, Finished, Pending, Setup
+from versus.engine.errors import EngineError
+from versus.protocol.crypto.chance import ChanceAudit, chance_outcome
 from versus.protocol.crypto.commitment import coin_commitment, coin_outcome
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.deals.dealers import DecklistAudit
@@ -62,6 +48,7 @@ from versus.protocol.errors import (
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.match.setup import MatchSetup
 from versus.protocol.match.table import (
+    CHANCE_ANSWER,
     COIN_PURPOSE,
     ENDED,
     INTERRUPTS,
@@ -105,7 +92,7 @@ _ENVELOPE_FRAME = 152
 #: body caps (bytes) of the kinds whose bodies do not grow with the deck or the pool: an ACTION's
 #: text is at most 200 characters of canonical (ASCII) input notation plus the state hash
 _SMALL_BODY = {
-    K.REVEAL: 64, K.ACTION: 256, K.CHOICE: 256, K.RESULT: 128, K.RESULT_COSIGN: 128,
+    K.REVEAL: 80, K.CHANCE: 80, K.ACTION: 256, K.CHOICE: 256, K.RESULT: 128, K.RESULT_COSIGN: 128,
     K.RESIGN: 8, K.TIMEOUT_CLAIM: 64, K.DISPUTE: 64,
 }
 
@@ -119,31 +106,45 @@ class MatchCore:
     `pool_side` is a PoolLive for a MatchPeer (its own pool messages pass unchecked, the peer's
     go through SharedPoolDeal), a PoolAudit for the offline verifier, None in decklist mode.
     `on_draw(owner, handle, card)` lets a peer learn its own drawn cards.
+
+    The game is known only through its Game interface (engine/api.py, `rules.game_impl`): its
+    decision after each input says which table row applies, its hidden decks say which card a
+    DEAL hands out, and its state hash is what both seats compare.
     """
 
-    def __init__(self, setup: MatchSetup, rules: MatchRules, catalogue: Catalogue,
+    def __init__(self, setup: MatchSetup, rules: MatchRules, catalogue: Any,
                  pool_side: PoolLive | PoolAudit | None,
                  on_draw: Callable[[int, int, str | None], None] | None = None) -> None:
         self.setup, self.rules, self.catalogue = setup, rules, catalogue
+        self.game = rules.game_impl
+        self.decks = rules.decks
         self.match_id = setup.match_id
-        self.n = rules.ruleset.deck_size
         self.chain = setup.new_chain()
         self.phase = Phase.COMMIT_0
-        self.state: State | None = None
+        self.state: Any = None
+        #: the game's decision in `state` (None before the game starts)
+        self.pending: Pending | Finished | None = None
         self.inputs = 0
         self.actions = 0
+        #: cards dealt so far from each hidden deck (the next one is deck.first + count)
+        self.dealt = [0] * len(self.decks)
         self.coin_commits: list[bytes | None] = [None, None]
         self.coin_seeds: list[bytes | None] = [None, None]
         self.decklist = (
-            DecklistAudit(self.match_id, self.n, catalogue, rules.registered_decklists)
+            DecklistAudit(self.match_id, rules.deck_size, rules.card_ids(catalogue),
+                          rules.registered_decklists, (self.decks[0].first, self.decks[1].first))
             if rules.deal_mode is DealMode.DECKLIST else None
         )
+        #: the public side of the chance chains (a game with CHANCE decisions only)
+        self.chances = ChanceAudit(self.match_id) if self.game.chance else None
+        #: the seat whose preimage opened the CHANCE now pending, and that preimage
+        self.chance_opened: tuple[int, bytes] | None = None
         self.pool = pool_side
-        self.game_result: GameResult | None = None
+        self.game_result: Finished | None = None
         self.result: MatchResult | None = None
         self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
         self._on_draw = on_draw
-        self._pre: tuple[Input, State] | None = None
+        self._pre: tuple[Any, Any] | None = None
         self.revealed = [False, False]  # whose SECRET_REVEAL is in
         self.claim: Envelope | None = None  # the TIMEOUT_CLAIM in the chain, if any
         self.disputed = False
@@ -157,13 +158,13 @@ class MatchCore:
         """The table row of the message the match waits for (None: ended, or CLAIMED)."""
         decision = ""
         if self.phase is Phase.PLAY:
-            assert self.state is not None
-            decision = type(self.state.decision).__name__
-        rule = OWED.get((self.phase, decision))
-        if rule is None and self.phase is Phase.PLAY:
-            raise LocalProtocolError(
-                f"no play message expected after {self.state.decision}")  # type: ignore[union-attr]
-        return rule
+            pending = self.pending
+            if not isinstance(pending, Pending):
+                raise LocalProtocolError(f"no play message expected after {pending}")
+            decision = pending.kind.name
+            if pending.kind is DecisionKind.CHANCE and self.chance_opened is not None:
+                decision = CHANCE_ANSWER
+        return OWED.get((self.phase, decision))
 
     def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
         """(the one seat that may send next, the kinds it may send), from the table; (None, ())
@@ -172,8 +173,10 @@ class MatchCore:
         rule = self.owed_rule()
         if rule is None:
             return None, ()
-        decision = self.state.decision if self.state is not None else None
-        return rule.seat(decision), rule.kinds
+        player = self.pending.player if isinstance(self.pending, Pending) else None
+        envelopes = self.chain.envelopes
+        last = envelopes[-1].sender if envelopes else None
+        return rule.seat(player, last), rule.kinds
 
     def disputable_by(self) -> int | None:
         """The seat that may still DISPUTE the standing timeout claim (the accused, until its
@@ -279,10 +282,11 @@ class MatchCore:
         return coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
 
     def _start_game(self) -> list[Event]:
-        layout = self.layout_seed
-        assert layout is not None
-        self.state = new_game(self.rules.ruleset, self.catalogue, layout)
-        return [MatchStarted(self.match_id, self.state.first, self.state.tiles)]
+        seed = self.layout_seed
+        assert seed is not None
+        self.state = self.game.new_game(Setup(self.rules.ruleset, self.catalogue, seed))
+        self.pending = self.game.decision(self.state)
+        return [MatchStarted(self.match_id, self.state)]
 
     # --- setup handlers -------------------------------------------------------------------
 
@@ -303,11 +307,15 @@ class MatchCore:
         return self._advance_setup()
 
     def _on_reveal(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
-        seat = envelope.sender
-        if len(body) != 1 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE:
-            raise MalformedMessage("a REVEAL is [32-byte coin seed]")
+        seat, chances = envelope.sender, self.chances
+        fields = 1 if chances is None else 2
+        if len(body) != fields or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE:
+            raise MalformedMessage("a REVEAL is [32-byte coin seed]" if chances is None else
+                                   "a REVEAL is [32-byte coin seed, 32-byte chance anchor]")
         if coin_commitment(self.match_id, seat, COIN_PURPOSE, body[0]) != self.coin_commits[seat]:
             raise CommitmentMismatch(f"seat {seat}'s coin seed does not match its commitment")
+        if chances is not None:
+            chances.anchor(seat, body[1])
         self.coin_seeds[seat] = body[0]
         return self._advance_setup()
 
@@ -321,30 +329,31 @@ class MatchCore:
     # --- play handlers --------------------------------------------------------------------
 
     def _on_draw(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
-        state = self.state
-        assert state is not None and isinstance(state.decision, DealDecision)
-        owner, claimed = state.decision.player, _state_hash_field(body, 2)
+        pending = self._pending(DecisionKind.DEAL)
+        owner, claimed = pending.player, _state_hash_field(body, 2)
+        assert owner is not None
         card = None
         if self.decklist is not None:
             handle = self.decklist.draw(envelope.sender, body[0], [envelope.raw])
         else:
             assert self.pool is not None
-            handle = self.next_undealt(owner)
+            handle = self.next_handle(pending)
             card = self.pool.draw(envelope.sender, handle, _pool().DrawShare.from_wire(body[0]),
                                   own)
-        events = self._apply(envelope, Deal(handle), claimed, own)
+        events = self._apply(envelope, self.game.deal_input(handle), claimed, own)
+        self.dealt[pending.deck] += 1
         if self._on_draw is not None:
             self._on_draw(owner, handle, card)
         return events
 
     def _on_open(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
-        state = self.state
-        assert state is not None and isinstance(state.decision, RevealDecision)
-        handle, owner = state.decision.handle, state.decision.player
+        pending = self._pending(DecisionKind.REVEAL)
+        handle, owner = pending.handle, pending.player
+        assert owner is not None
         if self.decklist is not None:
             claimed = _state_hash_field(body, 4)
             opening = self.decklist.open(owner, body[:3], [envelope.raw],
-                                         expected_slot=handle - owner * self.n)
+                                         expected_slot=handle - self.decklist.firsts[owner])
             card = opening.card
         else:
             claimed = _state_hash_field(body, 2)
@@ -352,65 +361,105 @@ class MatchCore:
             card = self.pool.reveal(owner, handle, _pool().Reveal.from_wire(body[0]), own)
         if type(card) is not str:
             raise IllegalAction(f"card id {card!r:.40} is not a catalogue id")
-        return self._apply(envelope, Reveal(handle, card), claimed, own)
+        return self._apply(envelope, self.game.reveal_input(handle, card), claimed, own)
 
     def _on_action(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         claimed = _state_hash_field(body, 2)
         text = body[0]
         if type(text) is not str or len(text) > 200:
             raise MalformedMessage("an ACTION/CHOICE is [input text (<= 200 chars), state hash]")
-        action = _canonical_action(text)
+        action = _canonical_input(self.game, text)
         self.actions += 1
         return self._apply(envelope, action, claimed, own, text)
 
-    def _apply(self, envelope: Envelope, inp: Input, claimed: bytes, own: bool,
+    def _on_chance(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
+        pending = self._pending(DecisionKind.CHANCE)
+        chances, seat = self.chances, envelope.sender
+        if chances is None:
+            raise LocalProtocolError(f"game {self.game.id!r} asks for a CHANCE but declares "
+                                     "chance = False (no chance chains were set up)")
+        opened = self.chance_opened
+        if opened is None:
+            if len(body) != 1:
+                raise MalformedMessage("an opening CHANCE is [32-byte preimage]")
+            self.chance_opened = (seat, chances.check(seat, body[0]))
+            return []
+        claimed = _state_hash_field(body, 2)
+        inp = self.chance_input(pending, opened, seat, chances.check(seat, body[0]))
+        chances.rolls += 1
+        self.chance_opened = None
+        return self._apply(envelope, inp, claimed, own)
+
+    def chance_input(self, pending: Pending, opened: tuple[int, bytes], seat: int,
+                     preimage: bytes) -> Any:
+        """The game's input for the pending CHANCE, from the opener's preimage and `seat`'s."""
+        assert self.chances is not None
+        pair = (opened[1], preimage) if opened[0] == 0 else (preimage, opened[1])
+        outcome = chance_outcome(self.match_id, self.chances.rolls, pair, pending.outcomes)
+        options = self.game.legal_actions(self.state)
+        if len(options) != pending.outcomes:
+            raise LocalProtocolError(f"game {self.game.id!r} lists {len(options)} answers to a "
+                                     f"CHANCE of {pending.outcomes} outcomes")
+        return options[outcome]
+
+    def _pending(self, kind: DecisionKind) -> Pending:
+        pending = self.pending
+        assert isinstance(pending, Pending) and pending.kind is kind, (pending, kind)
+        return pending
+
+    def _apply(self, envelope: Envelope, inp: Any, claimed: bytes, own: bool,
                text: str | None = None) -> list[Event]:
         """`text`: `format_input(inp)` when the caller already has it."""
-        state = self.state
+        state, game = self.state, self.game
         assert state is not None
         if own and self._pre is not None and self._pre[0] == inp:
             after = self._pre[1]
         else:
             try:
-                after = step(state, inp)
+                after = game.step(state, inp)
             except EngineError as error:
-                raise IllegalAction(f"{format_input(inp)!r}: {error}") from None
+                raise IllegalAction(f"{game.format_input(inp)!r}: {error}") from None
         self._pre = None
-        actual = state_hash(after)
+        actual = game.state_hash(after)
         if actual != claimed:
             raise StateHashMismatch(
-                f"after {format_input(inp)!r} seat {envelope.sender} claims state "
+                f"after {game.format_input(inp)!r} seat {envelope.sender} claims state "
                 f"{claimed.hex()[:16]}…, the replay gives {actual.hex()[:16]}…")
         self.state = after
+        self.pending = game.decision(after)
         self.inputs += 1
-        events: list[Event] = [StateChanged(inp, envelope.sender, text or format_input(inp))]
-        if after.result is not None:
-            self.game_result = after.result
+        events: list[Event] = [StateChanged(inp, envelope.sender,
+                                            text or game.format_input(inp), state, after)]
+        if isinstance(self.pending, Finished):
+            self.game_result = self.pending
             self.phase = Phase.RESULT
         return events
 
-    def next_undealt(self, owner: int) -> int:
-        """Shared pool: the lowest handle of `owner` still in its deck (= its pool position)."""
-        state = self.state
-        assert state is not None
-        for handle in state.handles(owner):
-            if state.zone_of(handle) == "deck":
-                return handle
-        raise LocalProtocolError(f"seat {owner}'s deck is empty")
+    def next_handle(self, pending: Pending) -> int:
+        """Shared pool: the card a DEAL hands out, the next undealt one of the deck it names
+        (its handle is its pool position)."""
+        deck = self.decks[pending.deck] if 0 <= pending.deck < len(self.decks) else None
+        if deck is None or deck.owner not in (None, pending.player):
+            raise LocalProtocolError(f"game {self.game.id!r} deals seat {pending.player} from "
+                                     f"deck {pending.deck}, which is not one of its decks")
+        count = self.dealt[pending.deck]
+        if count >= deck.size:
+            raise LocalProtocolError(f"deck {pending.deck} of game {self.game.id!r} is empty")
+        return deck.first + count
 
-    def prepare(self, inp: Input) -> bytes:
+    def prepare(self, inp: Any) -> bytes:
         """The state hash after `inp` (for our own next envelope; the state is cached)."""
         assert self.state is not None
-        after = step(self.state, inp)
+        after = self.game.step(self.state, inp)
         self._pre = (inp, after)
-        return state_hash(after)
+        return self.game.state_hash(after)  # type: ignore[no-any-return]
 
     # --- end handlers ---------------------------------------------------------------------
 
     def result_body(self) -> list[object]:
         r = self.game_result
         assert r is not None and self.state is not None
-        return [r.outcome.value, r.winner, state_hash(self.state), self.inputs]
+        return [r.outcome, r.winner, self.game.state_hash(self.state), self.inputs]
 
     def _on_result(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         expected = self.result_body()
@@ -559,8 +608,7 @@ class MatchCore:
         if self.rules.deal_mode is DealMode.SHARED_POOL:
             from versus.protocol.deals.pool_sides import PoolAudit
 
-            pool = PoolAudit(self.match_id, self.setup.keys, self.rules.pool_ids(self.catalogue),
-                             self.n)
+            pool = PoolAudit(self.match_id, self.setup.keys, self.rules.pool_ids(self.catalogue))
         referee = MatchCore(self.setup, self.rules, self.catalogue, pool)
         for envelope in self.chain.envelopes[:upto]:
             checked = referee.chain.authenticate(envelope.raw, parsed=envelope, signature=False)
@@ -573,7 +621,7 @@ class MatchCore:
         if self.decklist is not None:
             return self.decklist.deal()
         if self.pool is not None and self.pool.full_deal is not None:
-            return {h: self.pool.full_deal[h] for h in range(2 * self.n)}
+            return {h: self.pool.full_deal[h] for deck in self.decks for h in deck.handles}
         return None
 
 
@@ -581,6 +629,7 @@ _HANDLERS: dict[MessageKind, Callable[[MatchCore, Envelope, list[Any], bool], li
     K.COMMIT: MatchCore._on_commit, K.REVEAL: MatchCore._on_reveal,
     K.SHUFFLE: MatchCore._on_shuffle, K.DRAW: MatchCore._on_draw, K.OPEN: MatchCore._on_open,
     K.ACTION: MatchCore._on_action, K.CHOICE: MatchCore._on_action,
+    K.CHANCE: MatchCore._on_chance,
     K.RESULT: MatchCore._on_result, K.RESULT_COSIGN: MatchCore._on_result,
     K.RESIGN: MatchCore._on_resign, K.TIMEOUT_CLAIM: MatchCore._on_timeout,
     K.DISPUTE: MatchCore._on_dispute,
@@ -595,17 +644,19 @@ def _state_hash_field(body: list[Any], length: int) -> bytes:
 
 
 @functools.lru_cache(maxsize=4096)
-def _canonical_action(text: str) -> Action:
-    """The turn action or choice `text` names, refused unless it is in canonical form. A pure
-    function of the text and an immutable Action, so memoised: a match repeats few texts
-    ("end", the same moves) and the verifier replays thousands (errors are never cached)."""
+def _canonical_input(game: Any, text: str) -> Any:
+    """The input `text` names in `game`'s notation, refused unless it is in canonical form. A
+    pure function of the (stateless) game and the text, and inputs are immutable values, so
+    memoised: a match repeats few texts ("end", the same moves) and the verifier replays
+    thousands (errors are never cached). Whether it answers the pending decision (a turn
+    action, not a deal) is the game's `step` to check (SPEC Part 3)."""
     try:
-        action = parse_input(text)
+        inp = game.parse_input(text)
     except EngineError as error:
         raise IllegalAction(f"{text!r:.60} is not an input: {error}") from None
-    if not isinstance(action, Action) or format_input(action) != text:
-        raise IllegalAction(f"{text!r:.60} is not a canonical turn action or choice")
-    return action
+    if game.format_input(inp) != text:
+        raise IllegalAction(f"{text!r:.60} is not a canonical input")
+    return inp
 
 
 def _pool() -> Any:
@@ -652,15 +703,15 @@ def evidence_body(error: RemoteProtocolError) -> list[object]:
     return [error.code, message, kept, error.player]
 
 
-def _size_caps(rules: MatchRules, catalogue: Catalogue) -> dict[MessageKind, int]:
+def _size_caps(rules: MatchRules, catalogue: Any) -> dict[MessageKind, int]:
     """The largest envelope of each kind an honest seat can send under these rules (SPEC
     §4.11 Sizes), from the deck size n, the pool size and the longest card id L."""
-    n = rules.ruleset.deck_size
-    ids = [card.id for card in catalogue.cards]
+    ids = rules.card_ids(catalogue)
     longest = max((len(str(i).encode()) for i in ids), default=0)
     card = longest + 2  # a str8 header
     body = dict(_SMALL_BODY)
     if rules.deal_mode is DealMode.DECKLIST:
+        n = rules.deck_size
         # [coin, [[n x commit], root], draw seed commit, decklist commit]
         body[K.COMMIT] = 4 * 34 + 2 * 5 + 34 * n
         body[K.DRAW] = 9 + 34  # [slot, h]

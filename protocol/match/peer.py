@@ -6,24 +6,11 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from versus.engine import (
-    Action,
-    Catalogue,
-    ChoiceDecision,
-    Deal,
-    DealDecision,
-    EngineError,
-    Knowledge,
-    PlayerView,
-    Reveal,
-    RevealDecision,
-    TurnDecision,
-    format_input,
-    legal_actions,
-    parse_input,
-)
+from versus.engine.api import DecisionKind, Pending
+from versus.engine.errors import EngineError
+from versus.protocol.crypto.chance import ChanceChain
 from versus.protocol.crypto.commitment import coin_commitment
 from versus.protocol.crypto.group import Rng, random_permutation
 from versus.protocol.crypto.identity import Identity
@@ -75,7 +62,7 @@ class MatchPeer:
     Times (`now_ms`, any monotonic milliseconds) are optional and only drive the clocks.
     """
 
-    def __init__(self, seat: int, identity: Identity, rules: MatchRules, catalogue: Catalogue,
+    def __init__(self, seat: int, identity: Identity, rules: MatchRules, catalogue: Any,
                  *, deck: Sequence[str] | Mapping[str, int] | None = None,
                  rng: Rng | None = None, master_secret: bytes | None = None,
                  software: str = "", expected_peer_key: bytes | None = None) -> None:
@@ -100,14 +87,18 @@ class MatchPeer:
         #: how many times our own crossing envelopes were rolled back for a timeout claim
         self.rolled_back = 0
         if self._deck_cards is not None:
-            check_decklist(catalogue, self._deck_cards, rules.ruleset.deck_size,
+            check_decklist(frozenset(rules.card_ids(catalogue)), self._deck_cards,
+                           rules.deck_size,
                            rules.registered_decklists[seat])
         #: our own measure of an owed message, per seq of our envelope that answered it:
         #: (ms used, ms left) when we sent it (a claim crossing it is judged against this)
         self._sent_measures: dict[int, tuple[int, int]] = {}
         #: a claim our clock contradicts: (claim hash, ms used, ms left), sent as a DISPUTE
         self._dispute: tuple[bytes, int, int] | None = None
-        self.knowledge = Knowledge(seat)
+        self.game = rules.game_impl
+        #: what we know of hidden cards (the game's knowledge value: it learns our own draws)
+        self.knowledge = self.game.new_knowledge(seat)
+        self._chance: ChanceChain | None = None
         self.core: MatchCore | None = None
         self._hello: Hello | None = None
         self._peer_hello: Hello | None = None
@@ -146,12 +137,13 @@ class MatchPeer:
                                          "expected peer key")
             self._peer_key = peer_key
         self._hello = make_hello(self.identity, seat=self.seat, ruleset=self.rules.encode(),
-                                 catalogue_hash=self.catalogue.digest, rng=self._rng,
+                                 catalogue_hash=self.rules.catalogue_digest(self.catalogue),
+                                 rng=self._rng,
                                  software=self._software, binding=binding)
         if self.rules.deal_mode is DealMode.DECKLIST and self._deck_cards is None:
-            ids = [card.id for card in self.catalogue.cards]
+            ids = self.rules.card_ids(self.catalogue)
             order = random_permutation(self._rng, len(ids))
-            self._deck_cards = [ids[i] for i in order[: self.rules.ruleset.deck_size]]
+            self._deck_cards = [ids[i] for i in order[: self.rules.deck_size]]
         return [self._hello.raw]
 
     def receive(self, raw: bytes, now_ms: int | None = None) -> list[Event]:
@@ -202,26 +194,26 @@ class MatchPeer:
         out, self._out = self._out, []
         return out
 
-    def submit(self, action: Action | str, now_ms: int | None = None) -> list[Event]:
-        """Our answer to a TurnDecision or ChoiceDecision (an Action or its notation)."""
+    def submit(self, action: Any, now_ms: int | None = None) -> list[Event]:
+        """Our answer to a TURN or CHOICE decision (a game input or its notation)."""
         self._require_alive()
         decision = self.decision
-        if not isinstance(decision, TurnDecision | ChoiceDecision) or decision.player != self.seat:
+        if not self.my_turn:
             raise LocalProtocolError(f"not our decision to make (awaiting {decision})")
+        assert isinstance(decision, Pending)
+        game = self.game
         if isinstance(action, str):
             try:
-                action = parse_input(action)
+                action = game.parse_input(action)
             except EngineError as error:
                 raise LocalProtocolError(str(error)) from None
-        if not isinstance(action, Action):
-            raise LocalProtocolError(f"submit takes a turn action or a pick, got {action!r}")
         assert self.core is not None
         try:
             post = self.core.prepare(action)
         except EngineError as error:
             raise LocalProtocolError(f"illegal: {error}") from None
-        kind = K.ACTION if isinstance(decision, TurnDecision) else K.CHOICE
-        events = self._send(kind, [format_input(action), post], now_ms)
+        kind = K.ACTION if decision.kind is DecisionKind.TURN else K.CHOICE
+        events = self._send(kind, [game.format_input(action), post], now_ms)
         return events + self._pump(now_ms)
 
     def resign(self, now_ms: int | None = None) -> list[Event]:
@@ -261,26 +253,30 @@ class MatchPeer:
         return Phase.HELLO if self.core is None else self.core.phase
 
     @property
-    def decision(self) -> object:
-        if self.core is None or self.core.state is None or self.core.phase is not Phase.PLAY:
+    def decision(self) -> Pending | None:
+        """The game's pending decision while the game is played (None before and after)."""
+        if self.core is None or self.core.phase is not Phase.PLAY:
             return None
-        return self.core.state.decision
+        pending = self.core.pending
+        return pending if isinstance(pending, Pending) else None
 
     @property
     def my_turn(self) -> bool:
         d = self.decision
-        return isinstance(d, TurnDecision | ChoiceDecision) and d.player == self.seat
+        return (d is not None and d.kind in (DecisionKind.TURN, DecisionKind.CHOICE)
+                and d.player == self.seat)
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[Any]:
         if not self.my_turn:
             return []
         assert self.core is not None and self.core.state is not None
-        return legal_actions(self.core.state)
+        return list(self.game.legal_actions(self.core.state))
 
-    def view(self) -> PlayerView:
+    def view(self) -> Any:
+        """The game's view of the state for our seat (`Game.view`)."""
         if self.core is None or self.core.state is None:
             raise LocalProtocolError("the game has not started")
-        return PlayerView(self.core.state, self.knowledge, self.seat)
+        return self.game.view(self.core.state, self.seat, self.knowledge)
 
     @property
     def result(self) -> MatchResult | None:
@@ -389,7 +385,7 @@ class MatchPeer:
 
     @classmethod
     def restore(cls, transcript: Transcript | bytes, master_secret: bytes, identity: Identity,
-                catalogue: Catalogue, *, deck: Sequence[str] | Mapping[str, int] | None = None,
+                catalogue: Any, *, deck: Sequence[str] | Mapping[str, int] | None = None,
                 software: str = "", dropped_branch: tuple[int, int] | None = None
                 ) -> MatchPeer:
         """Rebuild a peer from its transcript and the master secret its rng was made from
@@ -464,6 +460,8 @@ class MatchPeer:
         self._peer_hello = hello
         match_id = setup.match_id
         self._coin_seed = self._rng(HASH_SIZE)
+        if self.game.chance:
+            self._chance = ChanceChain(match_id, self.seat, self._rng)
         if self.rules.deal_mode is DealMode.DECKLIST:
             assert self._deck_cards is not None
             self._hand = DecklistHand(match_id, self.seat, self._deck_cards, self._rng)
@@ -473,8 +471,7 @@ class MatchPeer:
             from versus.protocol.deals.pool_sides import PoolLive
 
             self._deal = SharedPoolDeal(self.seat, match_id, setup.keys,
-                                        self.rules.pool_ids(self.catalogue),
-                                        self.rules.ruleset.deck_size, self._rng)
+                                        self.rules.pool_ids(self.catalogue), self._rng)
             pool_side = PoolLive(self._deal)
         self.core = MatchCore(setup, self.rules, self.catalogue, pool_side, self._learn)
         if self.rules.has_clock and now_ms is not None:
@@ -486,7 +483,8 @@ class MatchPeer:
             return
         if card is None:
             assert self._hand is not None
-            card = str(self._hand.deck.cards[handle - owner * self.rules.ruleset.deck_size])
+            assert self.core is not None and self.core.decklist is not None
+            card = str(self._hand.deck.cards[handle - self.core.decklist.firsts[owner]])
         self.knowledge.learn(handle, card)
 
     def _pump(self, now_ms: int | None) -> list[Event]:
@@ -508,7 +506,8 @@ class MatchPeer:
                     continue
                 if self._announced != core.inputs:
                     self._announced = core.inputs
-                    events.append(DecisionNeeded(core.state.decision))  # type: ignore[union-attr,arg-type]
+                    assert isinstance(core.pending, Pending)
+                    events.append(DecisionNeeded(core.pending))
                 break
             kind, body = self._automatic(kinds[0])
             events += self._send(kind, body, now_ms)
@@ -517,7 +516,7 @@ class MatchPeer:
     def _automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
         core = self.core
         assert core is not None
-        hand, deal, n = self._hand, self._deal, self.rules.ruleset.deck_size
+        hand, deal, game = self._hand, self._deal, self.game
         if kind is K.COMMIT:
             coin = coin_commitment(core.match_id, self.seat, COIN_PURPOSE, self._coin_seed)
             if hand is not None:
@@ -525,7 +524,8 @@ class MatchPeer:
             assert deal is not None
             return kind, [coin, deal.key_share().to_wire()]
         if kind is K.REVEAL:
-            return kind, [self._coin_seed]
+            chance = self._chance
+            return kind, [self._coin_seed] if chance is None else [self._coin_seed, chance.anchor]
         if kind is K.SHUFFLE:
             assert deal is not None
             return kind, [deal.shuffle().to_wire()]
@@ -536,25 +536,44 @@ class MatchPeer:
                 return kind, hand.secret_body()
             assert deal is not None
             return kind, [deal.end_reveal().to_wire()]
-        decision = core.state.decision  # type: ignore[union-attr]
+        decision = core.pending
+        assert isinstance(decision, Pending)
+        if kind is K.CHANCE:
+            return kind, self._chance_body(decision)
         if kind is K.DRAW:
-            assert isinstance(decision, DealDecision)
+            owner = decision.player
+            assert owner is not None
             if hand is not None:
+                assert core.decklist is not None
                 slot = hand.draw_order.next_position()
-                return kind, [slot, core.prepare(Deal(decision.player * n + slot))]
+                handle = core.decklist.firsts[owner] + slot
+                return kind, [slot, core.prepare(game.deal_input(handle))]
             assert deal is not None
-            position = core.next_undealt(decision.player)
+            position = core.next_handle(decision)
             share = deal.draw_share(position)
-            return kind, [share.to_wire(), core.prepare(Deal(position))]
-        assert kind is K.OPEN and isinstance(decision, RevealDecision)
+            return kind, [share.to_wire(), core.prepare(game.deal_input(position))]
+        assert kind is K.OPEN and decision.kind is DecisionKind.REVEAL
         handle = decision.handle
         if hand is not None:
-            opening = hand.deck.open(handle - self.seat * n)
-            post = core.prepare(Reveal(handle, str(opening.card)))
+            assert core.decklist is not None
+            opening = hand.deck.open(handle - core.decklist.firsts[self.seat])
+            post = core.prepare(game.reveal_input(handle, str(opening.card)))
             return kind, [*opening.body(), post]
         assert deal is not None
         reveal = deal.reveal(handle)
-        return kind, [reveal.to_wire(), core.prepare(Reveal(handle, reveal.card_id))]
+        return kind, [reveal.to_wire(), core.prepare(game.reveal_input(handle, reveal.card_id))]
+
+    def _chance_body(self, decision: Pending) -> list[object]:
+        """Our preimage of the pending roll: alone when we open it, with the state hash after
+        its outcome when we answer the opener's (SPEC §4.11 "Chance")."""
+        core, chain = self.core, self._chance
+        assert core is not None and core.chances is not None and chain is not None
+        preimage = chain.preimage(core.chances.rolls)
+        opened = core.chance_opened
+        if opened is None:
+            return [preimage]
+        inp = core.chance_input(decision, opened, self.seat, preimage)
+        return [preimage, core.prepare(inp)]
 
     def _send(self, kind: MessageKind, body: list[object], now_ms: int | None) -> list[Event]:
         assert self.core is not None

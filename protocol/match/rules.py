@@ -1,24 +1,27 @@
 # Match rules: everything two peers must agree on before a match, as one canonical value.
 #
-# The engine's Ruleset fixes the game; a match also needs the deal mode (decklist commitments or
-# the shared-pool mental-poker deal), the pool of the shared-pool deal, the clock and, for
-# tournaments, registered decklist hashes. MatchRules carries all of it; its canonical msgpack
-# encoding travels in the HELLO's `ruleset` field, so the match id commits to it and both HELLOs
-# must carry identical bytes (SPEC §4.5, §4.11).
+# The game (a registry id) and its rules fix what is played; a match also needs the deal mode
+# (decklist commitments or the shared-pool mental-poker deal), the pool of the shared-pool deal, the
+# clock and, for tournaments, registered decklist hashes. MatchRules carries all of it; its
+# canonical msgpack encoding travels in the HELLO's `ruleset` field, so the match id commits to it
+# and both HELLOs must carry identical bytes (SPEC §4.5, §4.11).
 #
-# `master_rng` turns a per-match master secret into the deterministic byte stream a MatchPeer
-# draws every secret from; a peer rebuilt with the same secret and fed its transcript reproduces
-# itself exactly (how the session resumes after a restart).
+# `master_rng` turns a per-match master secret into the deterministic byte stream a MatchPeer draws
+# every secret from; a peer rebuilt with the same secret and fed its transcript reproduces itself
+# exactly (how the session resumes after a restart).
 from __future__ import annotations
 
+import contextlib
 import enum
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from versus.engine import Catalogue, Ruleset, RulesetError
-from versus.engine.errors import UnknownGameError
+from versus.engine.api import Game, HiddenDeck, check_decks
+from versus.engine.errors import RulesetError, UnknownGameError
+from versus.engine.ruleset import Ruleset
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 
@@ -26,30 +29,32 @@ RULES_FORMAT = "versus-match-rules/2"
 #: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify
 RULES_FORMAT_V1 = "versus-match-rules/1"
 DEFAULT_GAME = "versus42"  # engine/registry.py's default game
-#: the games this protocol can run a match of (the registry knows more: a game needs the
-#: protocol's generic zones and CHANCE before it plays peer to peer, SPEC §4.11)
-PLAYABLE_GAMES = (DEFAULT_GAME,)
 
 
-def _game(game_id: str) -> Any:
-    """The registry's game (imported on first use: the Versus engine alone serves versus42's
-    rules, so verifying a Versus transcript does not load the registry)."""
+@functools.lru_cache(maxsize=16)
+def game_by_id(game_id: str) -> Game:
+    """The registry's game (the registry loads on first use of another game than Versus, so
+    verifying a Versus transcript does not load it); UnknownGameError names an unknown id."""
+    if game_id == DEFAULT_GAME:
+        from versus.engine.versus42 import VERSUS42
+
+        return VERSUS42
     from versus.engine.registry import get_game
 
     return get_game(game_id)
 
 
-def _encode_game_rules(game_id: str, rules: Any) -> bytes:
-    return rules.encode() if game_id == DEFAULT_GAME else _game(game_id).encode_rules(rules)
+def unplayable_reason(game: Game) -> str | None:
+    """Why this protocol cannot run a peer-to-peer match of `game`, or None: a match has two
+    seats (a solo game is verified another way)."""
+    if game.players != 2:
+        return f"game {game.id!r} is for {game.players} player(s); a match has two seats"
+    return None
 
 
-def _decode_game_rules(game_id: str, data: bytes) -> Any:
-    return Ruleset.decode(data) if game_id == DEFAULT_GAME else _game(game_id).decode_rules(data)
 MAX_CLOCK_MS = 24 * 3600 * 1000
 MAX_POOL_CARDS = 255
 
-
-_STANDARD = Ruleset()
 
 
 class DealMode(enum.Enum):
@@ -59,10 +64,11 @@ class DealMode(enum.Enum):
 
 @dataclass(frozen=True)
 class MatchRules:
-    """The agreed rules of one match. Defaults: the casual match (standard ruleset, shared
-    pool of the whole catalogue, no clock)."""
+    """The agreed rules of one match. Defaults: the casual match of the default game (standard
+    ruleset, shared pool of the whole catalogue, no clock). `ruleset` holds the game's own rules
+    value (a Versus `Ruleset` for versus42): the protocol handles it only through the game."""
 
-    ruleset: Ruleset = _STANDARD
+    ruleset: Any = None  # None: the game's default rules
     deal_mode: DealMode = DealMode.SHARED_POOL
     #: shared-pool card ids; empty = every card of the catalogue, in catalogue order
     pool: tuple[str, ...] = ()
@@ -74,6 +80,9 @@ class MatchRules:
     game: str = DEFAULT_GAME
 
     def __post_init__(self) -> None:
+        if self.ruleset is None and type(self.game) is str:
+            with contextlib.suppress(UnknownGameError):
+                object.__setattr__(self, "ruleset", game_by_id(self.game).default_rules())
         problem = self._problem()
         if problem is not None:
             raise LocalProtocolError(f"invalid match rules: {problem}")
@@ -81,16 +90,21 @@ class MatchRules:
     def _problem(self) -> str | None:
         if type(self.game) is not str:
             return f"game must be a registry id, got {self.game!r:.40}"
-        if self.game != DEFAULT_GAME:
+        try:
+            game = game_by_id(self.game)
+        except UnknownGameError as error:
+            return str(error)
+        unplayable = unplayable_reason(game)
+        if unplayable is not None:
+            return unplayable
+        if self.game == DEFAULT_GAME:
+            if not isinstance(self.ruleset, Ruleset):
+                return "ruleset must be an engine Ruleset"
+        else:
             try:
-                _game(self.game)
-            except UnknownGameError as error:
-                return str(error)
-        if self.game not in PLAYABLE_GAMES:
-            return (f"game {self.game!r} cannot be played peer to peer yet (playable: "
-                    f"{', '.join(PLAYABLE_GAMES)})")
-        if not isinstance(self.ruleset, Ruleset):
-            return "ruleset must be an engine Ruleset"
+                game.encode_rules(self.ruleset)
+            except (RulesetError, TypeError, ValueError, AttributeError) as error:
+                return f"ruleset is not {self.game!r} rules: {error}"
         if not isinstance(self.deal_mode, DealMode):
             return f"deal_mode must be a DealMode, got {self.deal_mode!r:.40}"
         if not isinstance(self.pool, tuple) or len(self.pool) > MAX_POOL_CARDS:
@@ -110,22 +124,55 @@ class MatchRules:
             return "registered_decklists is a pair of 32-byte hashes or None"
         if self.deal_mode is DealMode.SHARED_POOL and any(r is not None for r in regs):
             return "registered decklists apply to decklist mode only"
+        try:
+            decks = check_decks(game.decks(self.ruleset), 2)
+        except (ValueError, TypeError) as error:
+            return f"game {self.game!r} declares bad hidden decks: {error}"
+        if self.deal_mode is DealMode.DECKLIST and (
+                [d.owner for d in decks] != [0, 1] or decks[0].size != decks[1].size):
+            return (f"decklist mode needs one deck per seat, of one size (each player brings "
+                    f"its own); game {self.game!r} declares {_decks_text(decks)}: deal it "
+                    "from a shared pool")
         return None
+
+    @property
+    def game_impl(self) -> Game:
+        """The game object (engine/api.py) this match plays."""
+        return game_by_id(self.game)
+
+    @functools.cached_property
+    def decks(self) -> tuple[HiddenDeck, ...]:
+        """The game's hidden decks under these rules (checked on construction)."""
+        return tuple(self.game_impl.decks(self.ruleset))
+
+    @property
+    def deck_size(self) -> int:
+        """Decklist mode: the cards each seat brings (both decks have this size)."""
+        return self.decks[0].size
+
+    def card_ids(self, catalogue: Any) -> tuple[str, ...]:
+        """The ids a deck may hold under this catalogue."""
+        return tuple(self.game_impl.card_ids(catalogue))
+
+    def catalogue_digest(self, catalogue: Any) -> bytes:
+        return self.game_impl.catalogue_digest(catalogue)
 
     @property
     def has_clock(self) -> bool:
         return self.clock_initial_ms > 0
 
-    def pool_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
+    def pool_ids(self, catalogue: Any) -> tuple[str, ...]:
         """The shared pool for this catalogue; LocalProtocolError when it cannot deal."""
-        ids = self.pool or tuple(card.id for card in catalogue.cards)
-        missing = [c for c in ids if c not in catalogue]
+        known = self.card_ids(catalogue)
+        ids = self.pool or known
+        known_set = frozenset(known)
+        missing = [c for c in ids if c not in known_set]
         if missing:
             raise LocalProtocolError(f"pool cards {missing[:5]} are not in the catalogue")
-        if len(ids) < 2 * self.ruleset.deck_size:
+        needed = max(d.first + d.size for d in self.decks)
+        if len(ids) < needed:
             raise LocalProtocolError(
-                f"a pool of {len(ids)} cards cannot deal two decks of {self.ruleset.deck_size}"
-            )
+                f"a pool of {len(ids)} cards cannot deal {_decks_text(self.decks)}")
         return ids
 
     def encode(self) -> bytes:
@@ -133,7 +180,7 @@ class MatchRules:
             [
                 RULES_FORMAT,
                 self.game,
-                _encode_game_rules(self.game, self.ruleset),
+                self.game_impl.encode_rules(self.ruleset),
                 self.deal_mode.value,
                 list(self.pool),
                 self.clock_initial_ms,
@@ -160,7 +207,7 @@ class MatchRules:
                 raise ValueError("game is str, ruleset bin, pool and registered decklists "
                                  "arrays")
             rules = cls(
-                _decode_game_rules(game, ruleset), DealMode(mode), tuple(pool), initial,
+                game_by_id(game).decode_rules(ruleset), DealMode(mode), tuple(pool), initial,
                 increment, tuple(regs), game,  # type: ignore[arg-type]
             )  # fmt: skip
         except (ValueError, RulesetError, LocalProtocolError, TypeError,
@@ -179,10 +226,17 @@ class MatchRules:
                        list(self.pool), self.clock_initial_ms, self.clock_increment_ms,
                        list(self.registered_decklists)])
 
+    def describe(self) -> str:
+        """The rules in one human line: game, deal mode, the game's own rules, the clock."""
+        initial, increment = self.clock_initial_ms / 1000, self.clock_increment_ms / 1000
+        clock = f"clock {initial:g} s + {increment:g} s" if initial else "no clock"
+        return (f"{self.game}, {self.deal_mode.value}, "
+                f"{self.game_impl.describe_rules(self.ruleset)}, {clock}")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
-            "ruleset": self.ruleset.to_options(),
+            "ruleset": self.game_impl.rules_to_options(self.ruleset),
             "deal_mode": self.deal_mode.value,
             "pool": list(self.pool) or "catalogue",
             "clock_initial_ms": self.clock_initial_ms,
@@ -191,6 +245,11 @@ class MatchRules:
                 None if r is None else r.hex() for r in self.registered_decklists
             ],
         }
+
+
+def _decks_text(decks: tuple[HiddenDeck, ...]) -> str:
+    return ", ".join(f"{d.size} cards of " + ("both seats" if d.owner is None else
+                                               f"seat {d.owner}") for d in decks)
 
 
 def master_rng(master_secret: bytes) -> Callable[[int], bytes]:

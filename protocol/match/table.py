@@ -8,12 +8,7 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from versus.engine import (
-    ChoiceDecision,
-    Input,
-    Outcome,
-    TurnDecision,
-)
+from versus.engine.api import Pending
 from versus.protocol.wire.envelope import (
     MessageKind,
 )
@@ -59,17 +54,16 @@ class Ending(enum.Enum):
 class MatchResult:
     ending: Ending
     winner: int | None  # None: a draw, or no winner (a fault)
-    outcome: Outcome | None = None  # the engine's outcome for Ending.GAME
+    outcome: str | None = None  # the game's outcome label for Ending.GAME (`Finished.outcome`)
     detail: str = ""
 
     def __str__(self) -> str:
         who = "no winner" if self.winner is None else f"seat {self.winner} wins"
-        what = self.outcome.value if self.outcome is not None else self.ending.value
+        what = self.outcome if self.outcome is not None else self.ending.value
         return f"{who} ({what}{': ' + self.detail if self.detail else ''})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ending": self.ending.value, "winner": self.winner,
-                "outcome": None if self.outcome is None else self.outcome.value,
+        return {"ending": self.ending.value, "winner": self.winner, "outcome": self.outcome,
                 "detail": self.detail}
 
 
@@ -78,21 +72,29 @@ class MatchResult:
 
 @dataclass(frozen=True)
 class MatchStarted:
+    """The game began: `state` is the game's first state (`Game.new_game` of the setup seed)."""
+
     match_id: bytes
-    first_player: int
-    tiles: tuple[int, ...]
+    state: Any
 
 
 @dataclass(frozen=True)
 class StateChanged:
-    input: Input
+    """One input was applied: the states before and after it, so a reader (narration, a UI,
+    a replay) never re-runs the game."""
+
+    input: Any  # the game's input value
     by: int  # the seat whose envelope carried the input
-    text: str  # the input in engine notation
+    text: str  # the input in the game's notation
+    before: Any
+    after: Any
 
 
 @dataclass(frozen=True)
 class DecisionNeeded:
-    decision: TurnDecision | ChoiceDecision
+    """Our seat answers the next TURN or CHOICE (`MatchPeer.submit`)."""
+
+    decision: Pending
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,8 @@ class Sender(enum.Enum):
     SEAT_1 = "seat 1"
     DECIDER = "p, the player the decision names"
     DEALER = "1 − p (the other seat draws for p)"
+    OPENER = "the seat that signed the last envelope"
+    ANSWERER = "the other seat than the opener's"
     WAITING = "the seat that does not owe the next message"
     ACCUSED = "the seat a standing timeout claim accuses, before its SECRET_REVEAL"
     DETECTOR = "the seat that detected a fault"
@@ -131,7 +135,8 @@ class Sender(enum.Enum):
 @dataclass(frozen=True)
 class Rule:
     """One row of the transition table. `phases`: where it applies; `decision`: in PLAY, the
-    engine decision it answers (the class name); `owed`: the row names the one message the
+    game's decision kind it answers (`DecisionKind` name; CHANCE_ANSWER: a CHANCE whose first
+    preimage is in); `owed`: the row names the one message the
     match waits for (False: a claim, a dispute or evidence, which may interrupt);
     `next`: the phase after it when fixed (None: the handler decides, as `then` says);
     `pool_only`: skipped in decklist mode; `clocked`: only in a match with a clock."""
@@ -146,22 +151,27 @@ class Rule:
     pool_only: bool = False
     clocked: bool = False
 
-    def seat(self, decision: object = None) -> int | None:
-        """The sending seat of an owed row (None: either seat, or a role the row's own check
-        resolves)."""
+    def seat(self, player: int | None = None, last: int | None = None) -> int | None:
+        """The sending seat of an owed row, given the decision's player and the sender of the
+        last envelope (None: either seat, or a role the row's own check resolves)."""
         if self.sender is Sender.SEAT_0:
             return 0
         if self.sender is Sender.SEAT_1:
             return 1
-        player = getattr(decision, "player", None)
         if self.sender is Sender.DECIDER:
             return player
         if self.sender is Sender.DEALER:
             return None if player is None else 1 - player
+        if self.sender is Sender.OPENER:
+            return last
+        if self.sender is Sender.ANSWERER:
+            return None if last is None else 1 - last
         return None
 
 
 P = Phase
+#: the decision key of a CHANCE whose first preimage is in (its answer is owed)
+CHANCE_ANSWER = "CHANCE, first preimage in"
 #: phases in which the seat that does not owe the next message may claim a timeout (with a clock)
 CLAIMABLE = (P.COMMIT_0, P.COMMIT_1, P.REVEAL_0, P.SHUFFLE_0, P.REVEAL_1, P.SHUFFLE_1, P.PLAY,
               P.RESULT, P.COSIGN)
@@ -184,15 +194,19 @@ TRANSITIONS: tuple[Rule, ...] = (
          pool_only=True),
     Rule((P.REVEAL_1,), Sender.SEAT_1, (K.REVEAL,), "SHUFFLE_1 (shared pool) or PLAY",
          next=P.SHUFFLE_1),
-    Rule((P.SHUFFLE_1,), Sender.SEAT_1, (K.SHUFFLE,), "PLAY (`new_game(layout seed)`)",
+    Rule((P.SHUFFLE_1,), Sender.SEAT_1, (K.SHUFFLE,), "PLAY (`new_game(setup seed)`)",
          next=P.PLAY, pool_only=True),
     Rule((P.PLAY,), Sender.DECIDER, (K.ACTION, K.RESIGN),
          "PLAY / RESULT / SECRETS_(1−p) after `RESIGN` (the winner's reveal first)",
-         decision="TurnDecision"),
+         decision="TURN"),
     Rule((P.PLAY,), Sender.DECIDER, (K.CHOICE, K.RESIGN),
-         "PLAY / RESULT / SECRETS_(1−p) after `RESIGN`", decision="ChoiceDecision"),
-    Rule((P.PLAY,), Sender.DEALER, (K.DRAW,), "PLAY / RESULT", decision="DealDecision"),
-    Rule((P.PLAY,), Sender.DECIDER, (K.OPEN,), "PLAY / RESULT", decision="RevealDecision"),
+         "PLAY / RESULT / SECRETS_(1−p) after `RESIGN`", decision="CHOICE"),
+    Rule((P.PLAY,), Sender.DEALER, (K.DRAW,), "PLAY / RESULT", decision="DEAL"),
+    Rule((P.PLAY,), Sender.DECIDER, (K.OPEN,), "PLAY / RESULT", decision="REVEAL"),
+    Rule((P.PLAY,), Sender.OPENER, (K.CHANCE,), "PLAY (the answer is owed)",
+         decision="CHANCE"),
+    Rule((P.PLAY,), Sender.ANSWERER, (K.CHANCE,), "PLAY / RESULT (the outcome is applied)",
+         decision=CHANCE_ANSWER),
     Rule((P.RESULT,), Sender.SEAT_0, (K.RESULT,), "COSIGN", next=P.COSIGN),
     Rule((P.COSIGN,), Sender.SEAT_1, (K.RESULT_COSIGN,), "SECRETS_0", next=P.SECRETS_0),
     Rule((P.SECRETS_0,), Sender.SEAT_0, (K.SECRET_REVEAL,),
@@ -228,7 +242,11 @@ def spec_table() -> str:
     lines = ["| phase | sender | kinds | next |", "|---|---|---|---|"]
     for rule in TRANSITIONS:
         phase = _phase_names(rule.phases)
-        if rule.decision:
+        if rule.decision == CHANCE_ANSWER:
+            phase += ", `CHANCE` with the opener's preimage in"
+        elif rule.decision == "CHANCE":
+            phase += ", `CHANCE`"
+        elif rule.decision:
             phase += f", `{rule.decision}(p)`"
         if rule.pool_only:
             phase += " (shared pool only)"

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from versus.engine import Catalogue, Input, default_catalogue
 from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
 from versus.protocol.match import Ending, MatchCore, Phase, StateChanged
@@ -98,10 +97,8 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
         binding = s["channel_binding"]
         out.append(("channel", "none: played over no secure channel" if binding is None else
                     f"both HELLOs name secure-channel session {binding[:16]}…"))
-    if "rules" in s:
-        out.append(("rules", _rules_text(s["rules"])))
-    if s.get("first_player") is not None:
-        out.append(("first", f"seat {s['first_player']} played first"))
+    if "rules_text" in s:
+        out.append(("rules", s["rules_text"]))
     result = s.get("result")
     if result is not None:
         winner = result["winner"]
@@ -142,17 +139,7 @@ _PROOF = {
 }
 
 
-def _rules_text(rules: dict[str, Any]) -> str:
-    r = rules["ruleset"]
-    initial, increment = rules["clock_initial_ms"] / 1000, rules["clock_increment_ms"] / 1000
-    clock = f"clock {initial:g} s + {increment:g} s" if initial else "no clock"
-    return (f"{rules.get('game', 'versus42')}, {rules['deal_mode']}, deck {r['deck_size']}, "
-            f"hand {r['hand_size']}, "
-            f"{r['action_order']} actions, {r['cols']}x{r['rows']} field, "
-            f"{r['max_turns']} turns max, {clock}")
-
-
-def verify_transcript(transcript: Transcript | bytes, catalogue: Catalogue | None = None, *,
+def verify_transcript(transcript: Transcript | bytes, catalogue: Any = None, *,
                       expected_keys: Sequence[bytes | None] = (None, None),
                       full: bool = False) -> Report:
     """Verify a transcript (object or file bytes) fully; see the module comment. `full=True`
@@ -163,9 +150,9 @@ def verify_transcript(transcript: Transcript | bytes, catalogue: Catalogue | Non
 
 @dataclass(frozen=True)
 class ReplayStep:
-    """One engine input of a verified transcript, as the replay feeds it to `step`."""
+    """One game input of a verified transcript, as the replay feeds it to `step`."""
 
-    input: Input
+    input: Any
     seat: int  # the seat whose envelope carried it
     seq: int  # that envelope's seq in the chain
     text: str  # the input in engine notation
@@ -174,19 +161,21 @@ class ReplayStep:
 @dataclass(frozen=True)
 class MatchReplay:
     """What a replay needs, taken from the same run as the verification (never re-parsed):
-    `new_game(rules.ruleset, catalogue, layout_seed)`, then `step` through `inputs`.
+    the game's `new_game(Setup(rules.ruleset, catalogue, layout_seed))`, then `step` through
+    `inputs`; `catalogue` is the card data the match used (the game's default one unless
+    another was given), None when the transcript failed before its rules were read.
     `identities` (handle -> card id of both decks) is there once the end-of-match reveals made
     every card public; `rules` and `layout_seed` are None when the transcript failed before."""
 
     report: Report
-    catalogue: Catalogue
+    catalogue: Any
     rules: MatchRules | None
     layout_seed: bytes | None
     inputs: tuple[ReplayStep, ...]
     identities: dict[int, str] | None
 
 
-def replay_inputs(transcript: Transcript | bytes, catalogue: Catalogue | None = None, *,
+def replay_inputs(transcript: Transcript | bytes, catalogue: Any = None, *,
                   expected_keys: Sequence[bytes | None] = (None, None),
                   full: bool = False) -> MatchReplay:
     """Verify a transcript and return its engine inputs, layout seed and revealed deal.
@@ -194,9 +183,8 @@ def replay_inputs(transcript: Transcript | bytes, catalogue: Catalogue | None = 
     return _run(transcript, catalogue, expected_keys, full)
 
 
-def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
+def _run(transcript: Transcript | bytes, catalogue: Any,
          expected_keys: Sequence[bytes | None], full: bool = False) -> MatchReplay:
-    catalogue = catalogue or default_catalogue()
     try:
         if not isinstance(transcript, Transcript):
             transcript = load_transcript(transcript)
@@ -206,18 +194,22 @@ def _run(transcript: Transcript | bytes, catalogue: Catalogue | None,
     if isinstance(setup_or_report, Report):
         return _early(setup_or_report, catalogue)
     setup, rules = setup_or_report
+    if catalogue is None:
+        catalogue = rules.game_impl.default_catalogue()
     summary: dict[str, Any] = {
         "match_id": setup.match_id.hex(),
         "channel_binding": setup.hellos[0].binding.hex() if setup.hellos[0].bound else None,
         "players": [fingerprint(key) for key in setup.keys],
         "software": [hello.software for hello in setup.hellos],
         "rules": rules.to_dict(),
+        "rules_text": rules.describe(),
         "deal_mode": rules.deal_mode.value,
     }
-    if catalogue.digest != setup.catalogue_hash:
+    digest = rules.catalogue_digest(catalogue)
+    if digest != setup.catalogue_hash:
         return _early(Report(False, 2, 0, "catalogue-mismatch", None,
                              f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not "
-                             f"the one given ({catalogue.digest.hex()[:16]}…)", summary),
+                             f"the one given ({digest.hex()[:16]}…)", summary),
                       catalogue)
     if not full:
         fast = _replay(transcript, setup, rules, catalogue, dict(summary), fast=True)
@@ -240,7 +232,7 @@ def _endorsed(transcript: Transcript) -> tuple[list[Envelope], set[int]] | None:
     return parsed, set(last.values())
 
 
-def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalogue: Catalogue,
+def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalogue: Any,
             summary: dict[str, Any], *, fast: bool) -> MatchReplay | None:
     """One pass over the chain. `fast`: check the signatures of each seat's last envelope
     only (and of every EVIDENCE item); the caller reruns the full pass if anything fails."""
@@ -251,8 +243,7 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
     if rules.deal_mode is DealMode.SHARED_POOL:
         from versus.protocol.deals.pool_sides import PoolAudit  # loaded for a shared pool only
 
-        pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue),
-                         rules.ruleset.deck_size)
+        pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue))
     core = MatchCore(setup, rules, catalogue, pool)
     fault: Fault | None = None
     steps: list[ReplayStep] = []
@@ -287,7 +278,7 @@ def _note_bad_envelope(summary: dict[str, Any], raw: bytes) -> None:
                                "sender": envelope.sender}
 
 
-def _early(report: Report, catalogue: Catalogue) -> MatchReplay:
+def _early(report: Report, catalogue: Any) -> MatchReplay:
     return MatchReplay(report, catalogue, None, None, (), None)
 
 
@@ -357,8 +348,6 @@ def _summarise(core: MatchCore, summary: dict[str, Any], fault: Fault | None) ->
     summary["inputs"] = core.inputs
     summary["actions"] = core.actions
     summary["phase"] = core.phase.value
-    if core.state is not None:
-        summary["first_player"] = core.state.first
     summary["result"] = None if core.result is None else core.result.to_dict()
     summary["ending"] = None if core.result is None else core.result.ending.value
     if fault is not None:

@@ -56,6 +56,8 @@ TAG_DRAW_ORDER = b"versus/v1/draw-order"
 TAG_RANDOM_STREAM = b"versus/v1/random-stream"
 TAG_DECKLIST_COMMIT = b"versus/v1/deck-list-commit"
 TAG_PEER_RNG = b"versus/v1/peer-rng"
+TAG_CHANCE_LINK = b"versus/v1/chance-link"
+TAG_CHANCE_ROLL = b"versus/v1/chance-roll"
 
 # The hedged proof nonces of the shared-pool deal (SPEC §5.4). They belong to the deal's own
 # framing (`protocol.group.hash_parts`: SHA-512 of length-framed parts, reduced mod L), not to
@@ -80,6 +82,8 @@ DOMAIN_TAGS = (
     TAG_RANDOM_STREAM,
     TAG_DECKLIST_COMMIT,
     TAG_PEER_RNG,
+    TAG_CHANCE_LINK,
+    TAG_CHANCE_ROLL,
 )
 
 _packer = msgpack.Packer(use_bin_type=True, autoreset=True)

@@ -83,6 +83,7 @@ class MessageKind(enum.IntEnum):
     OPEN = 19  # the deck owner opens a slot (card + salt)
     ACTION = 32  # a turn action of the active player
     CHOICE = 33  # an answer to a choice the rules ask of a player
+    CHANCE = 34  # one seat's preimage of its chance chain: two settle a public random outcome
     RESULT = 48  # a player states the final result and state hash
     RESULT_COSIGN = 49  # the other player countersigns it
     RESIGN = 50

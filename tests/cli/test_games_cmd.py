@@ -12,10 +12,10 @@ def test_games_lists_versus_with_its_options(capsys) -> None:
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("versus42: ") and "deck_size=12 (1..21)" in out
-    assert "not yet playable" not in out
+    assert "not playable" not in out
 
 
-def test_a_registered_game_shows_up_and_says_it_cannot_be_played_yet(capsys) -> None:
+def test_a_registered_game_shows_up_while_registered(capsys) -> None:
     register_game(TOY)
     try:
         assert main(["games", "--json"]) == 0
@@ -23,6 +23,6 @@ def test_a_registered_game_shows_up_and_says_it_cannot_be_played_yet(capsys) -> 
         unregister_game(TOY.id)
     listed = {g["id"]: g for g in json.loads(capsys.readouterr().out)}
     assert listed["versus42"]["playable"] is True
-    assert listed[TOY.id]["playable"] is False and listed[TOY.id]["options"] is not None
+    assert listed[TOY.id]["playable"] is True and listed[TOY.id]["options"][0]["name"] == "sides"
     assert main(["games"]) == 0  # unregistered again: gone from the listing
     assert TOY.id not in capsys.readouterr().out

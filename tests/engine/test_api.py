@@ -88,7 +88,7 @@ def test_registering_an_incomplete_game_names_the_missing_members():
         def step(self, state, inp):
             return state
 
-    with pytest.raises(TypeError, match="lacks title, players, rules_options, default_rules"):
+    with pytest.raises(TypeError, match="lacks title, players, rules_options, chance, "):
         register_game(Half())
     assert "narrate" in protocol_members() and "load_position" in protocol_members()
     with pytest.raises(ValueError, match="cannot be unregistered"):

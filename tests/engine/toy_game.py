@@ -18,6 +18,7 @@ from typing import Any
 from versus.engine import (
     DecisionKind,
     Finished,
+    HiddenDeck,
     IllegalActionError,
     MalformedActionError,
     Pending,
@@ -62,6 +63,7 @@ class ToyDuel:
     title = "Toy duel (tests only)"
     players = 2
     rules_options = (RulesOption("sides", 6, "faces of the die", 2, 12),)
+    chance = True
 
     def default_rules(self) -> int:
         return 6
@@ -94,6 +96,9 @@ class ToyDuel:
     def rules_digest(self, rules: int) -> bytes:
         return _tagged("rules", self.encode_rules(rules))
 
+    def describe_rules(self, rules: int) -> str:
+        return f"{rules}-sided die"
+
     def default_catalogue(self) -> tuple[str, ...]:
         return CARDS
 
@@ -103,12 +108,24 @@ class ToyDuel:
     def catalogue_digest(self, catalogue: tuple[str, ...]) -> bytes:
         return _tagged("catalogue", _canonical(list(catalogue)))
 
+    def card_ids(self, catalogue: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(catalogue)
+
+    def decks(self, rules: int) -> tuple[HiddenDeck, ...]:
+        return (HiddenDeck(None, len(CARDS)),)  # one shared deck: handles 0, 1, 2
+
+    def deal_input(self, handle: int) -> str:
+        return f"deal {handle}"
+
+    def reveal_input(self, handle: int, card_id: str) -> str:
+        return f"reveal {handle} {card_id}"
+
     def new_game(self, setup: Setup) -> ToyState:
         return ToyState(setup.rules)
 
     def decision(self, s: ToyState) -> Pending | Finished:
         if len(s.dealt) < 2:
-            return Pending(DecisionKind.DEAL, len(s.dealt), "hand")
+            return Pending(DecisionKind.DEAL, len(s.dealt), "hand", deck=0)
         if not s.bet:
             return Pending(DecisionKind.TURN, 0)
         if s.bet == "bet" and not s.answer:
@@ -184,6 +201,9 @@ class ToyDuel:
     def narrate(self, before: ToyState, inp: str, after: ToyState, viewer: int,
                 knowledge: ToyKnowledge) -> list[str]:
         return [f"player {'?' if inp.startswith('deal') else viewer} saw: {inp.split(' ')[0]}"]
+
+    def narrate_start(self, s: ToyState, viewer: int) -> list[str]:
+        return ["player 0 bets or passes first"]
 
     def dump_position(self, s: ToyState) -> str:
         return _canonical({"format": FORMAT, "game": self.id, "state": asdict(s)}).decode()

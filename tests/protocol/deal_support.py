@@ -33,10 +33,10 @@ def over_the_wire(message: DealMessage) -> DealMessage:
 
 
 def make_pair(
-    card_ids: list[str], deck_size: int, seed: object = 0, match_id: bytes = MATCH_ID
+    card_ids: list[str], seed: object = 0, match_id: bytes = MATCH_ID
 ) -> tuple[SharedPoolDeal, SharedPoolDeal]:
     return tuple(  # type: ignore[return-value]
-        SharedPoolDeal(role, match_id, IDENTITIES, card_ids, deck_size, seeded_rng((seed, role)))
+        SharedPoolDeal(role, match_id, IDENTITIES, card_ids, seeded_rng((seed, role)))
         for role in (0, 1)
     )
 
@@ -53,12 +53,14 @@ def run_shuffles(p0: SharedPoolDeal, p1: SharedPoolDeal) -> None:
     p0.accept_shuffle(over_the_wire(p1.shuffle()))
 
 
-def draw_all(p0: SharedPoolDeal, p1: SharedPoolDeal) -> tuple[list[str], list[str]]:
-    """Each player draws its whole deck; returns the card ids each learned, slot by slot."""
+def draw_all(p0: SharedPoolDeal, p1: SharedPoolDeal, deck_size: int
+             ) -> tuple[list[str], list[str]]:
+    """Each player draws a deck of `deck_size` (player p's slot k at position p*deck_size + k,
+    as Versus lays out its decks); returns the card ids each learned, slot by slot."""
     decks: tuple[list[str], list[str]] = ([], [])
     for owner, (me, peer) in enumerate(((p0, p1), (p1, p0))):
-        for slot in range(me.deck_size):
-            position = me.position_of(owner, slot)
+        for slot in range(deck_size):
+            position = owner * deck_size + slot
             decks[owner].append(
                 me.accept_draw_share(position, over_the_wire(peer.draw_share(position)))
             )

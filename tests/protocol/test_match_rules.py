@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.engine.toy_game import TOY
+from versus.engine import Ruleset
 from versus.engine.registry import register_game, unregister_game
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.match.rules import RULES_FORMAT, RULES_FORMAT_V1, DealMode, MatchRules
@@ -32,11 +33,19 @@ def test_an_unknown_game_is_refused_naming_it() -> None:
         MatchRules.decode(data)
 
 
-def test_a_registered_game_the_protocol_cannot_deal_yet_is_refused() -> None:
+def test_another_registered_game_gets_its_own_rules_and_decks() -> None:
     register_game(TOY)
     try:
-        with pytest.raises(LocalProtocolError, match="cannot be played peer to peer yet"):
-            MatchRules(game=TOY.id)
+        rules = MatchRules(game=TOY.id)  # its default rules, dealt from a shared pool
+        assert rules.ruleset == TOY.default_rules() == 6
+        assert [(d.owner, d.size) for d in rules.decks] == [(None, 3)]
+        assert rules.pool_ids(TOY.default_catalogue()) == ("one", "two", "three")
+        assert MatchRules.decode(rules.encode()) == rules
+        assert rules.describe() == "toy-duel, shared-pool, 6-sided die, no clock"
+        with pytest.raises(LocalProtocolError, match="decklist mode needs one deck per seat"):
+            MatchRules(game=TOY.id, deal_mode=DealMode.DECKLIST)
+        with pytest.raises(LocalProtocolError, match="is not 'toy-duel' rules"):
+            MatchRules(Ruleset(), game=TOY.id)
     finally:
         unregister_game(TOY.id)
 

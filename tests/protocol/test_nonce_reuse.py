@@ -116,8 +116,8 @@ def test_old_style_nonces_leak_the_key_share_through_two_schnorr_proofs() -> Non
 
 def _dealt_pair(master: bytes) -> tuple[SharedPoolDeal, SharedPoolDeal]:
     """A small shared-pool deal whose player 1 draws from master_rng(master), as a MatchPeer."""
-    p0 = SharedPoolDeal(0, MATCH_ID, IDENTITIES, CARDS, 3, master_rng(b"player-0" * 4))
-    p1 = SharedPoolDeal(1, MATCH_ID, IDENTITIES, CARDS, 3, master_rng(master))
+    p0 = SharedPoolDeal(0, MATCH_ID, IDENTITIES, CARDS, master_rng(b"player-0" * 4))
+    p1 = SharedPoolDeal(1, MATCH_ID, IDENTITIES, CARDS, master_rng(master))
     p0.accept_key_share(p1.key_share())
     p1.accept_key_share(p0.key_share())
     p1.accept_shuffle(p0.shuffle())

@@ -48,7 +48,7 @@ ORDER_2 = bytes.fromhex("ecfffffffffffffffffffffffffffffffffffffffffffffffffffff
 
 @pytest.fixture
 def dealt() -> tuple[SharedPoolDeal, SharedPoolDeal]:
-    p0, p1 = make_pair(CATALOGUE, 12, seed="dealt")
+    p0, p1 = make_pair(CATALOGUE, seed="dealt")
     run_shuffles(p0, p1)
     return p0, p1
 
@@ -57,7 +57,7 @@ def test_honest_deal_each_player_learns_exactly_its_cards(dealt) -> None:
     p0, p1 = dealt
     assert p0.phase is p1.phase is DealPhase.DEALT
     assert p0.pool == p1.pool
-    deck0, deck1 = draw_all(p0, p1)
+    deck0, deck1 = draw_all(p0, p1, 12)
     assert len(set(deck0) | set(deck1)) == 24 and set(deck0 + deck1) <= set(CATALOGUE)
     assert p0.known_cards == dict(enumerate(deck0))
     assert p1.known_cards == {12 + i: card for i, card in enumerate(deck1)}
@@ -73,10 +73,13 @@ def test_public_reveal(dealt) -> None:
     card = p0.accept_draw_share(3, over_the_wire(p1.draw_share(3)))
     assert p1.accept_reveal(3, over_the_wire(p0.reveal(3))) == card
     assert p1.known_cards == {3: card}
-    with pytest.raises(LocalProtocolError, match="not drawn yet"):
-        p0.reveal(4)
-    with pytest.raises(LocalProtocolError, match="not in my deck"):
-        p0.reveal(12)
+    with pytest.raises(LocalProtocolError, match="position 4 was not dealt to me"):
+        p0.reveal(4)  # never dealt
+    p1.accept_draw_share(12, over_the_wire(p0.draw_share(12)))
+    with pytest.raises(LocalProtocolError, match="position 12 was not dealt to me"):
+        p0.reveal(12)  # dealt to the peer
+    with pytest.raises(LocalProtocolError, match="position 12 was dealt already"):
+        p0.draw_share(12)
 
 
 def test_reveal_of_another_card_is_caught(dealt) -> None:
@@ -109,7 +112,7 @@ def test_reveal_of_a_card_never_drawn_is_refused_before_decryption() -> None:
     owner's undrawn deck) and a lucky guess made a card public that its owner did not know.
     """
     for lucky in (False, True):
-        p0, p1 = make_pair(CATALOGUE, 12, seed="dealt")
+        p0, p1 = make_pair(CATALOGUE, seed="dealt")
         run_shuffles(p0, p1)
         ct = p0.pool[0]
         truth = p1._table[(ct.b - ct.a * (p0._secret + p1._secret)).encoded]
@@ -135,7 +138,7 @@ def test_draw_share_for_another_position_is_caught(dealt) -> None:
     honest = p1.draw_share(5)
     with pytest.raises(UnexpectedMessageError, match="got 5, expected 4"):
         p0.accept_draw_share(4, honest)
-    p0b, p1b = make_pair(CATALOGUE, 12, seed="dealt")
+    p0b, p1b = make_pair(CATALOGUE, seed="dealt")
     run_shuffles(p0b, p1b)
     moved = dataclasses.replace(p1b.draw_share(5), position=4)
     with pytest.raises(CryptoProofError, match="draw/4"):
@@ -166,12 +169,12 @@ def test_reused_nonce_from_the_peer_is_caught(dealt) -> None:
 
 
 def test_key_share_bound_to_identity_and_checked() -> None:
-    p0, p1 = make_pair(CATALOGUE, 12, seed="keys")
+    p0, p1 = make_pair(CATALOGUE, seed="keys")
     k1 = p1.key_share()
     # the peer echoes our own key share back (which would make the joint key 2·Y0)
     with pytest.raises(CryptoProofError, match="echoed"):
         p0.accept_key_share(p0.key_share())
-    q0, _ = make_pair(CATALOGUE, 12, seed="keys2")
+    q0, _ = make_pair(CATALOGUE, seed="keys2")
     proof, _ = schnorr_prove(p1._secret, MATCH_ID, "key-share/1", IDENTITIES[0], seeded_rng(1))
     with pytest.raises(CryptoProofError, match="Schnorr"):
         q0.accept_key_share(KeyShare(k1.key, proof))
@@ -180,7 +183,7 @@ def test_key_share_bound_to_identity_and_checked() -> None:
 
 
 def test_malicious_shuffle_through_the_deal_is_caught() -> None:
-    p0, p1 = make_pair(CATALOGUE, 12, seed="cheat")
+    p0, p1 = make_pair(CATALOGUE, seed="cheat")
     exchange_keys(p0, p1)
     honest = p0.shuffle()
     # player 0 duplicates the card that lands in position 0 into position 1 (its deck) and
@@ -198,7 +201,7 @@ def test_malicious_shuffle_through_the_deal_is_caught() -> None:
 
 
 def test_out_of_turn_messages() -> None:
-    p0, p1 = make_pair(CATALOGUE, 12, seed="turns")
+    p0, p1 = make_pair(CATALOGUE, seed="turns")
     with pytest.raises(LocalProtocolError, match="shuffle not allowed in phase keys"):
         p0.shuffle()
     exchange_keys(p0, p1)
@@ -214,7 +217,7 @@ def test_end_reveal_must_match_the_key_share(dealt) -> None:
     p0, p1 = dealt
     with pytest.raises(CryptoProofError, match=r"end-reveal\.secret"):
         p0.accept_end_reveal(EndReveal(p1._secret + 1))
-    q0, q1 = make_pair(CATALOGUE, 12, seed="dealt")
+    q0, q1 = make_pair(CATALOGUE, seed="dealt")
     run_shuffles(q0, q1)
     q1.end_reveal()
     with pytest.raises(LocalProtocolError, match="already public"):
@@ -223,11 +226,11 @@ def test_end_reveal_must_match_the_key_share(dealt) -> None:
 
 def test_construction_rejects_misuse() -> None:
     with pytest.raises(LocalProtocolError, match="twice"):
-        SharedPoolDeal(0, MATCH_ID, IDENTITIES, ["a", "a"], 1, seeded_rng(0))
-    with pytest.raises(LocalProtocolError, match="deck_size"):
-        SharedPoolDeal(0, MATCH_ID, IDENTITIES, ["a", "b", "c"], 2, seeded_rng(0))
+        SharedPoolDeal(0, MATCH_ID, IDENTITIES, ["a", "a"], seeded_rng(0))
+    with pytest.raises(LocalProtocolError, match="2 to"):
+        SharedPoolDeal(0, MATCH_ID, IDENTITIES, ["a"], seeded_rng(0))
     with pytest.raises(LocalProtocolError, match="differ"):
-        SharedPoolDeal(0, MATCH_ID, (IDENTITIES[0],) * 2, ["a", "b"], 1, seeded_rng(0))
+        SharedPoolDeal(0, MATCH_ID, (IDENTITIES[0],) * 2, ["a", "b"], seeded_rng(0))
 
 
 # --- parsing untrusted input ------------------------------------------------------------------
@@ -242,7 +245,7 @@ _tree = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=6), max_leave
 
 
 def _valid_wires() -> list[list]:
-    p0, p1 = make_pair(CATALOGUE[:6], 2, seed="wires")
+    p0, p1 = make_pair(CATALOGUE[:6], seed="wires")
     k0 = p0.key_share()
     exchange = p1.key_share()
     p0.accept_key_share(exchange)
@@ -324,8 +327,8 @@ def test_deal_is_uniform_even_if_one_player_always_shuffles_the_same_way() -> No
     counts: collections.Counter[tuple[str, ...]] = collections.Counter()
     runs = 360
     for i in range(runs):
-        p0 = SharedPoolDeal(0, MATCH_ID, IDENTITIES, cards, 1, seeded_rng(("honest", i)))
-        p1 = SharedPoolDeal(1, MATCH_ID, IDENTITIES, cards, 1, seeded_rng("fixed"))
+        p0 = SharedPoolDeal(0, MATCH_ID, IDENTITIES, cards, seeded_rng(("honest", i)))
+        p1 = SharedPoolDeal(1, MATCH_ID, IDENTITIES, cards, seeded_rng("fixed"))
         run_shuffles(p0, p1)
         counts[p0.accept_end_reveal(p1.end_reveal())] += 1
     assert len(counts) == 6

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from versus.engine import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
-from versus.protocol.match.table import OWED, TRANSITIONS, Phase, spec_table
+from versus.engine import DecisionKind
+from versus.protocol.match.table import CHANCE_ANSWER, OWED, TRANSITIONS, Phase, spec_table
 from versus.protocol.wire.envelope import MessageKind
 
 SPEC = Path(__file__).resolve().parents[2] / "SPEC.md"
@@ -27,8 +27,9 @@ def test_every_waiting_phase_and_decision_has_one_owed_row() -> None:
                                            Phase.CLOSED, Phase.ABORTED)]
     for phase in fixed:
         assert (phase, "") in OWED, phase
-    for decision in (TurnDecision, ChoiceDecision, DealDecision, RevealDecision):
-        assert (Phase.PLAY, decision.__name__) in OWED, decision
+    for kind in DecisionKind:
+        assert (Phase.PLAY, kind.name) in OWED, kind
+    assert (Phase.PLAY, CHANCE_ANSWER) in OWED
 
 
 def test_every_chain_kind_a_peer_sends_is_in_the_table() -> None:
