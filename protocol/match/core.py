@@ -139,6 +139,8 @@ class MatchCore:
         self.chances = ChanceAudit(self.match_id) if self.game.chance else None
         #: the seat whose preimage opened the CHANCE now pending, and that preimage
         self.chance_opened: tuple[int, bytes] | None = None
+        #: the sender of the last envelope this referee accepted (the opener of a CHANCE)
+        self.last_sender: int | None = None
         self.pool = pool_side
         self.game_result: Finished | None = None
         self.result: MatchResult | None = None
@@ -174,9 +176,7 @@ class MatchCore:
         if rule is None:
             return None, ()
         player = self.pending.player if isinstance(self.pending, Pending) else None
-        envelopes = self.chain.envelopes
-        last = envelopes[-1].sender if envelopes else None
-        return rule.seat(player, last), rule.kinds
+        return rule.seat(player, self.last_sender), rule.kinds
 
     def disputable_by(self) -> int | None:
         """The seat that may still DISPUTE the standing timeout claim (the accused, until its
@@ -260,7 +260,9 @@ class MatchCore:
         self._check_size(envelope)
         body = list(envelope.body)
         handler = _HANDLERS[envelope.kind]
-        return handler(self, envelope, body, own)
+        events = handler(self, envelope, body, own)
+        self.last_sender = envelope.sender
+        return events
 
     def _advance_setup(self) -> list[Event]:
         rule = OWED[(self.phase, "")]
