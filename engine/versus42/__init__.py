@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Deal, Input, Reveal, format_input, parse_input
 from ..api import DecisionKind, Finished, HiddenDeck, Pending, RulesOption, Setup
@@ -16,7 +16,9 @@ from ..decisions import ChoiceDecision, DealDecision, RevealDecision, TurnDecisi
 from ..errors import RulesetError
 from ..game import State, encode_state, legal_actions, new_game, state_hash, step
 from ..ruleset import RULES_OPTIONS, Ruleset
-from ..views import Knowledge, PlayerView
+
+if TYPE_CHECKING:  # the views load with the first view (a UI, a bot), not for `versus verify`
+    from ..views import Knowledge, PlayerView
 
 
 class Versus42:
@@ -101,9 +103,13 @@ class Versus42:
         return step(state, inp)
 
     def new_knowledge(self, player: int) -> Knowledge:
+        from ..views import Knowledge
+
         return Knowledge(player)
 
     def view(self, state: State, player: int, knowledge: Knowledge) -> PlayerView:
+        from ..views import PlayerView
+
         return PlayerView(state, knowledge, player)
 
     def encode_state(self, state: State) -> bytes:
