@@ -6,7 +6,10 @@
 # battle steps, triggered Passives, end of turn): `_run` pops tasks until one needs an answer
 # from outside (a deal, a reveal, a choice) or the stack is empty (the active player's turn
 # action). So resolution can stop at any decision and resume, and the state is always a plain
-# value that both peers hash and compare.
+# value that both peers hash and compare. `step_with_report` runs the same resolution with its
+# battle steps and turn ends watched, and returns beside the state a `StepReport` of what the
+# two ends of the step do not show (the Strengths each battle was decided with): narration
+# reads it instead of resolving the rules a second time; no state, hash or position holds it.
 #
 # Why this shape: `step` copies the state (a dozen short lists: microseconds) and mutates the
 # copy, so it is pure from the outside and cheap enough for ~50 us per input and for the
@@ -18,7 +21,7 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .actions import (
@@ -278,6 +281,19 @@ def blank_state(ruleset: Ruleset, catalogue: Catalogue, tiles: tuple[int, ...]) 
 
 def step(state: State, inp: Input) -> State:
     """Apply one input to a copy of `state` and resolve until the next decision."""
+    return _step(state, inp, None)
+
+
+def step_with_report(state: State, inp: Input) -> tuple[State, StepReport]:
+    """`step`, and what it resolved that its two ends do not show (`StepReport`): the same
+    resolution, its battle steps and turn ends watched as they run. Narration reads it."""
+    report = StepReport()
+    if state.battle is not None:
+        report.met.add((state.battle[1], state.battle[2]))
+    return _step(state, inp, report), report
+
+
+def _step(state: State, inp: Input, report: StepReport | None) -> State:
     if state.result is not None:
         raise GameOverError(f"input {_fmt(inp)!r} after the end of the game ({state.result})")
     s = state.clone()
@@ -290,8 +306,72 @@ def step(state: State, inp: Input) -> State:
             _validate_action(inp)
         raise
     _check_end(s)
-    _run(s)
+    _run(s, report)
     return s
+
+
+class EndedTurn(NamedTuple):
+    """A turn that ended by itself (R4.5): nothing but `end` was left to its player."""
+
+    turn: int  # 0-based, as State.turn
+    player: int
+    increases_expired: bool  # some field card lost an Increase "until the end of the turn"
+
+
+class StepReport:
+    """What one step resolved that its two ends do not show, recorded by `step_with_report`
+    as the tasks run (never part of a state, its encoding, hash or position): the Strengths
+    both participants had when the Absorption step (R7.4) decided their battle (a survivor
+    that absorbed has its new level's bonus after the step, a destroyed card lost its
+    Increase, an Increase "until the end of the turn" expires when the turn ends by itself),
+    the battles in progress during the step, decided or not (R7.5: a Passive may end one),
+    and the turns that ended by themselves (R4.5)."""
+
+    __slots__ = ("battles", "ended", "met")
+
+    def __init__(self) -> None:
+        #: (resident, arriving card) -> their Strengths at the Absorption step
+        self.battles: dict[tuple[int, int], tuple[int, int]] = {}
+        #: (resident, arriving card) of every battle in progress during the step
+        self.met: set[tuple[int, int]] = set()
+        self.ended: list[EndedTurn] = []
+
+    def battle(self, h: int, other: int) -> tuple[int, int] | None:
+        """The Strengths of `h` and `other` when their battle was decided (None: no battle)."""
+        if (h, other) in self.battles:
+            return self.battles[h, other]
+        pair = self.battles.get((other, h))
+        return None if pair is None else (pair[1], pair[0])
+
+    def fought(self, h: int) -> list[int]:
+        """The cards `h` battled in this step (to the Absorption)."""
+        return [b if a == h else a for a, b in self.battles if h in (a, b)]
+
+    def opponent(self, h: int) -> int | None:
+        """The card `h` stood in a battle with during the step, decided or not."""
+        return next((b if a == h else a for a, b in sorted(self.met) if h in (a, b)), None)
+
+    # `_run`'s hooks: the handlers of the battle steps and the turn's end by itself, recording
+    # here before they run (so `step` itself pays nothing for the report)
+    def _hooks(self) -> tuple[_Handlers, Callable[[State], None]]:
+        handlers = list(_HANDLERS)
+        handlers[T_LOCATION], handlers[T_ABSORB] = self._location, self._absorb
+        return tuple(handlers), self._end_turn
+
+    def _location(self, s: State, t: tuple[int, ...]) -> None:
+        if s.battle == t[1:]:
+            self.met.add((t[2], t[3]))
+        _t_location(s, t)
+
+    def _absorb(self, s: State, t: tuple[int, ...]) -> None:
+        if s.battle == t[1:]:
+            self.met.add((t[2], t[3]))
+            self.battles[t[2], t[3]] = (_strength(s, t[2]), _strength(s, t[3]))
+        _t_absorb(s, t)
+
+    def _end_turn(self, s: State) -> None:
+        self.ended.append(EndedTurn(s.turn, s.active, any(s.temp)))
+        _end_turn(s)
 
 
 def _apply_input(s: State, state: State, inp: Input) -> None:
@@ -347,17 +427,21 @@ def _illegal(state: State, inp: object, reason: str) -> IllegalActionError:
     return IllegalActionError(f"illegal input {_fmt(inp)!r} at {state.position()}: {reason}")
 
 
-def _run(s: State) -> None:
+def _run(s: State, report: StepReport | None = None) -> None:
+    """Resolve until a decision is pending or the game is over: pop and run tasks; an empty
+    stack gives the active player a turn decision, or ends its turn by itself. `report`
+    (step_with_report) watches the battle steps and those turn ends."""
+    handlers, end_turn = (_HANDLERS, _end_turn) if report is None else report._hooks()
     tasks = s.tasks
     while s.pending is None and s.result is None:
         if not tasks:
             if _has_turn_action(s):
                 s.pending = TurnDecision(s.active)
                 return
-            _end_turn(s)  # R4.5: nothing but `end` is left: the turn ends by itself
+            end_turn(s)  # R4.5: nothing but `end` is left: the turn ends by itself
             continue
         t = tasks.pop()
-        _HANDLERS[t[0]](s, t)
+        handlers[t[0]](s, t)
         _check_end(s)
 
 
@@ -983,8 +1067,10 @@ def _t_end_turn(s: State, t: tuple[int, ...]) -> None:
     _end_turn(s)
 
 
-_HANDLERS = (_t_draw, _t_discard, _t_reveal, _t_land, _t_turn_up, _t_location, _t_revelation,
-             _t_turned, _t_absorb, _t_passive, _t_end_turn)
+#: the handler of each task code (`_run` runs task t with _HANDLERS[t[0]])
+_Handlers = tuple[Callable[[State, tuple[int, ...]], None], ...]
+_HANDLERS: _Handlers = (_t_draw, _t_discard, _t_reveal, _t_land, _t_turn_up, _t_location,
+                        _t_revelation, _t_turned, _t_absorb, _t_passive, _t_end_turn)
 
 
 # --- canonical encoding and hash ------------------------------------------------------------

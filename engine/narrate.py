@@ -9,112 +9,50 @@
 # verso card". Tests replay many random games and check that no line ever contains the name of
 # a card hidden from the viewer.
 #
-# What the two states cannot tell, `resolve` finds by resolving the step again on a copy of
-# `before`, task by task as `game._run` does, watching it: the Strength of both participants at
-# each Absorption (R7.4), the battles a Passive ended before that (R7.5: "destroyed by a
-# Passive, during its battle with ..."), and the turns that ended by themselves (R4.5). Both
-# ends of a step mislead about a battle: a survivor that absorbed has its new level's bonus, a
-# destroyed card lost its Increase, an Increase "until the end of the turn" expired when the
-# turn ended by itself after the Move. So a battle line gives the Strengths the battle was
-# decided with, written as the board writes them ("4+1": printed Strength and bonus), and a
-# turn that ended by itself is said, with the Increases that expired with it. The re-run must
-# end in `after` exactly (compared by `encode_state`); if it does not (the caller passed states
-# of another step), the lines fall back to the Strengths of the cards after the step.
+# What the two states cannot tell, the engine's step reports (`game.step_with_report`, the
+# resolution `step` runs, watched as it goes): the Strength of both participants at each
+# Absorption (R7.4), the battles a Passive ended before that (R7.5: "destroyed by a Passive,
+# during its battle with ..."), and the turns that ended by themselves (R4.5). Both ends of a
+# step mislead about a battle: a survivor that absorbed has its new level's bonus, a destroyed
+# card lost its Increase, an Increase "until the end of the turn" expired when the turn ended by
+# itself after the Move. So a battle line gives the Strengths the battle was decided with,
+# written as the board writes them ("4+1": printed Strength and bonus), and a turn that ended by
+# itself is said, with the Increases that expired with it. `resolve` gets that report by
+# stepping `before` with `inp` again, and keeps it only if the step ends in `after` exactly
+# (compared by `encode_state`); otherwise (the caller passed states of another step) the lines
+# fall back to the Strengths of the cards after the step.
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .actions import Action, ActionKind, Input
-from .decisions import GameResult, RevealDecision, TurnDecision
+from .decisions import GameResult, RevealDecision
 from .errors import EngineError
 from .game import (
-    _HANDLERS,
     ABSORBED,
     DECK,
     DESTROYED,
     DISCARDED,
     FIELD,
     HAND,
-    T_ABSORB,
     T_LAND,
-    T_LOCATION,
     State,
-    _apply_input,
-    _check_end,
-    _end_turn,
-    _has_turn_action,
+    StepReport,
     _strength,
     encode_state,
+    step_with_report,
 )
 from .views import Knowledge, strength_label
 
 _GONE = (DESTROYED, ABSORBED)
 
 
-@dataclass(frozen=True, slots=True)
-class EndedTurn:
-    """A turn that ended by itself (R4.5): nothing but `end` was left to its player."""
-
-    turn: int  # 0-based, as State.turn
-    player: int
-    increases_expired: bool  # some field card lost an Increase "until the end of the turn"
-
-
-@dataclass(slots=True)
-class Resolution:
-    """What happened inside one step that its two ends do not show (see the module comment)."""
-
-    #: (first participant, second participant) -> their Strengths at the Absorption step
-    battles: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
-    #: the battles in progress during the step, decided or not (R7.5: a Passive may end one)
-    met: set[tuple[int, int]] = field(default_factory=set)
-    ended: list[EndedTurn] = field(default_factory=list)
-
-    def battle(self, h: int, other: int) -> tuple[int, int] | None:
-        """The Strengths of `h` and `other` when their battle was decided (None: no battle)."""
-        if (h, other) in self.battles:
-            return self.battles[h, other]
-        pair = self.battles.get((other, h))
-        return None if pair is None else (pair[1], pair[0])
-
-    def fought(self, h: int) -> list[int]:
-        """The cards `h` battled in this step (to the Absorption)."""
-        return [b if a == h else a for a, b in self.battles if h in (a, b)]
-
-    def opponent(self, h: int) -> int | None:
-        """The card `h` stood in a battle with during the step, decided or not."""
-        return next((b if a == h else a for a, b in sorted(self.met) if h in (a, b)), None)
-
-
-def resolve(before: State, inp: Input, after: State) -> Resolution | None:
-    """Resolve `before --inp-->` again, watching each task (the same loop as `game._run`);
-    None unless it ends in `after` (then `after` is not this step's result)."""
-    s = before.clone()
-    seen = Resolution()
-    if before.battle is not None:
-        seen.met.add((before.battle[1], before.battle[2]))
+def resolve(before: State, inp: Input, after: State) -> StepReport | None:
+    """What the engine's step `before --inp-->` reports it resolved; None unless that step
+    ends in `after` (then `after` is not this step's result)."""
     try:
-        _apply_input(s, before, inp)
-        _check_end(s)
-        tasks = s.tasks
-        while s.pending is None and s.result is None:
-            if not tasks:
-                if _has_turn_action(s):
-                    s.pending = TurnDecision(s.active)
-                    break
-                seen.ended.append(EndedTurn(s.turn, s.active, any(s.temp)))
-                _end_turn(s)
-                continue
-            t = tasks.pop()
-            if t[0] in (T_LOCATION, T_ABSORB) and s.battle == t[1:]:
-                seen.met.add((t[2], t[3]))
-                if t[0] == T_ABSORB:
-                    seen.battles[t[2], t[3]] = (_strength(s, t[2]), _strength(s, t[3]))
-            _HANDLERS[t[0]](s, t)
-            _check_end(s)
+        s, report = step_with_report(before, inp)
     except (EngineError, TypeError, AttributeError, KeyError, IndexError):
         return None
-    return seen if encode_state(s) == encode_state(after) else None
+    return report if encode_state(s) == encode_state(after) else None
 
 
 def narrate(before: State, inp: Input, after: State, viewer: int,
@@ -140,7 +78,7 @@ class _Teller:
     """Phrases for one viewer; every card name goes through `card()`, the one gatekeeper."""
 
     def __init__(self, before: State, after: State, viewer: int, knowledge: Knowledge,
-                 resolution: Resolution | None) -> None:
+                 resolution: StepReport | None) -> None:
         self.b, self.a, self.me, self.know = before, after, viewer, knowledge
         self.res = resolution
 

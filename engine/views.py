@@ -31,10 +31,6 @@ class Knowledge:
     def copy(self) -> Knowledge:
         return Knowledge(self.player, self.cards)
 
-    def identity(self, state: State, handle: int) -> str | None:
-        public = state.public_id(handle)
-        return public if public is not None else self.cards.get(handle)
-
 
 @dataclass(frozen=True, slots=True)
 class FieldCard:

@@ -32,7 +32,7 @@
 # *available* (legal in the sampled world), the ISMCTS correction for actions that exist in
 # some worlds only; 3. evaluate the new leaf by the static evaluation's win probability (or
 # after a capped cheap playout); 4. backpropagate: each node keeps the reward of the player
-# whose action led to it. Nodes widen progressively (at most WIDEN_C * visits^WIDEN_A
+# whose action led to it. Nodes widen progressively (at most WIDEN_C * sqrt(visits + 1)
 # children); the root ranks all its actions with greedy's one-ply evaluation first and uses
 # that win probability as a progressive bias (BIAS * prior / (visits+1)); deeper nodes add the
 # best of EXPAND_SAMPLE sampled untried actions. Three rounds of experiments (SPEC Part 7) left
@@ -57,8 +57,7 @@ from .worlds import Determinizer, public_state, resolve_chance
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.5)
 UCB_C = 0.3  # exploration constant (rewards are win probabilities in [0, 1])
 BIAS = 1.0  # progressive bias: + BIAS * prior / (visits + 1), prior = one-ply win probability
-WIDEN_C = 2.0  # progressive widening: children allowed = WIDEN_C * visits ** WIDEN_A
-WIDEN_A = 0.5
+WIDEN_C = 2.0  # progressive widening: children allowed = WIDEN_C * sqrt(visits + 1)
 EXPAND_SAMPLE = 6  # untried actions scored before expanding the best one (unranked nodes)
 RANK_AFTER = None  # if set, a node visited this often ranks all its actions once (its world)
 PRIOR_WORLDS = 4  # worlds the root's one-ply ranking averages over (common random numbers)

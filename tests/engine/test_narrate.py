@@ -17,11 +17,25 @@ from versus.engine import (
     Referee,
     Ruleset,
     State,
+    TurnDecision,
     default_catalogue,
     parse_input,
     random_chooser,
     random_deal,
     step,
+)
+from versus.engine.game import (
+    _HANDLERS,
+    T_ABSORB,
+    T_LOCATION,
+    EndedTurn,
+    _apply_input,
+    _check_end,
+    _end_turn,
+    _has_turn_action,
+    _strength,
+    encode_state,
+    step_with_report,
 )
 from versus.engine.narrate import narrate, resolve
 
@@ -195,3 +209,58 @@ def test_a_card_a_passive_destroys_during_its_battle_is_not_told_as_a_lost_battl
     assert "The opponent's Shade Mite was destroyed on c2 by a Passive, during its battle with " \
            "your Solar Lancer" in said
     assert not any(line.startswith("Battle on") for line in said)
+
+
+def _watched_rerun(before: State, inp: object) -> tuple[bytes, dict, set, list]:
+    """The re-run narration used before the engine's step reported what it resolved (issue
+    16): a copy of `game._run` reading both Strengths just before each Absorption."""
+    s = before.clone()
+    battles: dict[tuple[int, int], tuple[int, int]] = {}
+    met: set[tuple[int, int]] = set()
+    ended: list[EndedTurn] = []
+    if before.battle is not None:
+        met.add((before.battle[1], before.battle[2]))
+    _apply_input(s, before, inp)  # type: ignore[arg-type]
+    _check_end(s)
+    tasks = s.tasks
+    while s.pending is None and s.result is None:
+        if not tasks:
+            if _has_turn_action(s):
+                s.pending = TurnDecision(s.active)
+                break
+            ended.append(EndedTurn(s.turn, s.active, any(s.temp)))
+            _end_turn(s)
+            continue
+        t = tasks.pop()
+        if t[0] in (T_LOCATION, T_ABSORB) and s.battle == t[1:]:
+            met.add((t[2], t[3]))
+            if t[0] == T_ABSORB:
+                battles[t[2], t[3]] = (_strength(s, t[2]), _strength(s, t[3]))
+        _HANDLERS[t[0]](s, t)
+        _check_end(s)
+    return encode_state(s), battles, met, ended
+
+
+def test_the_step_report_is_what_narration_used_to_compute() -> None:
+    """Issue 16: `step_with_report` (which narration reads) reports, for every step of random
+    games, exactly what narration's own re-run of the step loop found, and returns the state
+    `step` returns; the report is no part of the state (its encoding and hash)."""
+    steps = battles = ended = 0
+    for i in range(12):
+        ref = _referee(b"report-%d" % i)
+        while ref.state.result is None:
+            before = ref.state
+            inp = ref.advance()
+            after, report = step_with_report(before, inp)
+            assert encode_state(after) == encode_state(ref.state) == encode_state(step(before,
+                                                                                       inp))
+            assert not hasattr(after, "report") and not hasattr(after, "__dict__")
+            encoded, want_battles, want_met, want_ended = _watched_rerun(before, inp)
+            assert encoded == encode_state(after)
+            assert report.battles == want_battles and report.met == want_met
+            assert report.ended == want_ended
+            assert resolve(before, inp, after) is not None
+            steps += 1
+            battles += len(report.battles)
+            ended += len(report.ended)
+    assert steps > 300 and battles > 10 and ended > 0
