@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from versus.engine.hashing import fisher_yates
 from versus.protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
@@ -441,9 +442,7 @@ def draw_permutation(match_id: bytes, owner: int, seed: bytes, size: int) -> lis
         raise LocalProtocolError(f"a deck has 1..{MAX_DECK_SIZE} slots, got {size}")
     stream = HashStream("draw-order", encode([match_id, owner, seed]), tag=TAG_DRAW_ORDER)
     order = list(range(size))
-    for i in range(size - 1, 0, -1):
-        j = stream.below(i + 1)
-        order[i], order[j] = order[j], order[i]
+    fisher_yates(order, stream.below)
     return order
 
 

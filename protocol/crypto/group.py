@@ -31,6 +31,7 @@ from typing import ClassVar
 import nacl.bindings as _na
 from nacl.exceptions import RuntimeError as _NaclRuntimeError
 
+from versus.engine.hashing import fisher_yates
 from versus.protocol.errors import LocalProtocolError, MalformedMessage, RemoteProtocolError
 
 #: order of the prime-order subgroup of edwards25519
@@ -249,9 +250,7 @@ def random_below(rng: Rng, bound: int) -> int:
 def random_permutation(rng: Rng, n: int) -> tuple[int, ...]:
     """A uniform permutation of range(n) (Fisher–Yates with unbiased draws)."""
     items = list(range(n))
-    for i in range(n - 1, 0, -1):
-        j = random_below(rng, i + 1)
-        items[i], items[j] = items[j], items[i]
+    fisher_yates(items, lambda bound: random_below(rng, bound))
     return tuple(items)
 
 

@@ -129,13 +129,15 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
 
 #: what an auditor may conclude from each ending (SPEC §4.12 threat model): a claim is no proof
 _PROOF = {
-    "game": "proven: the replayed game reached this result and both seats signed it",
-    "resignation": "proven: the loser signed its resignation",
-    "timeout": "a claim, not proven: the claimant's own clock against the other seat's silence "
-               "(no one can prove time offline); the accused did not dispute it",
-    "dispute": "a dispute, not proven either way: both seats' clock measures are recorded; "
-               "no one is credited",
-    "fault": "proven: the offending envelope, signed by the seat at fault, fails the re-check",
+    Ending.GAME.value: "proven: the replayed game reached this result and both seats signed it",
+    Ending.RESIGNATION.value: "proven: the loser signed its resignation",
+    Ending.TIMEOUT.value: "a claim, not proven: the claimant's own clock against the other "
+                          "seat's silence (no one can prove time offline); the accused did not "
+                          "dispute it",
+    Ending.DISPUTE.value: "a dispute, not proven either way: both seats' clock measures are "
+                          "recorded; no one is credited",
+    Ending.FAULT.value: "proven: the offending envelope, signed by the seat at fault, fails the "
+                        "re-check",
 }
 
 

@@ -37,3 +37,10 @@ def test_every_chain_kind_a_peer_sends_is_in_the_table() -> None:
     reserved = {MessageKind.DECK_COMMIT, MessageKind.DRAW_SEED_COMMIT, MessageKind.KEY_SHARE,
                 MessageKind.DECRYPT_SHARE}
     assert set(MessageKind) - sent - reserved == set()
+
+
+def test_every_ending_says_what_an_auditor_may_conclude() -> None:
+    from versus.protocol.match import Ending
+    from versus.protocol.match.verify import _PROOF
+
+    assert set(_PROOF) == {ending.value for ending in Ending}
