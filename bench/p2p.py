@@ -24,6 +24,7 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from versus.cli.argtypes import count
+from versus.cli.driving import drive_player
 from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import connect, listening_port, open_listeners, serve
 from versus.p2p.errors import ConnectionClosedError
@@ -138,7 +139,8 @@ async def one_match(mode: str, seed: int, tmp: str) -> tuple[list[float], list[f
             async def play() -> None:
                 box.append(await play_loopback_match(
                     players, MatchRules(deal_mode=DealMode(mode)), transcript_dir=tmp,
-                    config=SessionConfig(narrate=False), on_start=on_start, timeout=120))
+                    config=SessionConfig(narrate=False), on_start=on_start, timeout=120,
+                    drive=drive_player))
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(play)

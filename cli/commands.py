@@ -30,6 +30,13 @@
 # that crashes, hangs or answers nonsense forfeits; the result line says "forfeit: <reason>"
 # and the command exits 1.
 #
+# Games (issue 16). Every command plays the game `--game` names (cli/game_options.py checks
+# the game options while parsing; the rules come from `--rule NAME=VALUE` and, for Versus, its
+# own flags). Versus is played in the full-screen UI; another game, which has no UI of its
+# own, in the plain line interface of cli/line_ui.py (its narration, its view as text, its
+# legal inputs in its notation). A joiner plays only the game it asked for; a resumed match is
+# of the game its transcript names.
+#
 # Every failure is one line on stderr and an exit code (documented in README and `versus
 # --help`):
 #   0 the match finished (demo: and its transcript verified)
@@ -58,7 +65,6 @@ from typing import Any, TextIO
 
 import trio
 
-from versus.engine import ActionOrder, PlayerView, Ruleset, default_catalogue
 from versus.engine.errors import EngineError
 from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import listening_port
@@ -75,7 +81,6 @@ from versus.p2p.session import (
     SessionOutcome,
     SetupLostError,
     create_peer,
-    drive_player,
     open_nursery,
 )
 from versus.p2p.store import MatchFiles, MatchStore, StoreError
@@ -86,8 +91,9 @@ from versus.protocol.match.rules import DealMode, MatchRules, master_rng
 from versus.protocol.match.verify import verify_transcript
 from versus.protocol.wire.text import printable
 
-from .board_text import LEGEND, render_board
 from .client import describe_fault
+from .driving import drive_player, narrated_config
+from .game_options import VERSUS, GameOptionError, ensure_game_args
 from .parsers import (
     DEFAULT_GAME_PORT,
     EXIT_ERROR,
@@ -151,13 +157,28 @@ def _deck_lines(text: str, path: str) -> list[str]:
     return cards
 
 
-def rules_from(args: argparse.Namespace) -> MatchRules:
+def game_args(args: argparse.Namespace, command: str) -> None:
+    """The game options resolved (cli/parsers.py did it already for a parsed command line)."""
+    try:
+        ensure_game_args(args, command)
+    except GameOptionError as error:
+        raise CommandError(str(error)) from None
+
+
+def rules_from(args: argparse.Namespace, command: str = "host") -> MatchRules:
+    """The match rules of the command line: the game, its rules, the deal and the clock."""
+    game_args(args, command)
     initial, increment = args.clock if args.clock is not None else (0, 0)
     try:
-        return MatchRules(Ruleset(action_order=ActionOrder(args.order)), DealMode(args.deal),
-                          clock_initial_ms=initial, clock_increment_ms=increment)
+        return MatchRules(args.game_rules, DealMode(args.deal), clock_initial_ms=initial,
+                          clock_increment_ms=increment, game=args.game)
     except (LocalProtocolError, EngineError, ValueError) as error:
         raise CommandError(str(error)) from None
+
+
+def is_versus(game: str) -> bool:
+    """Whether `game` is played in the full-screen UI (Versus) or the line interface."""
+    return game == VERSUS
 
 
 # --- shared helpers -----------------------------------------------------------------------------
@@ -181,23 +202,24 @@ def outward_addresses(bind: str | None) -> list[str]:
     return [*found, "127.0.0.1"]
 
 
-def make_player(name: str, seed: int | None = None) -> Any:
+def make_player(name: str, seed: int | None = None, game: str = VERSUS) -> Any:
     from .bots import BotError, UnknownBotError, as_async, make_bot
 
     try:
-        return as_async(make_bot(name, seed=seed))
+        return as_async(make_bot(name, seed=seed, game=game))
     except UnknownBotError as error:
         raise CommandError(str(error)) from None
     except (BotError, ValueError) as error:
         raise CommandError(f"bot {name!r}: {error}") from None
 
 
-async def enter_player(stack: AsyncExitStack, name: str, seed: int | None = None) -> Any:
+async def enter_player(stack: AsyncExitStack, name: str, seed: int | None = None,
+                       game: str = VERSUS) -> Any:
     """A bot ready to play (an external one is started here): one that cannot start is one
     line, its BotForfeit reason (the tournament records the same words)."""
     from .bots import BotForfeit
 
-    player = make_player(name, seed)
+    player = make_player(name, seed, game)
     if hasattr(player, "__aenter__"):
         try:
             player = await stack.enter_async_context(player)
@@ -207,14 +229,14 @@ async def enter_player(stack: AsyncExitStack, name: str, seed: int | None = None
 
 
 async def enter_guarded_player(stack: AsyncExitStack, name: str,
-                               seed: int | None = None) -> Any:
+                               seed: int | None = None, game: str = VERSUS) -> Any:
     """demo and play: a bot in the tournament's guard (tournament_worker._Guard): whatever it
     does wrong (cannot start, crashes, answers an illegal action) is a forfeit with a one-line
     reason in `guard.forfeit`, and its seat resigns (a complete, verifiable transcript)."""
     from .bots import BotForfeit
     from .tournament_worker import _Guard
 
-    player = make_player(name, seed)
+    player = make_player(name, seed, game)
     reason = None
     if hasattr(player, "__aenter__"):
         try:
@@ -255,9 +277,11 @@ def need_terminal(stdin: TextIO | None, instead: str) -> None:
 
 
 def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:
+    """The session's timers; `narrate`: the cli's narrator tells the match (a person sees
+    it; a headless bot does not)."""
     if not args.resume_window >= 0:
         raise CommandError("--resume-window must be >= 0")
-    return SessionConfig(resume_window=args.resume_window, narrate=narrate)
+    return narrated_config(resume_window=args.resume_window, narrate=narrate)
 
 
 def describe_outcome(outcome: SessionOutcome, seat: int, command: str | None = None,
@@ -298,11 +322,14 @@ def describe_offer(rules: MatchRules, seat: int) -> str:
     if rules.deal_mode is DealMode.SHARED_POOL:
         parts.append(f"a pool of {len(rules.pool)} chosen cards" if rules.pool
                      else "the whole catalogue as the pool")
-    ruleset, standard = rules.ruleset, Ruleset()
-    tiles = ("white_tiles", "black_tiles", "gray_tiles", "blue_tiles")
-    if any(getattr(ruleset, name) != getattr(standard, name) for name in tiles):
-        parts.append("tiles " + ", ".join(f"{getattr(ruleset, name)} {name.split('_')[0]}"
-                                          for name in tiles))
+    if rules.game == VERSUS:
+        from versus.engine import Ruleset
+
+        ruleset, standard = rules.ruleset, Ruleset()
+        tiles = ("white_tiles", "black_tiles", "gray_tiles", "blue_tiles")
+        if any(getattr(ruleset, name) != getattr(standard, name) for name in tiles):
+            parts.append("tiles " + ", ".join(f"{getattr(ruleset, name)} "
+                                              f"{name.split('_')[0]}" for name in tiles))
     registered = [s for s, digest in enumerate(rules.registered_decklists) if digest]
     if registered:
         parts.append("registered decklists for seat " + " and ".join(map(str, registered)))
@@ -336,10 +363,12 @@ async def run_session(session: MatchSession, channel: SecureChannel | None,
                       reconnect: Callable[[], Awaitable[SecureChannel]], player: Any,
                       say: Callable[[str], None] | None,
                       setup: Callable[[], Awaitable[None]] | None = None) -> SessionOutcome:
-    """Run `session` to its end, `player` (a bot, or None for a person in the UI) answering
-    its decisions; `say` (headless) gets its log lines; `setup` runs beside it (a watchdog that
-    may end it by raising)."""
+    """Run `session` to its end, `player` (a bot, a person at the line interface, or None
+    for a person in the UI) answering its decisions; `say` (headless) gets its log lines;
+    `setup` runs beside it (a watchdog that may end it by raising)."""
     echo = None if say is None else LogEcho(session, say)
+    if hasattr(player, "attach"):  # the line interface: its session, and the log before it asks
+        player.attach(session, None if echo is None else echo.flush)
     async with open_nursery() as nursery:
         if player is not None:
             nursery.start_soon(drive_player, session, player)
@@ -389,6 +418,15 @@ def _deck(args: argparse.Namespace) -> list[str] | None:
     return None if args.deck is None else load_deck(args.deck)
 
 
+def resumed_game(args: argparse.Namespace, session: MatchSession) -> None:
+    """A resumed match is of the game its transcript names: a --game that says otherwise is
+    a mistake (one line)."""
+    game = session.peer.rules.game
+    if getattr(args, "game_given", False) and args.game != game:
+        raise CommandError(f"--game {args.game}: the saved match is a game of {game}")
+    args.game = game
+
+
 def _test_secret(args: argparse.Namespace, seat: int, attempt: int = 0) -> bytes | None:
     """`--insecure-test-seed`: the master secret from the seed, as `versus demo --seed` derives
     it (so both sides of a host/join match given one seed replay the demo's secrets). A host's
@@ -431,20 +469,29 @@ class HostPlan:
     rules: MatchRules | None = None
     fresh: tuple[Any, bytes] | None = None
 
+    @property
+    def game(self) -> str:
+        """The game hosted: the resumed match's, or the one offered."""
+        if self.session is not None:
+            return self.session.peer.rules.game
+        assert self.rules is not None
+        return self.rules.game
+
 
 def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
+    game_args(args, "host")
     identity, store = _identity(args), _store(args)
     config = session_config(args, narrate)
     deck = _deck(args)
     if args.resume is not None:
         files = store.find(args.resume)
-        session = MatchSession.restore(files, identity, default_catalogue(), store=store,
-                                       config=config)
+        session = MatchSession.restore(files, identity, store=store, config=config)
+        resumed_game(args, session)
         port = args.port if args.port is not None else session.port or DEFAULT_GAME_PORT
         return HostPlan(identity, store, config, port, deck, session=session)
     rules = rules_from(args)
     try:
-        fresh = create_peer(0, identity, rules, default_catalogue(), deck=deck,
+        fresh = create_peer(0, identity, rules, rules.game_impl.default_catalogue(), deck=deck,
                             master_secret=_test_secret(args, 0))
     except LocalProtocolError as error:
         where = f"deck file {args.deck}: " if args.deck else ""
@@ -457,16 +504,18 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                      attach: Callable[[MatchSession], None] | None = None,
                      note: Callable[[str], None] | None = None, *,
                      plan: HostPlan | None = None,
-                     listeners: list[trio.SocketListener] | None = None) -> SessionOutcome:
+                     listeners: list[trio.SocketListener] | None = None,
+                     person: Any = None) -> SessionOutcome:
     """Listen, wait for a joiner (or the resuming opponent), play to the end. `plan` and
-    `listeners`: made before the UI started (cmd_host); else here."""
-    plan = plan or plan_host(args, narrate=attach is not None)
+    `listeners`: made before the UI started (cmd_host); else here. `person`: a person at the
+    line interface (cli/line_ui.py) plays, when no --bot does and there is no UI."""
+    plan = plan or plan_host(args, narrate=attach is not None or person is not None)
     say = note or (lambda line: print(line, file=out, flush=True))
     echo = say if attach is None else None
     async with AsyncExitStack() as stack:
         # the bot first: one that cannot start is one line before anyone can join
-        player = None if args.bot is None else await enter_player(stack, args.bot,
-                                                                   _test_seed(args, "bot0"))
+        player = person if args.bot is None else await enter_player(
+            stack, args.bot, _test_seed(args, "bot0"), plan.game)
         if listeners is None:
             listeners = await open_game_listeners(plan.port, bind=args.bind)
         stack.push_async_callback(_close_listeners, listeners)
@@ -512,7 +561,8 @@ async def _host_new_match(args: argparse.Namespace, plan: HostPlan, link: HostLi
     attempt = 0
     while True:
         peer, secret = plan.fresh if attempt == 0 else create_peer(
-            0, plan.identity, plan.rules, default_catalogue(), deck=plan.deck,
+            0, plan.identity, plan.rules, plan.rules.game_impl.default_catalogue(),
+            deck=plan.deck,
             master_secret=_test_secret(args, 0, attempt))
         try:
             return await _host_attempt(link, plan.rules, peer, secret, plan.store, port,
@@ -635,6 +685,7 @@ class JoinPlan:
 
 
 def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
+    game_args(args, "join")
     identity, store = _identity(args), _store(args)
     config = session_config(args, narrate)
     deck = _deck(args)
@@ -642,8 +693,8 @@ def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
         given_target(args)  # a bad invite is one line now
         return JoinPlan(identity, store, config, deck)
     files = store.find(args.resume)
-    session = MatchSession.restore(files, identity, default_catalogue(), store=store,
-                                   config=config)
+    session = MatchSession.restore(files, identity, store=store, config=config)
+    resumed_game(args, session)
     host, port_text = split_hostport(session.address, session.address)
     return JoinPlan(identity, store, config, deck, (files, session, host, int(port_text)))
 
@@ -665,6 +716,11 @@ async def read_host_offer(args: argparse.Namespace, out: TextIO,
     return AcceptedOffer(host, port, link.fingerprint, rules, seat)
 
 
+def other_game(offered: str, wanted: str) -> str:
+    """Why a joiner declines an offer of another game than it asked for (one line)."""
+    return f"the host offers a game of {offered}, and this player joins {wanted} only"
+
+
 def ask_to_accept(offer: AcceptedOffer, out: TextIO, stdin: TextIO) -> bool:
     """Show the offered rules and read y/N (anything else, or end of input, is no)."""
     print(f"{format_hostport(offer.host, offer.port)} offers: "
@@ -676,15 +732,15 @@ def ask_to_accept(offer: AcceptedOffer, out: TextIO, stdin: TextIO) -> bool:
 async def join_match(args: argparse.Namespace, out: TextIO,
                      attach: Callable[[MatchSession], None] | None = None,
                      note: Callable[[str], None] | None = None, *,
-                     plan: JoinPlan | None = None) -> SessionOutcome:
-    plan = plan or plan_join(args, narrate=attach is not None)
+                     plan: JoinPlan | None = None, person: Any = None) -> SessionOutcome:
+    plan = plan or plan_join(args, narrate=attach is not None or person is not None)
     identity, store, config, deck = plan.identity, plan.store, plan.config, plan.deck
     say = note or (lambda line: print(line, file=out, flush=True))
     #: set by cmd_join once the person accepted the offer it read; else --accept-rules decides
     accepted: AcceptedOffer | None = getattr(args, "accepted_offer", None)
     async with AsyncExitStack() as stack:
-        player = None if args.bot is None else await enter_player(stack, args.bot,
-                                                                   _test_seed(args, "bot1"))
+        player = person if args.bot is None else await enter_player(
+            stack, args.bot, _test_seed(args, "bot1"), args.game)
         if plan.resumed is not None:
             files, session, host, port = plan.resumed
             link = JoinLink(host, port, identity, fingerprint=session.peer_fingerprint,
@@ -706,6 +762,10 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                 if fingerprint is None and (notice := trust_notice(host, port, known,
                                                                    was_known)):
                     say(notice)
+                if rules.game != args.game:  # (before any offer is accepted)
+                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    made["other game"] = rules.game
+                    return other_game(rules.game, args.game)
                 if accepted is not None:
                     if (rules, seat) != (accepted.rules, accepted.seat):
                         return "the host now offers other rules than the player accepted"
@@ -719,8 +779,9 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                 if deck is not None and rules.deal_mode is not DealMode.DECKLIST:
                     return "this player brings a deck, but the host deals from a shared pool"
                 try:
-                    made["peer"] = create_peer(seat, identity, rules, default_catalogue(),
-                                               deck=deck, master_secret=_test_secret(args, seat))
+                    made["peer"] = create_peer(seat, identity, rules,
+                                               rules.game_impl.default_catalogue(), deck=deck,
+                                               master_secret=_test_secret(args, seat))
                 except LocalProtocolError as error:
                     return f"cannot play these rules: {error}"
                 return None
@@ -729,6 +790,9 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             try:
                 channel, _rules, seat = await link.first(check)
             except DeclinedError as error:
+                if made.get("other game"):
+                    raise CommandError(f"{error}; to play it, run versus join with --game "
+                                       f"{made['other game']}") from None
                 if made.get("not accepted"):
                     raise CommandError(f"{error}; to accept the rules shown above without "
                                        "being asked, run versus join with --accept-rules"
@@ -772,6 +836,17 @@ def final_outcome(client: Any) -> SessionOutcome | None:
     return client.outcome  # type: ignore[no-any-return]
 
 
+def run_in_lines(command: Command, name: str, args: argparse.Namespace, out: TextIO,
+                 stdin: TextIO, seat: int, game: str) -> int:
+    """The match of a game without a UI of its own, played by the person at the line
+    interface (cli/line_ui.py); the session's log, narration included, is printed."""
+    from .game_options import game_of
+    from .line_ui import LinePlayer
+
+    person = LinePlayer(game_of(game), out, stdin)
+    return run_headless(partial(command, person=person), name, args, out, seat)
+
+
 def run_in_ui(command: Command, name: str, args: argparse.Namespace, out: TextIO,
               seat: int) -> int:
     """The match in the terminal UI; `command` is ready to run: everything that could fail
@@ -803,9 +878,11 @@ def cmd_host(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     plan = plan_host(args, narrate=True)
     listeners = trio.run(open_game_listeners, plan.port, args.bind)
     try:
+        command = partial(host_match, plan=plan, listeners=listeners)
+        if not is_versus(plan.game):
+            return run_in_lines(command, "host", args, out, stdin or sys.stdin, 0, plan.game)
         need_terminal(stdin or sys.stdin, "to host without one, play headless with --bot NAME")
-        return run_in_ui(partial(host_match, plan=plan, listeners=listeners), "host", args,
-                         out, seat=0)
+        return run_in_ui(command, "host", args, out, seat=0)
     finally:  # host_match closes them, unless it never ran
         if any(listener.socket.fileno() != -1 for listener in listeners):
             trio.run(_close_listeners, listeners)
@@ -822,7 +899,13 @@ def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     plan = plan_join(args, narrate=True)
     offer = None if args.resume is not None else trio.run(read_host_offer, args, out,
                                                           plan.identity)
-    need_terminal(stdin, "to join without one, play headless with --bot NAME --accept-rules")
+    if offer is not None and offer.rules.game != args.game:
+        raise CommandError(f"{other_game(offer.rules.game, args.game)}; nothing was joined; to "
+                           f"play it, run versus join with --game {offer.rules.game}")
+    lines = not is_versus(args.game)  # (a resumed match: its game, see plan_join)
+    if not lines:
+        need_terminal(stdin, "to join without one, play headless with --bot NAME "
+                             "--accept-rules")
     if offer is not None:
         if args.accept_rules:
             print(f"{format_hostport(offer.host, offer.port)} offers: "
@@ -831,6 +914,9 @@ def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
         elif not ask_to_accept(offer, out, stdin):
             raise CommandError("you did not accept the host's rules; nothing was joined")
         args.accepted_offer = offer
+    if lines:
+        return run_in_lines(partial(join_match, plan=plan), "join", args, out, stdin, 1,
+                            args.game)
     return run_in_ui(partial(join_match, plan=plan), "join", args, out, seat=1)
 
 
@@ -848,10 +934,12 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     if args.resume is not None:
         print(NO_RESUME_FOR_PLAY, file=sys.stderr)
         return EXIT_USAGE
+    rules = rules_from(args, "play")
+    if not is_versus(rules.game):
+        return play_in_lines(args, rules, out, stdin or sys.stdin)
     from .net_client import NetMatchClient
     from .ui.app import run_ui
 
-    rules = rules_from(args)
     deck = _deck(args)
     store = _store(args)
     trio.run(_bot_starts, args.bot)
@@ -873,7 +961,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
 
             result = await play_loopback_match(
                 players, rules, transcript_dir=store.root, decks=(decks[0], decks[1]),
-                config=SessionConfig(narrate=True), on_start=started)
+                config=narrated_config(), on_start=started, drive=drive_player)
             nursery.cancel_scope.cancel()
             return result.outcomes[seat]
 
@@ -893,10 +981,58 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     return code
 
 
-async def _bot_starts(name: str) -> None:
+def play_in_lines(args: argparse.Namespace, rules: MatchRules, out: TextIO,
+                  stdin: TextIO) -> int:
+    """`versus play` of a game without a UI of its own: the person at the line interface
+    (cli/line_ui.py) against the bot, over loopback; the narration of the person's seat is
+    printed as it comes. Leaving (or the end of the input) ends the match, exit 3."""
+    from .line_ui import LinePlayer
+
+    store = _store(args)
+    trio.run(_bot_starts, args.bot, rules.game)
+    seat = args.seat
+    person = LinePlayer(rules.game_impl, out, stdin)
+    players: list[Any] = [None, None]
+    echoes: list[LogEcho] = []
+
+    async def main() -> Any:
+        async with AsyncExitStack() as stack, open_nursery() as nursery:
+            players[1 - seat] = await enter_guarded_player(stack, args.bot, game=rules.game)
+            players[seat] = person
+
+            def started(host: MatchSession, guest: MatchSession) -> None:
+                mine, bots = (host, guest) if seat == 0 else (guest, host)
+                echo = LogEcho(mine, lambda line: print(line, file=out, flush=True))
+                echoes.append(echo)
+                person.attach(mine, echo.flush)
+                nursery.start_soon(echo.follow)
+                nursery.start_soon(_leave_together, mine, bots)
+
+            result = await play_loopback_match(players, rules, transcript_dir=store.root,
+                                               config=narrated_config(), on_start=started,
+                                               drive=drive_player)
+            nursery.cancel_scope.cancel()
+            return result
+
+    print(f"versus play: {rules.describe()}; you play seat {seat} against the {args.bot} bot",
+          file=out, flush=True)
+    result = trio.run(main)
+    for echo in echoes:
+        echo.flush()
+    if result.transcript_path is not None:
+        print(f"transcript: {result.transcript_path}", file=out)
+    forfeits = forfeits_of(players)
+    line, code = describe_outcome(result.outcomes[seat], seat, forfeits=forfeits)
+    print(line, file=out)
+    if forfeits:
+        raise CommandError(bot_failures(forfeits))
+    return code
+
+
+async def _bot_starts(name: str, game: str = VERSUS) -> None:
     """The bot can be made (and an external one started): else one line before the UI."""
     async with AsyncExitStack() as stack:
-        await enter_player(stack, name)
+        await enter_player(stack, name, game=game)
 
 
 async def _leave_together(person: MatchSession, bot: MatchSession) -> None:
@@ -911,13 +1047,15 @@ async def _leave_together(person: MatchSession, bot: MatchSession) -> None:
 
 
 class _Narrator:
-    """Wraps a player: prints seat 0's board whenever a new turn has begun."""
+    """Wraps a player: prints seat 0's board whenever a new turn has begun (Versus)."""
 
     def __init__(self, player: Any, out: TextIO, quiet: bool, shown: list[int]) -> None:
         self.player, self.out, self.quiet, self.shown = player, out, quiet, shown
         self.name = player.name
 
-    async def choose(self, view: PlayerView, legal: Sequence[Any]) -> Any:
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        from .board_text import render_board
+
         action = await self.player.choose(view, legal)
         if not self.quiet:
             if view.turn != self.shown[0]:
@@ -925,6 +1063,21 @@ class _Narrator:
                 print(f"turn {view.turn + 1}, as player {view.player} sees it:", file=self.out)
                 print(render_board(view), file=self.out)
             print(f"  player {view.player}: {action}", file=self.out)
+        return action
+
+
+class _MovePrinter:
+    """Wraps a player of any game: prints each of its inputs in the game's notation."""
+
+    def __init__(self, player: Any, game: Any, seat: int, out: TextIO, quiet: bool) -> None:
+        self.player, self.game, self.seat, self.out, self.quiet = player, game, seat, out, quiet
+        self.name = player.name
+
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        action = await self.player.choose(view, legal)
+        if not self.quiet and action in legal:  # (a forfeit's sentinel is no input)
+            text = printable(self.game.format_input(action), MAX_LOG_LINE)
+            print(f"  player {self.seat}: {text}", file=self.out)
         return action
 
 
@@ -938,7 +1091,8 @@ def _seeded(seed: bytes | None, label: str) -> bytes:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    rules = rules_from(args)
+    rules = rules_from(args, "demo")
+    versus = is_versus(rules.game)
     seed = args.seed
     bot_seeds = [int.from_bytes(_seeded(seed, f"bot{s}")[:8], "big") for s in (0, 1)]
     identities = (Identity(_seeded(seed, "id0")), Identity(_seeded(seed, "id1")))
@@ -953,15 +1107,22 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     async def main() -> Any:
         async with AsyncExitStack() as stack:
             for s, name in enumerate((args.bot_a, args.bot_b)):
-                guards.append(await enter_guarded_player(stack, name, bot_seeds[s]))
-            players = [_Narrator(guard, out, args.quiet, shown) for guard in guards]
+                guards.append(await enter_guarded_player(stack, name, bot_seeds[s],
+                                                         rules.game))
+            players = ([_Narrator(guard, out, args.quiet, shown) for guard in guards] if versus
+                       else [_MovePrinter(guard, rules.game_impl, s, out, args.quiet)
+                             for s, guard in enumerate(guards)])
             return await play_loopback_match(players, rules, transcript_dir=out_dir,
                                              identities=identities, master_secrets=master,
-                                             handshake_rngs=handshakes, timeout=600)
+                                             handshake_rngs=handshakes, timeout=600,
+                                             drive=drive_player)
 
-    print(f"versus demo: {args.bot_a} (player 0) vs {args.bot_b} (player 1), "
+    game = "" if versus else f"{rules.game} ({rules.game_impl.describe_rules(rules.ruleset)}), "
+    print(f"versus demo: {game}{args.bot_a} (player 0) vs {args.bot_b} (player 1), "
           f"{rules.deal_mode.value} deal, over TCP on 127.0.0.1", file=out)
-    if not args.quiet:
+    if not args.quiet and versus:
+        from .board_text import LEGEND
+
         print(LEGEND, file=out)
     result = trio.run(main)
     forfeits = forfeits_of(guards)
@@ -1031,9 +1192,13 @@ def cmd_demo_offline(args: argparse.Namespace, out: TextIO) -> int:
         Input,
         Referee,
         Reveal,
+        Ruleset,
+        default_catalogue,
         random_chooser,
         random_deal,
     )
+
+    from .board_text import render_board
 
     seed = args.seed if args.seed is not None else secrets.token_bytes(16)
     ruleset = Ruleset()

@@ -9,6 +9,10 @@
 # /dev/null (the interpreter's final flush would fail again) and we exit quietly with 141, the
 # status a shell reports for a program that SIGPIPE ended. SIGPIPE itself stays ignored: its
 # default action would also kill us on a peer's closed socket.
+#
+# Game plugins (VERSUS_GAMES, engine/registry.py) load before the command line is read, so
+# `--game` knows their games; a plugin that fails is one line, `versus: game plugin 'x':
+# <reason>`, and exit 2, whatever the subcommand. Without the variable nothing is loaded here.
 from __future__ import annotations
 
 import contextlib
@@ -16,12 +20,27 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .parsers import build_parser
+from .parsers import EXIT_USAGE, build_parser
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+PLUGINS_VARIABLE = "VERSUS_GAMES"  # engine/registry.py's
+
+
+def plugin_failure() -> str | None:
+    """The one-line failure of the game plugins VERSUS_GAMES names, or None (also when it
+    names none: then the registry is not loaded here)."""
+    if not os.environ.get(PLUGINS_VARIABLE, "").strip():
+        return None
+    from versus.engine.registry import plugin_error
+
+    return plugin_error()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    failure = plugin_failure()
+    if failure is not None:
+        print(f"versus: {failure}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         try:
             args = build_parser().parse_args(argv)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .argtypes import count, seconds_up_to
+from .game_options import check_game_args, game_id, rule_pair
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_FAULT = 0, 1, 2, 3, 4
 DEFAULT_GAME_PORT = 47820
@@ -29,11 +30,29 @@ Command = Callable[[argparse.Namespace, TextIO], int]
 
 class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line, `versus SUBCOMMAND: message (see --help)`, and exit 2, not
-    argparse's usage block: the same for every subcommand (`join`'s target, `host --port`)."""
+    argparse's usage block: the same for every subcommand (`join`'s target, `host --port`).
+    `checks`: functions run on the parsed arguments (one that returns a message is a usage
+    error): the game options (cli/game_options.py), which depend on each other."""
+
+    checks: tuple[Callable[[argparse.Namespace], str | None], ...] = ()
 
     def error(self, message: str) -> typing.NoReturn:
         print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        for check in self.checks:
+            problem = check(parsed)
+            if problem is not None:
+                self.error(problem)
+        return parsed, extras
+
+
+def check_game(parser: argparse.ArgumentParser, command: str) -> None:
+    """Check `command`'s game options once its arguments are parsed (cli/game_options.py)."""
+    parser.checks = (lambda args: check_game_args(args, command),)  # type: ignore[attr-defined]
 
 
 class Lazy:
@@ -116,22 +135,38 @@ def decision_ms(text: str) -> int:
 # --- shared option groups -----------------------------------------------------------------------
 
 
+def add_game_option(parser: argparse.ArgumentParser, what: str = "the game to play") -> None:
+    parser.add_argument("--game", type=game_id, default=None, metavar="ID",
+                        help=f"{what}: a registry id (default versus42; `versus games` lists "
+                             "them, VERSUS_GAMES=module,... loads game plugins)")
+
+
+def add_rule_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rule", type=rule_pair, action="append", default=None,
+                        metavar="NAME=VALUE",
+                        help="a rules option of the game (repeatable; `versus games` lists "
+                             "them), e.g. --rule sides=4")
+
+
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    add_game_option(parser)
+    add_rule_option(parser)
     parser.add_argument("--deal", choices=DEAL_MODES, default="shared-pool",
                         help="deal mode: shared-pool (mental poker, default) or decklist")
     parser.add_argument("--clock", type=parse_clock, default=None, metavar="MIN+INC",
                         help="chess clock per player, e.g. 5+3 (default: no clock)")
-    parser.add_argument("--order", choices=ACTION_ORDERS, default="ordered",
-                        help="action order rule")
+    parser.add_argument("--order", choices=ACTION_ORDERS, default=None,
+                        help="Versus: action order rule (default ordered)")
 
 
 def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
     if bot:
         parser.add_argument("--bot", metavar="NAME", default=None,
-                            help="play headless with this bot (random, greedy, ismcts, "
-                                 "ismcts-tree, cmd:...)")
+                            help="play headless with this bot (random; Versus: greedy, "
+                                 "ismcts, ismcts-tree, cmd:...)")
     parser.add_argument("--deck", metavar="FILE", default=None,
-                        help="decklist mode: the deck to bring (default: a random one)")
+                        help="Versus, decklist mode: the deck to bring (default: a random "
+                             "one)")
     parser.add_argument("--identity", metavar="PATH", default=None,
                         help="identity key file (default: the keystore's; created, and said "
                              "so, if it does not exist)")
@@ -149,9 +184,9 @@ def add_ui_options(parser: argparse.ArgumentParser) -> None:
     """Options of the full-screen terminal UI (play, host, join, replay). The themes are
     cli/ui/theme.py's THEMES (tests/cli/test_ui_theme.py checks they agree)."""
     parser.add_argument("--theme", choices=("dark", "light", "contrast"), default=None,
-                        help="colours of the terminal UI: dark (default), light (for a light "
-                             "terminal background) or contrast (high contrast); NO_COLOR=1 "
-                             "turns colours off")
+                        help="colours of the (Versus) terminal UI: dark (default), light (for "
+                             "a light terminal background) or contrast (high contrast); "
+                             "NO_COLOR=1 turns colours off")
 
 
 def add_test_seed_option(parser: argparse.ArgumentParser) -> None:
@@ -178,6 +213,7 @@ def add_network_parsers(sub: Any) -> None:
     add_session_options(host)
     add_ui_options(host)
     add_test_seed_option(host)
+    check_game(host, "host")
     host.set_defaults(func=Lazy("versus.cli.commands:cmd_host"))
 
     join = sub.add_parser("join", help="join a match by invite, HOST:PORT or --lan",
@@ -190,20 +226,23 @@ def add_network_parsers(sub: Any) -> None:
     join.add_argument("--accept-rules", action="store_true",
                       help="accept the rules the host offers without being asked (they are "
                            "printed); needed to join without a terminal or with --bot")
+    add_game_option(join, "the game to join (the host's offer must be of this game)")
     add_session_options(join)
     add_ui_options(join)
     add_test_seed_option(join)
+    check_game(join, "join")
     join.set_defaults(func=Lazy("versus.cli.commands:cmd_join"))
 
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
                           epilog=EXIT_CODES)
-    play.add_argument("--bot", default="greedy", metavar="NAME",
-                      help="the opponent (random, greedy, ismcts, ismcts-tree, cmd:...; "
-                           "default greedy)")
+    play.add_argument("--bot", default=None, metavar="NAME",
+                      help="the opponent (random; Versus: greedy, ismcts, ismcts-tree, "
+                           "cmd:...; default greedy for Versus, random for another game)")
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     add_rules_options(play)
     add_session_options(play, bot=False)
     add_ui_options(play)
+    check_game(play, "play")
     play.set_defaults(func=Lazy("versus.cli.commands:cmd_play"))
 
     demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
@@ -216,8 +255,9 @@ def add_network_parsers(sub: Any) -> None:
     demo.add_argument("--out", default=None, metavar="DIR",
                       help="where to write the match directory (default: a temp dir)")
     demo.add_argument("--offline", action="store_true",
-                      help="engine only: no protocol, no network (the first demo)")
+                      help="Versus engine only: no protocol, no network (the first demo)")
     add_rules_options(demo)
+    check_game(demo, "demo")
     demo.set_defaults(func=Lazy("versus.cli.commands:cmd_demo_any"))
 
 
@@ -250,8 +290,11 @@ def add_replay_parser(sub: Any) -> None:
                         help="print step K only (0 = the new game)")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: everything revealed (default when the reveals are "
-                             "present), what seat 0 or 1 knew, or public information only")
+                             "present), what seat 0 or 1 knew, or public information only "
+                             "(another game than Versus: public information, printed)")
+    add_game_option(parser, "the game the transcript must be of (it names its game)")
     add_ui_options(parser)
+    check_game(parser, "replay")
     parser.set_defaults(func=Lazy("versus.cli.replay:cmd_replay", guarded=False))
 
 
@@ -259,9 +302,9 @@ def add_tournament_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "tournament", help="play bots against each other in real peer-to-peer matches",
         description="Play a round robin or a gauntlet between bots (random, greedy, ismcts, "
-                    "ismcts-tree, cmd:<command line> for an external bot). Every game is a real "
-                    "match over TCP on 127.0.0.1 with its transcript saved and verified in "
-                    "OUT/games. "
+                    "ismcts-tree, cmd:<command line> for an external bot; for another game "
+                    "than Versus, random). Every game is a real match over TCP on 127.0.0.1 "
+                    "with its transcript saved and verified in OUT/games. "
                     "Exit status: 0 finished, 1 error, 2 bad command line, 3 unfinished "
                     "(interrupted or games abandoned: finish with --resume), 4 a saved "
                     "transcript failed verification.")
@@ -278,8 +321,11 @@ def add_tournament_parser(sub: Any) -> None:
     parser.add_argument("--concurrency", type=count, default=None,
                         metavar="N", help="games at once, one worker process each "
                                           "(default: the number of cores)")
-    parser.add_argument("--deal", choices=DEAL_MODES, default="decklist",
-                        help="deal mode: decklist (random decks, default) or shared-pool")
+    add_game_option(parser, "the game the bots play")
+    add_rule_option(parser)
+    parser.add_argument("--deal", choices=DEAL_MODES, default=None,
+                        help="deal mode: decklist (random decks; the default for Versus) or "
+                             "shared-pool (the default for another game)")
     parser.add_argument("--seed", metavar="HEX", default=None,
                         help="derive every game's secrets and bot seeds from this seed "
                              "(reproducible games; default: fresh secrets)")
@@ -298,6 +344,7 @@ def add_tournament_parser(sub: Any) -> None:
         raise SystemExit(EXIT_USAGE)
 
     parser.error = error  # type: ignore[method-assign]
+    check_game(parser, "tournament")
     parser.set_defaults(func=Lazy("versus.cli.tournament:cmd_tournament", guarded=False))
 
 

@@ -17,6 +17,13 @@
 # tests) and a prompt-toolkit full-screen app (arrows/n/p step, PgUp/PgDn turn, Home/End, h the
 # lens, q quits), drawn like the match UI (texts wrapped at word boundaries, cut with "…"), in
 # the colour theme of `--theme` (cli/ui/theme.py; NO_COLOR turns colours off).
+#
+# Other games (issue 16). A transcript names its game; all of the above is Versus's (its board,
+# its lenses, its turns). A match of another registered game is printed (there is no app for
+# it): every input in the game's notation with the game's own narration, public information
+# only (`GameTimeline`: `Game.new_game` of the setup, then `Game.step` through the inputs, each
+# told by `Game.narrate` to seat 0 with an empty knowledge, so no hidden card can be named).
+# `--game ID` says which game the transcript must be of: another one is a one-line error.
 from __future__ import annotations
 
 import argparse
@@ -31,6 +38,7 @@ from versus.engine import GameResult, Knowledge, PlayerView, State, new_game, st
 from versus.engine.game import DECK
 from versus.engine.narrate import narrate
 from versus.protocol.match.verify import MatchReplay, ReplayStep, replay_inputs
+from versus.protocol.wire.text import printable
 
 from .board_text import render_board
 
@@ -81,14 +89,8 @@ class Timeline:
     """Every state of a verified match, with views and narration per lens."""
 
     def __init__(self, replay: MatchReplay) -> None:
-        if not replay.report.ok:
-            r = replay.report
-            who = "unknown" if r.player is None else f"seat {r.player}"
-            where = "" if r.bad_index is None else f"record {r.bad_index}: "
-            raise ReplayError(f"the transcript does not verify ({where}{r.check}, at fault: "
-                              f"{who}): {r.message}")
-        if replay.rules is None or replay.layout_seed is None:
-            raise ReplayError("the transcript ends before the game started")
+        _check_replayable(replay)
+        assert replay.rules is not None and replay.layout_seed is not None
         self.replay = replay
         self.catalogue = replay.catalogue
         self.identities = replay.identities
@@ -242,6 +244,81 @@ def print_replay(timeline: Timeline, lens: Lens, out: IO[str], only: int | None 
         print(f"\nend of the game: {final}", file=out)
 
 
+# --- another game than Versus: its inputs and narration, printed --------------------------
+
+
+class GameTimeline:
+    """Every state of a verified match of any game, told through the game's own narration
+    (public information: see the module comment)."""
+
+    def __init__(self, replay: MatchReplay) -> None:
+        from versus.engine.api import Setup
+
+        _check_replayable(replay)
+        assert replay.rules is not None and replay.layout_seed is not None
+        self.replay = replay
+        self.game = game = replay.rules.game_impl
+        state = game.new_game(Setup(replay.rules.ruleset, replay.catalogue, replay.layout_seed))
+        self.states = [state]
+        for inp in replay.inputs:
+            state = game.step(state, inp.input)
+            self.states.append(state)
+
+    @property
+    def last(self) -> int:
+        return len(self.states) - 1
+
+    def narration(self, k: int) -> list[str]:
+        game = self.game
+        if k == 0:
+            return list(game.narrate_start(self.states[0], 0))
+        step_ = self.replay.inputs[k - 1]
+        return list(game.narrate(self.states[k - 1], step_.input, self.states[k], 0,
+                                 game.new_knowledge(0)))
+
+    def step_text(self, k: int) -> str:
+        said = "; ".join(self.narration(k))
+        head = f"step {k}/{self.last}"
+        if k > 0:
+            step_ = self.replay.inputs[k - 1]
+            head += f", seat {step_.seat}: {step_.text}"
+        return printable(head + (f": {said}" if said else ""), 2000)
+
+    def ending(self) -> str | None:
+        from versus.engine.api import Finished
+
+        decision = self.game.decision(self.states[-1])
+        if not isinstance(decision, Finished):
+            return None
+        who = "a draw" if decision.winner is None else f"player {decision.winner} wins"
+        return f"{who} ({printable(decision.outcome, 40)})"
+
+
+def print_game_replay(timeline: GameTimeline, out: IO[str], only: int | None = None) -> None:
+    if only is None:
+        rules = timeline.replay.rules
+        assert rules is not None
+        print(f"{header_text(timeline.replay)}", file=out)
+        print(f"{printable(rules.describe(), 300)}; public information", file=out)
+    steps: Sequence[int] = range(timeline.last + 1) if only is None else (only,)
+    for k in steps:
+        print(timeline.step_text(k), file=out)
+    ending = timeline.ending()
+    if only is None and ending is not None:
+        print(f"end of the game: {ending}", file=out)
+
+
+def _check_replayable(replay: MatchReplay) -> None:
+    if not replay.report.ok:
+        r = replay.report
+        who = "unknown" if r.player is None else f"seat {r.player}"
+        where = "" if r.bad_index is None else f"record {r.bad_index}: "
+        raise ReplayError(f"the transcript does not verify ({where}{r.check}, at fault: "
+                          f"{who}): {r.message}")
+    if replay.rules is None or replay.layout_seed is None:
+        raise ReplayError("the transcript ends before the game started")
+
+
 # --- the full-screen app --------------------------------------------------------------------
 
 
@@ -328,12 +405,15 @@ class ReplayApp:
 
 
 def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
+    from .game_options import VERSUS
     from .verify_cmd import (
         EXIT_INVALID,
         EXIT_UNREADABLE,
         MAX_FILE_SIZE,
         UnreadableFile,
         read_limited,
+        transcript_game,
+        unknown_game,
     )
 
     try:
@@ -344,8 +424,21 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
     if data is None:
         print(f"versus replay: {args.file}: over the transcript size limit", file=sys.stderr)
         return EXIT_INVALID
+    game = transcript_game(data)
+    wanted = getattr(args, "game", None) if getattr(args, "game_given", True) else None
+    if wanted is not None and game is not None and game != wanted:
+        print(f"versus replay: {args.file}: --game {wanted}: the transcript is a match of "
+              f"{printable(game, 40)}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    why = None if game in (None, VERSUS) else unknown_game(data, game)
+    if why is not None:
+        print(f"versus replay: {args.file}: {why}", file=sys.stderr)
+        return EXIT_UNREADABLE
     try:
-        timeline = Timeline(replay_inputs(data))
+        replay = replay_inputs(data)
+        if game not in (None, VERSUS):
+            return _replay_game(GameTimeline(replay), args, out)
+        timeline = Timeline(replay)
     except ReplayError as error:
         print(f"versus replay: {args.file}: {error}", file=sys.stderr)
         return EXIT_INVALID
@@ -358,4 +451,14 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         print_replay(timeline, lens, out, args.step)
         return 0
     ReplayApp(timeline, lens, theme=getattr(args, "theme", None)).run()
+    return 0
+
+
+def _replay_game(timeline: GameTimeline, args: argparse.Namespace, out: IO[str]) -> int:
+    """The replay of another game than Versus: printed (see the module comment)."""
+    if args.step is not None and not 0 <= args.step <= timeline.last:
+        print(f"versus replay: --step {args.step}: the match has steps 0..{timeline.last}",
+              file=sys.stderr)
+        return 2
+    print_game_replay(timeline, out, args.step)
     return 0

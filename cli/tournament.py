@@ -14,6 +14,12 @@
 # record. A worker that dies or outlives the per-game limit (plus a grace) is killed and its
 # game recorded as abandoned (not scored; `--resume` plays it again); a new worker takes over.
 #
+# Games (issue 16): every game of a tournament is of the game `--game` names (default
+# versus42), under the rules its `--rule NAME=VALUE` options make (the manifest keeps both, so
+# `--resume` plays the same game); its participants must be bots that play it (`random` plays
+# every game; greedy, ismcts and external bots play Versus), and its default deal is decklist
+# for Versus, shared-pool for another game (cli/game_options.py).
+#
 # Output: a progress bar on stderr (in place on a terminal, one line per game otherwise), the
 # standings on stdout (games, wins, draws, losses, forfeits, score, Elo with its 95 % interval
 # from cli/tournament_elo.py), DIR/results.json and DIR/results.csv (one row per game).
@@ -84,18 +90,24 @@ class Settings:
     seed: str | None = None  # hex; None: every game draws fresh secrets
     time_per_decision_ms: int | None = None
     game_timeout: float = DEFAULT_GAME_TIMEOUT
+    game: str = "versus42"  # the registry id of the game every match plays
+    rules: tuple[tuple[str, Any], ...] = ()  # its rules options (--rule), as plain values
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": self.format, "games": self.games, "champion": self.champion,
                 "deal": self.deal, "seed": self.seed,
                 "time_per_decision_ms": self.time_per_decision_ms,
-                "game_timeout": self.game_timeout}
+                "game_timeout": self.game_timeout, "game": self.game,
+                "rules": dict(self.rules)}
 
     @classmethod
     def from_dict(cls, data: Any) -> Settings:
-        if not isinstance(data, dict) or set(data) != set(cls().to_dict()):
+        if isinstance(data, dict):  # a manifest from before issue 16: a Versus tournament
+            data = {"game": "versus42", "rules": {}, **data}
+        if not isinstance(data, dict) or set(data) != set(cls().to_dict()) or not isinstance(
+                data["rules"], dict) or not isinstance(data["game"], str):
             raise ValueError("settings are not the expected object")
-        return cls(**data)
+        return cls(**{**data, "rules": tuple(data["rules"].items())})
 
 
 @dataclass(frozen=True)
@@ -499,6 +511,7 @@ class Run:
 
     def job(self, game: Game) -> dict[str, Any]:
         return {"game": game.id, "players": [self.participants[s] for s in game.seats],
+                "game_id": self.settings.game, "rules": dict(self.settings.rules),
                 "deal": self.settings.deal, "seed": game_seed(self.settings, game),
                 "time_ms": self.settings.time_per_decision_ms,
                 "game_timeout": self.settings.game_timeout,
@@ -685,12 +698,12 @@ def number_duplicates(given: Sequence[str]) -> list[str]:
     return names
 
 
-def check_participant(name: str) -> None:
+def check_participant(name: str, game: str = "versus42") -> None:
     from .bots import BotError, make_bot
 
     name = bot_of(name)
     try:
-        make_bot(name)
+        make_bot(name, game=game)
     except BotError as error:
         raise TournamentError(str(error), EXIT_USAGE) from None
     except ValueError as error:
@@ -702,11 +715,17 @@ def check_participant(name: str) -> None:
 
 
 def settings_from(args: argparse.Namespace, participants: Sequence[str]) -> Settings:
+    from .game_options import GameOptionError, ensure_game_args
+
+    try:
+        ensure_game_args(args, "tournament")  # (done while parsing the versus command line)
+    except GameOptionError as error:
+        raise TournamentError(str(error), EXIT_USAGE) from None
     if len(participants) < 2:
         raise TournamentError("give at least two participants (bot names or cmd:<command>)",
                               EXIT_USAGE)
     for name in participants:
-        check_participant(name)
+        check_participant(name, args.game)
     if args.format == "gauntlet" and args.gauntlet_champion not in (None, *participants):
         raise TournamentError(f"--gauntlet-champion {args.gauntlet_champion!r} is not one of "
                               "the participants", EXIT_USAGE)
@@ -724,7 +743,8 @@ def settings_from(args: argparse.Namespace, participants: Sequence[str]) -> Sett
     champion = (args.gauntlet_champion or participants[0]) if args.format == "gauntlet" \
         else None
     return Settings(args.format, args.games, champion, args.deal, seed,
-                    args.time_per_decision, args.game_timeout)
+                    args.time_per_decision, args.game_timeout, args.game,
+                    tuple(args.rules_options.items()))
 
 
 def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
@@ -743,7 +763,7 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
                                       f"{difference}")
         else:
             for name in saved_participants:
-                check_participant(name)
+                check_participant(name, settings.game)
         participants = saved_participants
         folder.prepare()
         records = load_records(folder, schedule, participants, warn)
@@ -831,8 +851,11 @@ def _first_failure(caught: BaseException) -> TournamentError | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .parsers import OneLineParser
+
     parser = argparse.ArgumentParser(prog="versus")
-    add_tournament_parser(parser.add_subparsers(dest="command", required=True))
+    add_tournament_parser(parser.add_subparsers(dest="command", required=True,
+                                                parser_class=OneLineParser))
     args = parser.parse_args(["tournament", *(argv if argv is not None else sys.argv[1:])])
     return int(args.func(args, sys.stdout))
 

@@ -3,12 +3,13 @@
 # runner feeds it.
 #
 # How it works. The runner writes one job per line on our stdin (JSON: game id, the two bot
-# names by seat, the deal mode, the per-decision time, the per-game limit, where to write the
-# transcript, an optional seed); we answer one JSON line per job on a private copy of stdout
-# (fd 1 itself is pointed at stderr, so a stray print anywhere cannot corrupt the channel). Each
-# game is its own `trio.run` of `p2p.loopback.play_loopback_match`: a real match over TCP on
-# 127.0.0.1 through the whole protocol, whose transcript the loopback already verified; we
-# write the transcript atomically (temporary file, then rename) before answering.
+# names by seat, the game played and its rules options, the deal mode, the per-decision time,
+# the per-game limit, where to write the transcript, an optional seed); we answer one JSON
+# line per job on a private copy of stdout (fd 1 itself is pointed at stderr, so a stray print
+# anywhere cannot corrupt the channel). Each game is its own `trio.run` of
+# `p2p.loopback.play_loopback_match`: a real match over TCP on 127.0.0.1 through the whole
+# protocol, whose transcript the loopback already verified; we write the transcript atomically
+# (temporary file, then rename) before answering.
 #
 # Bots lose by forfeit, never by taking the worker down. Each bot is wrapped in a `_Guard`: a
 # `BotForfeit` (an external bot that crashed, hung, answered garbage or an illegal action), any
@@ -37,15 +38,15 @@ from typing import Any, TextIO
 
 import trio
 
-from versus.engine import Action, PlayerView
 from versus.p2p.errors import TransportError
 from versus.p2p.loopback import LoopbackResult, play_loopback_match
 from versus.p2p.session import SessionConfig
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.rules import DealMode, MatchRules, game_by_id
 
 from .bots import AsyncPlayer, BotForfeit, Budget, ExternalBot, as_async, make_bot
+from .driving import drive_player
 
 MAX_JOB_LINE = 64 * 1024
 BUILTIN_HANG_S = 10.0  # a built-in bot thinking longer than this (or 3x its budget) is hung
@@ -73,12 +74,12 @@ class _Guard:
         self.thinking = False
         self.decisions = 0
 
-    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
         if self.forfeit is not None:
-            return FORFEIT  # type: ignore[no-any-return]
+            return FORFEIT
         self.decisions += 1
         self.thinking = True
-        action: Action | None = None
+        action: Any = None
         try:
             with trio.move_on_after(self.limit_s if self.limit_s is not None else float("inf")):
                 action = await self.player.choose(view, legal)
@@ -94,7 +95,7 @@ class _Guard:
         elif self.forfeit is None and action not in legal:
             self.forfeit = (f"bot {self.name!r} answered an illegal action {str(action)!r:.80} "
                             f"on decision {self.decisions}")
-        return FORFEIT if self.forfeit is not None else action  # type: ignore[return-value]
+        return FORFEIT if self.forfeit is not None else action
 
 
 def bot_of(participant: str) -> str:
@@ -137,13 +138,16 @@ async def play_job(job: dict[str, Any]) -> dict[str, Any]:
     time_ms = job.get("time_ms")
     budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
     builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
-    rules = MatchRules(deal_mode=DealMode(job["deal"]))
+    game = job.get("game_id", "versus42")  # (a job of a runner from before issue 16: Versus)
+    options = job.get("rules") or {}
+    rules = MatchRules(game_by_id(game).rules_from_options(options) if options else None,
+                       DealMode(job["deal"]), game=game)
     started = time.perf_counter()
     async with AsyncExitStack() as stack:
         guards: list[_Guard] = []
         externals: list[ExternalBot | None] = []
         for seat, name in enumerate(job["players"]):
-            bot = make_bot(bot_of(name), seed=bot_seed(seed, seat), budget=budget)
+            bot = make_bot(bot_of(name), seed=bot_seed(seed, seat), budget=budget, game=game)
             if isinstance(bot, ExternalBot):
                 reason = None
                 try:
@@ -164,7 +168,8 @@ async def play_job(job: dict[str, Any]) -> dict[str, Any]:
         try:
             result = await play_loopback_match(
                 guards, rules, transcript_dir=None, identities=identities,
-                master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"])
+                master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"],
+                drive=drive_player)
         except trio.TooSlowError:
             return _over_time(job, guards, started)
         except (TransportError, LocalProtocolError, RemoteProtocolError, OSError) as error:

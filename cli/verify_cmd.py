@@ -13,6 +13,12 @@
 # file that is not a transcript at all, or over the size limit), 2 on a usage error or when a
 # file cannot be read (missing, a directory, no permission); 2 wins over 1. A file that cannot
 # be used is one line (never a traceback).
+#
+# The game. A transcript names its game (the rules in its HELLOs carry the registry id), and it
+# is replayed through that game (engine/registry.py). A transcript of a game this program does
+# not know (not registered: its plugin is not loaded, VERSUS_GAMES) cannot be checked: that is
+# not a verdict on the match, so it is said as such, one line naming the game id, like an
+# unreadable file (exit 2, check "unknown-game" in JSON), never as INVALID.
 from __future__ import annotations
 
 import argparse
@@ -22,7 +28,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any
 
-from versus.engine import Catalogue, CatalogueError, load_catalogue
+from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
 from versus.protocol.match.verify import SHOWN_TEXT, Report, verify_transcript
 from versus.protocol.wire.text import printable
 from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE
@@ -40,8 +46,9 @@ class UnreadableFile(Exception):
 @dataclass(frozen=True)
 class FileVerdict:
     path: str
-    report: Report | None  # None: the file could not be read
+    report: Report | None  # None: the file could not be read, or its game is unknown
     error: str = ""
+    check: str = "unreadable"  # why there is no report: "unreadable" or "unknown-game"
 
     @property
     def status(self) -> int:
@@ -52,7 +59,7 @@ class FileVerdict:
     def to_dict(self) -> dict[str, Any]:
         if self.report is None:
             return {"file": self.path, "ok": False, "records": 0, "bad_index": None,
-                    "check": "unreadable", "player": None, "message": self.error,
+                    "check": self.check, "player": None, "message": self.error,
                     "summary": {}}
         return {"file": self.path, **self.report.to_dict()}
 
@@ -63,8 +70,48 @@ class FileVerdict:
 
     def describe(self) -> str:
         if self.report is None:
-            return f"{self.shown_path}: UNREADABLE: {printable(self.error, SHOWN_TEXT)}"
+            label = "UNKNOWN GAME" if self.check == "unknown-game" else "UNREADABLE"
+            return f"{self.shown_path}: {label}: {printable(self.error, SHOWN_TEXT)}"
         return f"{self.shown_path}: {self.report.describe()}"
+
+
+def transcript_game(data: bytes) -> str | None:
+    """The registry id of the game a transcript's first HELLO names (a transcript of the
+    rules format before issue 16: versus42), or None when it cannot be read that far."""
+    from versus.protocol.match.rules import DEFAULT_GAME, RULES_FORMAT, RULES_FORMAT_V1
+    from versus.protocol.match.setup import open_hello
+    from versus.protocol.wire.canonical import decode
+    from versus.protocol.wire.transcript import load_transcript
+
+    try:
+        fields = decode(open_hello(load_transcript(data).hellos[0]).ruleset,
+                        max_size=64 * 1024)
+    except Exception:  # not a transcript as far as its first HELLO: the verifier says why
+        return None
+    if type(fields) is list and fields and fields[0] == RULES_FORMAT_V1:
+        return DEFAULT_GAME
+    if type(fields) is list and len(fields) > 1 and fields[0] == RULES_FORMAT and \
+            type(fields[1]) is str:
+        return fields[1]
+    return None
+
+
+def unknown_game(data: bytes, game: str | None = None) -> str | None:
+    """Why a transcript's game (`game`, else read from it) cannot be replayed here (one line
+    naming its id), or None: the game is registered, or the transcript names none the verifier
+    could read."""
+    game = game or transcript_game(data)
+    if game is None:
+        return None
+    from versus.protocol.match.rules import game_by_id
+
+    try:
+        game_by_id(game)
+    except UnknownGameError as error:
+        known = str(error).partition("; ")[2]
+        return (f"the match is a game of {printable(game, 40)!r}, which this program does "
+                f"not know ({known}); load the game's plugin with VERSUS_GAMES=module")
+    return None
 
 
 def read_limited(path: str, limit: int) -> bytes | None:
@@ -91,7 +138,10 @@ def verify_file(path: str, catalogue: Catalogue | None = None) -> FileVerdict:
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
                                         f"the file exceeds the transcript limit of "
                                         f"{MAX_FILE_SIZE} bytes"))
-    return FileVerdict(path, verify_transcript(data, catalogue))
+    report = verify_transcript(data, catalogue)
+    if not report.ok and report.bad_index in (0, 1) and (why := unknown_game(data)):
+        return FileVerdict(path, None, why, "unknown-game")
+    return FileVerdict(path, report)
 
 
 def load_catalogue_file(path: str) -> Catalogue:

@@ -3,23 +3,43 @@
 # this module loads; another game registers itself the same way (a test plugin registers its
 # toy game only while the test runs). Model: OpenSpiel's `pyspiel.register_game`.
 #
+# Game plugins. When this module loads it imports every module named in the environment
+# variable VERSUS_GAMES (comma-separated module names, e.g. `VERSUS_GAMES=mygames.poker`); each
+# registers its games with `register_game` when imported. A plugin that fails to import or to
+# register never breaks the import of the registry: the failure is kept as one line
+# (`plugin_error()`, "game plugin 'x': <reason>"), the `versus` command reports it and exits 2,
+# and asking for a game id the registry does not know names it too.
+#
 # The registry holds module state, but only a table filled at import time by code, never by
 # input: it is as deterministic as the engine. A registered object is checked by shape (every
 # member of `Game`), so a game missing a method fails when it registers, not mid-match.
 from __future__ import annotations
 
+import importlib
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from .api import GAME_ID_RE, Game, RulesOption, protocol_members
 from .errors import PositionError, UnknownGameError
+from .grid import GRID
 from .positions import MAX_POSITION_BYTES, POSITION_FORMAT
+from .vanquishers import VANQUISHERS
 from .versus42 import VERSUS42
 
 DEFAULT_GAME = "versus42"
+#: the environment variable naming the game plugins (module names, comma-separated)
+PLUGINS_VARIABLE = "VERSUS_GAMES"
 
 _GAMES: dict[str, Game] = {}
+_PLUGINS_LOADED: set[str] = set()
+_PLUGIN_ERROR: list[str] = []  # the first plugin failure of the load at import, if any
+
+
+class GamePluginError(Exception):
+    """A game plugin failed to import or to register its games: one line,
+    `game plugin 'x': <reason>`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +81,9 @@ def get_game(game_id: str) -> Game:
     """The game registered under `game_id`; UnknownGameError names it and the known ids."""
     game = _GAMES.get(game_id) if isinstance(game_id, str) else None
     if game is None:
+        failed = f" ({_PLUGIN_ERROR[0]})" if _PLUGIN_ERROR else ""
         raise UnknownGameError(f"unknown game id {game_id!r:.40}; known games: "
-                               f"{', '.join(sorted(_GAMES))}")
+                               f"{', '.join(sorted(_GAMES))}{failed}")
     return game
 
 
@@ -88,4 +109,41 @@ def load_position(text: str | bytes, catalogue: Any = None) -> Any:
     return get_game(obj.get("game")).load_position(text, catalogue)
 
 
+def plugin_names(text: str | None = None) -> tuple[str, ...]:
+    """The module names of a VERSUS_GAMES value (default: the environment's), in order."""
+    if text is None:
+        text = os.environ.get(PLUGINS_VARIABLE, "")
+    return tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+
+
+def load_plugins(text: str | None = None) -> tuple[str, ...]:
+    """Import the game plugins named in `text` (default: $VERSUS_GAMES) that are not loaded
+    yet; each registers its games on import. GamePluginError names the first that fails (to
+    import, or to register: `register_game` raised while it was imported). The names loaded."""
+    loaded = []
+    for name in plugin_names(text):
+        if name in _PLUGINS_LOADED:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # a plugin's import error or its register_game refused
+            reason = " ".join(str(error).split()) or "(no message)"
+            raise GamePluginError(f"game plugin {name!r}: {type(error).__name__}: "
+                                  f"{reason}"[:300]) from None
+        _PLUGINS_LOADED.add(name)
+        loaded.append(name)
+    return tuple(loaded)
+
+
+def plugin_error() -> str | None:
+    """The one-line failure of the plugins loaded with this module, or None."""
+    return _PLUGIN_ERROR[0] if _PLUGIN_ERROR else None
+
+
 register_game(VERSUS42)
+register_game(GRID)
+register_game(VANQUISHERS)
+try:
+    load_plugins()
+except GamePluginError as _error:
+    _PLUGIN_ERROR.append(str(_error))

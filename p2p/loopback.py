@@ -5,27 +5,27 @@
 # Seat 0 hosts, seat 1 joins. Only the host's side writes its match directory (under
 # `transcript_dir`, a MatchStore root); both sides' transcripts are the same bytes, which the
 # result checks. A player given as None is driven by the caller through the session that
-# `on_start` receives (a person in the terminal UI).
+# `on_start` receives (a person in the terminal UI). The others are driven by `drive` (the
+# program's: cli/driving.py `drive_player`, which the session layer does not know), and the
+# match plays whatever game `rules` names, with that game's card data unless given.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import trio
 
-from versus.engine import Catalogue, default_catalogue
 from versus.p2p.connect import Rng, listening_port, open_listeners
 from versus.p2p.link import HostLink, JoinLink
 from versus.p2p.session import (
     MatchSession,
-    Player,
     SessionConfig,
     SessionError,
     SessionOutcome,
     create_peer,
-    drive_player,
     open_nursery,
 )
 from versus.p2p.store import MatchStore
@@ -35,6 +35,8 @@ from versus.protocol.match.rules import MatchRules
 from versus.protocol.match.verify import Report, verify_transcript
 
 DeckArg = Sequence[str] | None
+#: answers a session's decisions with a player until the session is done
+Drive = Callable[[MatchSession, Any], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -49,9 +51,9 @@ class LoopbackResult:
 
 
 async def play_loopback_match(
-    players: Sequence[Player | None], rules: MatchRules, *,
+    players: Sequence[Any], rules: MatchRules, *,
     transcript_dir: Path | str | None,
-    catalogue: Catalogue | None = None,
+    catalogue: Any = None,
     identities: tuple[Identity, Identity] | None = None,
     decks: tuple[DeckArg, DeckArg] = (None, None),
     config: SessionConfig | None = None,
@@ -59,12 +61,18 @@ async def play_loopback_match(
     timeout: float | None = None,
     master_secrets: tuple[bytes, bytes] | None = None,
     handshake_rngs: tuple[Rng, Rng] | None = None,
+    drive: Drive | None = None,
 ) -> LoopbackResult:
     """Play one match (see the module comment). `timeout` bounds the whole match (seconds).
     `identities`, `master_secrets` and `handshake_rngs` (host, joiner) default to fresh ones
     from `secrets`; fixing all three (and deterministic players, no clock) makes the transcript
-    reproducible byte for byte (the HELLOs carry the channel's handshake hash)."""
-    catalogue = catalogue or default_catalogue()
+    reproducible byte for byte (the HELLOs carry the channel's handshake hash). `drive`
+    answers a session's decisions with a player: the program's (the cli passes
+    cli/driving.py `drive_player`); needed whenever a player is given."""
+    if catalogue is None:
+        catalogue = rules.game_impl.default_catalogue()
+    if drive is None and any(player is not None for player in players):
+        raise ValueError("play_loopback_match: give `drive` to answer the players' decisions")
     config = config or SessionConfig(narrate=False)
     if identities is None:
         identities = (Identity.generate(_token), Identity.generate(_token))
@@ -115,7 +123,8 @@ async def play_loopback_match(
                 match.start_soon(time_setup)
                 for session, player in ((host, players[0]), (guest, players[1])):
                     if player is not None:
-                        match.start_soon(drive_player, session, player)
+                        assert drive is not None
+                        match.start_soon(drive, session, player)
             nursery.cancel_scope.cancel()
     for listener in listeners:
         await listener.aclose()

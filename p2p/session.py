@@ -4,7 +4,10 @@
 # How it works. Every call into the MatchPeer (a remote envelope, a local action, a resignation,
 # a timeout claim) is followed by `_after_peer_call`: new envelopes of ours are appended to the
 # transcript file *before* they are queued for sending (a restarted program must never sign a
-# second envelope for a seq it already sent), events become log lines, and waiters are woken.
+# second envelope for a seq it already sent), the events go to the program's `on_events` hook
+# (the cli's narrator turns them into log lines: cli/driving.py), and waiters are woken. The
+# session knows no game: it never narrates, and it never picks an action (`submit` / `resign`
+# come from the program: the UI, or cli/driving.py `drive_player` for bots).
 # Calls never await between touching the peer and persisting, so the tasks that share the peer
 # (receiver, local player, clock watcher) need no locks: trio switches tasks only at awaits.
 #
@@ -13,7 +16,7 @@
 # reading makes the sender fail with SendTimeoutError: a lost link like any other). For the
 # whole session: a clock watcher that claims the peer's timeout when its clock has run out by
 # our measure (plus `claim_grace_ms`), connected or not. Local actions arrive through `submit`
-# / `resign` from any task (the UI client, or `drive_player` for bots).
+# / `resign` from any task (the UI client, or cli/driving.py `drive_player` for bots).
 #
 # Liveness comes from the channel (keepalive PINGs, idle timeout, slow-frame timeout, send
 # timeout): each failure is a lost link. A lost link is not the end of the match: the session
@@ -42,7 +45,6 @@ from typing import Any
 
 import trio
 
-from versus.engine import Action, Catalogue, PlayerView
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.errors import RemoteTransportError, TransportError
 from versus.p2p.store import (
@@ -58,20 +60,21 @@ from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.match import (
     Ending,
     Event,
-    MatchEnded,
     MatchPeer,
     MatchResult,
-    MatchStarted,
     Phase,
-    StateChanged,
 )
 from versus.protocol.match.rules import MatchRules
+from versus.protocol.match.setup import open_hello
+from versus.protocol.wire.transcript import load_transcript
 
 MAX_TAIL = 64  # envelope hashes in a RESUME message: more than any one-sided run of envelopes
 MAX_DUPLICATES = 256  # resent envelopes we already hold, tolerated per connection
 MAX_LOG_LINES = 2000
 
 Reconnect = Callable[[], Awaitable[SecureChannel]]
+#: what the program hears of a match: the session and the events of one call into its peer
+EventHook = Callable[["MatchSession", "list[Event]"], None]
 
 
 class SessionError(TransportError):
@@ -120,7 +123,13 @@ class SessionConfig:
     claim_grace_ms: int = 200  # claim only this long after the peer's clock ran out (latency)
     linger: float = 10.0  # after a resignation or claim: wait this long for the secret reveals
     channel: ChannelConfig | None = None
-    narrate: bool = True  # keep log lines (the UI); headless bots and benches may skip it
+    #: whether `on_events` hears the match (the UI's narration); headless bots and benches
+    #: skip it
+    narrate: bool = True
+    #: the program's hook for the events of every call into the peer, and, after a restore,
+    #: for the events that rebuilt it (the match so far); the cli installs its narrator
+    #: (cli/driving.py `narrate_events`: log lines). None: nothing is told.
+    on_events: EventHook | None = None
 
     def __post_init__(self) -> None:
         if not self.resume_window >= 0 or not self.linger >= 0 or self.claim_grace_ms < 0:
@@ -167,7 +176,7 @@ def now_ms() -> int:
     return int(trio.current_time() * 1000)
 
 
-def create_peer(seat: int, identity: Identity, rules: MatchRules, catalogue: Catalogue, *,
+def create_peer(seat: int, identity: Identity, rules: MatchRules, catalogue: Any, *,
                 deck: Sequence[str] | Mapping[str, int] | None = None,
                 software: str = "versus-p2p", expected_peer_key: bytes | None = None,
                 master_secret: bytes | None = None) -> tuple[MatchPeer, bytes]:
@@ -226,14 +235,17 @@ class MatchSession:
     # --- restoring from disk -------------------------------------------------------------------
 
     @classmethod
-    def restore(cls, files: MatchFiles, identity: Identity, catalogue: Catalogue, *,
+    def restore(cls, files: MatchFiles, identity: Identity, catalogue: Any = None, *,
                 store: MatchStore | None = None,
                 config: SessionConfig | None = None) -> MatchSession:
-        """A session rebuilt from a match directory (after a restart)."""
+        """A session rebuilt from a match directory (after a restart). `catalogue`: the card
+        data of the match (None: its game's default one, the game read from the transcript)."""
         info = files.read_info()
         secret = files.read_secret()
         data = files.read_transcript()
         try:
+            if catalogue is None:
+                catalogue = saved_rules(data).game_impl.default_catalogue()
             peer = MatchPeer.restore(data, secret, identity, catalogue, deck=info.deck,
                                      dropped_branch=files.read_rollback())
         except (LocalProtocolError, RemoteProtocolError) as error:
@@ -242,8 +254,8 @@ class MatchSession:
         session = cls(peer, secret, store=store, role=info.role, address=info.address,
                       port=info.port, config=config, files=files,
                       peer_fingerprint=info.peer_fingerprint)
-        if session.config.narrate:  # the match so far, as it was told before the restart
-            session._narrate(peer.replayed_events)
+        # the match so far, as it was told before the restart
+        session._tell(peer.replayed_events)
         peer.replayed_events = []  # told: no need to keep them for the rest of the match
         session.log.append(f"Match {files.match_id[:16]} restored from disk at envelope "
                            f"{peer.seq}")
@@ -317,10 +329,15 @@ class MatchSession:
     def transcript_path(self) -> Path | None:
         return None if self.files is None else self.files.transcript_path
 
-    def view(self) -> PlayerView:
+    @property
+    def game(self) -> Any:
+        """The game this match plays (engine/api.py `Game`)."""
+        return self.peer.game
+
+    def view(self) -> Any:
         return self.peer.view()
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[Any]:
         if self.peer.result is not None or self.peer.fault is not None or self.own_time_out():
             return []
         return self.peer.legal_actions()
@@ -355,16 +372,25 @@ class MatchSession:
     async def wait_changed(self) -> None:
         await self._changed.wait()
 
+    @property
+    def changed(self) -> trio.Event:
+        """The event the next change sets. Take it before reading the session, then wait on
+        it: a change between the reading and the wait is not missed."""
+        return self._changed
+
     # --- local actions -------------------------------------------------------------------------
 
-    async def submit(self, action: Action | str) -> None:
+    async def submit(self, action: Any) -> None:
         """Our turn action or choice. LocalProtocolError if it is not ours to make or illegal."""
         if self.own_time_out():
             raise LocalProtocolError("your clock has run out; waiting for the opponent's claim")
         self._call(self.peer.submit, action, now_ms())
         await trio.lowlevel.checkpoint()
 
-    async def resign(self) -> None:
+    async def resign(self, detail: str = "") -> None:
+        """Resign our seat; `detail` (e.g. why a bot gave up) becomes the outcome's detail."""
+        if detail:
+            self._outcome_detail = detail
         self._call(self.peer.resign, now_ms())
         await trio.lowlevel.checkpoint()
 
@@ -622,8 +648,7 @@ class MatchSession:
         if self._queue is not None:
             for raw in out:
                 self._queue.send_nowait(raw)
-        if self.config.narrate:
-            self._narrate(events)
+        self._tell(events)
         if self.peer.result is not None and self._result_at is None:
             self._result_at = trio.current_time()
         if self.peer.phase in (Phase.CLOSED, Phase.ABORTED):
@@ -655,17 +680,11 @@ class MatchSession:
         self._rolled_back = self.peer.rolled_back  # only once done: a failed rewrite is retried
         self._save_clock()
 
-    def _narrate(self, events: list[Event]) -> None:
-        game = self.peer.game
-        for event in events:
-            if isinstance(event, MatchStarted):
-                told = game.narrate_start(event.state, self.seat)
-                self.log.append("; ".join([f"Match {event.match_id.hex()[:16]} started", *told]))
-            elif isinstance(event, StateChanged):
-                self.log.extend(game.narrate(event.before, event.input, event.after, self.seat,
-                                             self.peer.knowledge))
-            elif isinstance(event, MatchEnded):
-                self.log.append(f"Match over: {event.result}")
+    def _tell(self, events: list[Event]) -> None:
+        """Hand the events to the program's hook (narration lives in the cli, not here)."""
+        hook = self.config.on_events
+        if self.config.narrate and hook is not None and events:
+            hook(self, events)
         del self.log[:-MAX_LOG_LINES]
 
     def _notify(self) -> None:
@@ -727,83 +746,17 @@ class MatchSession:
             await changed.wait()
 
 
-# --- players ------------------------------------------------------------------------------------
-
-
-class Player:
-    """What `drive_player` needs: an AsyncPlayer (cli.bots.as_async(bot)) or a person."""
-
-    name: str
-
-    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action: ...
-
-
-async def drive_player(session: MatchSession, player: Player) -> None:
-    """Answer every decision of ours with `player` until the session is done. A player that
-    answers an illegal action, or fails (any exception from `choose`, e.g. cli.bots'
-    BotForfeit), resigns for its seat: the RESIGN is signed like any envelope, so the
-    transcript is complete and verifies, and the reason is a log line and the outcome's
-    `detail`. A crashing bot loses its match; it never tears the session down."""
-    while not session.done:
-        changed = session._changed
-        legal = session.legal_actions()
-        if not legal:
-            await changed.wait()
-            continue
-        deadline = session.own_deadline()
-        action: Action | None = None
-        failure = ""
-        with trio.move_on_at(math.inf if deadline is None else deadline):
-            async with open_nursery() as nursery:
-
-                async def think(view: PlayerView, legal: list[Action]) -> None:
-                    nonlocal action, failure
-                    try:
-                        action = await player.choose(view, legal)
-                    except Exception as error:
-                        text = " ".join(str(getattr(error, "reason", "") or error).split())
-                        failure = f"{type(error).__name__}: {text}" if text else \
-                            type(error).__name__
-                    nursery.cancel_scope.cancel()
-
-                async def until_ended() -> None:
-                    while session.peer.result is None and not session.done:
-                        await session._changed.wait()
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(think, session.view(), legal)
-                nursery.start_soon(until_ended)
-        if failure:
-            await _resign_for(session, f"{player.name} failed ({failure})"[:300])
-            continue
-        if action is None:
-            continue  # out of time or the match ended: the clock watcher / peer settles it
-        if session.legal_actions() != legal:
-            # the match moved on while the player answered (the peer's EVIDENCE or timeout
-            # claim arrived, or our clock ran out): submitting now would raise
-            # LocalProtocolError and tear the session's nursery down
-            continue
-        if action not in legal:
-            await _resign_for(session, f"{player.name} answered an illegal action "
-                                       f"{str(action)[:80]!r}")
-            continue
-        await session.submit(action)
-
-
-async def _resign_for(session: MatchSession, why: str) -> None:
-    """Resign our seat because our player failed; `why` becomes the outcome's detail."""
-    session.log.append(f"{why}; resigning")
-    if session.result is not None or session.done:
-        return
-    session._outcome_detail = f"{why}; resigned"
-    try:
-        await session.resign()
-    except LocalProtocolError as error:  # e.g. the match ended in the meantime
-        session.log.append(f"cannot resign: {error}")
+def saved_rules(transcript: bytes) -> MatchRules:
+    """The rules a saved transcript's match was set up with (its first HELLO's): the game to
+    rebuild it with. LocalProtocolError or RemoteProtocolError when they cannot be read."""
+    hellos = load_transcript(transcript).hellos
+    if not hellos:
+        raise LocalProtocolError("the transcript has no HELLO")
+    return MatchRules.decode(open_hello(hellos[0]).ruleset)
 
 
 __all__ = [
-    "LinkState", "LinkStatus", "MatchSession", "Player", "Reconnect", "ResumeError",
+    "EventHook", "LinkState", "LinkStatus", "MatchSession", "Reconnect", "ResumeError",
     "SessionConfig", "SessionError", "SessionOutcome", "SessionProtocolError",
-    "SetupLostError", "common_prefix", "create_peer", "drive_player", "now_ms", "open_nursery",
+    "SetupLostError", "common_prefix", "create_peer", "now_ms", "open_nursery", "saved_rules",
 ]

@@ -5,13 +5,14 @@ from .evaluate import evaluate, win_probability
 from .external import ExternalBot
 from .ismcts import IsmctsBot
 from .match import play_match
-from .registry import KNOWN_BOTS, make_bot
+from .registry import GENERIC_BOTS, KNOWN_BOTS, UnsupportedGameError, game_problem, make_bot
 from .simple import GreedyBot, RandomBot
 from .worlds import Determinizer, determinize, hidden_handles, public_state, unseen_cards
 
 __all__ = [
-    "KNOWN_BOTS", "AsyncPlayer", "Bot", "BotError", "BotForfeit", "Budget", "Determinizer",
-    "ExternalBot", "GreedyBot", "IsmctsBot", "RandomBot", "UnknownBotError", "as_async",
-    "determinize", "evaluate", "hidden_handles", "make_bot", "play_match", "public_state",
-    "unseen_cards", "win_probability",
+    "GENERIC_BOTS", "KNOWN_BOTS", "AsyncPlayer", "Bot", "BotError", "BotForfeit", "Budget",
+    "Determinizer", "ExternalBot", "GreedyBot", "IsmctsBot", "RandomBot", "UnknownBotError",
+    "UnsupportedGameError", "as_async", "determinize", "evaluate", "game_problem",
+    "hidden_handles", "make_bot", "play_match", "public_state", "unseen_cards",
+    "win_probability",
 ]

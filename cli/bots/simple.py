@@ -1,9 +1,10 @@
-# The two simple bots. `random`: a uniformly random legal action. `greedy`: one ply: it applies
-# each legal action to a few determinized worlds (hidden cards sampled from what its view
-# allows, worlds.py), lets the Deals and Reveals that follow resolve from the sample, scores the
-# result with the static evaluation (evaluate.py) and plays the best average; ties go to a
-# random one of the best. Every action is tried on the same worlds (common random numbers), so
-# the comparison between actions is not drowned in sampling noise.
+# The two simple bots. `random`: a uniformly random legal input, of any game (it reads nothing
+# but the legal inputs the Game interface lists, never the view). `greedy` (Versus): one ply:
+# it applies each legal action to a few determinized worlds (hidden cards sampled from what its
+# view allows, worlds.py), lets the Deals and Reveals that follow resolve from the sample,
+# scores the result with the static evaluation (evaluate.py) and plays the best average; ties
+# go to a random one of the best. Every action is tried on the same worlds (common random
+# numbers), so the comparison between actions is not drowned in sampling noise.
 #
 # Bot randomness is `random.Random` seeded from `secrets` (or a given seed for reproducible
 # tests and benchmarks): a bot's choices are not a secret of the protocol.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Sequence
+from typing import Any
 
 from versus.engine import Action, PlayerView, State, step
 
@@ -24,7 +26,9 @@ def bot_rng(seed: int | None) -> random.Random:
 
 
 class RandomBot:
-    """A uniformly random legal action."""
+    """A uniformly random legal input of any game: one of `legal` (the game's
+    `legal_actions`, in its order), drawn from a `random.Random` seeded with `seed` (None: a
+    seed from `secrets`); the view is not read."""
 
     cheap = True
 
@@ -32,7 +36,9 @@ class RandomBot:
         self.name = name
         self.rng = bot_rng(seed)
 
-    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+    def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        if not legal:
+            raise ValueError("random: no legal input to choose from")
         return legal[self.rng.randrange(len(legal))]
 
 

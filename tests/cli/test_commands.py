@@ -160,10 +160,10 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
 
     from versus.cli.bots import RandomBot, as_async
     from versus.cli.client import Connection, EndReason, MatchClient
+    from versus.cli.driving import drive_player, narrated_config
     from versus.cli.net_client import NetMatchClient
     from versus.engine import IllegalActionError, parse_action
     from versus.p2p.loopback import play_loopback_match
-    from versus.p2p.session import SessionConfig
     from versus.protocol.match.rules import DealMode, MatchRules
 
     rules = MatchRules(deal_mode=DealMode.DECKLIST, clock_initial_ms=600_000,
@@ -172,7 +172,8 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
     async def connector(client: NetMatchClient):  # type: ignore[no-untyped-def]
         result = await play_loopback_match(
             [None, as_async(RandomBot(7))], rules, transcript_dir=tmp_path,
-            config=SessionConfig(narrate=True), on_start=lambda h, g: client.attach(h))
+            config=narrated_config(), on_start=lambda h, g: client.attach(h),
+            drive=drive_player)
         return result.outcomes[0]
 
     client = NetMatchClient(connector, seat=0, waiting="starting")

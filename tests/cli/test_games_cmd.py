@@ -11,7 +11,7 @@ from versus.engine.registry import register_game, unregister_game
 def test_games_lists_versus_with_its_options(capsys) -> None:
     assert main(["games"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("versus42: ") and "deck_size=12 (1..21)" in out
+    assert out.startswith("grid: ") and "\nversus42: " in out and "deck_size=12 (1..21)" in out
     assert "not playable" not in out
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import trio
 
 from tests.protocol.pair import identities, master_secret, rng_for
+from versus.cli.driving import drive_player
 from versus.engine import Action, PlayerView, Ruleset, default_catalogue
 from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
 from versus.p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
@@ -42,7 +43,6 @@ from versus.p2p.session import (
     MatchSession,
     SessionConfig,
     SessionOutcome,
-    drive_player,
     open_nursery,
 )
 from versus.p2p.store import MatchStore

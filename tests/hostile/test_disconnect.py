@@ -27,9 +27,10 @@ from tests.hostile.harness import (
     seeded_rng,
 )
 from tests.protocol.pair import master_secret
+from versus.cli.driving import drive_player
 from versus.p2p.channel import SecureChannel
 from versus.p2p.link import Backoff, JoinLink
-from versus.p2p.session import MatchSession, drive_player, open_nursery
+from versus.p2p.session import MatchSession, open_nursery
 from versus.protocol.match import MatchPeer, Phase
 from versus.protocol.wire.transcript import load_transcript
 

@@ -25,13 +25,13 @@ from tests.hostile.harness import (
     reseal,
 )
 from tests.protocol.pair import identities, master_secret
+from versus.cli.driving import drive_player
 from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import connect, listening_port, open_listeners, serve
 from versus.p2p.session import (
     MatchSession,
     SessionConfig,
     SetupLostError,
-    drive_player,
     open_nursery,
 )
 from versus.protocol import errors

@@ -7,6 +7,7 @@ import pytest
 import trio
 
 from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, Stuck, make_sessions
+from versus.cli.driving import drive_player, narrated_config
 from versus.p2p.channel import ChannelConfig
 from versus.p2p.session import (
     LinkState,
@@ -16,7 +17,6 @@ from versus.p2p.session import (
     SessionOutcome,
     SetupLostError,
     common_prefix,
-    drive_player,
     open_nursery,
 )
 from versus.p2p.store import MatchStore
@@ -98,7 +98,8 @@ async def test_cut_and_resumed_at_any_point_gives_the_same_match(cut_at, referen
 async def test_restarted_side_resumes_from_disk(tmp_path, reference) -> None:
     """The joiner's program 'dies' mid-match: its session object is dropped and a new one is
     rebuilt from the match directory alone, then resumes with the still-running host."""
-    sessions = make_sessions(DECKLIST, "session", dirs=(None, tmp_path))
+    told_by = narrated_config()  # the cli's narrator (cli/driving.py) keeps the log
+    sessions = make_sessions(DECKLIST, "session", dirs=(None, tmp_path), config=told_by)
     link = MemLink()
     host_channel, join_channel = await link.first(sessions)
     with trio.fail_after(30):
@@ -121,7 +122,7 @@ async def test_restarted_side_resumes_from_disk(tmp_path, reference) -> None:
             assert not sessions[1].done
             files = MatchStore(tmp_path).find(sessions[1].match_id.hex()[:12])
             rebuilt = MatchSession.restore(files, sessions[1].peer.identity, CATALOGUE,
-                                           store=MatchStore(tmp_path))
+                                           store=MatchStore(tmp_path), config=told_by)
             assert rebuilt.peer.seq >= 17
             # the restored log tells the match so far exactly as the program before it did
             told = rebuilt.log[:-1]

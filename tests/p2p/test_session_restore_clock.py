@@ -10,8 +10,9 @@ import pytest
 import trio
 
 from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, make_sessions
+from versus.cli.driving import drive_player
 from versus.engine import Action, PlayerView
-from versus.p2p.session import MatchSession, SessionOutcome, drive_player, now_ms, open_nursery
+from versus.p2p.session import MatchSession, SessionOutcome, now_ms, open_nursery
 from versus.p2p.store import CLOCK_FILE, MatchStore
 from versus.protocol.match import Ending
 from versus.protocol.match.rules import DealMode, MatchRules

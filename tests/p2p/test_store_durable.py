@@ -11,7 +11,8 @@ import trio
 
 from tests.p2p.session_support import HashBot, MemLink, make_sessions
 from tests.protocol.support import make_hellos, make_players, make_setup, play
-from versus.p2p.session import MatchSession, drive_player, open_nursery
+from versus.cli.driving import drive_player
+from versus.p2p.session import MatchSession, open_nursery
 from versus.p2p.store import MatchFiles, SessionInfo
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.wire.envelope import MessageKind, parse_envelope

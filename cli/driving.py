@@ -1,0 +1,126 @@
+# What a program does with a match session (p2p/session.py) that the session itself does not:
+# it tells the match (narration) and it answers the decisions (players). Both need the game,
+# which p2p/ never looks into: the session hands every event of its MatchPeer to the hook the
+# program installed (`SessionConfig.on_events`), and takes actions through `submit`/`resign`.
+#
+# Narration. `narrate_events` is that hook for the cli: each event becomes log lines on
+# `session.log` (what the UI and the headless commands show), told through the game's own
+# narration, from our seat: `Game.narrate_start` when the match starts, `Game.narrate(before,
+# input, after, seat, knowledge)` for every input (the events carry both states, so nothing is
+# re-run), and the result. `narrated_config` is a SessionConfig with it installed.
+#
+# Players. `drive_player` answers every decision of our seat with a `Player` (a bot through
+# cli.bots.as_async, or a person at a line terminal, cli/line_ui.py) until the session is done.
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import trio
+
+from versus.p2p.session import MatchSession, SessionConfig, open_nursery
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.match import Event, MatchEnded, MatchStarted, StateChanged
+
+# --- narration ----------------------------------------------------------------------------------
+
+
+def narrate_events(session: MatchSession, events: list[Event]) -> None:
+    """The cli's `SessionConfig.on_events`: the events as log lines, from our seat."""
+    game, seat = session.game, session.seat
+    for event in events:
+        if isinstance(event, MatchStarted):
+            told = game.narrate_start(event.state, seat)
+            session.log.append("; ".join([f"Match {event.match_id.hex()[:16]} started", *told]))
+        elif isinstance(event, StateChanged):
+            session.log.extend(game.narrate(event.before, event.input, event.after, seat,
+                                            session.peer.knowledge))
+        elif isinstance(event, MatchEnded):
+            session.log.append(f"Match over: {event.result}")
+
+
+def narrated_config(config: SessionConfig | None = None, **changes: Any) -> SessionConfig:
+    """`config` (default: the default one) with `changes`, narrated by `narrate_events`
+    (unless `changes` says narrate=False)."""
+    return dataclasses.replace(config or SessionConfig(),
+                               **{"narrate": True, "on_events": narrate_events, **changes})
+
+
+# --- players ------------------------------------------------------------------------------------
+
+
+class Player:
+    """What `drive_player` needs: an AsyncPlayer (cli.bots.as_async(bot)) or a person. `view`
+    is the game's view for our seat (`Game.view`), `legal` its legal inputs."""
+
+    name: str
+
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any: ...
+
+
+async def drive_player(session: MatchSession, player: Player) -> None:
+    """Answer every decision of ours with `player` until the session is done. A player that
+    answers an illegal action, or fails (any exception from `choose`, e.g. cli.bots'
+    BotForfeit), resigns for its seat: the RESIGN is signed like any envelope, so the
+    transcript is complete and verifies, and the reason is a log line and the outcome's
+    `detail`. A crashing bot loses its match; it never tears the session down."""
+    while not session.done:
+        changed = session.changed
+        legal = session.legal_actions()
+        if not legal:
+            await changed.wait()
+            continue
+        deadline = session.own_deadline()
+        action: Any = None
+        failure = ""
+        with trio.move_on_at(math.inf if deadline is None else deadline):
+            async with open_nursery() as nursery:
+
+                async def think(view: Any, legal: list[Any]) -> None:
+                    nonlocal action, failure
+                    try:
+                        action = await player.choose(view, legal)
+                    except Exception as error:
+                        text = " ".join(str(getattr(error, "reason", "") or error).split())
+                        failure = f"{type(error).__name__}: {text}" if text else \
+                            type(error).__name__
+                    nursery.cancel_scope.cancel()
+
+                async def until_ended() -> None:
+                    while session.peer.result is None and not session.done:
+                        await session.wait_changed()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(think, session.view(), legal)
+                nursery.start_soon(until_ended)
+        if failure:
+            await _resign_for(session, f"{player.name} failed ({failure})"[:300])
+            continue
+        if action is None:
+            continue  # out of time or the match ended: the clock watcher / peer settles it
+        if session.legal_actions() != legal:
+            # the match moved on while the player answered (the peer's EVIDENCE or timeout
+            # claim arrived, or our clock ran out): submitting now would raise
+            # LocalProtocolError and tear the session's nursery down
+            continue
+        if action not in legal:
+            await _resign_for(session, f"{player.name} answered an illegal action "
+                                       f"{str(action)[:80]!r}")
+            continue
+        await session.submit(action)
+
+
+async def _resign_for(session: MatchSession, why: str) -> None:
+    """Resign our seat because our player failed; `why` becomes the outcome's detail."""
+    session.log.append(f"{why}; resigning")
+    if session.result is not None or session.done:
+        return
+    try:
+        await session.resign(f"{why}; resigned")
+    except LocalProtocolError as error:  # e.g. the match ended in the meantime
+        session.log.append(f"cannot resign: {error}")
+
+
+__all__ = ["Player", "drive_player", "narrate_events", "narrated_config"]

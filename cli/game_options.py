@@ -1,0 +1,191 @@
+# The game a command plays, from its command line (issue 16): `--game ID` (a registry id,
+# default versus42), `--rule NAME=VALUE` (the game's rules options, repeatable), and the options
+# that only Versus has.
+#
+# cli/parsers.py runs `check_game_args` once a subcommand's arguments are parsed, so every
+# mistake here is a one-line usage error (exit 2) naming the option, before anything starts;
+# it leaves the resolved values on the namespace for the commands: `game` (the id), `game_given`
+# (whether --game was on the command line: a replay or a resumed match compares it with the
+# game it finds), `game_rules` (the game's rules value), and the defaults that depend on the
+# game (`play --bot`: greedy for Versus, random otherwise; `tournament --deal`: decklist for
+# Versus, shared-pool otherwise, since a decklist deal needs one deck per seat).
+#
+# This module imports the engine only when asked about a game other than Versus, or about
+# rules options: `versus --help` and the default Versus commands stay as fast as before.
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+VERSUS = "versus42"
+
+#: options of Versus alone: (attribute, flag, why); given with another game they are an error
+VERSUS_ONLY = (
+    ("order", "--order", "the action order is a Versus rule"),
+    ("deck", "--deck", "a deck file is a Versus decklist"),
+    ("theme", "--theme", "the full-screen terminal UI plays Versus only"),
+    ("offline", "--offline", "the offline demo runs the Versus engine alone"),
+)
+#: the options naming a bot: (attribute, flag)
+BOT_OPTIONS = (("bot", "--bot"), ("bot_a", "--bot-a"), ("bot_b", "--bot-b"))
+
+
+class GameOptionError(ValueError):
+    """A command line's game option that cannot be used: one line naming the option."""
+
+
+def game_id(text: str) -> str:
+    """`--game ID`: a registered game (argparse type). Versus is checked without loading the
+    registry; another id loads it (and its plugins, VERSUS_GAMES)."""
+    if text == VERSUS:
+        return text
+    from versus.engine.errors import UnknownGameError
+    from versus.engine.registry import get_game
+
+    try:
+        get_game(text)
+    except UnknownGameError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def rule_pair(text: str) -> tuple[str, str]:
+    """`--rule NAME=VALUE` (argparse type): the pair, checked against the game later."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (e.g. --rule sides=4; "
+                                         "`versus games` lists each game's options)")
+    return name.strip(), value.strip()
+
+
+def game_of(game: str) -> Any:
+    """The game object of a registry id (Versus without loading the registry)."""
+    from versus.protocol.match.rules import game_by_id
+
+    if game == VERSUS:
+        return game_by_id(game)
+    from versus.engine.registry import get_game
+
+    return get_game(game)
+
+
+def option_value(game: Any, name: str, text: str) -> Any:
+    """The value of rules option `name` of `game` from its command-line text: a string for an
+    option with choices, an integer otherwise (the game checks the range)."""
+    option = next((o for o in game.rules_options if o.name == name), None)
+    if option is None:
+        names = ", ".join(o.name for o in game.rules_options) or "none"
+        raise GameOptionError(f"--rule {name}={text}: {game.id} has no rules option {name!r} "
+                              f"(its options: {names})")
+    if option.choices:
+        if text not in option.choices:
+            raise GameOptionError(f"--rule {name}={text}: {name} is one of "
+                                  f"{'|'.join(option.choices)}")
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise GameOptionError(f"--rule {name}={text}: {name} is a whole number "
+                              f"({option.minimum}..{option.maximum})") from None
+
+
+def rules_options(game: Any, rules: Sequence[tuple[str, str]] | None,
+                  order: str | None = None) -> dict[str, Any]:
+    """The plain rules options of `--rule` pairs (and Versus's `--order`)."""
+    options: dict[str, Any] = {}
+    for name, text in rules or ():
+        if name in options:
+            raise GameOptionError(f"--rule {name} is given twice")
+        options[name] = option_value(game, name, text)
+    if order is not None:
+        if "action_order" in options:
+            raise GameOptionError("--order and --rule action_order=... say the same thing; "
+                                  "give one")
+        options["action_order"] = order
+    return options
+
+
+def game_rules(game: Any, options: dict[str, Any]) -> Any:
+    """The game's rules value from plain options (its default rules when there are none)."""
+    from versus.engine.errors import RulesetError
+
+    if not options:
+        return game.default_rules()
+    try:
+        return game.rules_from_options(dict(options))
+    except RulesetError as error:
+        given = " ".join(f"{k}={v}" for k, v in options.items())
+        raise GameOptionError(f"--rule {given}: {' '.join(str(error).split())}") from None
+
+
+def check_game_args(args: argparse.Namespace, command: str) -> str | None:
+    """Resolve and check the game options of a parsed command line of `command` (see the
+    module comment); the problem in one line, or None."""
+    problem = _check(args, command)
+    args.game_checked = problem is None
+    return problem
+
+
+def _check(args: argparse.Namespace, command: str) -> str | None:
+    given = getattr(args, "game", None)
+    args.game = given or VERSUS
+    args.game_given = given is not None
+    game = args.game
+    if game != VERSUS:
+        for attribute, flag, why in VERSUS_ONLY:
+            value = getattr(args, attribute, None)
+            if value is not None and value is not False:
+                return f"{flag} is an option of versus42 only ({why}); not for {game}"
+    if command == "play" and args.bot is None:
+        args.bot = "greedy" if game == VERSUS else "random"
+    from .bots.registry import game_problem
+
+    for attribute, flag in BOT_OPTIONS:
+        name = getattr(args, attribute, None)
+        if name is not None and (problem := game_problem(name, game)) is not None:
+            return f"{flag} {name}: {problem}"
+    if command in ("replay", "join"):  # the game's rules come from the transcript / host
+        return None
+    try:
+        impl = game_of(game)
+        options = rules_options(impl, getattr(args, "rule", None), getattr(args, "order", None))
+        args.game_rules = game_rules(impl, options)
+        args.rules_options = options
+    except GameOptionError as error:
+        return str(error)
+    from versus.protocol.match.rules import unplayable_reason
+
+    reason = unplayable_reason(impl)
+    if reason is not None:
+        return f"--game {game}: {reason}"
+    if hasattr(args, "deal"):
+        if args.deal is None:
+            args.deal = "decklist" if game == VERSUS else "shared-pool"
+        problem = deal_problem(args)
+        if problem is not None:
+            return problem
+    return None
+
+
+def deal_problem(args: argparse.Namespace) -> str | None:
+    """Whether the game can be dealt the way `--deal` asks (decklist needs a deck per seat)."""
+    from versus.protocol.errors import LocalProtocolError
+    from versus.protocol.match.rules import DealMode, MatchRules
+
+    try:
+        MatchRules(args.game_rules, DealMode(args.deal), game=args.game)
+    except LocalProtocolError as error:
+        text = " ".join(str(error).split()).removeprefix("invalid match rules: ")
+        return f"--deal {args.deal}: {text}"
+    return None
+
+
+def ensure_game_args(args: argparse.Namespace, command: str) -> None:
+    """For callers that built `args` without cli/parsers.py: resolve the game options now
+    (GameOptionError with the one-line problem)."""
+    if getattr(args, "game_checked", False):
+        return
+    problem = check_game_args(args, command)
+    if problem is not None:
+        raise GameOptionError(problem)

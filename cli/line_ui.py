@@ -1,0 +1,152 @@
+# A plain line interface for a person playing a game that has no terminal UI of its own (issue
+# 16: every game but Versus, whose full-screen UI is cli/ui/). `versus play`, `host` and `join`
+# use it when `--game` names another game and no `--bot` plays for the person.
+#
+# What it shows: the session's log lines as they come (the game's own narration, from
+# cli/driving.py `narrate_events`, and the session's lost links, resumes and faults), and at
+# each decision of ours the game's view as text and the legal inputs in the game's notation.
+# What it reads: one line per answer, from standard input (a terminal or a pipe: a script can
+# play). A legal input's notation (or any text the game parses to a legal input) is submitted;
+# `resign` resigns; `leave` (or the end of the input) leaves the match, which host and join can
+# resume (`--resume`); anything else is refused with one line, and the question is asked again.
+#
+# Reading. Standard input is read by one thread at a time (trio.lowlevel.start_thread_soon, a
+# daemon thread: a read still blocked when the match ends does not keep the program alive);
+# a line read before the question is kept for it (type-ahead), never lost.
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import outcome
+import trio
+
+from versus.engine.errors import EngineError
+from versus.p2p.session import MatchSession
+from versus.protocol.wire.text import printable
+
+MAX_LINE = 300  # one shown line
+MAX_VIEW_LINES = 60
+COMMANDS = ("resign", "leave")
+
+
+def describe_view(game: Any, view: Any) -> list[str]:
+    """The view as text lines: the game's `describe_view(view)` if it has one, else the
+    view's own `describe()`, else `str(view)`; each line printable, at most MAX_VIEW_LINES."""
+    describe = getattr(game, "describe_view", None)
+    if callable(describe):
+        text = describe(view)
+    elif callable(getattr(view, "describe", None)):
+        text = view.describe()
+    else:
+        text = str(view)
+    lines = str(text).splitlines() or [""]
+    shown = [printable(line, MAX_LINE) for line in lines[:MAX_VIEW_LINES]]
+    if len(lines) > MAX_VIEW_LINES:
+        shown.append(f"(… {len(lines) - MAX_VIEW_LINES} more lines)")
+    return shown
+
+
+class LineReader:
+    """Lines of a text stream, read in a worker thread, one read at a time (see the module
+    comment). `None` is the end of the input."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._reading = False
+        self._lines: list[str | None] = []
+        self._arrived = trio.Event()
+
+    async def readline(self) -> str | None:
+        while not self._lines:
+            if not self._reading:
+                self._start()
+            arrived = self._arrived
+            await arrived.wait()
+        return self._lines.pop(0)
+
+    def _start(self) -> None:
+        self._reading = True
+        token = trio.lowlevel.current_trio_token()
+
+        def deliver(result: outcome.Outcome[str]) -> None:
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(self._delivered, result)
+
+        trio.lowlevel.start_thread_soon(lambda: self.stream.readline(), deliver)
+
+    def _delivered(self, result: outcome.Outcome[str]) -> None:
+        self._reading = False
+        try:
+            line: str | None = result.unwrap()
+        except (OSError, ValueError):  # a closed or unreadable input: the end of it
+            line = None
+        self._lines.append(line or None)  # "" is the end of the input
+        self._arrived.set()
+        self._arrived = trio.Event()
+
+
+class LinePlayer:
+    """A person at a line terminal (see the module comment), for cli/driving.py
+    `drive_player`; `attach` gives it its session and the function that shows the session's
+    log lines so far (called before each question, so it comes after what happened)."""
+
+    name = "you"
+
+    def __init__(self, game: Any, out: TextIO, stdin: TextIO) -> None:
+        self.game, self.out = game, out
+        self.reader = LineReader(stdin)
+        self.session: MatchSession | None = None
+        self.flush_log: Callable[[], None] = lambda: None
+
+    def attach(self, session: MatchSession, flush_log: Callable[[], None] | None = None
+               ) -> None:
+        self.session = session
+        if flush_log is not None:
+            self.flush_log = flush_log
+
+    def say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        self.flush_log()
+        texts = [self.game.format_input(action) for action in legal]
+        for line in describe_view(self.game, view):
+            self.say(f"  {line}")
+        self.say(printable(f"your move, one of: {', '.join(texts)} (or: "
+                           f"{', '.join(COMMANDS)})", 4 * MAX_LINE))
+        while True:
+            print("> ", end="", file=self.out, flush=True)
+            line = await self.reader.readline()
+            if line is None:
+                self.say("")
+                return await self._leave("the player left (end of input)")
+            text = line.strip()
+            if not text:
+                continue
+            if text in texts:
+                return legal[texts.index(text)]
+            if text == "resign":
+                return await self._resign()
+            if text == "leave":
+                return await self._leave("you left the match")
+            try:
+                parsed = self.game.parse_input(text)
+            except EngineError as error:
+                self.say(printable(f"not an input: {error}", MAX_LINE))
+                continue
+            if parsed in legal:
+                return parsed
+            self.say(printable(f"{text!r} is not legal now; one of: {', '.join(texts)}",
+                               MAX_LINE))
+
+    async def _resign(self) -> Any:
+        assert self.session is not None
+        await self.session.resign()
+        await trio.sleep_forever()  # the decision is gone: drive_player moves on
+
+    async def _leave(self, why: str) -> Any:
+        assert self.session is not None
+        await self.session.leave(why)
+        await trio.sleep_forever()

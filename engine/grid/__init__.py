@@ -1,0 +1,145 @@
+# The "[versus]" grid game (seed 002, SPEC Part G) on the generic Game interface
+# (engine/api.py), registry id "grid": two players place character cards on a 4x4, 5x5 or 6x6
+# grid, battle by touching sides, trigger face-down traps, use TURN/FREE/MODIFIER items, and
+# win by a character surviving on the opponent's home base (or by the card count once both
+# are out of cards).
+#
+# How: this module is the thin adapter the registry holds; the rules live beside it
+# (rules.py options, cards.py card data, state.py the engine, notation.py inputs, views.py
+# views and narration, positions.py positions). Nothing here imports Versus: only the generic
+# interface (api.py, options.py, errors.py) and the generic tagged hash (hashing.py).
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..api import Finished, HiddenDeck, Pending, Setup
+from ..errors import RulesetError
+from ..options import RulesOption
+from .cards import Catalogue, default_catalogue, load_catalogue
+from .notation import GridInput, Verb, format_input, parse_input
+from .rules import RULES_OPTIONS, GridRules
+from .state import GridState, decision, encode_state, legal_actions, new_game, state_hash, step
+from .views import GridKnowledge, GridView, narrate, narrate_start, view
+
+__all__ = ["GRID", "Grid", "GridInput", "GridKnowledge", "GridRules", "GridState", "GridView"]
+
+
+class Grid:
+    """The grid game of seed 002 ("[versus]")."""
+
+    id = "grid"
+    title = "[versus] grid game (4x4 / 5x5 / 6x6, seed 002)"
+    players = 2
+    rules_options: tuple[RulesOption, ...] = RULES_OPTIONS
+    chance = True  # the first-player coin flip and sudden death
+
+    # --- rules -----------------------------------------------------------------------------
+    def default_rules(self) -> GridRules:
+        return GridRules()
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> GridRules:
+        return GridRules.from_options(options)
+
+    def rules_to_options(self, rules: GridRules) -> dict[str, Any]:
+        return _rules(rules).to_options()
+
+    def encode_rules(self, rules: GridRules) -> bytes:
+        return _rules(rules).encode()
+
+    def decode_rules(self, data: bytes) -> GridRules:
+        return GridRules.decode(data)
+
+    def rules_digest(self, rules: GridRules) -> bytes:
+        return _rules(rules).digest()
+
+    def describe_rules(self, rules: GridRules) -> str:
+        return _rules(rules).describe()
+
+    # --- card data -------------------------------------------------------------------------
+    def default_catalogue(self) -> Catalogue:
+        return default_catalogue()
+
+    def load_catalogue(self, data: str | bytes) -> Catalogue:
+        return load_catalogue(data)
+
+    def catalogue_digest(self, catalogue: Catalogue) -> bytes:
+        return catalogue.digest
+
+    def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
+        return tuple(card.id for card in catalogue.cards)
+
+    # --- hidden decks ----------------------------------------------------------------------
+    def decks(self, rules: GridRules) -> tuple[HiddenDeck, ...]:
+        """Individual: player p's deck holds handles p*n .. p*n+n-1; shared: one deck of 2n."""
+        rules = _rules(rules)
+        n = rules.deck_size
+        if rules.shared:
+            return (HiddenDeck(None, 2 * n, 0),)
+        return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
+
+    def deal_input(self, handle: int) -> GridInput:
+        return GridInput(Verb.DEAL, handle)
+
+    def reveal_input(self, handle: int, card_id: str) -> GridInput:
+        return GridInput(Verb.REVEAL, handle, card=card_id)
+
+    # --- play ------------------------------------------------------------------------------
+    def new_game(self, setup: Setup) -> GridState:
+        return new_game(_rules(setup.rules), setup.catalogue)
+
+    def decision(self, state: GridState) -> Pending | Finished:
+        return decision(state)
+
+    def legal_actions(self, state: GridState) -> Sequence[GridInput]:
+        return legal_actions(state)
+
+    def step(self, state: GridState, inp: GridInput) -> GridState:
+        return step(state, inp)
+
+    def new_knowledge(self, player: int) -> GridKnowledge:
+        return GridKnowledge(player)
+
+    def view(self, state: GridState, player: int, knowledge: GridKnowledge) -> GridView:
+        return view(state, player, knowledge)
+
+    def encode_state(self, state: GridState) -> bytes:
+        return encode_state(state)
+
+    def state_hash(self, state: GridState) -> bytes:
+        return state_hash(state)
+
+    # --- notation and narration ------------------------------------------------------------
+    def parse_input(self, text: str) -> GridInput:
+        return parse_input(text)
+
+    def format_input(self, inp: GridInput) -> str:
+        return format_input(inp)
+
+    def narrate(self, before: GridState, inp: GridInput, after: GridState, viewer: int,
+                knowledge: GridKnowledge) -> list[str]:
+        return narrate(before, inp, after, viewer, knowledge)
+
+    def narrate_start(self, state: GridState, viewer: int) -> list[str]:
+        return narrate_start(state, viewer)
+
+    # --- positions -------------------------------------------------------------------------
+    def dump_position(self, state: GridState) -> str:
+        from .positions import dump_position
+
+        return dump_position(state)
+
+    def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> GridState:
+        from .positions import load_position
+
+        return load_position(text, catalogue)
+
+
+def _rules(rules: object) -> GridRules:
+    if not isinstance(rules, GridRules):
+        raise RulesetError(f"not grid rules: {rules!r:.60}")
+    return rules
+
+
+#: the one instance the registry holds
+GRID = Grid()

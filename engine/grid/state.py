@@ -1,0 +1,808 @@
+# The grid game's rules engine (SPEC Part G): the public state, its decisions, the legal
+# inputs, `step`, and the canonical encoding and hash.
+#
+# How it works. A `GridState` is a frozen value holding only public facts: per card handle its
+# zone, who holds it, where it lies on the grid, its face and (once revealed) its catalogue
+# index, plus the graveyards, the modifiers in play, a stack of pending tasks and the pending
+# decision. `step` copies the state into a mutable `_Work`, applies the input, then runs tasks
+# off the stack until one needs a decision (a deal, a reveal, a turn, a choice, a chance) or
+# the game ends, and freezes the result. Every rule that needs a hidden identity (a card
+# placed face up, a face-down neighbour turned up, an item used) first pushes a `reveal` task,
+# so the protocol proves the card before the rule reads it.
+#
+# Why a task stack in the state: the order in which rules resolve is part of the game (which
+# trap fires first, when the FREE window opens), and it is in the hash, so two implementations
+# agree on every hash exactly when they push the same tasks in the same order (SPEC G.D). Why
+# every public legal input stays legal whatever the hidden card turns out to be: the protocol
+# and the bots choose from `legal_actions` of the public state, so a card used or placed in a
+# way its kind does not allow is *wasted* (it goes to the graveyard without effect, G10)
+# rather than an illegal input that would blame an honest player.
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from ..api import DecisionKind, Finished, Pending
+from ..errors import GameOverError, IllegalActionError, MalformedActionError
+from ..hashing import tagged_hash
+from .cards import BEATS, Card, Catalogue, Element, Kind, Op, Use
+from .notation import GridInput, Verb, format_input
+from .rules import HAND_SIZE, GridRules
+
+ENCODING_VERSION = 1
+
+
+class Zone(IntEnum):
+    DECK = 0
+    HAND = 1
+    GRID = 2
+    GRAVEYARD = 3
+    MODIFIER = 4
+
+
+class Task(IntEnum):
+    """Task codes (SPEC G.D, task table); a task is (code, fields...)."""
+
+    COIN = 0  # () the coin flip: a chance decision
+    TURN = 1  # () the active player's turn starts
+    FILL = 2  # (p) draw up to the hand size
+    DRAW = 3  # (p) draw one card
+    PLAY = 4  # (p) the turn decision, or the end of the turn
+    END_TURN = 5  # ()
+    REVEAL = 6  # (h)
+    ARRIVE = 7  # (h) a card just placed
+    TURN_UP = 8  # (n, h) face-down n turns up; h: the card that activated it, -1 for a scout
+    TRAP = 9  # (t, h) trap t acts on h
+    WINDOW = 10  # (h) the defender's FREE window before h battles
+    FIGHT = 11  # (h, k, e1..ek) h battles its enemies; k = -1: not listed yet
+    BATTLE = 12  # (h, e)
+    CHECK_WIN = 13  # (h)
+    USE = 14  # (f, p, ctx) p uses hand card f as an item; ctx 0 own turn, 1 FREE window
+    DEFEAT = 15  # (h) to the graveyard unless shielded (revealed first)
+    BURY = 16  # (h) to the graveyard
+    FINAL = 17  # () both players are out of cards: count
+
+
+class Dec(IntEnum):
+    """Decision codes (SPEC G.D); a decision is (code, fields...), () when none."""
+
+    COIN = 1  # ()
+    DEAL = 2  # (p, deck)
+    REVEAL = 3  # (p, h)
+    TURN = 4  # (p)
+    WINDOW = 5  # (p, h)
+    ORDER = 6  # (p, h, e1..ek)
+    TARGET = 7  # (p, f, t1..tk)
+    DUEL = 8  # ()
+
+
+class Outcome(IntEnum):
+    HOME_BASE = 0
+    MOST_CARDS = 1
+    EQUAL_CARDS = 2
+    SUDDEN_DEATH = 3
+    SUDDEN_DEATH_VOID = 4
+
+
+OUTCOME_LABELS = {Outcome.HOME_BASE: "home-base", Outcome.MOST_CARDS: "most-cards",
+                  Outcome.EQUAL_CARDS: "equal-cards", Outcome.SUDDEN_DEATH: "sudden-death",
+                  Outcome.SUDDEN_DEATH_VOID: "sudden-death-void"}
+#: task code -> number of fixed fields (None: variable, FIGHT)
+TASK_ARITY: dict[Task, int | None] = {
+    Task.COIN: 0, Task.TURN: 0, Task.FILL: 1, Task.DRAW: 1, Task.PLAY: 1, Task.END_TURN: 0,
+    Task.REVEAL: 1, Task.ARRIVE: 1, Task.TURN_UP: 2, Task.TRAP: 2, Task.WINDOW: 1,
+    Task.FIGHT: None, Task.BATTLE: 2, Task.CHECK_WIN: 1, Task.USE: 3, Task.DEFEAT: 1,
+    Task.BURY: 1, Task.FINAL: 0,
+}
+#: directions N (row + 1), E (column + 1), S, W as (d_row, d_col)
+DIRECTIONS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+COLUMNS = "abcdef"
+
+
+def cell_name(cell: int, size: int) -> str:
+    return f"{COLUMNS[cell % size]}{cell // size + 1}"
+
+
+def cell_index(name: str, size: int) -> int:
+    """The index of a cell name on a size x size grid, -1 if it is not on it."""
+    col, row = COLUMNS.find(name[0]), int(name[1:]) - 1
+    return row * size + col if 0 <= col < size and 0 <= row < size else -1
+
+
+def home_row(player: int, size: int) -> int:
+    """Player 0's home base is row 1 (index 0), player 1's the last row."""
+    return 0 if player == 0 else size - 1
+
+
+def side_toward(controller: int, direction: int) -> int:
+    """The side (0 top, 1 right, 2 bottom, 3 left) of a card of `controller` facing
+    `direction` (0 N, 1 E, 2 S, 3 W): player 0's cards face north, player 1's south."""
+    return direction if controller == 0 else (direction + 2) % 4
+
+
+@dataclass(frozen=True, eq=False)
+class GridState:
+    """The public state. Per-handle tuples are indexed by handle; `decision` is () once the
+    game is over; `result` is (outcome, winner) with -1 -1 while it goes on."""
+
+    rules: GridRules
+    catalogue: Catalogue
+    first: int
+    active: int
+    turn: int
+    acted: int
+    placements: int
+    airdrop: int
+    zone: tuple[int, ...]
+    holder: tuple[int, ...]
+    ctrl: tuple[int, ...]
+    cell: tuple[int, ...]
+    up: tuple[int, ...]
+    ident: tuple[int, ...]
+    weaken: tuple[int, ...]
+    boost: tuple[int, ...]
+    shield: tuple[int, ...]
+    graves: tuple[tuple[int, ...], ...]
+    modifiers: tuple[int, ...]
+    tasks: tuple[tuple[int, ...], ...]
+    decision: tuple[int, ...]
+    result: tuple[int, int]
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def size(self) -> int:
+        return self.rules.size
+
+    @property
+    def finished(self) -> bool:
+        return self.result[0] >= 0
+
+    def hand(self, player: int) -> tuple[int, ...]:
+        return tuple(h for h, z in enumerate(self.zone)
+                     if z == Zone.HAND and self.ctrl[h] == player)
+
+    def card(self, handle: int) -> Card | None:
+        """The card of a handle if its identity is public."""
+        i = self.ident[handle]
+        return self.catalogue.cards[i] if i >= 0 else None
+
+    def board(self) -> dict[int, int]:
+        """cell -> handle of the card lying there."""
+        return {c: h for h, c in enumerate(self.cell) if c >= 0}
+
+    def deck_count(self, deck: int) -> int:
+        lo, hi = deck_range(self.rules, deck)
+        return sum(1 for h in range(lo, hi) if self.zone[h] == Zone.DECK)
+
+    def grid_count(self, player: int) -> int:
+        return sum(1 for h, z in enumerate(self.zone) if z == Zone.GRID and self.ctrl[h] == player)
+
+
+def deck_range(rules: GridRules, deck: int) -> tuple[int, int]:
+    n = rules.deck_size
+    return (0, 2 * n) if rules.shared else (deck * n, deck * n + n)
+
+
+def deck_of(rules: GridRules, player: int) -> int:
+    """The index in `decks(rules)` of the deck `player` draws from."""
+    return 0 if rules.shared else player
+
+
+def grave_of(rules: GridRules, handle: int) -> int:
+    """The graveyard a card goes to: its deck's owner's, or the one shared graveyard."""
+    return 0 if rules.shared else handle // rules.deck_size
+
+
+# --- the mutable working copy --------------------------------------------------------------------
+
+
+class _Work:
+    __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
+                 "first", "graves", "holder", "ident", "modifiers", "placements", "result",
+                 "rules", "shield", "size", "tasks", "turn", "up", "weaken", "zone")
+
+    def __init__(self, s: GridState) -> None:
+        self.rules, self.cat, self.size = s.rules, s.catalogue, s.rules.size
+        self.first, self.active, self.turn = s.first, s.active, s.turn
+        self.acted, self.placements, self.airdrop = s.acted, s.placements, s.airdrop
+        self.zone, self.holder, self.ctrl = list(s.zone), list(s.holder), list(s.ctrl)
+        self.cell, self.up, self.ident = list(s.cell), list(s.up), list(s.ident)
+        self.weaken, self.boost, self.shield = list(s.weaken), list(s.boost), list(s.shield)
+        self.graves = [list(g) for g in s.graves]
+        self.modifiers = list(s.modifiers)
+        self.tasks = list(s.tasks)
+        self.decision: tuple[int, ...] = s.decision
+        self.result = s.result
+
+    def freeze(self) -> GridState:
+        return GridState(self.rules, self.cat, self.first, self.active, self.turn, self.acted,
+                         self.placements, self.airdrop, tuple(self.zone), tuple(self.holder),
+                         tuple(self.ctrl), tuple(self.cell), tuple(self.up), tuple(self.ident),
+                         tuple(self.weaken), tuple(self.boost), tuple(self.shield),
+                         tuple(tuple(g) for g in self.graves), tuple(self.modifiers),
+                         tuple(self.tasks), self.decision, self.result)
+
+    # reading
+    def card(self, h: int) -> Card:
+        i = self.ident[h]
+        assert i >= 0, f"handle {h} read before its reveal"
+        return self.cat.cards[i]
+
+    def hand(self, p: int) -> list[int]:
+        return [h for h, z in enumerate(self.zone) if z == Zone.HAND and self.ctrl[h] == p]
+
+    def on_grid(self, h: int) -> bool:
+        return self.zone[h] == Zone.GRID
+
+    def board(self) -> dict[int, int]:
+        return {c: h for h, c in enumerate(self.cell) if c >= 0}
+
+    def deck_left(self, p: int) -> bool:
+        lo, hi = deck_range(self.rules, deck_of(self.rules, p))
+        return any(self.zone[h] == Zone.DECK for h in range(lo, hi))
+
+    def neighbours(self, cell: int) -> list[int]:
+        """The handles on the cells orthogonally next to `cell`, by ascending cell index."""
+        board, out = self.board(), []
+        for c in neighbour_cells(cell, self.size):
+            if c in board:
+                out.append(board[c])
+        return out
+
+    def enemies(self, h: int) -> list[int]:
+        """h's face-up opponent characters next to it (ascending cell)."""
+        p = self.ctrl[h]
+        return [n for n in self.neighbours(self.cell[h])
+                if self.ctrl[n] == 1 - p and self.up[n] and self.card(n).kind is Kind.CHARACTER]
+
+    def push(self, *tasks: tuple[int, ...]) -> None:
+        """Push `tasks` so that the first runs next."""
+        self.tasks.extend(reversed(tasks))
+
+    # moving cards
+    def leave(self, h: int) -> None:
+        self.cell[h], self.up[h] = -1, 0
+        self.weaken[h] = self.boost[h] = self.shield[h] = 0
+
+    def bury(self, h: int) -> None:
+        assert self.ident[h] >= 0, f"handle {h} buried unrevealed"
+        self.leave(h)
+        self.zone[h], self.ctrl[h] = Zone.GRAVEYARD, -1
+        self.graves[grave_of(self.rules, h)].append(h)
+
+    def to_hand(self, h: int, p: int) -> None:
+        self.leave(h)
+        self.zone[h], self.ctrl[h] = Zone.HAND, p
+
+    # values
+    def value(self, h: int, side: int) -> int:
+        """A side's worth (G7): the printed value, 0 if a modifier zeroes it, plus element
+        bonuses and a boost, minus weakening; never below 0."""
+        card = self.card(h)
+        printed = card.sides[side]
+        v = printed
+        for m in self.modifiers:
+            e = self.card(m).effect
+            assert e is not None
+            if e.op is Op.ZERO and e.value == printed:
+                v = 0
+        for m in self.modifiers:
+            e = self.card(m).effect
+            assert e is not None
+            if e.op is Op.BONUS and e.element is card.element:
+                v += e.amount
+        return max(0, v + self.boost[h] - self.weaken[h])
+
+    def beats(self, a: Element, b: Element) -> bool:
+        reversed_ = sum(1 for m in self.modifiers
+                        if self.card(m).effect.op is Op.REVERSE) % 2  # type: ignore[union-attr]
+        return BEATS[b] is a if reversed_ else BEATS[a] is b
+
+
+def neighbour_cells(cell: int, size: int) -> list[int]:
+    """The cells orthogonally next to `cell`, ascending."""
+    r, c = divmod(cell, size)
+    out = []
+    for dr, dc in DIRECTIONS:
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < size and 0 <= cc < size:
+            out.append(rr * size + cc)
+    return sorted(out)
+
+
+def direction(a: int, b: int, size: int) -> int:
+    """The direction (0 N, 1 E, 2 S, 3 W) from cell a to the adjacent cell b."""
+    (ra, ca), (rb, cb) = divmod(a, size), divmod(b, size)
+    return DIRECTIONS.index((rb - ra, cb - ca))
+
+
+# --- new game ------------------------------------------------------------------------------------
+
+
+def new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
+    n = rules.cards
+    blank = (-1,) * n
+    zeros = (0,) * n
+    s = GridState(rules, catalogue, -1, -1, 0, 0, 1, 0, (Zone.DECK,) * n, blank, blank,
+                  blank, zeros, blank, zeros, zeros, zeros,
+                  ((),) if rules.shared else ((), ()), (), ((Task.COIN,),), (), (-1, -1))
+    w = _Work(s)
+    _run(w)
+    return w.freeze()
+
+
+# --- resolution ----------------------------------------------------------------------------------
+
+
+def _run(w: _Work) -> None:
+    """Run tasks until a decision is pending or the game is over (G.D "Run")."""
+    while not w.decision and w.result[0] < 0:
+        if not w.tasks:
+            raise AssertionError("grid engine: no task and no decision (engine bug)")
+        task = w.tasks.pop()
+        _RUNNERS[task[0]](w, *task[1:])
+
+
+def _t_coin(w: _Work) -> None:
+    w.decision = (Dec.COIN,)
+
+
+def _t_turn(w: _Work) -> None:
+    a = w.active
+    w.push((Task.FILL, a), (Task.PLAY, a))
+
+
+def _t_fill(w: _Work, p: int) -> None:
+    if len(w.hand(p)) < HAND_SIZE and w.deck_left(p):
+        w.push((Task.DRAW, p), (Task.FILL, p))
+
+
+def _t_draw(w: _Work, p: int) -> None:
+    if w.deck_left(p):
+        w.decision = (Dec.DEAL, p, deck_of(w.rules, p))
+
+
+def _out_of_cards(w: _Work) -> bool:
+    return not w.hand(0) and not w.hand(1) and not w.deck_left(0) and not w.deck_left(1)
+
+
+def _t_play(w: _Work, p: int) -> None:
+    if w.acted and w.placements == 0:
+        w.push((Task.END_TURN,))
+    elif w.hand(p):
+        w.decision = (Dec.TURN, p)
+    elif not w.acted and _out_of_cards(w):
+        w.push((Task.FINAL,))
+    else:
+        w.push((Task.END_TURN,))
+
+
+def _t_end_turn(w: _Work) -> None:
+    for h in range(len(w.zone)):
+        w.boost[h] = w.shield[h] = 0
+    w.turn += 1
+    w.active = 1 - w.active
+    w.acted, w.placements, w.airdrop = 0, 1, 0
+    w.push((Task.TURN,))
+
+
+def _t_reveal(w: _Work, h: int) -> None:
+    if w.ident[h] < 0:
+        w.decision = (Dec.REVEAL, w.holder[h], h)
+
+
+def _t_arrive(w: _Work, h: int) -> None:
+    if not w.on_grid(h) or not w.up[h]:
+        return
+    if w.card(h).kind is not Kind.CHARACTER:
+        w.push((Task.BURY, h))  # a trap or item placed face up is wasted (G10)
+        return
+    p = w.ctrl[h]
+    hidden = [n for n in w.neighbours(w.cell[h]) if w.ctrl[n] == 1 - p and not w.up[n]]
+    w.push(*[(Task.REVEAL, n) for n in hidden], *[(Task.TURN_UP, n, h) for n in hidden],
+           (Task.WINDOW, h), (Task.FIGHT, h, -1), (Task.CHECK_WIN, h))
+
+
+def _t_turn_up(w: _Work, n: int, h: int) -> None:
+    if not w.on_grid(n) or w.up[n]:
+        return
+    w.up[n] = 1
+    kind = w.card(n).kind
+    if kind is Kind.TRAP:
+        w.push((Task.TRAP, n, h) if h >= 0 else (Task.BURY, n))
+    elif kind is Kind.ITEM:
+        w.push((Task.BURY, n))
+
+
+def _t_trap(w: _Work, t: int, h: int) -> None:
+    effect = w.card(t).effect
+    assert effect is not None
+    seq: list[tuple[int, ...]] = []
+    if effect.op is Op.DESTROY:
+        seq.append((Task.DEFEAT, h))
+    elif effect.op is Op.WEAKEN:
+        if w.on_grid(h):
+            w.weaken[h] += effect.amount
+    elif effect.op is Op.BOUNCE:
+        if w.on_grid(h):
+            w.to_hand(h, w.ctrl[h])
+    elif effect.op is Op.BLAST and w.on_grid(t):
+        seq.extend((Task.DEFEAT, c) for c in w.neighbours(w.cell[t]))
+    seq.append((Task.BURY, t))
+    w.push(*seq)
+
+
+def _t_window(w: _Work, h: int) -> None:
+    if w.on_grid(h) and w.up[h] and w.enemies(h):
+        d = 1 - w.ctrl[h]
+        if w.hand(d):
+            w.decision = (Dec.WINDOW, d, h)
+
+
+def _t_fight(w: _Work, h: int, k: int, *listed: int) -> None:
+    if not w.on_grid(h) or not w.up[h]:
+        return
+    valid = w.enemies(h)
+    es = valid if k < 0 else [e for e in listed if e in valid]
+    if len(es) == 1:
+        w.push((Task.BATTLE, h, es[0]))
+    elif es:
+        w.decision = (Dec.ORDER, w.ctrl[h], h, *es)
+
+
+def battle_loser(w: _Work, h: int, e: int) -> tuple[int, ...]:
+    """Who loses the battle of h (placed) against e (G8): the lower facing value; equal
+    values: the element beaten; equal elements: nobody."""
+    d = direction(w.cell[h], w.cell[e], w.size)
+    a = w.value(h, side_toward(w.ctrl[h], d))
+    b = w.value(e, side_toward(w.ctrl[e], (d + 2) % 4))
+    if a != b:
+        return (e,) if a > b else (h,)
+    ea, eb = w.card(h).element, w.card(e).element
+    assert ea is not None and eb is not None
+    if w.beats(ea, eb):
+        return (e,)
+    if w.beats(eb, ea):
+        return (h,)
+    return ()
+
+
+def _t_battle(w: _Work, h: int, e: int) -> None:
+    if not (w.on_grid(h) and w.on_grid(e) and w.up[h] and w.up[e]):
+        return
+    if w.cell[e] not in neighbour_cells(w.cell[h], w.size):
+        return
+    for loser in battle_loser(w, h, e):
+        if not w.shield[loser]:
+            w.bury(loser)
+
+
+def _t_check_win(w: _Work, h: int) -> None:
+    if not w.on_grid(h) or not w.up[h] or w.card(h).kind is not Kind.CHARACTER:
+        return
+    p = w.ctrl[h]
+    if w.cell[h] // w.size == home_row(1 - p, w.size):
+        w.result = (Outcome.HOME_BASE, p)
+
+
+def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
+    card = w.card(f)
+    own_turn = ctx == 0
+    usable = card.kind is Kind.ITEM and (own_turn or card.use is Use.FREE)
+    if (not usable or card.use is not Use.FREE) and own_turn:
+        w.acted, w.placements = 1, 0
+    if not usable:
+        w.bury(f)  # wasted (G10)
+        return
+    if card.use is Use.MODIFIER:
+        w.leave(f)
+        w.zone[f], w.ctrl[f] = Zone.MODIFIER, p
+        w.modifiers.append(f)
+        return
+    w.bury(f)
+    effect = card.effect
+    assert effect is not None
+    op = effect.op
+    if op is Op.DRAW:
+        w.push(*[(Task.DRAW, p)] * effect.amount)
+    elif op is Op.DOUBLE:
+        w.placements = 2
+    elif op is Op.AIRDROP:
+        w.placements, w.airdrop = 1, 1
+    elif op is Op.RECALL:
+        grave = w.graves[0 if w.rules.shared else p]
+        for g in reversed(grave):
+            if w.card(g).kind is Kind.CHARACTER:
+                grave.remove(g)
+                w.to_hand(g, p)
+                break
+    else:
+        targets = item_targets(w, p, op)
+        if targets:
+            w.decision = (Dec.TARGET, p, f, *targets)
+
+
+def item_targets(w: _Work, p: int, op: Op) -> list[int]:
+    """The cards an item's effect may pick (ascending handles), G11."""
+    grid = [h for h in range(len(w.zone)) if w.zone[h] == Zone.GRID]
+    if op is Op.DESTROY:
+        return [h for h in grid if w.ctrl[h] == 1 - p and not w.shield[h]]
+    if op is Op.SCOUT:
+        return [h for h in grid if w.ctrl[h] == 1 - p and not w.up[h]]
+    if op is Op.SHIELD:
+        return [h for h in grid if w.ctrl[h] == p and not w.shield[h]]
+    if op is Op.BOOST:
+        return [h for h in grid if w.ctrl[h] == p and w.up[h]
+                and w.card(h).kind is Kind.CHARACTER]
+    raise AssertionError(op)
+
+
+def _t_defeat(w: _Work, h: int) -> None:
+    if w.on_grid(h) and not w.shield[h]:
+        w.push((Task.REVEAL, h), (Task.BURY, h))
+
+
+def _t_bury(w: _Work, h: int) -> None:
+    if w.zone[h] in (Zone.GRID, Zone.HAND):
+        w.bury(h)
+
+
+def duel_pairs(ident: tuple[int, ...] | list[int], zone: tuple[int, ...] | list[int],
+               cat: Catalogue) -> list[tuple[int, int]]:
+    """Sudden death (G14): the ordered pairs (a for player 0, b for player 1) of distinct
+    public characters with different top values, a then b ascending."""
+    chars = [h for h, i in enumerate(ident)
+             if i >= 0 and zone[h] in (Zone.GRID, Zone.GRAVEYARD)
+             and cat.cards[i].kind is Kind.CHARACTER]
+    tops = {h: cat.cards[ident[h]].top for h in chars}
+    return [(a, b) for a in chars for b in chars if a != b and tops[a] != tops[b]]
+
+
+def _t_final(w: _Work) -> None:
+    counts = [sum(1 for h, z in enumerate(w.zone) if z == Zone.GRID and w.ctrl[h] == p)
+              for p in (0, 1)]
+    if counts[0] != counts[1]:
+        w.result = (Outcome.MOST_CARDS, 0 if counts[0] > counts[1] else 1)
+    elif w.rules.tie.value == "draw":
+        w.result = (Outcome.EQUAL_CARDS, -1)
+    elif duel_pairs(w.ident, w.zone, w.cat):
+        w.decision = (Dec.DUEL,)
+    else:
+        w.result = (Outcome.SUDDEN_DEATH_VOID, -1)
+
+
+_RUNNERS: dict[int, Any] = {
+    Task.COIN: _t_coin, Task.TURN: _t_turn, Task.FILL: _t_fill, Task.DRAW: _t_draw,
+    Task.PLAY: _t_play, Task.END_TURN: _t_end_turn, Task.REVEAL: _t_reveal,
+    Task.ARRIVE: _t_arrive, Task.TURN_UP: _t_turn_up, Task.TRAP: _t_trap,
+    Task.WINDOW: _t_window, Task.FIGHT: _t_fight, Task.BATTLE: _t_battle,
+    Task.CHECK_WIN: _t_check_win, Task.USE: _t_use, Task.DEFEAT: _t_defeat,
+    Task.BURY: _t_bury, Task.FINAL: _t_final,
+}
+assert set(_RUNNERS) == set(Task) == set(TASK_ARITY)
+
+
+# --- decisions and legal inputs ------------------------------------------------------------------
+
+
+def decision(s: GridState) -> Pending | Finished:
+    if s.finished:
+        outcome, winner = s.result
+        return Finished(OUTCOME_LABELS[Outcome(outcome)], None if winner < 0 else winner)
+    d = s.decision
+    code = d[0]
+    if code == Dec.COIN:
+        return Pending(DecisionKind.CHANCE, None, "coin", outcomes=2)
+    if code == Dec.DEAL:
+        return Pending(DecisionKind.DEAL, d[1], "draw", deck=d[2])
+    if code == Dec.REVEAL:
+        return Pending(DecisionKind.REVEAL, d[1], handle=d[2])
+    if code == Dec.TURN:
+        return Pending(DecisionKind.TURN, d[1])
+    if code == Dec.WINDOW:
+        return Pending(DecisionKind.CHOICE, d[1], "free-window")
+    if code == Dec.ORDER:
+        return Pending(DecisionKind.CHOICE, d[1], "battle-order", tuple(d[3:]))
+    if code == Dec.TARGET:
+        return Pending(DecisionKind.CHOICE, d[1], "item-target", tuple(d[3:]))
+    if code == Dec.DUEL:
+        n = len(duel_pairs(s.ident, s.zone, s.catalogue))
+        return Pending(DecisionKind.CHANCE, None, "sudden-death", outcomes=n)
+    raise AssertionError(f"unknown decision {d!r}")
+
+
+def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
+    """The cells p may place a card on this turn, each with its allowed faces (G5, G6), by
+    ascending cell; faces as (up,), (False,) or (False, True)."""
+    size = s.rules.size
+    board = {c: h for h, c in enumerate(s.cell) if c >= 0}
+    own = [c for c, h in board.items() if s.ctrl[h] == p]
+    mine, theirs = home_row(p, size), home_row(1 - p, size)
+    if s.airdrop:
+        cands = [c for c in range(size * size) if c not in board and c // size != theirs]
+    elif not own:
+        cands = [c for c in range(size * size) if c not in board and c // size == mine]
+    else:
+        cands = sorted({n for c in own for n in neighbour_cells(c, size) if n not in board})
+    out = []
+    for c in cands:
+        touches = any(board.get(n, -1) >= 0 and s.ctrl[board[n]] == 1 - p
+                      for n in neighbour_cells(c, size))
+        if touches or c // size == theirs:
+            faces: tuple[bool, ...] = (True,)
+        elif c // size == mine:
+            faces = (False,)
+        else:
+            faces = (False, True)
+        out.append((c, faces))
+    return out
+
+
+def legal_actions(s: GridState) -> list[GridInput]:
+    cached = s._cache.get("legal")
+    if cached is not None:
+        return list(cached)
+    out = _legal(s)
+    s._cache["legal"] = tuple(out)
+    return out
+
+
+def _legal(s: GridState) -> list[GridInput]:
+    if s.finished:
+        return []
+    d = s.decision
+    code = d[0]
+    if code == Dec.COIN:
+        return [GridInput(Verb.FIRST, player=0), GridInput(Verb.FIRST, player=1)]
+    if code == Dec.TURN:
+        p = d[1]
+        hand = s.hand(p)
+        out: list[GridInput] = []
+        if s.placements > 0:
+            cells = placements(s, p)
+            for h in hand:
+                for c, faces in cells:
+                    name = cell_name(c, s.size)
+                    out.extend(GridInput(Verb.PLACE, h, cell=name, up=f) for f in faces)
+        out.extend(GridInput(Verb.USE, h) for h in hand)
+        if s.acted:
+            out.append(GridInput(Verb.END))
+        return out
+    if code == Dec.WINDOW:
+        return [GridInput(Verb.PASS), *(GridInput(Verb.FREE, h) for h in s.hand(d[1]))]
+    if code in (Dec.ORDER, Dec.TARGET):
+        return [GridInput(Verb.PICK, h) for h in d[3:]]
+    if code == Dec.DUEL:
+        return [GridInput(Verb.DUEL, a, b) for a, b in duel_pairs(s.ident, s.zone, s.catalogue)]
+    return []
+
+
+# --- step ----------------------------------------------------------------------------------------
+
+_AWAITING = {Dec.COIN: "the coin flip", Dec.DEAL: "a deal", Dec.REVEAL: "a reveal",
+             Dec.TURN: "a turn", Dec.WINDOW: "a FREE-window choice",
+             Dec.ORDER: "a battle-order choice", Dec.TARGET: "an item-target choice",
+             Dec.DUEL: "the sudden-death draw"}
+_ANSWERS = {Dec.COIN: {Verb.FIRST}, Dec.DEAL: {Verb.DEAL}, Dec.REVEAL: {Verb.REVEAL},
+            Dec.TURN: {Verb.PLACE, Verb.USE, Verb.END}, Dec.WINDOW: {Verb.PASS, Verb.FREE},
+            Dec.ORDER: {Verb.PICK}, Dec.TARGET: {Verb.PICK}, Dec.DUEL: {Verb.DUEL}}
+
+
+def step(s: GridState, inp: GridInput) -> GridState:
+    """The state after `inp`, resolved up to the next decision (pure: `s` is unchanged)."""
+    if not isinstance(inp, GridInput):
+        raise MalformedActionError(f"not a grid input: {inp!r:.60}")
+    text = format_input(inp)
+    if s.finished:
+        raise GameOverError(f"grid input {text!r}: the game is over "
+                            f"({OUTCOME_LABELS[Outcome(s.result[0])]})")
+    code = Dec(s.decision[0])
+    who = f" (player {s.decision[1]})" if code not in (Dec.COIN, Dec.DUEL) else ""
+
+    def illegal(reason: str) -> IllegalActionError:
+        return IllegalActionError(f"illegal grid input {text!r}: turn {s.turn}, awaiting "
+                                  f"{_AWAITING[code]}{who}: {reason}")
+
+    if inp.verb not in _ANSWERS[code]:
+        raise illegal("this input does not answer the pending decision")
+    w = _Work(s)
+    w.decision = ()
+    if code == Dec.DEAL:
+        _, p, deck = s.decision
+        lo, hi = deck_range(s.rules, deck)
+        h = inp.handle
+        if not (lo <= h < hi) or s.zone[h] != Zone.DECK:
+            raise illegal(f"card {h} is not in deck {deck}")
+        w.zone[h], w.holder[h], w.ctrl[h] = Zone.HAND, p, p
+    elif code == Dec.REVEAL:
+        _, p, h = s.decision
+        if inp.handle != h:
+            raise illegal(f"the reveal is of card {h}")
+        idx = s.catalogue.index.get(inp.card)
+        if idx is None:
+            raise illegal(f"{inp.card!r} is not a card of the catalogue")
+        w.ident[h] = idx
+    elif inp not in legal_actions(s):
+        raise illegal("not a legal input here")
+    else:
+        _apply(w, s, code, inp)
+    _run(w)
+    return w.freeze()
+
+
+def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
+    d = s.decision
+    if code == Dec.COIN:
+        first = inp.player
+        w.first = w.active = first
+        w.push((Task.FILL, first), (Task.FILL, 1 - first), (Task.TURN,))
+    elif code == Dec.TURN:
+        p = d[1]
+        if inp.verb is Verb.END:
+            w.push((Task.END_TURN,))
+        elif inp.verb is Verb.USE:
+            w.push((Task.REVEAL, inp.handle), (Task.USE, inp.handle, p, 0), (Task.PLAY, p))
+        else:
+            h = inp.handle
+            w.zone[h], w.cell[h], w.up[h] = Zone.GRID, cell_index(inp.cell, w.size), int(inp.up)
+            w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
+            seq = [(Task.REVEAL, h)] if inp.up else []
+            w.push(*seq, (Task.ARRIVE, h), (Task.PLAY, p))
+    elif code == Dec.WINDOW:
+        if inp.verb is Verb.FREE:
+            f = inp.handle
+            w.push((Task.REVEAL, f), (Task.USE, f, d[1], 1), (Task.WINDOW, d[2]))
+    elif code == Dec.ORDER:
+        h, rest = d[2], [e for e in d[3:] if e != inp.handle]
+        w.push((Task.BATTLE, h, inp.handle), (Task.FIGHT, h, len(rest), *rest))
+    elif code == Dec.TARGET:
+        p, f, t = d[1], d[2], inp.handle
+        effect = w.card(f).effect
+        assert effect is not None
+        if effect.op is Op.DESTROY:
+            w.push((Task.DEFEAT, t))
+        elif effect.op is Op.SCOUT:
+            w.push((Task.REVEAL, t), (Task.TURN_UP, t, -1))
+        elif effect.op is Op.SHIELD:
+            w.shield[t] = 1
+        elif effect.op is Op.BOOST:
+            w.boost[t] += effect.amount
+    elif code == Dec.DUEL:
+        a, b = inp.handle, inp.other
+        ta, tb = w.card(a).top, w.card(b).top
+        w.result = (Outcome.SUDDEN_DEATH, 0 if ta > tb else 1)
+
+
+# --- encoding and hash (SPEC G.D) ----------------------------------------------------------------
+
+
+def encode_state(s: GridState) -> bytes:
+    cached = s._cache.get("enc")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    v: list[int] = [ENCODING_VERSION, s.size, len(s.zone), s.first, s.active, s.turn, s.acted,
+                    s.placements, s.airdrop]
+    for arr in (s.zone, s.holder, s.ctrl, s.cell, s.up, s.ident, s.weaken, s.boost, s.shield):
+        v.extend(arr)
+    v.append(len(s.graves))
+    for g in s.graves:
+        v.append(len(g))
+        v.extend(g)
+    v.append(len(s.modifiers))
+    v.extend(s.modifiers)
+    v.append(len(s.tasks))
+    for t in s.tasks:
+        v.append(len(t))
+        v.extend(t)
+    v.append(len(s.decision))
+    v.extend(s.decision)
+    v.extend(s.result)
+    out = b"GR" + struct.pack(f">{len(v)}h", *v)
+    s._cache["enc"] = out
+    return out
+
+
+def state_hash(s: GridState) -> bytes:
+    return tagged_hash("grid/state", s.rules.digest(), s.catalogue.digest, encode_state(s))

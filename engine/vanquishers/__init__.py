@@ -1,0 +1,142 @@
+# Vanquishers TCG (seed document 004; SPEC Part V) on the generic Game interface
+# (engine/api.py), registry id "vanquishers".
+#
+# How: this class only wires the interface to the modules beside it: cards.py (catalogue,
+# rules text, deck validator), rules.py (the rules value and options), engine.py (state, step,
+# decisions, encoding, hash), text.py (knowledge, views, narration, positions). It imports
+# nothing of Versus (engine/game.py and the rest) or of another game: only engine/api.py,
+# engine/options.py and engine/errors.py.
+#
+# Hidden information: one hidden deck per player, `HiddenDeck(p, n, p*n)` (decklist mode: each
+# player brings a constructed deck of the agreed size); a card's identity enters the public
+# state only through a REVEAL; every die is a CHANCE decision of 6 outcomes.
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup
+from ..errors import RulesetError
+from . import engine as _engine
+from . import text as _text
+from .cards import (
+    Catalogue,
+    DeckError,
+    default_catalogue,
+    load_catalogue,
+    starter_deck,
+    validate_deck,
+)
+from .engine import Move, State, Verb
+from .rules import RULES_OPTIONS, Rules
+
+__all__ = ["VANQUISHERS", "DeckError", "Move", "Rules", "State", "Vanquishers", "Verb",
+           "starter_deck", "validate_deck"]
+
+
+class Vanquishers:
+    """The Vanquishers TCG: Standard Mode, Advanced Mode as the `mode` rules option."""
+
+    id = "vanquishers"
+    title = "Vanquishers TCG (seed 004: heroes, item weapons, dice targeting)"
+    players = 2
+    rules_options: tuple[RulesOption, ...] = RULES_OPTIONS
+    chance = True
+
+    # --- rules -----------------------------------------------------------------------------
+    def default_rules(self) -> Rules:
+        return Rules()
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> Rules:
+        return Rules.from_options(options)
+
+    def rules_to_options(self, rules: Rules) -> dict[str, Any]:
+        return rules.to_options()
+
+    def encode_rules(self, rules: Rules) -> bytes:
+        if not isinstance(rules, Rules):
+            raise RulesetError(f"not vanquishers rules: {rules!r:.60}")
+        return rules.encode()
+
+    def decode_rules(self, data: bytes) -> Rules:
+        return Rules.decode(data)
+
+    def rules_digest(self, rules: Rules) -> bytes:
+        return rules.digest()
+
+    def describe_rules(self, rules: Rules) -> str:
+        return rules.describe()
+
+    # --- card data -------------------------------------------------------------------------
+    def default_catalogue(self) -> Catalogue:
+        return default_catalogue()
+
+    def load_catalogue(self, data: str | bytes) -> Catalogue:
+        return load_catalogue(data)
+
+    def catalogue_digest(self, catalogue: Catalogue) -> bytes:
+        return catalogue.digest
+
+    def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
+        return catalogue.deck_ids  # heroes are not deck cards (V2.1)
+
+    # --- hidden decks ----------------------------------------------------------------------
+    def decks(self, rules: Rules) -> tuple[HiddenDeck, ...]:
+        n = rules.deck_size
+        return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
+
+    def deal_input(self, handle: int) -> Move:
+        return Move(Verb.DEAL, handle)
+
+    def reveal_input(self, handle: int, card_id: str) -> Move:
+        return Move(Verb.REVEAL, handle, card=card_id)
+
+    # --- play ------------------------------------------------------------------------------
+    def new_game(self, setup: Setup) -> State:
+        return _engine.new_state(setup.rules, setup.catalogue)
+
+    def decision(self, state: State) -> Pending | Finished:
+        return _engine.decision(state)
+
+    def legal_actions(self, state: State) -> Sequence[Move]:
+        return _engine.legal_actions(state)
+
+    def step(self, state: State, inp: Move) -> State:
+        return _engine.step(state, inp)
+
+    def new_knowledge(self, player: int) -> _text.Knowledge:
+        return _text.Knowledge(player)
+
+    def view(self, state: State, player: int, knowledge: _text.Knowledge) -> _text.View:
+        return _text.View(state, player, knowledge)
+
+    def encode_state(self, state: State) -> bytes:
+        return _engine.encode_state(state)
+
+    def state_hash(self, state: State) -> bytes:
+        return _engine.state_hash(state)
+
+    # --- notation and narration ------------------------------------------------------------
+    def parse_input(self, text: str) -> Move:
+        return _engine.parse_input(text)
+
+    def format_input(self, inp: Move) -> str:
+        return _engine.format_input(inp)
+
+    def narrate(self, before: State, inp: Move, after: State, viewer: int,
+                knowledge: _text.Knowledge) -> list[str]:
+        return _text.narrate(before, inp, after, viewer, knowledge)
+
+    def narrate_start(self, state: State, viewer: int) -> list[str]:
+        return _text.narrate_start(state, viewer)
+
+    # --- positions -------------------------------------------------------------------------
+    def dump_position(self, state: State) -> str:
+        return _text.dump_position(state)
+
+    def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> State:
+        return _text.load_position(text, catalogue)
+
+
+#: the one instance the registry holds
+VANQUISHERS = Vanquishers()

@@ -1,0 +1,1061 @@
+# The Vanquishers rules engine (SPEC Part V, rules V4-V10 and the encoding of V12): the public
+# state, the inputs and their one-line notation, `step`, `legal_actions`, the decision, the
+# canonical encoding and the domain-separated state hash.
+#
+# How. A `State` holds only public information: per handle (player p owns p*n .. p*n+n-1) its
+# zone, its catalogue index once revealed (-1 before), the weapon it is attached to and one
+# counter (`aux`); per player its hero's counters; the turn, the step of the turn (1-7), the dice
+# rolled for the roll in progress, the attack in progress, a stack of tasks and the pending
+# decision. `step` thaws the state into a mutable `_Work`, applies the input to the pending
+# decision, then runs tasks until one needs a decision (a DEAL, REVEAL, CHANCE or CHOICE), or,
+# when the stack is empty, offers the active player the current turn step (a step with nothing
+# to do but `next`/`end` passes by itself). Why a task stack: every hidden identity and every die
+# arrives as its own input, so an action that needs one (play a card: reveal it first; target:
+# a trap choice, two dice) is split into tasks that survive between inputs and enter the hash,
+# exactly as Versus does (SPEC 3.D): two implementations agree on a hash when they push the same
+# tasks in the same order.
+#
+# Legality that depends on a hidden identity is settled when the card is revealed: an honest
+# player can answer every action `legal_actions` lists whatever its hidden cards are (a card
+# that turns out not to be activatable fizzles, V8.2; a face-down card that is no trap of the
+# declared cost is a decoy, V8.6), and a reveal that breaks a deck-building rule (copies, V3)
+# is refused: that is a cheat, blamed on the revealing seat.
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+from ..api import DecisionKind, Finished, Pending
+from ..errors import GameOverError, IllegalActionError, MalformedActionError
+from .cards import (
+    MOD_FITS,
+    Card,
+    CardType,
+    Catalogue,
+    Effect,
+    EnergyType,
+    HeroAbility,
+    Subtype,
+    _tagged,
+    ammo_for,
+    copy_limit,
+    usable_by,
+)
+from .rules import Rules
+
+START_HAND = 7
+HAND_LIMIT = 8
+WEAPON_SLOTS = 2
+MAX_MODS = 2
+WEAKNESS_BONUS = 2
+ENCODING_VERSION = 1
+BURN_MAX = 4
+
+
+class Zone(IntEnum):
+    DECK = 0
+    HAND = 1
+    BOARD = 2  # equipped / active / attached (host >= 0)
+    TRAP = 3  # set face down
+    DISCARD = 4
+    EXILE = 5
+
+
+class S(IntEnum):
+    """Per-player counters, in encoding order (V12 field 8)."""
+
+    HERO = 0  # catalogue index of the hero
+    LIFE = 1
+    SHIELD = 2
+    STORAGE = 3  # Storage Energy Points (V5)
+    SPENT = 4  # spent this turn
+    VT = 5  # V-Trigger active
+    ECLASS = 6  # Advanced: catalogue index of the active energy class card, -1 none
+    GLITCH = 7
+    BURN = 8
+    SHOCK = 9
+    FROZEN = 10
+    CURSE = 11
+    ROLL = 12  # the last setup die (V4.1), 0 before
+
+
+SIDE_FIELDS = len(S)
+CONDITIONS = {"glitch": S.GLITCH, "burn": S.BURN, "shock": S.SHOCK, "frozen": S.FROZEN,
+              "curse": S.CURSE}
+
+
+class T(IntEnum):
+    """Task codes (V12 "Tasks")."""
+
+    ROLL = 0
+    FIRST = 1
+    DRAW = 2
+    START = 3
+    REVEAL = 4
+    PLAY = 5
+    SPRING = 6
+    ATTACK = 7
+    HIT = 8
+    TRAPS = 9
+    END = 10
+    PHASE = 11
+
+
+class D(IntEnum):
+    """Decision codes (V12 field 15)."""
+
+    NONE = 0
+    TURN = 1
+    CHOICE = 2
+    DEAL = 3
+    REVEAL = 4
+    CHANCE = 5
+
+
+class ChoiceKind(IntEnum):
+    SPRING_TRAP = 0
+    REPLACE_WEAPON = 1
+
+
+CHOICE_LABELS = {ChoiceKind.SPRING_TRAP: "spring-trap", ChoiceKind.REPLACE_WEAPON:
+                 "replace-weapon"}
+OUTCOMES = ("defeat", "turn-limit")
+
+
+# --- inputs and notation ----------------------------------------------------------------------
+
+
+class Verb(Enum):
+    NEXT = "next"
+    END = "end"
+    RECOVER = "recover"
+    VTRIGGER = "vtrigger"
+    PASS = "pass"
+    EXILE = "exile"
+    PLAY = "play"
+    RIFT = "rift"
+    TARGET = "target"
+    PICK = "pick"
+    DEAL = "deal"
+    TRAP = "trap"
+    ROLL = "roll"
+    REVEAL = "reveal"
+
+
+_BARE = {Verb.NEXT, Verb.END, Verb.RECOVER, Verb.VTRIGGER, Verb.PASS}
+_HANDLE = {Verb.EXILE, Verb.PLAY, Verb.RIFT, Verb.TARGET, Verb.PICK, Verb.DEAL}
+_NUM = r"(0|[1-9][0-9]{0,3})"
+_CARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One input: a turn action, a choice answer, a deal, a reveal or a die outcome."""
+
+    verb: Verb
+    handle: int = -1
+    value: int = -1
+    card: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.verb, Verb):
+            raise MalformedActionError(f"input verb {self.verb!r} is not a Verb")
+        v = self.verb
+        needs_handle = v in _HANDLE or v in (Verb.TRAP, Verb.REVEAL)
+        if type(self.handle) is not int or (needs_handle and not 0 <= self.handle < 10000) \
+                or (not needs_handle and self.handle != -1):
+            raise MalformedActionError(f"input {v.value}: bad handle {self.handle!r}")
+        needs_value = v in (Verb.TRAP, Verb.ROLL)
+        if type(self.value) is not int or (needs_value and not 0 <= self.value < 10000) \
+                or (not needs_value and self.value != -1):
+            raise MalformedActionError(f"input {v.value}: bad value {self.value!r}")
+        if v is Verb.REVEAL:
+            if not isinstance(self.card, str) or not _CARD_RE.fullmatch(self.card):
+                raise MalformedActionError(f"input reveal: bad card id {self.card!r:.50}")
+        elif self.card != "":
+            raise MalformedActionError(f"input {v.value}: only a reveal names a card")
+
+    def __str__(self) -> str:
+        return format_input(self)
+
+
+def format_input(m: Move) -> str:
+    if not isinstance(m, Move):
+        raise MalformedActionError(f"not a vanquishers input: {m!r:.60}")
+    if m.verb in _BARE:
+        return m.verb.value
+    if m.verb in _HANDLE:
+        return f"{m.verb.value} {m.handle}"
+    if m.verb is Verb.TRAP:
+        return f"trap {m.handle} {m.value}"
+    if m.verb is Verb.ROLL:
+        return f"roll {m.value}"
+    return f"reveal {m.handle} {m.card}"
+
+
+_PATTERNS = [
+    (re.compile("(next|end|recover|vtrigger|pass)"), lambda g: Move(Verb(g[0]))),
+    (re.compile(f"(exile|play|rift|target|pick|deal) {_NUM}"),
+     lambda g: Move(Verb(g[0]), int(g[1]))),
+    (re.compile(f"trap {_NUM} {_NUM}"), lambda g: Move(Verb.TRAP, int(g[0]), int(g[1]))),
+    (re.compile(f"roll {_NUM}"), lambda g: Move(Verb.ROLL, value=int(g[0]))),
+    (re.compile(f"reveal {_NUM} ([a-z0-9][a-z0-9-]{{0,39}})"),
+     lambda g: Move(Verb.REVEAL, int(g[0]), card=g[1])),
+]
+
+
+def parse_input(text: str) -> Move:
+    """The input of one canonical line; MalformedActionError names the text otherwise."""
+    if isinstance(text, str) and len(text) <= 200:
+        for pattern, build in _PATTERNS:
+            match = pattern.fullmatch(text)
+            if match:
+                return build(match.groups() or (match.group(0),))  # type: ignore[no-untyped-call]
+    raise MalformedActionError(f"malformed vanquishers input {text!r:.60}")
+
+
+# --- state ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class State:
+    """A public game state (never a hidden identity). Tuples only; see V12 for each field."""
+
+    rules: Rules
+    cat: Catalogue
+    turn: int
+    active: int
+    first: int
+    phase: int
+    exiles: int
+    sides: tuple[tuple[int, ...], tuple[int, ...]]
+    zone: tuple[int, ...]
+    card: tuple[int, ...]
+    host: tuple[int, ...]
+    aux: tuple[int, ...]
+    dice: tuple[int, ...]
+    attack: tuple[int, int, int]  # weapon handle, defense bonus, cancelled (-1, 0, 0: none)
+    tasks: tuple[tuple[int, ...], ...]
+    dec: tuple[int, ...]
+    result: tuple[int, int]  # outcome code, winner (-1 draw); (-1, -1) while the game goes on
+
+    def __post_init__(self) -> None:
+        n = 2 * self.rules.deck_size
+        for name in ("zone", "card", "host", "aux"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"state field {name}: {n} handles expected")
+        if len(self.sides) != 2 or any(len(s) != SIDE_FIELDS for s in self.sides):
+            raise ValueError(f"state field sides: 2 x {SIDE_FIELDS} counters expected")
+
+    @property
+    def n(self) -> int:
+        return self.rules.deck_size
+
+    def owner(self, h: int) -> int:
+        return h // self.rules.deck_size
+
+    def public_card(self, h: int) -> Card | None:
+        i = self.card[h]
+        return None if i < 0 else self.cat.cards[i]
+
+    def hero(self, p: int) -> Card:
+        return self.cat.cards[self.sides[p][S.HERO]]
+
+    def handles(self, p: int, zone: Zone) -> list[int]:
+        n = self.rules.deck_size
+        return [h for h in range(p * n, p * n + n) if self.zone[h] == zone]
+
+
+class _Work:
+    """A mutable copy of a State that `step` works on, then freezes."""
+
+    def __init__(self, s: State) -> None:
+        self.rules, self.cat, self.n = s.rules, s.cat, s.rules.deck_size
+        self.turn, self.active, self.first, self.phase = s.turn, s.active, s.first, s.phase
+        self.exiles = s.exiles
+        self.sides = [list(s.sides[0]), list(s.sides[1])]
+        self.zone, self.card = list(s.zone), list(s.card)
+        self.host, self.aux = list(s.host), list(s.aux)
+        self.dice, self.attack = list(s.dice), list(s.attack)
+        self.tasks = list(s.tasks)
+        self.dec: tuple[int, ...] = s.dec
+        self.result = s.result
+
+    def freeze(self) -> State:
+        return State(self.rules, self.cat, self.turn, self.active, self.first, self.phase,
+                     self.exiles, (tuple(self.sides[0]), tuple(self.sides[1])),
+                     tuple(self.zone), tuple(self.card), tuple(self.host), tuple(self.aux),
+                     tuple(self.dice), (self.attack[0], self.attack[1], self.attack[2]),
+                     tuple(self.tasks), self.dec, self.result)
+
+    # -- reading --
+    def owner(self, h: int) -> int:
+        return h // self.n
+
+    def c(self, h: int) -> Card | None:
+        i = self.card[h]
+        return None if i < 0 else self.cat.cards[i]
+
+    def hero(self, p: int) -> Card:
+        return self.cat.cards[self.sides[p][S.HERO]]
+
+    def mine(self, p: int, zone: Zone) -> list[int]:
+        return [h for h in range(p * self.n, p * self.n + self.n) if self.zone[h] == zone]
+
+    def board(self, p: int, *types: CardType) -> list[int]:
+        """p's board cards not attached to a weapon, of the given types."""
+        out = []
+        for h in self.mine(p, Zone.BOARD):
+            card = self.c(h)
+            if self.host[h] < 0 and card is not None and card.type in types:
+                out.append(h)
+        return out
+
+    def abilities(self, p: int, subtype: Subtype) -> list[int]:
+        return [h for h in self.board(p, CardType.ABILITY) if self.c(h).subtype is subtype]  # type: ignore[union-attr]
+
+    def attached(self, w: int, ctype: CardType) -> list[int]:
+        return [h for h in range(2 * self.n) if self.host[h] == w and self.zone[h] == Zone.BOARD
+                and self.c(h).type is ctype]  # type: ignore[union-attr]
+
+    def available(self, p: int) -> int:
+        side = self.sides[p]
+        return 0 if side[S.CURSE] else side[S.STORAGE] - side[S.SPENT]
+
+    def eclass(self, p: int) -> Card | None:
+        i = self.sides[p][S.ECLASS]
+        return None if i < 0 else self.cat.cards[i]
+
+    def max_life(self, p: int) -> int:
+        hero, vt = self.hero(p), self.sides[p][S.VT]
+        return hero.life + (hero.vt_life if vt else 0) + sum(
+            self.c(h).life for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
+
+    def max_shield(self, p: int) -> int:
+        hero, vt = self.hero(p), self.sides[p][S.VT]
+        total = hero.shield + (hero.vt_shield if vt else 0)
+        total += sum(self.c(h).shield for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
+        total += sum(self.c(h).shield for h in self.board(p, CardType.ARMOR))  # type: ignore[union-attr]
+        ec = self.eclass(p)
+        return total + (ec.shield if ec is not None else 0)
+
+    def defense(self, p: int) -> int:
+        hero, vt = self.hero(p), self.sides[p][S.VT]
+        total = hero.defense + (hero.vt_defense if vt else 0)
+        total += sum(self.c(h).defense for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
+        total += sum(self.c(h).defense for h in self.board(p, CardType.ARMOR))  # type: ignore[union-attr]
+        total += sum(self.c(h).amount for h in self.abilities(p, Subtype.SUPPORT)  # type: ignore[union-attr]
+                     if self.c(h).effect is Effect.GUARD)  # type: ignore[union-attr]
+        for w in self.board(p, CardType.WEAPON):
+            total += sum(self.c(m).defense for m in self.attached(w, CardType.MOD))  # type: ignore[union-attr]
+        return total
+
+    def target_bonus(self, p: int) -> int:
+        hero, vt = self.hero(p), self.sides[p][S.VT]
+        total = hero.vt_target if vt else 0
+        total += sum(self.c(h).target for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
+        total += sum(self.c(h).amount for h in self.abilities(p, Subtype.SUPPORT)  # type: ignore[union-attr]
+                     if self.c(h).effect is Effect.FOCUS)  # type: ignore[union-attr]
+        return total
+
+    def hero_ability(self, p: int, ability: HeroAbility) -> int:
+        hero = self.hero(p)
+        return hero.vt_amount if self.sides[p][S.VT] and hero.vt_ability is ability else 0
+
+    def ammo_ok(self, w: int) -> bool:
+        card = self.c(w)
+        assert card is not None
+        return card.type is CardType.HERO_ITEM or \
+            len(self.attached(w, CardType.AMMO)) >= card.ammo
+
+    def uses(self, w: int) -> int:
+        card = self.c(w)
+        assert card is not None
+        return 2 if card.dual_wield else 1
+
+    def hand(self, p: int) -> list[int]:
+        return self.mine(p, Zone.HAND)
+
+    def push(self, *tasks: tuple[int, ...]) -> None:
+        """Push so that tasks[0] runs next (V12 "push")."""
+        self.tasks.extend(reversed(tasks))
+
+    def check_end(self) -> None:
+        if self.result != (-1, -1):
+            return
+        for p in (0, 1):
+            if self.sides[p][S.LIFE] <= 0:
+                self.result = (OUTCOMES.index("defeat"), 1 - p)
+                return
+
+
+# --- stats and damage -------------------------------------------------------------------------
+
+
+def _clamp(w: _Work, p: int) -> None:
+    side = w.sides[p]
+    side[S.SHIELD] = max(0, min(side[S.SHIELD], w.max_shield(p)))
+    side[S.LIFE] = min(side[S.LIFE], w.max_life(p))
+
+
+def _hurt(w: _Work, p: int, kinetic: int, shield: int, energy: int,
+          etype: EnergyType | None, resistance: int) -> None:
+    """Damage to p's hero (V9.4): energy as kinetic in Standard, with weakness/resistance in
+    Advanced; `resistance` absorbed from kinetic, then energy, then shield damage; shield damage
+    on the shield only, kinetic and energy on the shield first, then Life."""
+    if w.rules.advanced and etype is not None and energy > 0:
+        ec = w.eclass(p)
+        if ec is not None and ec.weakness is etype:
+            energy += WEAKNESS_BONUS
+        elif ec is not None and ec.resists is etype:
+            energy = max(0, energy - WEAKNESS_BONUS)
+    if not w.rules.advanced:
+        kinetic, energy = kinetic + energy, 0
+    amounts = [kinetic, energy, shield]
+    for i in range(3):
+        cut = min(resistance, amounts[i])
+        amounts[i] -= cut
+        resistance -= cut
+    kinetic, energy, shield = amounts
+    side = w.sides[p]
+    side[S.SHIELD] -= min(side[S.SHIELD], shield)
+    for amount in (kinetic, energy):
+        absorbed = min(side[S.SHIELD], amount)
+        side[S.SHIELD] -= absorbed
+        side[S.LIFE] = max(0, side[S.LIFE] - (amount - absorbed))
+    w.check_end()
+
+
+def _inflict(w: _Work, p: int, etype: EnergyType | None) -> None:
+    """Advanced: the condition of `etype` on p, unless p's energy class is of that type."""
+    if not w.rules.advanced or etype is None:
+        return
+    ec = w.eclass(p)
+    if ec is not None and ec.energy_type is etype:
+        return
+    from .cards import CONDITION_OF
+
+    field = CONDITIONS[CONDITION_OF[etype]]
+    side = w.sides[p]
+    side[field] = min(BURN_MAX, side[field] + 1) if field is S.BURN else max(side[field], 1)
+
+
+def _discard(w: _Work, h: int) -> None:
+    """h leaves the board (or hand) for the discard pile with everything attached to it."""
+    w.zone[h], w.host[h], w.aux[h] = Zone.DISCARD, -1, 0
+    for x in range(2 * w.n):
+        if w.host[x] == h:
+            w.zone[x], w.host[x], w.aux[x] = Zone.DISCARD, -1, 0
+
+
+# --- the rules: can a revealed card be activated? ---------------------------------------------
+
+
+def _same_name_active(w: _Work, p: int, card: Card, types: Sequence[CardType]) -> bool:
+    return any(w.c(h).id == card.id for h in w.board(p, *types))  # type: ignore[union-attr]
+
+
+def _replace_candidates(w: _Work, p: int, card: Card) -> list[int]:
+    return [h for h in w.board(p, CardType.WEAPON) if w.c(h).cost <= card.cost]  # type: ignore[union-attr]
+
+
+def _ammo_target(w: _Work, p: int, card: Card) -> int:
+    weapons = [h for h in w.board(p, CardType.WEAPON)
+               if ammo_for(w.c(h).weapon_class) is card.ammo_kind]  # type: ignore[union-attr, arg-type]
+    short = [h for h in weapons if not w.ammo_ok(h)]
+    return (short or weapons or [-1])[0]
+
+
+def _mod_target(w: _Work, p: int, card: Card) -> int:
+    assert card.mod_type is not None
+    for h in w.board(p, CardType.WEAPON):
+        weapon = w.c(h)
+        assert weapon is not None
+        mods = [w.c(m) for m in w.attached(h, CardType.MOD)]
+        if weapon.weapon_class not in MOD_FITS[card.mod_type] or len(mods) >= MAX_MODS:
+            continue
+        if any(m.mod_type is card.mod_type for m in mods if m) and \
+                (card.mod_type.value != "energy" or any(m.id == card.id for m in mods if m)):
+            continue
+        return h
+    return -1
+
+
+def can_activate(w: _Work, p: int, card: Card) -> bool:
+    """Whether p may activate `card` from its hand now (V8.1-V8.5)."""
+    if not usable_by(card, w.hero(p)):
+        return False
+    if card.cost > w.available(p):
+        return False
+    t = card.type
+    if t is CardType.WEAPON:
+        if _same_name_active(w, p, card, (CardType.WEAPON,)):
+            return False
+        return len(w.board(p, CardType.WEAPON)) < WEAPON_SLOTS or \
+            bool(_replace_candidates(w, p, card))
+    if t is CardType.HERO_ITEM:
+        return not _same_name_active(w, p, card, (CardType.HERO_ITEM,))
+    if t is CardType.ARMOR:
+        return not _same_name_active(w, p, card, (CardType.ARMOR,))
+    if t is CardType.AMMO:
+        return _ammo_target(w, p, card) >= 0
+    if t is CardType.MOD:
+        return w.rules.advanced and _mod_target(w, p, card) >= 0
+    if t is CardType.ENERGY_CLASS:
+        return w.rules.advanced and w.sides[p][S.ECLASS] != w.cat.cards.index(card)
+    if t is CardType.ABILITY:
+        sub = card.subtype
+        if sub is Subtype.TRAP:
+            return False  # set face down with `trap`, never activated face up
+        if sub in (Subtype.RIFT, Subtype.VITALITY) or card.effect in (Effect.GUARD,
+                                                                       Effect.FOCUS):
+            return not any(w.c(h).id == card.id for h in w.abilities(p, sub))  # type: ignore[union-attr, arg-type]
+        return True
+    return False
+
+
+def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
+    """Pay and resolve the activation of the revealed hand card h (V8)."""
+    w.sides[p][S.SPENT] += card.cost
+    enemy, t = 1 - p, card.type
+    w.zone[h], w.aux[h] = Zone.BOARD, 0
+    if t is CardType.WEAPON:
+        if replaced >= 0:
+            kind = ammo_for(card.weapon_class)  # type: ignore[arg-type]
+            for x in w.attached(replaced, CardType.AMMO):
+                if w.c(x).ammo_kind is kind:  # type: ignore[union-attr]
+                    w.host[x] = h
+            _discard(w, replaced)
+            _clamp(w, p)
+    elif t is CardType.HERO_ITEM or t is CardType.ARMOR:
+        for old in w.board(p, t):
+            if old != h:
+                _discard(w, old)
+        if t is CardType.ARMOR:
+            w.aux[h] = card.durability
+            w.sides[p][S.SHIELD] += card.shield
+        _clamp(w, p)
+    elif t is CardType.AMMO:
+        w.host[h] = _ammo_target(w, p, card)
+    elif t is CardType.MOD:
+        w.host[h] = _mod_target(w, p, card)
+    elif t is CardType.ENERGY_CLASS:
+        for old in w.board(p, CardType.ENERGY_CLASS):
+            if old != h:
+                _discard(w, old)
+        w.sides[p][S.ECLASS] = w.cat.cards.index(card)
+        _clamp(w, p)
+    else:
+        sub, effect = card.subtype, card.effect
+        if sub in (Subtype.ATTACK, Subtype.GRENADE):
+            w.zone[h] = Zone.DISCARD
+            _hurt(w, enemy, card.kinetic, card.shield_damage, card.energy, card.energy_type, 0)
+        elif sub is Subtype.RIFT:
+            pass
+        elif sub is Subtype.VITALITY:
+            w.sides[p][S.LIFE] += card.life
+            w.sides[p][S.SHIELD] += card.shield
+        elif effect in (Effect.GUARD, Effect.FOCUS):
+            w.aux[h] = card.turns
+        else:
+            w.zone[h] = Zone.DISCARD
+            _effect(w, p, card)
+
+
+def _effect(w: _Work, p: int, card: Card) -> None:
+    """The one-shot effect of a support card or a rift's use (V8.4)."""
+    side = w.sides[p]
+    if card.effect is Effect.HEAL:
+        side[S.LIFE] = min(w.max_life(p), side[S.LIFE] + card.amount)
+    elif card.effect is Effect.RESTORE:
+        side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + card.amount)
+    elif card.effect is Effect.DRAW:
+        w.push(*[(T.DRAW, p)] * card.amount)
+    elif card.effect is Effect.DAMAGE:
+        _hurt(w, 1 - p, card.kinetic, card.shield_damage, card.energy, card.energy_type, 0)
+
+
+# --- turn actions ------------------------------------------------------------------------------
+
+
+def _step_actions(w: _Work) -> list[Move]:
+    """The actions of the current turn step other than `next` and `end` (V6)."""
+    p, side, out = w.active, w.sides[w.active], []
+    if w.phase == 1:
+        if side[S.SHIELD] < w.max_shield(p) and side[S.STORAGE] >= 1 and not side[S.SHOCK] \
+                and not side[S.CURSE]:
+            out.append(Move(Verb.RECOVER))
+    elif w.phase == 3:
+        if w.exiles < (2 if side[S.VT] else 1) and not side[S.GLITCH]:
+            out.extend(Move(Verb.EXILE, h) for h in w.hand(p))
+    elif w.phase == 4:
+        hero = w.hero(p)
+        if not side[S.VT] and w.available(p) >= hero.vt_cost and \
+                (hero.vt_cost == 0 or not side[S.CURSE]):
+            out.append(Move(Verb.VTRIGGER))
+    elif w.phase == 5:
+        avail, hand = w.available(p), w.hand(p)
+        set_names = {w.c(t).id for t in w.mine(p, Zone.TRAP) if w.card[t] >= 0}  # type: ignore[union-attr]
+        for h in hand:
+            card = w.c(h)
+            if card is None or can_activate(w, p, card):
+                out.append(Move(Verb.PLAY, h))
+        for h in hand:
+            card = w.c(h)
+            if card is None:
+                out.extend(Move(Verb.TRAP, h, cost) for cost in w.cat.trap_costs
+                           if cost <= avail)
+            elif card.subtype is Subtype.TRAP and card.cost <= avail and \
+                    card.id not in set_names and usable_by(card, w.hero(p)):
+                out.append(Move(Verb.TRAP, h, card.cost))
+        for r in w.abilities(p, Subtype.RIFT):
+            if w.aux[r] == 0 and w.c(r).use_cost <= avail:  # type: ignore[union-attr]
+                out.append(Move(Verb.RIFT, r))
+    elif w.phase == 6 and not side[S.FROZEN]:
+        for h in w.board(p, CardType.WEAPON, CardType.HERO_ITEM):
+            if w.ammo_ok(h) and w.aux[h] < w.uses(h):
+                out.append(Move(Verb.TARGET, h))
+    return out
+
+
+def _turn_actions(w: _Work) -> list[Move]:
+    acts = _step_actions(w)
+    if not acts:
+        return []
+    acts.append(Move(Verb.NEXT))
+    if w.phase >= 3:
+        acts.append(Move(Verb.END))
+    return acts
+
+
+def _choice_actions(w: _Work) -> list[Move]:
+    options = w.dec[4:]
+    return [*(Move(Verb.PICK, h) for h in options), Move(Verb.PASS)]
+
+
+def _advance(w: _Work) -> None:
+    """Leave the current turn step for the next (V6.1)."""
+    w.phase += 1
+    if w.phase == 2:
+        p = w.active
+        w.push(*[(T.DRAW, p)] * (2 if w.sides[p][S.VT] else 1), (T.PHASE, 3))
+    elif w.phase == 7:
+        w.push((T.END,))
+
+
+# --- running tasks ------------------------------------------------------------------------------
+
+
+def _run(w: _Work) -> None:
+    w.dec = ()
+    while True:
+        w.check_end()
+        if w.result != (-1, -1):
+            w.dec = (D.NONE,)
+            return
+        if w.tasks:
+            _task(w, w.tasks.pop())
+            if w.dec:
+                return
+            continue
+        if w.phase in (1, 3, 4, 5, 6) and _step_actions(w):
+            w.dec = (D.TURN, w.active)
+            return
+        _advance(w)
+
+
+def _task(w: _Work, task: tuple[int, ...]) -> None:
+    code, *f = task
+    if code == T.ROLL:
+        w.dec = (D.CHANCE,)
+    elif code == T.FIRST:
+        a, b = w.dice
+        w.sides[0][S.ROLL], w.sides[1][S.ROLL] = a, b
+        w.dice = []
+        if a == b:
+            w.push((T.ROLL,), (T.ROLL,), (T.FIRST,))
+            return
+        first = 0 if a > b else 1
+        w.first = w.active = first
+        w.push(*[(T.DRAW, first)] * START_HAND, *[(T.DRAW, 1 - first)] * START_HAND,
+               (T.START,))
+    elif code == T.DRAW:
+        p = f[0]
+        if len(w.hand(p)) >= HAND_LIMIT or not w.mine(p, Zone.DECK):
+            w.sides[p][S.LIFE] = max(0, w.sides[p][S.LIFE] - 1)  # V6.3
+        else:
+            w.dec = (D.DEAL, p)
+    elif code == T.START:
+        _start_turn(w)
+    elif code == T.REVEAL:
+        h = f[0]
+        if w.card[h] < 0:
+            w.dec = (D.REVEAL, w.owner(h), h)
+    elif code == T.PLAY:
+        h = f[0]
+        p, card = w.owner(h), w.c(h)
+        assert card is not None
+        if w.zone[h] != Zone.HAND or not can_activate(w, p, card):
+            return  # a fizzle (V8.2): the card stays in the hand, now public
+        if card.type is CardType.WEAPON and len(w.board(p, CardType.WEAPON)) >= WEAPON_SLOTS:
+            options = _replace_candidates(w, p, card)
+            w.dec = (D.CHOICE, p, ChoiceKind.REPLACE_WEAPON, h, *options)
+            return
+        _activate(w, p, h, card)
+    elif code == T.TRAPS:
+        d = f[0]
+        traps = w.mine(d, Zone.TRAP)
+        if traps and w.attack[2] == 0:
+            w.dec = (D.CHOICE, d, ChoiceKind.SPRING_TRAP, -1, *traps)
+    elif code == T.SPRING:
+        _spring(w, f[0])
+    elif code == T.ATTACK:
+        if w.attack[2]:
+            w.attack = [-1, 0, 0]
+            return
+        w.push((T.ROLL,), (T.ROLL,), (T.HIT, f[0]))
+    elif code == T.HIT:
+        _hit(w, f[0])
+    elif code == T.END:
+        _end_turn(w)
+    elif code == T.PHASE:
+        w.phase = f[0]
+    else:  # pragma: no cover - the task codes above are all there is
+        raise AssertionError(f"unknown task {task!r}")
+
+
+def _start_turn(w: _Work) -> None:
+    p = w.active
+    side = w.sides[p]
+    w.phase, w.exiles = 1, 0
+    side[S.SPENT] = 0
+    for h in w.mine(p, Zone.BOARD):
+        card = w.c(h)
+        if card is not None and w.host[h] < 0 and (card.is_weapon_like
+                                                    or card.subtype is Subtype.RIFT):
+            w.aux[h] = 0
+    if w.rules.advanced and side[S.BURN]:
+        _hurt(w, p, 0, 0, 1, None, 0)  # condition damage: no weakness
+    regen = w.hero_ability(p, HeroAbility.REGEN)
+    if regen:
+        side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + regen)
+
+
+def _end_turn(w: _Work) -> None:
+    p = w.active
+    side = w.sides[p]
+    for field in CONDITIONS.values():
+        side[field] = max(0, side[field] - 1)
+    for h in w.abilities(p, Subtype.SUPPORT):
+        w.aux[h] -= 1
+        if w.aux[h] <= 0:
+            _discard(w, h)
+    w.turn += 1
+    w.phase = 7
+    if w.turn >= 2 * w.rules.max_turns:
+        a, b = w.sides[0][S.LIFE], w.sides[1][S.LIFE]
+        w.result = (OUTCOMES.index("turn-limit"), -1 if a == b else 0 if a > b else 1)
+        return
+    w.active = 1 - p
+    w.push((T.START,))
+
+
+def _spring(w: _Work, t: int) -> None:
+    """A triggered trap resolves (V8.6): a trap of the declared cost takes effect; any other
+    card set face down is a decoy and only goes to the discard pile."""
+    owner, card, declared = w.owner(t), w.c(t), w.aux[t]
+    _discard(w, t)
+    if card is None or card.subtype is not Subtype.TRAP or card.cost != declared:
+        return
+    if card.effect is Effect.JAM:
+        w.attack[2] = 1
+    elif card.effect is Effect.EVADE:
+        w.attack[1] += card.amount
+    elif card.effect is Effect.COUNTER:
+        _hurt(w, 1 - owner, card.amount, 0, 0, None, 0)
+
+
+def _hit(w: _Work, weapon: int) -> None:
+    """Resolve a targeting roll (V9): black + red + target value >= the enemy's defense."""
+    black, red = w.dice
+    w.dice = []
+    bonus = w.attack[1]
+    w.attack = [-1, 0, 0]
+    a, d = w.owner(weapon), 1 - w.owner(weapon)
+    card = w.c(weapon)
+    assert card is not None
+    mods = [w.c(m) for m in w.attached(weapon, CardType.MOD)]
+    total = black + red + card.target + w.target_bonus(a) + sum(m.target for m in mods if m)
+    if total < w.defense(d) + bonus:
+        if not w.sides[d][S.FROZEN]:
+            for x in w.board(d, CardType.WEAPON):
+                counter = w.c(x).counter  # type: ignore[union-attr]
+                if counter:
+                    _hurt(w, a, counter, 0, 0, None, _resistance(w, a, d))
+        return
+    kinetic = card.kinetic + sum(m.kinetic for m in mods if m)
+    shield = card.shield_damage + sum(m.shield_damage for m in mods if m)
+    energy = card.energy + sum(m.energy for m in mods if m)
+    if w.sides[a][S.VT]:
+        kinetic += card.vt_kinetic
+    kinetic += w.hero_ability(a, HeroAbility.STRIKE)
+    ability = card.ability if card.red and red >= card.red else None
+    if ability is Effect.KINETIC:
+        kinetic += card.ability_amount
+    elif ability is Effect.SHIELD:
+        shield += card.ability_amount
+    _hurt(w, d, kinetic, shield, energy, card.energy_type, _resistance(w, d, a))
+    if ability is Effect.CONDITION:
+        _inflict(w, d, card.energy_type)
+    for armor in w.board(d, CardType.ARMOR):
+        w.aux[armor] -= 1
+        if w.aux[armor] <= 0:
+            _discard(w, armor)
+            _clamp(w, d)
+    drain = w.hero_ability(a, HeroAbility.DRAIN)
+    if drain and w.result == (-1, -1):
+        w.sides[a][S.LIFE] = min(w.max_life(a), w.sides[a][S.LIFE] + drain)
+
+
+def _resistance(w: _Work, defender: int, attacker: int) -> int:
+    armor = sum(w.c(h).resistance for h in w.board(defender, CardType.ARMOR))  # type: ignore[union-attr]
+    return max(0, armor - w.hero_ability(attacker, HeroAbility.PIERCE))
+
+
+# --- the public API of this module ------------------------------------------------------------
+
+
+def new_state(rules: Rules, cat: Catalogue) -> State:
+    """The state at the start (V4.1): both setup dice pending."""
+    sides = []
+    for p in (0, 1):
+        hero_id = rules.heroes[p]
+        hero = cat.get(hero_id)
+        if hero is None or hero.type is not CardType.HERO:
+            raise IllegalActionError(f"rules name hero{p}={hero_id!r}, not a hero of the "
+                                     f"catalogue")
+        side = [0] * SIDE_FIELDS
+        side[S.HERO], side[S.LIFE], side[S.SHIELD] = cat.index(hero_id), hero.life, hero.shield
+        side[S.ECLASS] = -1
+        if rules.advanced:
+            start = next((i for i, c in enumerate(cat.cards) if c.type is CardType.ENERGY_CLASS
+                          and c.energy_type is hero.energy_classes[0]), -1)
+            side[S.ECLASS] = start
+            if start >= 0:
+                side[S.SHIELD] += cat.cards[start].shield
+        sides.append(tuple(side))
+    h = 2 * rules.deck_size
+    w = _Work(State(rules, cat, 0, -1, -1, 0, 0, (sides[0], sides[1]), (0,) * h, (-1,) * h,
+                    (-1,) * h, (0,) * h, (), (-1, 0, 0), (), (), (-1, -1)))
+    w.push((T.ROLL,), (T.ROLL,), (T.FIRST,))
+    _run(w)
+    return w.freeze()
+
+
+def decision(s: State) -> Pending | Finished:
+    if s.result != (-1, -1):
+        return Finished(OUTCOMES[s.result[0]], None if s.result[1] < 0 else s.result[1])
+    code = s.dec[0]
+    if code == D.TURN:
+        return Pending(DecisionKind.TURN, s.dec[1])
+    if code == D.CHOICE:
+        kind = ChoiceKind(s.dec[2])
+        return Pending(DecisionKind.CHOICE, s.dec[1], CHOICE_LABELS[kind], tuple(s.dec[4:]))
+    if code == D.DEAL:
+        return Pending(DecisionKind.DEAL, s.dec[1], "hand", deck=s.dec[1])
+    if code == D.REVEAL:
+        return Pending(DecisionKind.REVEAL, s.dec[1], handle=s.dec[2])
+    return Pending(DecisionKind.CHANCE, None, "d6", outcomes=6)
+
+
+def legal_actions(s: State) -> list[Move]:
+    if s.result != (-1, -1):
+        return []
+    code = s.dec[0]
+    if code == D.TURN:
+        return _turn_actions(_Work(s))
+    if code == D.CHOICE:
+        return _choice_actions(_Work(s))
+    if code == D.CHANCE:
+        return [Move(Verb.ROLL, value=k) for k in range(1, 7)]
+    return []
+
+
+def _where(s: State) -> str:
+    d = decision(s)
+    if isinstance(d, Finished):
+        return "the game is over"
+    who = "" if d.player is None else f" player {d.player}"
+    return f"turn {s.turn}, step {s.phase}, awaiting {d.kind.value}{who}"
+
+
+def step(s: State, inp: Move) -> State:
+    """The state after `inp`, resolved up to the next decision (pure)."""
+    if not isinstance(inp, Move):
+        raise MalformedActionError(f"not a vanquishers input: {inp!r:.60}")
+    text = format_input(inp)
+    if s.result != (-1, -1):
+        raise GameOverError(f"input {text!r}: the game is over")
+    code = s.dec[0]
+    kind = {D.TURN: DecisionKind.TURN, D.CHOICE: DecisionKind.CHOICE, D.DEAL: DecisionKind.DEAL,
+            D.REVEAL: DecisionKind.REVEAL, D.CHANCE: DecisionKind.CHANCE}[D(code)]
+    answers = {DecisionKind.DEAL: {Verb.DEAL}, DecisionKind.REVEAL: {Verb.REVEAL},
+               DecisionKind.CHANCE: {Verb.ROLL}, DecisionKind.CHOICE: {Verb.PICK, Verb.PASS}}
+    if (kind is DecisionKind.TURN and inp.verb in {Verb.DEAL, Verb.REVEAL, Verb.ROLL,
+                                                   Verb.PICK, Verb.PASS}) or \
+            (kind is not DecisionKind.TURN and inp.verb not in answers[kind]):
+        raise IllegalActionError(f"input {text!r}: this input does not answer the pending "
+                                 f"decision ({_where(s)})")
+    w = _Work(s)
+    if kind is DecisionKind.DEAL:
+        p, h = s.dec[1], inp.handle
+        if not (p * s.n <= h < p * s.n + s.n) or s.zone[h] != Zone.DECK:
+            raise IllegalActionError(f"input {text!r}: card {h} is not in player {p}'s deck "
+                                     f"({_where(s)})")
+        w.zone[h] = Zone.HAND
+    elif kind is DecisionKind.REVEAL:
+        _reveal(w, s, inp, text)
+    elif kind is DecisionKind.CHANCE:
+        if not 1 <= inp.value <= 6:
+            raise IllegalActionError(f"input {text!r}: a die shows 1..6 ({_where(s)})")
+        w.dice.append(inp.value)
+    else:
+        legal = legal_actions(s)
+        if inp not in legal:
+            raise IllegalActionError(f"input {text!r} is not legal ({_where(s)}); legal: "
+                                     f"{', '.join(map(format_input, legal[:12]))}"
+                                     f"{' ...' if len(legal) > 12 else ''}")
+        if kind is DecisionKind.CHOICE:
+            _choose(w, s, inp)
+        else:
+            _act(w, inp)
+    _run(w)
+    return w.freeze()
+
+
+def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
+    h = s.dec[2]
+    if inp.handle != h:
+        raise IllegalActionError(f"input {text!r}: the reveal awaited is of card {h} "
+                                 f"({_where(s)})")
+    card = s.cat.get(inp.card)
+    if card is None or card.type is CardType.HERO:
+        raise IllegalActionError(f"input {text!r}: {inp.card!r} is not a deck card of the "
+                                 f"catalogue")
+    p = s.owner(h)
+    limit = copy_limit(card)
+    index = s.cat.index(card.id)
+    if limit is not None:
+        copies = sum(1 for x in range(p * s.n, p * s.n + s.n) if s.card[x] == index) + 1
+        if copies > limit:
+            raise IllegalActionError(f"input {text!r}: player {p}'s deck would hold {copies} "
+                                     f"copies of {card.id!r}, at most {limit} (V3.2)")
+    if s.zone[h] == Zone.TRAP and any(s.card[x] == index for x in s.handles(p, Zone.TRAP)):
+        raise IllegalActionError(f"input {text!r}: a trap named {card.id!r} is already set "
+                                 f"(V8.6)")
+    w.card[h] = index
+
+
+def _choose(w: _Work, s: State, inp: Move) -> None:
+    kind, h = ChoiceKind(s.dec[2]), s.dec[3]
+    if kind is ChoiceKind.SPRING_TRAP:
+        if inp.verb is Verb.PICK:
+            w.push((T.REVEAL, inp.handle), (T.SPRING, inp.handle))
+        return
+    if inp.verb is Verb.PICK:  # replace-weapon: pass leaves h in the hand (a fizzle)
+        card = w.c(h)
+        assert card is not None
+        _activate(w, w.owner(h), h, card, replaced=inp.handle)
+
+
+def _act(w: _Work, m: Move) -> None:
+    p, side, v = w.active, w.sides[w.active], m.verb
+    if v is Verb.NEXT:
+        _advance(w)
+    elif v is Verb.END:
+        w.phase = 7
+        w.push((T.END,))
+    elif v is Verb.RECOVER:
+        side[S.STORAGE] -= 1
+        side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + w.hero(p).recovery)
+        _advance(w)
+    elif v is Verb.EXILE:
+        w.zone[m.handle] = Zone.EXILE
+        w.exiles += 1
+        side[S.STORAGE] += 1
+        w.push((T.REVEAL, m.handle))
+    elif v is Verb.VTRIGGER:
+        hero = w.hero(p)
+        side[S.STORAGE] -= hero.vt_cost
+        side[S.VT] = 1
+        side[S.LIFE] += hero.vt_life
+        side[S.SHIELD] += hero.vt_shield
+        _advance(w)
+    elif v is Verb.PLAY:
+        w.push((T.REVEAL, m.handle), (T.PLAY, m.handle))
+    elif v is Verb.TRAP:
+        w.zone[m.handle], w.aux[m.handle] = Zone.TRAP, m.value
+        side[S.SPENT] += m.value
+    elif v is Verb.RIFT:
+        card = w.c(m.handle)
+        assert card is not None
+        w.aux[m.handle] = 1
+        side[S.SPENT] += card.use_cost
+        _effect(w, p, card)
+    elif v is Verb.TARGET:
+        w.aux[m.handle] += 1
+        w.attack = [m.handle, 0, 0]
+        w.push((T.TRAPS, 1 - p), (T.ATTACK, m.handle))
+
+
+# --- encoding and hash (V12) ------------------------------------------------------------------
+
+
+def encode_state(s: State) -> bytes:
+    """b"VQ" then signed 16-bit big-endian integers in the order of V12."""
+    values: list[int] = [ENCODING_VERSION, s.n, s.turn, s.active, s.first, s.phase, s.exiles]
+    for side in s.sides:
+        values.extend(side)
+    values.extend(s.zone)
+    values.extend(s.card)
+    values.extend(s.host)
+    values.extend(s.aux)
+    values.append(len(s.dice))
+    values.extend(s.dice)
+    values.extend(s.attack)
+    values.append(len(s.tasks))
+    for task in s.tasks:
+        values.append(len(task))
+        values.extend(task)
+    values.append(len(s.dec))
+    values.extend(s.dec)
+    values.extend(s.result)
+    return b"VQ" + b"".join(v.to_bytes(2, "big", signed=True) for v in values)
+
+
+def state_hash(s: State) -> bytes:
+    def framed(x: bytes) -> bytes:
+        return len(x).to_bytes(4, "big") + x
+
+    data = framed(s.rules.digest()) + framed(s.cat.digest) + framed(encode_state(s))
+    return hashlib.sha256(b"versus/v1/vanquishers/state\x00" + data).digest()
+
+
+__all__ = [
+    "Move",
+    "State",
+    "Verb",
+    "Zone",
+    "_tagged",
+    "decision",
+    "encode_state",
+    "format_input",
+    "legal_actions",
+    "new_state",
+    "parse_input",
+    "state_hash",
+    "step",
+]

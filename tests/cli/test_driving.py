@@ -1,0 +1,93 @@
+# The program's side of a session (cli/driving.py, issue 16): p2p/ holds no narration and
+# picks no action; the cli's narrator, installed as the session's event hook, tells any game
+# through its own narration, and `drive_player` plays any game's legal inputs.
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+
+from tests.engine.toy_game import TOY
+from versus.cli.bots import RandomBot, as_async
+from versus.cli.driving import drive_player, narrated_config
+from versus.engine.registry import games, register_game, unregister_game
+from versus.p2p.loopback import play_loopback_match
+from versus.p2p.session import MatchSession, SessionConfig
+from versus.protocol.match.rules import MatchRules
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def toy():
+    added = TOY.id not in {g.id for g in games()}
+    if added:
+        register_game(TOY)
+    yield TOY
+    if added:
+        unregister_game(TOY.id)
+
+
+def test_p2p_knows_nothing_of_narration() -> None:
+    for path in (ROOT / "p2p").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for word in ("narrate(", "narrate_start", "MatchStarted", "StateChanged",
+                     "versus.engine"):
+            assert word not in text, f"{path.name} mentions {word}"
+
+
+async def _toy_match(tmp_path: Path, config: SessionConfig) -> list[MatchSession]:
+    sessions: list[MatchSession] = []
+    result = await play_loopback_match(
+        [as_async(RandomBot(1)), as_async(RandomBot(2))], MatchRules(game=TOY.id),
+        transcript_dir=tmp_path, config=config, drive=drive_player, timeout=60,
+        on_start=lambda host, guest: sessions.extend([host, guest]))
+    assert result.report.ok and result.result is not None
+    return sessions
+
+
+async def test_the_cli_narrator_tells_any_game_through_its_own_narration(tmp_path, toy
+                                                                          ) -> None:
+    told = await _toy_match(tmp_path / "told", narrated_config())
+    for seat, session in enumerate(told):
+        assert session.log[0].startswith("Match ")
+        assert session.log[0].endswith("started; player 0 bets or passes first")
+        assert "player ? saw: deal" in session.log  # Game.narrate, from this seat
+        assert f"player {seat} saw: bet" in session.log or \
+            f"player {seat} saw: pass" in session.log
+        assert session.log[-1].startswith("Match over: ")
+    silent = await _toy_match(tmp_path / "silent", SessionConfig())  # no hook: no narration
+    assert not any("saw:" in line or "started" in line for s in silent for line in s.log)
+    quiet = await _toy_match(tmp_path / "quiet", narrated_config(narrate=False))
+    assert not any("saw:" in line for s in quiet for line in s.log)
+
+
+async def test_a_saved_match_of_any_game_is_restored_with_its_game(tmp_path, toy) -> None:
+    """`--resume`: the game comes from the saved transcript (p2p's restore reads it; the card
+    data is that game's), and a --game that says otherwise is one line."""
+    from versus.cli.commands import CommandError, plan_host
+    from versus.cli.main import build_parser
+    from versus.p2p.keystore import load_or_create_identity
+    from versus.p2p.store import MatchStore
+    from versus.protocol.crypto.identity import Identity
+
+    key = tmp_path / "host.key"
+    me = load_or_create_identity(key)
+    result = await play_loopback_match(
+        [as_async(RandomBot(3)), as_async(RandomBot(4))], MatchRules(game=TOY.id),
+        transcript_dir=tmp_path / "data", drive=drive_player, timeout=60,
+        identities=(me, Identity.generate(secrets.token_bytes)))
+    assert result.match_id is not None
+    mid = result.match_id.hex()[:16]
+    files = MatchStore(tmp_path / "data").find(mid)
+    rebuilt = MatchSession.restore(files, me, config=narrated_config())
+    assert rebuilt.game is TOY and rebuilt.result == result.result
+    assert any("saw:" in line for line in rebuilt.log)  # the match so far, told again
+    common = ["--resume", mid, "--identity", str(key), "--data-dir", str(tmp_path / "data")]
+    plan = plan_host(build_parser().parse_args(["host", *common]), narrate=True)
+    assert plan.game == TOY.id and plan.session is not None
+    with pytest.raises(CommandError, match="--game versus42: the saved match is a game of "
+                                           "toy-duel"):
+        plan_host(build_parser().parse_args(["host", "--game", "versus42", *common]),
+                  narrate=True)
