@@ -7,8 +7,7 @@
 # it leaves the resolved values on the namespace for the commands: `game` (the id), `game_given`
 # (whether --game was on the command line: a replay or a resumed match compares it with the
 # game it finds), `game_rules` (the game's rules value), and the defaults that depend on the
-# game (`play --bot`: greedy for Versus, random otherwise; `tournament --deal`: decklist for
-# Versus, shared-pool otherwise, since a decklist deal needs one deck per seat).
+# game (`play --bot`: greedy for Versus, random otherwise; `--deal`: `default_deal`).
 #
 # This module imports the engine only when asked about a game other than Versus, or about
 # rules options: `versus --help` and the default Versus commands stay as fast as before.
@@ -161,11 +160,28 @@ def _check(args: argparse.Namespace, command: str) -> str | None:
         return f"--game {game}: {reason}"
     if hasattr(args, "deal"):
         if args.deal is None:
-            args.deal = "decklist" if game == VERSUS else "shared-pool"
+            if game == VERSUS:  # a casual match from the pool; a tournament from decklists
+                args.deal = "decklist" if command == "tournament" else "shared-pool"
+            else:
+                args.deal = default_deal(impl, args.game_rules)
         problem = deal_problem(args)
         if problem is not None:
             return problem
     return None
+
+
+def default_deal(game: Any, rules: Any) -> str:
+    """Another game's deal when none is asked (Decided, SPEC §8.0): the shared pool of its
+    default card data when that pool can deal its hidden decks, else decklists (a constructed-
+    deck game whose card data is smaller than two decks, e.g. Vanquishers)."""
+    from versus.protocol.errors import LocalProtocolError
+    from versus.protocol.match.rules import DealMode, MatchRules
+
+    try:
+        MatchRules(rules, DealMode.SHARED_POOL, game=game.id).pool_ids(game.default_catalogue())
+    except LocalProtocolError:
+        return "decklist"
+    return "shared-pool"
 
 
 def deal_problem(args: argparse.Namespace) -> str | None:

@@ -151,8 +151,9 @@ def add_rule_option(parser: argparse.ArgumentParser) -> None:
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
     add_game_option(parser)
     add_rule_option(parser)
-    parser.add_argument("--deal", choices=DEAL_MODES, default="shared-pool",
-                        help="deal mode: shared-pool (mental poker, default) or decklist")
+    parser.add_argument("--deal", choices=DEAL_MODES, default=None,
+                        help="deal mode: shared-pool (mental poker; Versus's default) or "
+                             "decklist (another game: the pool if it can deal the decks)")
     parser.add_argument("--clock", type=parse_clock, default=None, metavar="MIN+INC",
                         help="chess clock per player, e.g. 5+3 (default: no clock)")
     parser.add_argument("--order", choices=ACTION_ORDERS, default=None,

@@ -338,3 +338,17 @@ def test_host_and_join_a_toy_match_in_the_line_interface(tmp_path) -> None:
     assert "offers: toy-duel, shared-pool, 6-sided die, no clock" in person_out
     assert "Match over: " in person_out
     assert verify_transcript(_transcript(person_out).read_bytes()).ok
+
+
+@pytest.mark.parametrize(("argv", "deal"), [
+    (["--game", "grid", "--rule", "deck=shared", "--rule", "mode=vs"], "shared-pool deal"),
+    (["--game", "vanquishers"], "decklist deal"),
+])
+def test_the_built_in_games_play_a_verified_match_over_tcp(capsys, tmp_path, argv, deal) -> None:
+    """Issues 17, 18: `versus demo --game` of each built-in game: real loopback TCP, the
+    transcript verified; Vanquishers' 48-card data cannot deal two pools of 30, so its default
+    deal is decklists (cli/game_options.py default_deal)."""
+    assert main(["demo", *argv, "--seed", "05", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert deal in out and "over TCP on 127.0.0.1" in out
+    assert "verify: OK" in out.splitlines()[-1]
