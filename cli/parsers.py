@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import typing
 from collections.abc import Callable
@@ -40,6 +41,11 @@ class OneLineParser(argparse.ArgumentParser):
         print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse's formatter imports shutil to read the terminal width, ~3 ms of every
+        # start (add_argument makes one): read the width here as shutil would
+        return self.formatter_class(prog=self.prog, width=terminal_width() - 2)  # type: ignore[call-arg]
+
     def parse_known_args(self, args: Any = None, namespace: Any = None
                          ) -> tuple[argparse.Namespace, list[str]]:
         parsed, extras = super().parse_known_args(args, namespace)
@@ -48,6 +54,21 @@ class OneLineParser(argparse.ArgumentParser):
             if problem is not None:
                 self.error(problem)
         return parsed, extras
+
+
+def terminal_width() -> int:
+    """$COLUMNS, else the terminal's width, else 80 (`shutil.get_terminal_size` without
+    importing shutil)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
 
 
 def check_game(parser: argparse.ArgumentParser, command: str) -> None:
