@@ -50,6 +50,9 @@ class TrioGuest:
         self._nursery: trio.Nursery | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._done: asyncio.Future[outcome.Outcome[Any]] | None = None
+        #: the run's value or error, taken once from its outcome (an outcome unwraps only
+        #: once, and both the UI and `async with` may wait for the end)
+        self._ended: tuple[bool, Any] | None = None
 
     async def __aenter__(self) -> TrioGuest:
         await self.start()
@@ -128,7 +131,15 @@ class TrioGuest:
         """Wait until the trio run has finished; return its main task's value (or raise)."""
         assert self._done is not None, "start() first"
         result = await asyncio.shield(self._done)
-        return result.unwrap()
+        if self._ended is None:
+            try:
+                self._ended = (True, result.unwrap())
+            except BaseException as error:  # kept and raised to every waiter
+                self._ended = (False, error)
+        ok, value = self._ended
+        if not ok:
+            raise value
+        return value
 
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
         """From trio: run `fn(*args)` on the asyncio side (e.g. the UI's invalidate)."""

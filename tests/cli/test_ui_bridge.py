@@ -92,3 +92,36 @@ def test_a_call_in_flight_is_released_when_trio_is_cancelled() -> None:
                 await call
 
     _run(main())
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_end_can_be_awaited_twice(fails: bool) -> None:
+    """Issue 15: the UI waits for the run's end, then `async with` does again on the way out
+    (a UI cancelled after the trio run finished): the second wait gives the same answer, not
+    outcome's AlreadyUsedError."""
+
+    async def trio_main(guest: TrioGuest) -> str:
+        await trio.sleep(0)
+        if fails:
+            raise KeyError("from trio")
+        return "done"
+
+    async def main() -> list[object]:
+        seen: list[object] = []
+        for _ in range(2):
+            try:
+                async with TrioGuest(trio_main) as guest:
+                    seen.append(await guest.wait_done())
+            except KeyError as error:
+                seen.append(repr(error))
+        guest = TrioGuest(trio_main)
+        await guest.start()
+        for _ in range(2):
+            try:
+                seen.append(await guest.wait_done())
+            except KeyError as error:
+                seen.append(repr(error))
+        return seen
+
+    expected = "KeyError('from trio')" if fails else "done"
+    assert _run(main()) == [expected] * 4
