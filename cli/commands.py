@@ -1149,29 +1149,47 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
     except BrokenPipeError:
         raise  # our stdout's reader went away: cli/main.py ends quietly (exit 141)
     except KeyboardInterrupt:
-        print("versus: interrupted; a started match can be resumed with --resume MATCH_ID",
-              file=sys.stderr)
-        return EXIT_UNFINISHED
-    except (CommandError, TransportError, StoreError, LocalProtocolError,
-            RemoteProtocolError, EngineError, trio.TooSlowError, OSError) as error:
-        text = " ".join(str(error).split()) or type(error).__name__
-        print(f"versus: {text}", file=sys.stderr)
-        return EXIT_ERROR
-    except Exception as error:  # a bug: still one line (set VERSUS_DEBUG=1 for the traceback)
-        _reraise_closed_stdout(error)
-        if os.environ.get("VERSUS_DEBUG"):
-            raise
-        print(f"versus: internal error ({type(error).__name__}: "
-              f"{' '.join(str(error).split())[:200]}); please report it", file=sys.stderr)
-        return EXIT_ERROR
-    except BaseExceptionGroup as group:  # several tasks failed at once: report the first
+        return _interrupted()
+    except _EXPECTED as error:
+        return _one_line(error)
+    except BaseExceptionGroup as group:  # several tasks failed at once: the first one counts
         _reraise_closed_stdout(group)
-        first = group.exceptions[0]
+        first: BaseException = group
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
-        print(f"versus: {' '.join(str(first).split()) or type(first).__name__}",
-              file=sys.stderr)
-        return EXIT_ERROR
+        if isinstance(first, KeyboardInterrupt):
+            return _interrupted()
+        if isinstance(first, _EXPECTED):
+            return _one_line(first)
+        return _internal_error(first, group)
+    except Exception as error:  # a bug: still one line (set VERSUS_DEBUG=1 for the traceback)
+        _reraise_closed_stdout(error)
+        return _internal_error(error, error)
+
+
+#: the failures a command reports as one line (the user's input, the peer, the network, a file)
+_EXPECTED = (CommandError, TransportError, StoreError, LocalProtocolError, RemoteProtocolError,
+             EngineError, trio.TooSlowError, OSError)
+
+
+def _interrupted() -> int:
+    print("versus: interrupted; a started match can be resumed with --resume MATCH_ID",
+          file=sys.stderr)
+    return EXIT_UNFINISHED
+
+
+def _one_line(error: BaseException) -> int:
+    text = " ".join(str(error).split()) or type(error).__name__
+    print(f"versus: {text}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _internal_error(error: BaseException, raised: BaseException) -> int:
+    if os.environ.get("VERSUS_DEBUG"):
+        raise raised
+    print(f"versus: internal error ({type(error).__name__}: "
+          f"{' '.join(str(error).split())[:200]}); please report it", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _reraise_closed_stdout(error: BaseException) -> None:

@@ -394,3 +394,24 @@ async def test_joining_by_host_port_says_a_new_key_is_trusted(tmp_path: Path) ->
     assert f"their invite ends with #{fingerprint}" in first
     assert first.index("is new to you") < first.index("[y/N]")  # said before the question
     assert "is new to you" not in second  # known from now on
+
+
+def test_a_group_of_task_failures_is_one_line_naming_the_first(capsys) -> None:
+    """Several trio tasks failing at once reach the error boundary as an ExceptionGroup: an
+    expected failure inside it is still its own one line (not "internal error
+    (ExceptionGroup ...)"), and a bug inside it is an internal error naming the bug."""
+    import argparse
+
+    from versus.cli.commands import guarded
+    from versus.protocol.errors import LocalProtocolError
+
+    def expected(args: argparse.Namespace, out: object) -> int:
+        raise ExceptionGroup("tasks", [LocalProtocolError("the peer left"), ValueError("x")])
+
+    def bug(args: argparse.Namespace, out: object) -> int:
+        raise ExceptionGroup("tasks", [ExceptionGroup("inner", [KeyError("oops")])])
+
+    assert guarded(expected, argparse.Namespace(), sys.stdout) == 1
+    assert capsys.readouterr().err == "versus: the peer left\n"
+    assert guarded(bug, argparse.Namespace(), sys.stdout) == 1
+    assert capsys.readouterr().err.startswith("versus: internal error (KeyError: 'oops')")
