@@ -90,11 +90,11 @@ class Timeline:
 
     def __init__(self, replay: MatchReplay) -> None:
         _check_replayable(replay)
-        assert replay.rules is not None and replay.layout_seed is not None
+        assert replay.rules is not None and replay.setup_seed is not None
         self.replay = replay
         self.catalogue = replay.catalogue
         self.identities = replay.identities
-        state = new_game(replay.rules.ruleset, replay.catalogue, replay.layout_seed)
+        state = new_game(replay.rules.ruleset, replay.catalogue, replay.setup_seed)
         self.frames = [Frame(0, state, None, None)]
         for i, inp in enumerate(replay.inputs, start=1):
             after = step(state, inp.input)
@@ -255,10 +255,10 @@ class GameTimeline:
         from versus.engine.api import Setup
 
         _check_replayable(replay)
-        assert replay.rules is not None and replay.layout_seed is not None
+        assert replay.rules is not None and replay.setup_seed is not None
         self.replay = replay
         self.game = game = replay.rules.game_impl
-        state = game.new_game(Setup(replay.rules.ruleset, replay.catalogue, replay.layout_seed))
+        state = game.new_game(Setup(replay.rules.ruleset, replay.catalogue, replay.setup_seed))
         self.states = [state]
         for inp in replay.inputs:
             state = game.step(state, inp.input)
@@ -315,7 +315,7 @@ def _check_replayable(replay: MatchReplay) -> None:
         where = "" if r.bad_index is None else f"record {r.bad_index}: "
         raise ReplayError(f"the transcript does not verify ({where}{r.check}, at fault: "
                           f"{who}): {r.message}")
-    if replay.rules is None or replay.layout_seed is None:
+    if replay.rules is None or replay.setup_seed is None:
         raise ReplayError("the transcript ends before the game started")
 
 

@@ -276,7 +276,7 @@ class MatchCore:
         return []
 
     @property
-    def layout_seed(self) -> bytes | None:
+    def setup_seed(self) -> bytes | None:
         """The game's seed from the joint coin flip (§4.6), once both REVEALs are in."""
         seeds = self.coin_seeds
         if seeds[0] is None or seeds[1] is None:
@@ -284,7 +284,7 @@ class MatchCore:
         return coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
 
     def _start_game(self) -> list[Event]:
-        seed = self.layout_seed
+        seed = self.setup_seed
         assert seed is not None
         self.state = self.game.new_game(Setup(self.rules.ruleset, self.catalogue, seed))
         self.pending = self.game.decision(self.state)

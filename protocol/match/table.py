@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # the mental-poker modules load only for a shared-pool match 
     pass
 
 K = MessageKind
+#: the purpose label of the setup flip (§4.6), whose outcome seeds `Game.new_game`; "layout"
+#: is historical (Versus lays out its tiles with it) and stays: it is in every coin commitment
 COIN_PURPOSE = "layout"
 #: the largest time a TIMEOUT_CLAIM or DISPUTE may state (ms): any honest reading fits
 MAX_CLAIM_MS = 1 << 48

@@ -163,16 +163,16 @@ class ReplayStep:
 @dataclass(frozen=True)
 class MatchReplay:
     """What a replay needs, taken from the same run as the verification (never re-parsed):
-    the game's `new_game(Setup(rules.ruleset, catalogue, layout_seed))`, then `step` through
+    the game's `new_game(Setup(rules.ruleset, catalogue, setup_seed))`, then `step` through
     `inputs`; `catalogue` is the card data the match used (the game's default one unless
     another was given), None when the transcript failed before its rules were read.
     `identities` (handle -> card id of both decks) is there once the end-of-match reveals made
-    every card public; `rules` and `layout_seed` are None when the transcript failed before."""
+    every card public; `rules` and `setup_seed` are None when the transcript failed before."""
 
     report: Report
     catalogue: Any
     rules: MatchRules | None
-    layout_seed: bytes | None
+    setup_seed: bytes | None
     inputs: tuple[ReplayStep, ...]
     identities: dict[int, str] | None
 
@@ -264,7 +264,7 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
     _summarise(core, summary, fault)
     if report is None:
         report = _completeness(core, len(transcript.records), summary, fault)
-    return MatchReplay(report, catalogue, rules, _layout_seed(core), tuple(steps),
+    return MatchReplay(report, catalogue, rules, _setup_seed(core), tuple(steps),
                        core.full_deal())
 
 
@@ -284,8 +284,8 @@ def _early(report: Report, catalogue: Any) -> MatchReplay:
     return MatchReplay(report, catalogue, None, None, (), None)
 
 
-def _layout_seed(core: MatchCore) -> bytes | None:
-    return None if core.state is None else core.layout_seed
+def _setup_seed(core: MatchCore) -> bytes | None:
+    return None if core.state is None else core.setup_seed
 
 
 def _setup(transcript: Transcript, expected_keys: Sequence[bytes | None]
