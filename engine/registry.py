@@ -1,7 +1,9 @@
 # The registry of games: a stable game id (the one HELLO carries and a transcript records) ->
-# the one object implementing engine/api.py's `Game` for it. `versus42` is registered when
-# this module loads; another game registers itself the same way (a test plugin registers its
-# toy game only while the test runs). Model: OpenSpiel's `pyspiel.register_game`.
+# the one object implementing engine/api.py's `Game` for it. The games shipped with the
+# platform (BUILTIN_GAMES) are registered by id when this module loads and imported on first
+# use, so verifying a Versus transcript loads no other game's modules (start-up); another game
+# registers itself with `register_game` (a test plugin registers its toy game only while the
+# test runs). Model: OpenSpiel's `pyspiel.register_game`.
 #
 # Game plugins. When this module loads it imports every module named in the environment
 # variable VERSUS_GAMES (comma-separated module names, e.g. `VERSUS_GAMES=mygames.poker`); each
@@ -23,16 +25,20 @@ from typing import Any
 
 from .api import GAME_ID_RE, Game, RulesOption, protocol_members
 from .errors import PositionError, UnknownGameError
-from .grid import GRID
-from .positions import MAX_POSITION_BYTES, POSITION_FORMAT
-from .vanquishers import VANQUISHERS
-from .versus42 import VERSUS42
 
 DEFAULT_GAME = "versus42"
+#: the games shipped with the platform: id -> "module:attribute" of the object implementing
+#: it, imported the first time the id is asked for
+BUILTIN_GAMES = {
+    "grid": "versus.engine.grid:GRID",
+    "vanquishers": "versus.engine.vanquishers:VANQUISHERS",
+    "versus42": "versus.engine.versus42:VERSUS42",
+}
 #: the environment variable naming the game plugins (module names, comma-separated)
 PLUGINS_VARIABLE = "VERSUS_GAMES"
 
 _GAMES: dict[str, Game] = {}
+_NOT_IMPORTED: set[str] = set(BUILTIN_GAMES)  # built-in ids whose module is not loaded yet
 _PLUGINS_LOADED: set[str] = set()
 _PLUGIN_ERROR: list[str] = []  # the first plugin failure of the load at import, if any
 
@@ -61,8 +67,9 @@ def register_game(game: Any) -> Game:
     gid = game.id
     if not isinstance(gid, str) or not GAME_ID_RE.fullmatch(gid):
         raise ValueError(f"game id {gid!r:.40} must match {GAME_ID_RE.pattern}")
-    if gid in _GAMES:
-        raise ValueError(f"game id {gid!r} is already registered ({_GAMES[gid]!r})")
+    if gid in _GAMES or gid in _NOT_IMPORTED:
+        taken = _GAMES[gid] if gid in _GAMES else BUILTIN_GAMES[gid]
+        raise ValueError(f"game id {gid!r} is already registered ({taken!r})")
     if not all(isinstance(o, RulesOption) for o in game.rules_options):
         raise TypeError(f"game {gid!r}: rules_options must be RulesOption values")
     _GAMES[gid] = game
@@ -79,16 +86,27 @@ def unregister_game(game_id: str) -> None:
 
 def get_game(game_id: str) -> Game:
     """The game registered under `game_id`; UnknownGameError names it and the known ids."""
+    if isinstance(game_id, str) and game_id in _NOT_IMPORTED:
+        _import_builtin(game_id)
     game = _GAMES.get(game_id) if isinstance(game_id, str) else None
     if game is None:
         failed = f" ({_PLUGIN_ERROR[0]})" if _PLUGIN_ERROR else ""
         raise UnknownGameError(f"unknown game id {game_id!r:.40}; known games: "
-                               f"{', '.join(sorted(_GAMES))}{failed}")
+                               f"{', '.join(sorted({*_GAMES, *_NOT_IMPORTED}))}{failed}")
     return game
+
+
+def _import_builtin(game_id: str) -> None:
+    module, _, attribute = BUILTIN_GAMES[game_id].partition(":")
+    game = getattr(importlib.import_module(module), attribute)
+    _NOT_IMPORTED.discard(game_id)
+    register_game(game)
 
 
 def games() -> tuple[GameInfo, ...]:
     """Every registered game, by id, with its rules options."""
+    for game_id in sorted(_NOT_IMPORTED):
+        _import_builtin(game_id)
     return tuple(GameInfo(g.id, g.title, g.players, tuple(g.rules_options))
                  for _, g in sorted(_GAMES.items()))
 
@@ -96,6 +114,8 @@ def games() -> tuple[GameInfo, ...]:
 def load_position(text: str | bytes, catalogue: Any = None) -> Any:
     """The state of a position text of any registered game: its "game" field picks the game
     (SPEC Part 3, "Positions"); that game's load_position checks the rest."""
+    from .positions import MAX_POSITION_BYTES, POSITION_FORMAT  # on first use (start-up)
+
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
     if not isinstance(text, bytes | bytearray) or len(text) > MAX_POSITION_BYTES:
@@ -140,9 +160,6 @@ def plugin_error() -> str | None:
     return _PLUGIN_ERROR[0] if _PLUGIN_ERROR else None
 
 
-register_game(VERSUS42)
-register_game(GRID)
-register_game(VANQUISHERS)
 try:
     load_plugins()
 except GamePluginError as _error:

@@ -62,15 +62,15 @@ def test_help_and_verify_import_no_network_and_no_ui(code: str) -> None:
     assert heavy == set()
 
 
-def test_verifying_a_versus_transcript_loads_neither_the_registry_nor_mental_poker() -> None:
+def test_verifying_a_versus_transcript_loads_no_other_game_nor_mental_poker() -> None:
     """Start-up (bench/startup.py): `versus verify` of a decklist transcript needs the Versus
-    engine and the protocol core only."""
+    engine and the protocol core only: the registry imports a built-in game on first use."""
     loaded = _modules_after("from versus.cli.main import build_parser; build_parser()\n"
                             "import versus.cli.verify_cmd\n"
                             "from versus.protocol.match.rules import MatchRules\n"
                             "MatchRules.decode(MatchRules().encode())")
-    assert {"versus.engine.registry", "versus.engine.positions", "versus.protocol.deals.pool",
-            "versus.protocol.crypto.shuffle"} & loaded == set()
+    assert {"versus.engine.grid", "versus.engine.vanquishers", "versus.engine.positions",
+            "versus.protocol.deals.pool", "versus.protocol.crypto.shuffle"} & loaded == set()
 
 
 def test_the_command_runs_from_outside_the_checkout(tmp_path: Path) -> None:

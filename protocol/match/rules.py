@@ -21,26 +21,15 @@ from typing import Any
 
 from versus.engine.api import Game, HiddenDeck, check_decks
 from versus.engine.errors import RulesetError, UnknownGameError
-from versus.engine.ruleset import Ruleset
+from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 
 RULES_FORMAT = "versus-match-rules/2"
 #: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify
 RULES_FORMAT_V1 = "versus-match-rules/1"
-DEFAULT_GAME = "versus42"  # engine/registry.py's default game
-
-
-@functools.lru_cache(maxsize=16)
 def game_by_id(game_id: str) -> Game:
-    """The registry's game (the registry loads on first use of another game than Versus, so
-    verifying a Versus transcript does not load it); UnknownGameError names an unknown id."""
-    if game_id == DEFAULT_GAME:
-        from versus.engine.versus42 import VERSUS42
-
-        return VERSUS42
-    from versus.engine.registry import get_game
-
+    """The registry's game; UnknownGameError names an unknown id (and the known ones)."""
     return get_game(game_id)
 
 
@@ -97,14 +86,10 @@ class MatchRules:
         unplayable = unplayable_reason(game)
         if unplayable is not None:
             return unplayable
-        if self.game == DEFAULT_GAME:
-            if not isinstance(self.ruleset, Ruleset):
-                return "ruleset must be an engine Ruleset"
-        else:
-            try:
-                game.encode_rules(self.ruleset)
-            except (RulesetError, TypeError, ValueError, AttributeError) as error:
-                return f"ruleset is not {self.game!r} rules: {error}"
+        try:
+            game.encode_rules(self.ruleset)
+        except (RulesetError, TypeError, ValueError, AttributeError) as error:
+            return f"ruleset is not {self.game!r} rules: {error}"
         if not isinstance(self.deal_mode, DealMode):
             return f"deal_mode must be a DealMode, got {self.deal_mode!r:.40}"
         if not isinstance(self.pool, tuple) or len(self.pool) > MAX_POOL_CARDS:
@@ -222,9 +207,9 @@ class MatchRules:
 
     def encode_v1(self) -> bytes:
         """The format before the game id (versus42 only): how old transcripts wrote it."""
-        return encode([RULES_FORMAT_V1, self.ruleset.encode(), self.deal_mode.value,
-                       list(self.pool), self.clock_initial_ms, self.clock_increment_ms,
-                       list(self.registered_decklists)])
+        return encode([RULES_FORMAT_V1, self.game_impl.encode_rules(self.ruleset),
+                       self.deal_mode.value, list(self.pool), self.clock_initial_ms,
+                       self.clock_increment_ms, list(self.registered_decklists)])
 
     def describe(self) -> str:
         """The rules in one human line: game, deal mode, the game's own rules, the clock."""

@@ -299,7 +299,7 @@ def _port(process: subprocess.Popen[str], deadline: float) -> tuple[str, list[st
 
 
 @pytest.mark.slow
-def test_host_and_join_a_toy_match_in_the_line_interface(tmp_path) -> None:
+def test_host_and_join_a_toy_match_in_the_line_interface(tmp_path, toy) -> None:
     deadline = time.monotonic() + 90
     # a person hosts (no terminal needed: standard input is a pipe), a bot joins
     host = _popen(tmp_path, "host", "host", "--game", "toy-duel", "--port", "0", "--bind",
