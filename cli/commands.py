@@ -50,18 +50,19 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import json
 import os
 import secrets
 import socket
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 import trio
 
@@ -70,11 +71,21 @@ from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import listening_port
 from versus.p2p.discovery import announce, discover
 from versus.p2p.errors import TransportError
-from versus.p2p.invite import Invite, format_hostport, split_hostport
+from versus.p2p.invite import MAX_ADDRESSES as MAX_INVITE_ADDRESSES
+from versus.p2p.invite import Address, Invite, format_hostport, split_hostport
 from versus.p2p.keystore import load_or_create_identity
 from versus.p2p.known_peers import KnownPeers
-from versus.p2p.link import DeclinedError, HostLink, JoinLink, open_game_listeners
+from versus.p2p.link import (
+    DeclinedError,
+    HostLink,
+    JoinFailedError,
+    JoinLink,
+    open_game_listeners,
+)
 from versus.p2p.loopback import play_loopback_match
+from versus.p2p.nat.errors import RelayAddressError
+from versus.p2p.nat.hosting import HostMapping, host_port_mapping
+from versus.p2p.nat.relay import RelayAddress, new_room
 from versus.p2p.session import (
     MatchSession,
     SessionConfig,
@@ -103,6 +114,7 @@ from .parsers import (
     EXIT_USAGE,
 )
 
+T = TypeVar("T")
 MAX_DECK_FILE = 64 * 1024
 #: the chosen joiner must bring the match into existence (both HELLOs in) this fast; its
 #: program sends its HELLO right after accepting, so this only bounds a stalled joiner
@@ -200,6 +212,37 @@ def outward_addresses(bind: str | None) -> list[str]:
         if address not in ("0.0.0.0", "::") and not address.startswith("127."):
             found.append(address)
     return [*found, "127.0.0.1"]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.partition("%")[0]).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def invite_addresses(external: Sequence[Address], bind: str | None, port: int
+                     ) -> list[Address]:
+    """The addresses of the host's invite, in the order the joiner tries them (SPEC Part 6
+    §T-NAT): the mapped external ones, then global IPv6, then the LAN's (IPv4, then other
+    IPv6); loopback only when nothing else is known (it has its own invite line)."""
+    local = [a for a in outward_addresses(bind) if not _is_loopback(a)]
+
+    def rank(host: str) -> int:
+        try:
+            address = ipaddress.ip_address(host.partition("%")[0])
+        except ValueError:  # a --bind host name
+            return 1
+        if address.version == 6 and address.is_global:
+            return 0
+        return 1 if address.version == 4 else 2
+
+    found: list[Address] = list(external)
+    for host in sorted(local, key=rank):
+        if (host, port) not in found:
+            found.append((host, port))
+    specific = bind if bind and bind not in ("0.0.0.0", "::") else "127.0.0.1"
+    return found[:MAX_INVITE_ADDRESSES] or [(specific, port)]
 
 
 def make_player(name: str, seed: int | None = None, game: str = VERSUS) -> Any:
@@ -468,6 +511,9 @@ class HostPlan:
     #: a new match: the rules offered, and our peer for the first joiner
     rules: MatchRules | None = None
     fresh: tuple[Any, bytes] | None = None
+    #: --relay: where the host also waits, and this run's meeting secret (in the invite)
+    relay: RelayAddress | None = None
+    room: bytes | None = None
 
     @property
     def game(self) -> str:
@@ -478,8 +524,27 @@ class HostPlan:
         return self.rules.game
 
 
+def _relay_option(args: argparse.Namespace) -> RelayAddress | None:
+    """--relay checked (and --gateway: an address), one line each if wrong."""
+    gateway = getattr(args, "gateway", None)
+    if gateway is not None:
+        try:
+            ipaddress.ip_address(gateway.partition("%")[0])
+        except ValueError:
+            raise CommandError(f"--gateway {gateway!r} is not an IP address") from None
+    text = getattr(args, "relay", None)
+    if text is None:
+        return None
+    try:
+        return RelayAddress.parse(text)
+    except RelayAddressError as error:
+        raise CommandError(f"--relay: {error}") from None
+
+
 def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
     game_args(args, "host")
+    relay = _relay_option(args)
+    room = new_room() if relay is not None else None
     identity, store = _identity(args), _store(args)
     config = session_config(args, narrate)
     deck = _deck(args)
@@ -488,7 +553,8 @@ def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
         session = MatchSession.restore(files, identity, store=store, config=config)
         resumed_game(args, session)
         port = args.port if args.port is not None else session.port or DEFAULT_GAME_PORT
-        return HostPlan(identity, store, config, port, deck, session=session)
+        return HostPlan(identity, store, config, port, deck, session=session, relay=relay,
+                        room=room)
     rules = rules_from(args)
     try:
         fresh = create_peer(0, identity, rules, rules.game_impl.default_catalogue(), deck=deck,
@@ -497,7 +563,8 @@ def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
         where = f"deck file {args.deck}: " if args.deck else ""
         raise CommandError(where + str(error)) from None
     port = DEFAULT_GAME_PORT if args.port is None else args.port
-    return HostPlan(identity, store, config, port, deck, rules=rules, fresh=fresh)
+    return HostPlan(identity, store, config, port, deck, rules=rules, fresh=fresh,
+                    relay=relay, room=room)
 
 
 async def host_match(args: argparse.Namespace, out: TextIO,
@@ -521,14 +588,20 @@ async def host_match(args: argparse.Namespace, out: TextIO,
         stack.push_async_callback(_close_listeners, listeners)
         port = listening_port(listeners)
         session = plan.session
+        # (before the nursery, so the mapping is deleted after everything in it has stopped)
+        mapped = await stack.enter_async_context(_port_mapping(args, port, say, plan))
         async with open_nursery() as nursery:
             link = HostLink(listeners, plan.identity, config=plan.config.channel,
                             expected_fingerprint=None if session is None
                             else session.peer_fingerprint,
                             rng=_test_rng(args, "handshake0"))
             await nursery.start(link.serve)
-            for address in outward_addresses(args.bind):
-                say(f"invite: {Invite(address, port, plan.identity.fingerprint)}")
+            if plan.relay is not None:
+                assert plan.room is not None
+                await nursery.start(partial(link.serve_relay, plan.relay, plan.room,
+                                            on_error=lambda line: say(f"relay: {line}")))
+            for line in invite_lines(plan, mapped.external, args.bind, port):
+                say(line)
             say(f"listening on port {port}" + (f", resuming match {session.files.match_id[:16]}"
                                                if session is not None and session.files
                                                else "; waiting for a player to join (share "
@@ -544,6 +617,47 @@ async def host_match(args: argparse.Namespace, out: TextIO,
                 outcome = await _host_new_match(args, plan, link, port, player, say, attach)
             nursery.cancel_scope.cancel()
     return outcome
+
+
+def invite_lines(plan: HostPlan, external: Sequence[Address], bind: str | None, port: int
+                 ) -> list[str]:
+    """The invite to share (every address, the relay), and one for this computer only."""
+    fingerprint = plan.identity.fingerprint
+    addresses = invite_addresses(external, bind, port)
+    invite = Invite.of(addresses, fingerprint, relay=_relay_pair(plan.relay), room=plan.room)
+    lines = [f"invite: {invite}"]
+    if not any(_is_loopback(host) for host, _port in addresses) and (
+            bind is None or bind in ("0.0.0.0", "::")):
+        lines.append(f"invite: {Invite('127.0.0.1', port, fingerprint)} (this computer only)")
+    return lines
+
+
+def _relay_pair(relay: RelayAddress | None) -> Address | None:
+    return None if relay is None else (relay.host, relay.port)
+
+
+def _port_mapping(args: argparse.Namespace, port: int, say: Callable[[str], None],
+                  plan: HostPlan) -> Any:
+    """host_port_mapping for `versus host`, or nothing with --no-map or a loopback --bind.
+    A mapping that changes while hosting prints the new invite."""
+    if getattr(args, "no_map", False):
+        say("port mapping: not tried (--no-map)")
+        return _no_mapping()
+    if args.bind is not None and _is_loopback(args.bind):
+        say(f"port mapping: not tried: --bind {args.bind} is reachable from this computer only")
+        return _no_mapping()
+
+    def changed(external: list[Address]) -> None:
+        for line in invite_lines(plan, external, args.bind, port)[:1]:
+            say(line)
+
+    return host_port_mapping(port, say, gateway=getattr(args, "gateway", None),
+                             on_change=changed)
+
+
+@asynccontextmanager
+async def _no_mapping() -> AsyncIterator[HostMapping]:
+    yield HostMapping()
 
 
 async def _close_listeners(listeners: list[trio.SocketListener]) -> None:
@@ -618,18 +732,53 @@ async def pick_lan_game(pick: int | None, out: TextIO, timeout: float = 3.0) -> 
     return games[index].invite
 
 
-def parse_target(target: str) -> tuple[str, int, str | None]:
+@dataclass(frozen=True)
+class Target:
+    """Where to join: the first address, the pinned fingerprint (None for HOST:PORT: trust on
+    first use), and from an invite its other addresses and relay."""
+
+    host: str
+    port: int
+    fingerprint: str | None
+    more: tuple[Address, ...] = ()
+    relay: RelayAddress | None = None
+    room: bytes | None = None
+
+    @classmethod
+    def of_invite(cls, invite: Invite) -> Target:
+        relay = None if invite.relay is None else RelayAddress(*invite.relay)
+        return cls(invite.host, invite.port, invite.fingerprint, invite.more, relay,
+                   invite.room)
+
+    @property
+    def label(self) -> str:
+        """What the player reads: the first address, and how many more ways there are."""
+        extra = len(self.more) + (self.relay is not None)
+        first = format_hostport(self.host, self.port)
+        if not extra:
+            return first
+        ways = [f"{len(self.more)} more address{'es' if len(self.more) > 1 else ''}"
+                ] if self.more else []
+        if self.relay is not None:
+            ways.append(f"relay {self.relay}")
+        return f"{first} (then {', then '.join(ways)})"
+
+    def link(self, identity: Identity, **options: Any) -> JoinLink:
+        return JoinLink(self.host, self.port, identity, fingerprint=self.fingerprint,
+                        more=self.more, relay=self.relay, room=self.room, **options)
+
+
+def parse_target(target: str) -> Target:
     """An invite, or HOST:PORT (then the host's key is checked against known_peers)."""
-    if target.startswith("versus://"):
-        invite = Invite.parse(target)
-        return invite.host, invite.port, invite.fingerprint
+    if target.lower().startswith("versus://"):
+        return Target.of_invite(Invite.parse(target))
     host, port_text = split_hostport(target, target)
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
         raise CommandError(f"{target!r}: the port must be 1..65535")
-    return host, int(port_text), None
+    return Target(host, int(port_text), None)
 
 
-def given_target(args: argparse.Namespace) -> tuple[str, int, str | None] | None:
+def given_target(args: argparse.Namespace) -> Target | None:
     """The invite or HOST:PORT of the command line, checked; None with --lan (found later)."""
     if args.lan:
         return None
@@ -638,13 +787,24 @@ def given_target(args: argparse.Namespace) -> tuple[str, int, str | None] | None
     raise CommandError("give the host's invite or HOST:PORT, or --lan")
 
 
-async def join_target(args: argparse.Namespace, out: TextIO) -> tuple[str, int, str | None]:
-    """(host, port, pinned fingerprint or None) from the invite, HOST:PORT or --lan."""
+async def join_target(args: argparse.Namespace, out: TextIO) -> Target:
+    """Where to join, from the invite, HOST:PORT or --lan."""
     target = given_target(args)
     if target is not None:
         return target
-    invite = await pick_lan_game(args.pick, out)
-    return invite.host, invite.port, invite.fingerprint
+    return Target.of_invite(await pick_lan_game(args.pick, out))
+
+
+async def dial(link: JoinLink, say: Callable[[str], None], step: Callable[[], Awaitable[T]]
+               ) -> T:
+    """`step()` (the link's first connection); when every address and the relay failed, one
+    line per way tried, then the error (one line too)."""
+    try:
+        return await step()
+    except JoinFailedError as error:
+        for line in error.failures:
+            say(printable(f"failed: {line}", MAX_LOG_LINE))
+        raise
 
 
 def trust_notice(host: str, port: int, known: KnownPeers, was_known: bool) -> str | None:
@@ -670,6 +830,8 @@ class AcceptedOffer:
     fingerprint: str
     rules: MatchRules
     seat: int
+    #: every way to the host (an invite's addresses and relay); None: host and port only
+    target: Target | None = None
 
 
 @dataclass
@@ -702,18 +864,19 @@ def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
 async def read_host_offer(args: argparse.Namespace, out: TextIO,
                           identity: Identity | None = None) -> AcceptedOffer:
     """The host's offer, read on a connection of its own (see JoinLink.read_offer)."""
-    host, port, fingerprint = await join_target(args, out)
+    target = await join_target(args, out)
+    host, port, fingerprint = target.host, target.port, target.fingerprint
     known = KnownPeers.load()
     was_known = known.lookup(format_hostport(host, port)) is not None
-    link = JoinLink(host, port, identity or _identity(args), fingerprint=fingerprint,
-                    known_peers=known, config=session_config(args, False).channel)
-    print(f"connecting to {format_hostport(host, port)} to read its rules", file=out,
-          flush=True)
-    rules, seat = await link.read_offer()
+    link = target.link(identity or _identity(args), known_peers=known,
+                       config=session_config(args, False).channel)
+    print(f"connecting to {target.label} to read its rules", file=out, flush=True)
+    rules, seat = await dial(link, lambda line: print(line, file=out, flush=True),
+                             link.read_offer)
     if fingerprint is None and (notice := trust_notice(host, port, known, was_known)):
         print(notice, file=out, flush=True)
     assert link.fingerprint is not None
-    return AcceptedOffer(host, port, link.fingerprint, rules, seat)
+    return AcceptedOffer(host, port, link.fingerprint, rules, seat, target)
 
 
 def other_game(offered: str, wanted: str) -> str:
@@ -748,14 +911,17 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             say(f"resuming match {files.match_id[:16]} with {session.address}")
             channel = None
         else:
-            host, port, fingerprint = ((accepted.host, accepted.port, accepted.fingerprint)
-                                       if accepted is not None else
-                                       await join_target(args, out))
+            if accepted is not None:
+                target = accepted.target or Target(accepted.host, accepted.port, None)
+                target = Target(accepted.host, accepted.port, accepted.fingerprint,
+                                target.more, target.relay, target.room)
+            else:
+                target = await join_target(args, out)
+            host, port, fingerprint = target.host, target.port, target.fingerprint
             known = KnownPeers.load()
             was_known = known.lookup(format_hostport(host, port)) is not None
-            link = JoinLink(host, port, identity, fingerprint=fingerprint,
-                            known_peers=known, config=config.channel,
-                            on_retry=say, rng=_test_rng(args, "handshake1"))
+            link = target.link(identity, known_peers=known, config=config.channel,
+                               on_retry=say, rng=_test_rng(args, "handshake1"))
             made: dict[str, Any] = {}
 
             def check(rules: MatchRules, seat: int) -> str | None:
@@ -786,9 +952,9 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                     return f"cannot play these rules: {error}"
                 return None
 
-            say(f"connecting to {format_hostport(host, port)}")
+            say(f"connecting to {target.label}")
             try:
-                channel, _rules, seat = await link.first(check)
+                channel, _rules, seat = await dial(link, say, partial(link.first, check))
             except DeclinedError as error:
                 if made.get("other game"):
                     raise CommandError(f"{error}; to play it, run versus join with --game "
@@ -800,13 +966,22 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                 raise
             peer, secret = made["peer"]
             session = MatchSession(peer, secret, store=store, role="join",
-                                   address=format_hostport(host, port), config=config,
+                                   address=_session_address(link), config=config,
                                    peer_fingerprint=channel.peer_fingerprint)
             say(f"joined {channel.peer} ({channel.peer_fingerprint}) as player {seat}")
         if attach is not None:
             attach(session)
         return await run_session(session, channel, link.reconnect, player,
                                  say if attach is None else None)
+
+
+def _session_address(link: JoinLink) -> str:
+    """The host's address a resumed match (after a restart) dials: the one that answered, or
+    the first when the match went through the relay (its room is not kept)."""
+    via = link.connected_via
+    if via is not None and not via.startswith("relay "):
+        return via
+    return format_hostport(link.host, link.port)
 
 
 # --- running a command: headless or in the UI -------------------------------------------------

@@ -24,8 +24,12 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     for game in listed:
         reason = reasons[game.id]
-        playable = "" if reason is None else f" (not playable peer to peer: {reason})"
-        print(f"{game.id}: {game.title}, {game.players} players{playable}", file=out)
+        if game.players == 1:  # a solo game: verifiable runs on a challenge (SPEC Part M)
+            how = f", 1 player (solo: versus solo --game {game.id})"
+        else:
+            how = f", {game.players} players" + (
+                "" if reason is None else f" (not playable peer to peer: {reason})")
+        print(f"{game.id}: {game.title}{how}", file=out)
         for option in game.options:
             print(f"  {option.describe()}", file=out)
     return 0

@@ -231,6 +231,14 @@ def add_network_parsers(sub: Any) -> None:
                       help="listen only on this address (default: every IPv4 and IPv6 one)")
     host.add_argument("--lan", action="store_true", help="announce the game on the LAN")
     host.add_argument("--name", default=None, help="the game's name in LAN announcements")
+    host.add_argument("--no-map", action="store_true",
+                      help="do not ask the router to open the port (PCP, NAT-PMP, UPnP)")
+    host.add_argument("--gateway", default=None, metavar="ADDR",
+                      help="the router to ask for a port mapping (default: the default "
+                           "route's gateway)")
+    host.add_argument("--relay", default=None, metavar="tcp:HOST:PORT",
+                      help="also wait at this magic-wormhole transit relay and write it into "
+                           "the invite, for joiners that cannot reach the host directly")
     add_rules_options(host)
     add_session_options(host)
     add_ui_options(host)
@@ -320,6 +328,13 @@ def add_replay_parser(sub: Any) -> None:
     parser.set_defaults(func=Lazy("versus.cli.replay:cmd_replay", guarded=False))
 
 
+def seed_number(text: str) -> int:
+    """`--srand N`: 0..2^32-1."""
+    if not text.isdigit() or int(text) >= 1 << 32:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number 0..4294967295")
+    return int(text)
+
+
 def add_tournament_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "tournament", help="play bots against each other in real peer-to-peer matches",
@@ -331,7 +346,8 @@ def add_tournament_parser(sub: Any) -> None:
                     "(interrupted or games abandoned: finish with --resume), 4 a saved "
                     "transcript failed verification.")
     parser.add_argument("participants", nargs="*", metavar="BOT",
-                        help="participants (optional with --resume: the saved ones)")
+                        help="participants, NAME[:key=value,...] (keys name, seed, time, "
+                             "iterations; optional with --resume: the saved ones)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="output folder: tournament.json, games/, results.json/.csv")
     parser.add_argument("--games", type=count, default=2, metavar="N",
@@ -360,6 +376,21 @@ def add_tournament_parser(sub: Any) -> None:
                         help="finish the tournament in --out: play only the missing games")
     parser.add_argument("--max-games", type=count, default=None, metavar="K",
                         help="stop after starting K games (testing interruptions)")
+    parser.add_argument("--unpaired", action="store_true",
+                        help="play each deal once (default: twice, seats swapped)")
+    parser.add_argument("--deals", metavar="FILE", default=None,
+                        help="play this deal suite (text: LABEL [NAME=VALUE...] per line, or a "
+                             "JSON list), cycled; two runs then compare the same deals")
+    parser.add_argument("--srand", type=seed_number, default=None, metavar="N",
+                        help="the random deal suite N (reproducible; default: a random N)")
+    parser.add_argument("--sprt", metavar="SPEC", default=None,
+                        help="stop when the SPRT decides, two participants: elo0=E0,elo1=E1,"
+                             "alpha=A,beta=B[,model=logistic|normalized]")
+    parser.add_argument("--rating-interval", type=count, default=None, metavar="N",
+                        help="print the standings every N games")
+    parser.add_argument("--records", action="store_true",
+                        help="write a text game record OUT/games/<game>.txt beside each "
+                             "transcript")
 
     def error(message: str) -> None:  # one line, not the usage block
         print(f"versus tournament: {message}", file=sys.stderr)
@@ -378,6 +409,35 @@ def add_games_parser(sub: Any) -> None:
     parser.set_defaults(func=Lazy("versus.cli.games_cmd:cmd_games"))
 
 
+def add_solo_parsers(sub: Any) -> None:
+    """`solo` and `challenge` (issue 19, SPEC Part M): verifiable solo runs."""
+    solo = sub.add_parser("solo", help="play a verifiable solo run (Against the Multiverse)")
+    add_game_option(solo, "the solo game (default multiverse)")
+    add_rule_option(solo)
+    solo.add_argument("--challenge", metavar="FILE", default=None,
+                      help="the challenge file (default: a self-issued practice challenge)")
+    solo.add_argument("--secret", metavar="FILE", default=None,
+                      help="the organiser's secret file: runs the reveal service here")
+    solo.add_argument("--publish-secret", action="store_true",
+                      help="put the organiser's secret in the run file (challenge closed)")
+    solo.add_argument("--bot", metavar="NAME", default=None,
+                      help="play headless with this bot (random, greedy)")
+    solo.add_argument("--seed", type=int, default=0, help="the bot's seed")
+    solo.add_argument("--identity", metavar="PATH", default=None, help="identity key file")
+    solo.add_argument("--out", metavar="FILE", default=None, help="where to write the run")
+    solo.set_defaults(func=Lazy("versus.cli.solo:cmd_solo"))
+    ch = sub.add_parser("challenge", help="make a signed solo challenge (organiser)")
+    ch.add_argument("action", choices=("new", "daily"))
+    add_game_option(ch, "the solo game (default multiverse)")
+    add_rule_option(ch)
+    ch.add_argument("--id", default=None, help="challenge id (default: random)")
+    ch.add_argument("--date", default=None, help="daily: YYYY-MM-DD (default today)")
+    ch.add_argument("--identity", metavar="PATH", default=None,
+                    help="the organiser's identity key file")
+    ch.add_argument("--out", metavar="DIR", default=".", help="where to write the files")
+    ch.set_defaults(func=Lazy("versus.cli.solo:cmd_challenge"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="versus", description="Versus P2P")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
@@ -386,4 +446,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify_parser(sub)
     add_replay_parser(sub)
     add_tournament_parser(sub)
+    add_solo_parsers(sub)
     return parser

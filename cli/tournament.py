@@ -20,6 +20,19 @@
 # every game; greedy, ismcts and external bots play Versus), and its default deal is decklist
 # for Versus, shared-pool for another game (cli/game_options.py).
 #
+# Paired deals, deal suites, SPRT (issue 21). By default every deal is played twice with the
+# seats swapped (`--unpaired`: once): the two games of a pair share a deal seed, from which the
+# identities, master secrets and handshake randomness of both seats derive, so both games have
+# the same match id, decks, shuffles and layout, and only the bots change seats (their own
+# seeds still differ per game). Deal k's seed is SHA-256("versus/v1/tournament-deal" ‖ 0x00 ‖
+# label), its label the k-th line of `--deals FILE` (cycled) or `<srand>-<k>` (`--srand N`, by
+# default a random N saved in the manifest, or one derived from `--seed`). Pair statistics,
+# Elo, normalized Elo and the SPRT are in cli/tournament_stats.py; `--sprt` stops starting
+# games once the LLR crosses a bound (two participants only). `--rating-interval N` prints
+# the standings every N games; `--records` writes a text record beside each transcript.
+# Participants may carry options (`ismcts:time=0.05,name=Fast`, cli/bots/registry.py): the
+# manifest keeps the given specs, records and standings use the participants' names.
+#
 # Output: a progress bar on stderr (in place on a terminal, one line per game otherwise), the
 # standings on stdout (games, wins, draws, losses, forfeits, score, Elo with its 95 % interval
 # from cli/tournament_elo.py), DIR/results.json and DIR/results.csv (one row per game).
@@ -28,10 +41,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import hashlib
 import io
 import json
 import os
+import re
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -49,8 +65,21 @@ from versus.protocol.match import Ending
 from versus.protocol.match.rules import DealMode
 from versus.protocol.match.verify import verify_transcript
 
+from .bots.base import BotError
+from .bots.registry import parse_bot
 from .parsers import DEFAULT_GAME_TIMEOUT, add_tournament_parser
 from .tournament_elo import Rating, ratings
+from .tournament_stats import (
+    PENTA_LABELS,
+    TRI_LABELS,
+    Estimate,
+    Sprt,
+    SprtError,
+    estimate,
+    parse_sprt,
+    pentanomial,
+    trinomial,
+)
 from .tournament_worker import bot_of
 from .verify_cmd import UnreadableFile, read_limited
 
@@ -63,6 +92,8 @@ WORKER_GRACE_S = 20.0  # beyond the per-game limit before the runner kills a wor
 WORKER_START_S = 60.0
 MAX_RECORD_FILE = 1 << 20
 MAX_MANIFEST_FILE = 16 << 20
+MAX_DEALS_FILE = 4 << 20
+DEAL_LABEL = re.compile(r"[A-Za-z0-9._-]{1,64}")
 MAX_WORKER_LINE = 1 << 20
 STDERR_KEEP = 8192
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,22 +123,42 @@ class Settings:
     game_timeout: float = DEFAULT_GAME_TIMEOUT
     game: str = "versus42"  # the registry id of the game every match plays
     rules: tuple[tuple[str, Any], ...] = ()  # its rules options (--rule), as plain values
+    paired: bool = False  # each deal twice, seats swapped (issue 21; the CLI default)
+    srand: int | None = None  # the random deal suite's number (None: fresh deals, unpaired)
+    deals: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()  # --deals: (label, rules)
+    sprt: tuple[tuple[str, Any], ...] | None = None  # --sprt, as Sprt.to_dict() items
+    records: bool = False  # --records: a text record per game
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": self.format, "games": self.games, "champion": self.champion,
                 "deal": self.deal, "seed": self.seed,
                 "time_per_decision_ms": self.time_per_decision_ms,
                 "game_timeout": self.game_timeout, "game": self.game,
-                "rules": dict(self.rules)}
+                "rules": dict(self.rules), "paired": self.paired, "srand": self.srand,
+                "deals": [{"seed": label, "rules": dict(rules)} for label, rules in self.deals],
+                "sprt": None if self.sprt is None else dict(self.sprt),
+                "records": self.records}
 
     @classmethod
     def from_dict(cls, data: Any) -> Settings:
-        if isinstance(data, dict):  # a manifest from before issue 16: a Versus tournament
-            data = {"game": "versus42", "rules": {}, **data}
+        if isinstance(data, dict):  # a manifest from before issue 16: a Versus tournament;
+            # from before issue 21: unpaired, fresh deals, no SPRT
+            data = {"game": "versus42", "rules": {}, "paired": False, "srand": None,
+                    "deals": [], "sprt": None, "records": False, **data}
         if not isinstance(data, dict) or set(data) != set(cls().to_dict()) or not isinstance(
-                data["rules"], dict) or not isinstance(data["game"], str):
+                data["rules"], dict) or not isinstance(data["game"], str) or not isinstance(
+                data["deals"], list) or not all(isinstance(d, dict) and isinstance(
+                    d.get("rules"), dict) for d in data["deals"]) or not isinstance(
+                data["sprt"], dict | None):
             raise ValueError("settings are not the expected object")
-        return cls(**{**data, "rules": tuple(data["rules"].items())})
+        return cls(**{**data, "rules": tuple(data["rules"].items()),
+                      "deals": tuple((d["seed"], tuple(d["rules"].items()))
+                                     for d in data["deals"]),
+                      "sprt": None if data["sprt"] is None else tuple(data["sprt"].items())})
+
+    @property
+    def sprt_test(self) -> Sprt | None:
+        return None if self.sprt is None else Sprt(**dict(self.sprt))
 
 
 @dataclass(frozen=True)
@@ -119,10 +170,12 @@ class Game:
     round: int
     pairing: tuple[int, int]
     seats: tuple[int, int]
+    deal: int = 0  # the deal played, from 1 (0: fresh secrets)
+    pair: int | None = None  # paired deals: the pair of the pairing (its two games share it)
 
     def to_dict(self) -> dict[str, Any]:
         return {"game": self.id, "round": self.round, "pairing": list(self.pairing),
-                "seats": list(self.seats)}
+                "seats": list(self.seats), "deal": self.deal, "pair": self.pair}
 
 
 def pairings(participants: Sequence[str], settings: Settings) -> list[tuple[int, int]]:
@@ -134,12 +187,21 @@ def pairings(participants: Sequence[str], settings: Settings) -> list[tuple[int,
 
 def make_schedule(participants: Sequence[str], settings: Settings) -> list[Game]:
     """Round by round, so a tournament stopped early is balanced between pairings; seat 0 goes
-    to the pairing's first participant in odd rounds and to the second in even ones."""
+    to the pairing's first participant in odd rounds and to the second in even ones. Paired:
+    pair by pair (rounds 2k-1 and 2k play deal k, one after the other), so a run stopped early
+    leaves few pairs incomplete."""
     games = []
+    fresh = settings.srand is None and not settings.deals
+    if settings.paired:
+        for k in range(1, settings.games // 2 + 1):
+            for i, j in pairings(participants, settings):
+                for n, seats in ((2 * k - 1, (i, j)), (2 * k, (j, i))):
+                    games.append(Game(f"p{i}-p{j}-{n:03d}", n, (i, j), seats, k, k))
+        return games
     for n in range(1, settings.games + 1):
         for i, j in pairings(participants, settings):
             seats = (i, j) if n % 2 == 1 else (j, i)
-            games.append(Game(f"p{i}-p{j}-{n:03d}", n, (i, j), seats))
+            games.append(Game(f"p{i}-p{j}-{n:03d}", n, (i, j), seats, 0 if fresh else n))
     return games
 
 
@@ -148,6 +210,20 @@ def game_seed(settings: Settings, game: Game) -> str | None:
         return None
     return hashlib.sha256(b"versus/v1/tournament-game\x00" + bytes.fromhex(settings.seed)
                           + game.id.encode()).hexdigest()
+
+
+def deal_of(settings: Settings, game: Game) -> tuple[str, dict[str, Any]] | None:
+    """The label of the game's deal and its rules options (None: fresh secrets)."""
+    if game.deal == 0:
+        return None
+    if settings.deals:
+        label, rules = settings.deals[(game.deal - 1) % len(settings.deals)]
+        return label, dict(rules)
+    return f"{settings.srand}-{game.deal}", {}
+
+
+def deal_seed(label: str) -> str:
+    return hashlib.sha256(b"versus/v1/tournament-deal\x00" + label.encode()).hexdigest()
 
 
 # --- the output folder -------------------------------------------------------------------------
@@ -176,6 +252,9 @@ class Folder:
 
     def transcript_path(self, game: Game) -> Path:
         return self.games / f"{game.id}.vtr"
+
+    def record_text_path(self, game: Game) -> Path:
+        return self.games / f"{game.id}.txt"
 
     def prepare(self) -> None:
         try:
@@ -224,7 +303,11 @@ def read_manifest(folder: Folder) -> tuple[list[str], Settings, list[Game]]:
             raise ValueError("participants must be a list of names")
         settings = Settings.from_dict(data["settings"])
         schedule = make_schedule(participants, settings)
-        if data["schedule"] != [g.to_dict() for g in schedule]:
+        expected = [g.to_dict() for g in schedule]
+        if "paired" not in data["settings"]:  # a manifest from before issue 21
+            expected = [{k: v for k, v in g.items() if k not in ("deal", "pair")}
+                        for g in expected]
+        if data["schedule"] != expected:
             raise ValueError("the schedule does not follow from the participants and settings")
     except (ValueError, KeyError, TypeError) as error:
         raise TournamentError(f"cannot resume from {folder.manifest}: {error}") from None
@@ -247,13 +330,15 @@ def settings_difference(here: tuple[list[str], Settings],
 
 def make_record(game: Game, participants: Sequence[str], answer: dict[str, Any],
                 folder: Folder) -> dict[str, Any]:
-    """The saved record of a game, from the worker's answer (or the runner's abandonment)."""
+    """The saved record of a game, from the worker's answer (or the runner's abandonment);
+    `participants` are the participants' names."""
     seats = [participants[s] for s in game.seats]
     abandoned = bool(answer.get("abandoned"))
     winner_seat = None if abandoned else answer.get("winner_seat")
     transcript = answer.get("transcript")
+    record = answer.get("record")
     return {
-        "game": game.id, "round": game.round,
+        "game": game.id, "round": game.round, "deal": game.deal, "pair": game.pair,
         "pairing": [participants[p] for p in game.pairing], "seats": seats,
         "winner_seat": winner_seat,
         "winner": None if winner_seat is None else seats[winner_seat],
@@ -267,6 +352,8 @@ def make_record(game: Game, participants: Sequence[str], answer: dict[str, Any],
         "fingerprints": answer.get("fingerprints"), "match_id": answer.get("match_id"),
         "seconds": round(float(answer.get("seconds") or 0.0), 3),
         "setup_seconds": round(float(answer.get("setup_seconds") or 0.0), 3),
+        "record": None if not record
+        else os.path.relpath(record, folder.root).replace(os.sep, "/"),
     }
 
 
@@ -499,7 +586,7 @@ class Run:
     """One invocation: what to play and what has been recorded so far."""
 
     folder: Folder
-    participants: list[str]
+    participants: list[str]  # as given (bot specs, numbered); `names` are their names
     settings: Settings
     schedule: list[Game]
     records: dict[str, dict[str, Any]]
@@ -508,31 +595,74 @@ class Run:
     progress: Progress | None = None
     started: int = 0
     todo: list[Game] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    rating_interval: int | None = None
+    out: IO[str] | None = None
+    verdict: str | None = None  # the SPRT's, once a bound is crossed: "H0" or "H1"
+    recorded: int = 0  # games recorded by this run
+
+    def __post_init__(self) -> None:
+        if not self.names:
+            self.names = participant_names(self.participants)
+        self.verdict = self.sprt_verdict()
 
     def job(self, game: Game) -> dict[str, Any]:
-        return {"game": game.id, "players": [self.participants[s] for s in game.seats],
-                "game_id": self.settings.game, "rules": dict(self.settings.rules),
-                "deal": self.settings.deal, "seed": game_seed(self.settings, game),
-                "time_ms": self.settings.time_per_decision_ms,
-                "game_timeout": self.settings.game_timeout,
-                "transcript": str(self.folder.transcript_path(game).resolve())}
+        deal = deal_of(self.settings, game)
+        job = {"game": game.id, "players": [self.participants[s] for s in game.seats],
+               "game_id": self.settings.game,
+               "rules": {**dict(self.settings.rules), **(deal[1] if deal else {})},
+               "deal": self.settings.deal, "seed": game_seed(self.settings, game),
+               "deal_seed": None if deal is None else deal_seed(deal[0]),
+               "time_ms": self.settings.time_per_decision_ms,
+               "game_timeout": self.settings.game_timeout,
+               "transcript": str(self.folder.transcript_path(game).resolve())}
+        if self.settings.records:
+            job["record"] = str(self.folder.record_text_path(game).resolve())
+            job["tags"] = {"Event": "versus tournament", "Game": game.id,
+                           "Variant": self.settings.game, "Round": str(game.round),
+                           "Deal": "fresh" if deal is None else deal[0],
+                           "Seat0": self.names[game.seats[0]],
+                           "Seat1": self.names[game.seats[1]]}
+        return job
 
     def next_game(self) -> Game | None:
-        if not self.todo or (self.max_games is not None and self.started >= self.max_games):
+        if not self.todo or (self.max_games is not None and self.started >= self.max_games) \
+                or self.verdict is not None:
             return None
         self.started += 1
         return self.todo.pop(0)
 
+    def sprt_verdict(self) -> str | None:
+        test = self.settings.sprt_test
+        if test is None:
+            return None
+        (row,) = pair_statistics(self.names, self.settings, self.ordered_records()) or [None]
+        return None if row is None else test.verdict(row.llr)
+
+    def ordered_records(self) -> list[dict[str, Any]]:
+        return [self.records[g.id] for g in self.schedule if g.id in self.records]
+
     def record(self, game: Game, answer: dict[str, Any]) -> None:
-        record = make_record(game, self.participants, answer, self.folder)
+        record = make_record(game, self.names, answer, self.folder)
         try:
             write_atomically(self.folder.record_path(game), json.dumps(record, indent=1))
         except OSError as error:
             raise TournamentError(f"cannot write {self.folder.record_path(game)}: "
                                   f"{error.strerror or error}") from None
         self.records[game.id] = record
+        self.recorded += 1
         if self.progress is not None:
             self.progress.game(record)
+        if self.verdict is None:
+            self.verdict = self.sprt_verdict()
+        if self.out is not None and self.rating_interval and (
+                self.recorded % self.rating_interval == 0):
+            records = self.ordered_records()
+            table = standings(self.names, self.settings, records,
+                              pairings(self.participants, self.settings))
+            print(f"standings after {len(records)} of {len(self.schedule)} games:\n"
+                  + format_standings(table, records, self.names, self.settings), file=self.out,
+                  flush=True)
 
 
 async def play_games(run: Run) -> None:
@@ -595,7 +725,12 @@ class Standing:
 
 
 def standings(participants: Sequence[str], settings: Settings,
-              records: Sequence[dict[str, Any]]) -> list[Standing]:
+              records: Sequence[dict[str, Any]],
+              pairs: Sequence[tuple[int, int]] | None = None) -> list[Standing]:
+    """The table by participant name; `pairs`: the scheduled pairings (default: from the
+    names and settings)."""
+    if pairs is None:
+        pairs = pairings(participants, settings)
     table = [Standing(name) for name in participants]
     index = {name: i for i, name in enumerate(participants)}
     games: list[tuple[int, int, float]] = []
@@ -616,14 +751,83 @@ def standings(participants: Sequence[str], settings: Settings,
                 row.forfeits += record["ending"] == "forfeit"
         games.append((seats[0], seats[1], 0.5 if winner is None else float(winner == 0)))
     if len(participants) >= 2:
-        for row, rating in zip(table, ratings(len(participants), pairings(participants,
-                                                                           settings), games),
-                               strict=True):
+        for row, rating in zip(table, ratings(len(participants), pairs, games), strict=True):
             row.rating = rating
     return sorted(table, key=lambda r: (-r.score, -(r.rating.elo if r.rating else 0), r.name))
 
 
-def format_standings(table: Sequence[Standing], records: Sequence[dict[str, Any]]) -> str:
+@dataclass(frozen=True)
+class PairingStats:
+    """One pairing's statistics from its first participant's side (tournament_stats.py)."""
+
+    pairing: tuple[str, str]
+    counts: tuple[int, ...]  # LL, LD, DD+WL, WD, WW (paired) or L, D, W (unpaired)
+    estimate: Estimate | None
+    llr: float = 0.0
+    incomplete: int = 0  # paired: pairs with one game scored (not counted)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return PENTA_LABELS if len(self.counts) == 5 else TRI_LABELS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pairing": list(self.pairing),
+                "model": "pentanomial" if len(self.counts) == 5 else "trinomial",
+                "counts": dict(zip(self.labels, self.counts, strict=True)),
+                "incomplete_pairs": self.incomplete,
+                **(self.estimate.to_dict() if self.estimate else {"samples": 0}),
+                "llr": round(self.llr, 4)}
+
+    def line(self, sprt: Sprt | None) -> str:
+        counts = ", ".join(f"{label} {n}" for label, n in zip(self.labels, self.counts,
+                                                              strict=True))
+        unit = "pairs" if len(self.counts) == 5 else "games"
+        head = (f"{self.pairing[0]} vs {self.pairing[1]}: {sum(self.counts)} {unit} "
+                f"[{counts}]")
+        if self.incomplete:
+            head += f" ({self.incomplete} incomplete pairs not counted)"
+        text = head + (f"; {self.estimate}" if self.estimate else "")
+        if sprt is not None:
+            verdict = sprt.verdict(self.llr)
+            text += (f"\nSPRT {sprt}: LLR {self.llr:.2f}, bounds "
+                     f"[{sprt.lower:.2f}, {sprt.upper:.2f}]: "
+                     + {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)",
+                        None: "continue"}[verdict])
+        return text
+
+
+def pair_statistics(names: Sequence[str], settings: Settings,
+                    records: Sequence[dict[str, Any]]) -> list[PairingStats]:
+    """Per pairing (in first-appearance order of the scored records): pentanomial counts of its
+    complete pairs (paired deals) or trinomial counts of its games, the estimate, the LLR."""
+    test = settings.sprt_test
+    games: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in records:
+        if scored(record):
+            games.setdefault(tuple(record["pairing"]), []).append(record)  # type: ignore[arg-type]
+    rows = []
+    for pairing, mine in games.items():
+        def score(record: dict[str, Any], first: str = pairing[0]) -> float:
+            winner = record["winner"]
+            return 0.5 if winner is None else float(winner == first)
+
+        incomplete = 0
+        if settings.paired:
+            by_pair: dict[Any, list[float]] = {}
+            for record in mine:
+                by_pair.setdefault(record.get("pair"), []).append(score(record))
+            pairs = [(v[0], v[1]) for v in by_pair.values() if len(v) == 2]
+            incomplete = sum(len(v) != 2 for v in by_pair.values())
+            counts: tuple[int, ...] = pentanomial(pairs)
+        else:
+            counts = trinomial([score(r) for r in mine])
+        rows.append(PairingStats(pairing, counts, estimate(counts),  # type: ignore[arg-type]
+                                 0.0 if test is None else test.llr(counts), incomplete))
+    return rows
+
+
+def format_standings(table: Sequence[Standing], records: Sequence[dict[str, Any]],
+                     names: Sequence[str] = (), settings: Settings | None = None) -> str:
     width = max([11, *(len(r.name) for r in table)])
     width = min(width, 40)
     lines = [f"{'#':>2}  {'participant':<{width}}  {'games':>5} {'wins':>5} {'draws':>5} "
@@ -643,6 +847,10 @@ def format_standings(table: Sequence[Standing], records: Sequence[dict[str, Any]
     if unverified:
         tail += f", {unverified} without a verified transcript"
     lines.append(tail + ". Elo: maximum likelihood, mean 0, +/- = 95% interval.")
+    if settings is not None:
+        test = settings.sprt_test
+        for row in pair_statistics(names, settings, records):
+            lines.append(row.line(test))
     return "\n".join(lines)
 
 
@@ -665,9 +873,18 @@ def csv_row(record: dict[str, Any]) -> dict[str, Any]:
 
 def write_results(run: Run, table: Sequence[Standing], complete: bool) -> None:
     records = [run.records[g.id] for g in run.schedule if g.id in run.records]
+    test = run.settings.sprt_test
+    stats = pair_statistics(run.names, run.settings, records)
     results = {"format": RESULTS_FORMAT, "complete": complete,
-               "participants": run.participants, "settings": run.settings.to_dict(),
+               "participants": run.participants, "names": run.names,
+               "settings": run.settings.to_dict(),
                "standings": [row.to_dict(rank) for rank, row in enumerate(table, 1)],
+               "pairings": [row.to_dict() for row in stats],
+               "sprt": None if test is None else {
+                   **test.to_dict(), "lower": round(test.lower, 4),
+                   "upper": round(test.upper, 4),
+                   "llr": round(stats[0].llr, 4) if stats else 0.0,
+                   "verdict": run.verdict},
                "games": records}
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
@@ -698,6 +915,90 @@ def number_duplicates(given: Sequence[str]) -> list[str]:
     return names
 
 
+def participant_names(participants: Sequence[str]) -> list[str]:
+    """Each participant's name: its `name=` option (with the `#N` of a repeated spec), else
+    the spec as given."""
+    names = []
+    for participant in participants:
+        base = bot_of(participant)
+        try:
+            given = parse_bot(base).name
+        except BotError:
+            given = None
+        names.append(participant if given is None else given + participant[len(base):])
+    return names
+
+
+def check_names(participants: Sequence[str]) -> list[str]:
+    names = participant_names(participants)
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise TournamentError(f"participant {name!r} is given twice", EXIT_USAGE)
+    return names
+
+
+def read_deals(path: str, game: str) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """`--deals FILE` (SPEC §8.3): a JSON list (of labels, or of {"seed": label, "rules":
+    {name: value}}) or text, one deal a line: `LABEL [NAME=VALUE ...]`, `#` comments. A label is
+    1-64 characters of A-Z a-z 0-9 . _ -. TournamentError (one line) on any mistake."""
+    from .game_options import GameOptionError, game_of, game_rules, rules_options
+
+    def bad(why: str) -> TournamentError:
+        return TournamentError(f"--deals {path}: {why}", EXIT_USAGE)
+
+    try:
+        data = read_limited(path, MAX_DEALS_FILE)
+    except UnreadableFile as error:
+        raise bad(str(error)) from None
+    if data is None:
+        raise bad(f"larger than {MAX_DEALS_FILE} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise bad("not UTF-8 text") from None
+    entries: list[tuple[int, str, Any]] = []  # (line or item number, label, rules)
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except ValueError as error:
+            raise bad(f"not JSON: {error}") from None
+        for n, item in enumerate(items, 1):
+            if isinstance(item, str):
+                entries.append((n, item, {}))
+            elif isinstance(item, dict) and isinstance(item.get("seed"), str) and set(
+                    item) <= {"seed", "rules"} and isinstance(item.get("rules", {}), dict):
+                entries.append((n, item["seed"], item.get("rules", {})))
+            else:
+                raise bad(f"item {n}: expected a label or {{\"seed\": ..., \"rules\": {{...}}}}")
+    else:
+        for n, line in enumerate(text.splitlines(), 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            pairs = []
+            for word in words[1:]:
+                name, eq, value = word.partition("=")
+                if not eq or not name or not value:
+                    raise bad(f"line {n}: {word!r} is not NAME=VALUE")
+                pairs.append((name, value))
+            entries.append((n, words[0], pairs))
+    if not entries:
+        raise bad("no deals")
+    impl = game_of(game)
+    deals = []
+    for n, label, rules in entries:
+        if not DEAL_LABEL.fullmatch(label):
+            raise bad(f"deal {n}: label {label!r} is not 1-64 characters of A-Z a-z 0-9 . _ -")
+        try:
+            options = (rules_options(impl, rules) if isinstance(rules, list)
+                       else rules_options(impl, [(k, str(v)) for k, v in rules.items()]))
+            game_rules(impl, options)
+        except GameOptionError as error:
+            raise bad(f"deal {n}: {error}") from None
+        deals.append((label, tuple(options.items())))
+    return tuple(deals)
+
+
 def check_participant(name: str, game: str = "versus42") -> None:
     from .bots import BotError, make_bot
 
@@ -708,8 +1009,9 @@ def check_participant(name: str, game: str = "versus42") -> None:
         raise TournamentError(str(error), EXIT_USAGE) from None
     except ValueError as error:
         raise TournamentError(f"bot {name!r}: {error}", EXIT_USAGE) from None
-    if name.startswith("cmd:"):
-        program = shlex.split(name[4:])[0]
+    command = parse_bot(name).command
+    if command is not None:
+        program = shlex.split(command)[0]
         if shutil.which(program) is None and not Path(program).is_file():
             raise TournamentError(f"bot {name!r}: program {program!r} not found", EXIT_USAGE)
 
@@ -742,9 +1044,31 @@ def settings_from(args: argparse.Namespace, participants: Sequence[str]) -> Sett
             raise TournamentError("--seed must be 1..32 bytes (2..64 hex digits)", EXIT_USAGE)
     champion = (args.gauntlet_champion or participants[0]) if args.format == "gauntlet" \
         else None
+    paired = not args.unpaired
+    if paired and args.games % 2:
+        raise TournamentError(f"--games {args.games}: paired deals need an even number of "
+                              "games per pairing (or give --unpaired)", EXIT_USAGE)
+    sprt = None
+    if args.sprt is not None:
+        try:
+            sprt = tuple(parse_sprt(args.sprt).to_dict().items())
+        except SprtError as error:
+            raise TournamentError(str(error), EXIT_USAGE) from None
+        if len(participants) != 2:
+            raise TournamentError(f"--sprt compares two participants; {len(participants)} "
+                                  "given", EXIT_USAGE)
+    deals = read_deals(args.deals, args.game) if args.deals is not None else ()
+    srand = args.srand
+    if srand is None and not deals and (paired or seed is not None):
+        srand = (int.from_bytes(hashlib.sha256(b"versus/v1/tournament-srand\x00"
+                                               + bytes.fromhex(seed)).digest()[:4], "big")
+                 if seed is not None else secrets.randbelow(1 << 32))
+    if deals:
+        srand = None
     return Settings(args.format, args.games, champion, args.deal, seed,
                     args.time_per_decision, args.game_timeout, args.game,
-                    tuple(args.rules_options.items()))
+                    tuple(args.rules_options.items()), paired, srand, deals, sprt,
+                    bool(args.records))
 
 
 def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
@@ -756,7 +1080,10 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
                                   "tournament without --resume")
         saved_participants, settings, schedule = read_manifest(folder)
         if participants:
-            here = (participants, settings_from(args, participants))
+            mine = settings_from(args, participants)
+            if args.srand is None:  # the saved suite (perhaps a random one)
+                mine = dataclasses.replace(mine, srand=settings.srand)
+            here = (participants, mine)
             difference = settings_difference(here, (saved_participants, settings))
             if difference is not None:
                 raise TournamentError(f"--resume: the settings differ from {folder.manifest}: "
@@ -766,9 +1093,10 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
                 check_participant(name, settings.game)
         participants = saved_participants
         folder.prepare()
-        records = load_records(folder, schedule, participants, warn)
+        records = load_records(folder, schedule, check_names(participants), warn)
     else:
         settings = settings_from(args, participants)
+        check_names(participants)
         if folder.manifest.exists():
             raise TournamentError(f"{folder.root} already holds a tournament; add --resume to "
                                   "finish it, or choose another --out")
@@ -777,7 +1105,8 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
         write_manifest(folder, participants, settings, schedule)
         records = {}
     run = Run(folder, participants, settings, schedule, records,
-              concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games)
+              concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games,
+              rating_interval=args.rating_interval)
     run.todo = [g for g in schedule if g.id not in records]
     return run
 
@@ -794,6 +1123,7 @@ def cmd_tournament(args: argparse.Namespace, out: IO[str]) -> int:
         warn(str(error))
         return error.status
     total = len(run.schedule)
+    run.out = out
     if args.resume:
         warn(f"resuming: {total - len(run.todo)} of {total} games done, {len(run.todo)} to play")
     run.progress = Progress(total, total - len(run.todo), min(len(run.todo),
@@ -812,14 +1142,20 @@ def cmd_tournament(args: argparse.Namespace, out: IO[str]) -> int:
         status = EXIT_UNFINISHED
     run.progress.close()
     records = [run.records[g.id] for g in run.schedule if g.id in run.records]
-    complete = len(records) == total and all(r["ending"] != "abandoned" for r in records)
-    table = standings(run.participants, run.settings, records)
+    complete = (len(records) == total or run.verdict is not None) and all(
+        r["ending"] != "abandoned" for r in records)
+    table = standings(run.names, run.settings, records,
+                      pairings(run.participants, run.settings))
     try:
         write_results(run, table, complete)
     except TournamentError as error:
         warn(str(error))
         return error.status
-    print(format_standings(table, records), file=out)
+    print(format_standings(table, records, run.names, run.settings), file=out)
+    if run.verdict is not None:
+        print(f"SPRT: {'H1' if run.verdict == 'H1' else 'H0'} accepted after "
+              f"{len(records)} of {total} scheduled games; the tournament stopped there",
+              file=out)
     print(f"results: {run.folder.root / 'results.json'}, {run.folder.root / 'results.csv'}",
           file=out)
     if not complete:

@@ -22,7 +22,11 @@
 #
 # A process that is killed or dies is the runner's business (it records the game as abandoned
 # and starts another worker). With `seed` the game is reproducible: identities, master secrets
-# and bot seeds all derive from it (otherwise they come from `secrets`).
+# and bot seeds all derive from it (otherwise they come from `secrets`). With `deal_seed`
+# (paired deals, deal suites: issue 21) the identities, master secrets and handshake randomness
+# of both seats derive from it instead, so two games on the same deal seed have the same match
+# id, decks, shuffles and layout whoever sits where; `seed` then seeds the bots only. With
+# `record` the worker also writes a text game record there (`game_record`).
 from __future__ import annotations
 
 import hashlib
@@ -160,16 +164,21 @@ async def play_job(job: dict[str, Any]) -> dict[str, Any]:
             else:
                 guards.append(_Guard(as_async(bot), name, builtin_limit))
                 externals.append(None)
-        identities = master_secrets = None
-        if seed is not None:
-            identities = (Identity.generate(derive(seed, "identity-0")),
-                          Identity.generate(derive(seed, "identity-1")))
-            master_secrets = (derive(seed, "master-0")(32), derive(seed, "master-1")(32))
+        identities = master_secrets = handshake = None
+        secret_seed = bytes.fromhex(job["deal_seed"]) if job.get("deal_seed") else seed
+        if secret_seed is not None:
+            identities = (Identity.generate(derive(secret_seed, "identity-0")),
+                          Identity.generate(derive(secret_seed, "identity-1")))
+            master_secrets = (derive(secret_seed, "master-0")(32),
+                              derive(secret_seed, "master-1")(32))
+        if job.get("deal_seed"):
+            handshake = (derive(secret_seed, "handshake-0"),  # type: ignore[arg-type]
+                         derive(secret_seed, "handshake-1"))  # type: ignore[arg-type]
         try:
             result = await play_loopback_match(
                 guards, rules, transcript_dir=None, identities=identities,
                 master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"],
-                drive=drive_player)
+                drive=drive_player, handshake_rngs=handshake)
         except trio.TooSlowError:
             return _over_time(job, guards, started)
         except (TransportError, LocalProtocolError, RemoteProtocolError, OSError) as error:
@@ -228,7 +237,38 @@ def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
             "the match ended without a result"
     elif forfeits and winner == 1 - forfeits[0][0]:
         record.update(ending="forfeit", forfeit_seat=forfeits[0][0], reason=forfeits[0][1])
+    if job.get("record") and not record["abandoned"]:
+        text = game_record(result.transcript, {
+            **job.get("tags", {}), "Result": result_tag(winner, record["abandoned"]),
+            "Ending": record["ending"], "Outcome": str(record["outcome"] or ""),
+            "Reason": record["reason"], "Transcript": path.name})
+        write_atomically(Path(job["record"]), text.encode())
+        record["record"] = job["record"]
     return record
+
+
+def result_tag(winner: int | None, abandoned: bool) -> str:
+    if abandoned:
+        return "*"
+    return {0: "1-0", 1: "0-1", None: "1/2-1/2"}[winner]
+
+
+def game_record(transcript: bytes, tags: dict[str, str]) -> str:
+    """A small human-readable record of a game, like PGN (SPEC §8.3 "Game records"): tag
+    lines `[Name "value"]`, a blank line, one line per game input `N. S<seat> <input in the
+    game's notation>` in chain order, and the result tag again. `versus replay --print` on
+    the transcript tells the same game with boards and narration."""
+    from versus.protocol.match.verify import replay_inputs
+
+    def quoted(value: str) -> str:
+        return '"' + " ".join(value.split()).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    replay = replay_inputs(transcript)
+    lines = [f"[{name} {quoted(str(value))}]" for name, value in tags.items() if value != ""]
+    lines.append("")
+    lines += [f"{n}. S{step.seat} {step.text}" for n, step in enumerate(replay.inputs, 1)]
+    lines.append(tags.get("Result", "*"))
+    return "\n".join(lines) + "\n"
 
 
 def serve(jobs: TextIO, answers: TextIO) -> None:

@@ -138,6 +138,10 @@ def verify_file(path: str, catalogue: Catalogue | None = None) -> FileVerdict:
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
                                         f"the file exceeds the transcript limit of "
                                         f"{MAX_FILE_SIZE} bytes"))
+    from versus.protocol.solo.run import is_run, verify_run  # a solo run (issue 19)
+
+    if is_run(data):
+        return FileVerdict(path, verify_run(data))  # type: ignore[arg-type]
     report = verify_transcript(data, catalogue)
     if not report.ok and report.bad_index in (0, 1) and (why := unknown_game(data)):
         return FileVerdict(path, None, why, "unknown-game")

@@ -31,6 +31,7 @@ DEFAULT_GAME = "versus42"
 #: it, imported the first time the id is asked for
 BUILTIN_GAMES = {
     "grid": "versus.engine.grid:GRID",
+    "multiverse": "versus.engine.multiverse:MULTIVERSE",
     "vanquishers": "versus.engine.vanquishers:VANQUISHERS",
     "versus42": "versus.engine.versus42:VERSUS42",
 }

@@ -17,7 +17,7 @@ import errno
 import ipaddress
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 import trio
@@ -41,6 +41,9 @@ from versus.protocol.crypto.identity import Identity, fingerprint, normalize_fin
 DEFAULT_PORT = 47_820
 CONNECT_TIMEOUT = 10.0
 HANDSHAKE_TIMEOUT = 10.0
+#: Happy eyeballs (RFC 8305 §5's recommended Connection Attempt Delay): the next address of an
+#: invite is dialled this long after the previous one, unless that one failed sooner.
+HAPPY_EYEBALLS_DELAY = 0.25
 #: Handshakes in progress at once on a listener; more connections are dropped at once, so a
 #: connection flood costs us bounded memory.
 MAX_PENDING_HANDSHAKES = 16
@@ -238,15 +241,83 @@ async def connect(
     return channel
 
 
+class AllAddressesFailedError(ConnectError):
+    """No address of a host answered with a completed handshake; `failures` holds (address,
+    error) for each address, in the order they were listed."""
+
+    def __init__(self, message: str, failures: list[tuple[str, TransportError]]) -> None:
+        super().__init__(message)
+        self.failures = failures
+
+
+async def connect_any(
+    addresses: Sequence[tuple[str, int]],
+    identity: Identity,
+    *,
+    stagger: float = HAPPY_EYEBALLS_DELAY,
+    **options: object,
+) -> SecureChannel:
+    """Happy eyeballs over a host's addresses (an invite's, in its order): start `connect` to
+    the first, then to the next one `stagger` seconds later or as soon as every attempt
+    started so far failed; the first attempt whose handshake completes wins and the others are
+    cancelled (a late second winner is closed). Each attempt applies the same pin
+    (`expected_fingerprint`, `known_peers`: `options` are those of `connect`), so an address
+    that answers with another identity is just a failed attempt. One address: exactly
+    `connect` (its own error). Several that all fail: AllAddressesFailedError naming each."""
+    if not addresses:
+        raise ConnectError("no address to connect to")
+    if len(addresses) == 1:
+        host, port = addresses[0]
+        return await connect(host, port, identity, **options)  # type: ignore[arg-type]
+    winner: SecureChannel | None = None
+    failures: dict[int, tuple[str, TransportError]] = {}
+    async with trio.open_nursery() as nursery:
+
+        async def attempt(index: int, host: str, port: int, failed: trio.Event) -> None:
+            nonlocal winner
+            try:
+                channel = await connect(host, port, identity, **options)  # type: ignore[arg-type]
+            except TransportError as error:
+                failures[index] = (format_hostport(host, port), error)
+                failed.set()
+                return
+            if winner is None:
+                winner = channel
+                nursery.cancel_scope.cancel()
+            else:
+                with trio.CancelScope(shield=True), trio.move_on_after(1.0):
+                    await channel.aclose("connected through another address")
+
+        for index, (host, port) in enumerate(addresses):
+            failed = trio.Event()
+            nursery.start_soon(attempt, index, host, port, failed)
+            with trio.move_on_after(stagger):
+                await failed.wait()  # this one failed: start the next one at once
+    if winner is not None:
+        return winner
+    ordered = [failures[i] for i in sorted(failures)]
+    raise AllAddressesFailedError(
+        f"could not reach the host at any of its {len(ordered)} addresses ("
+        + "; ".join(f"{label}: {_short(error)}" for label, error in ordered) + ")",
+        ordered,
+    )
+
+
+def _short(error: TransportError) -> str:
+    text = str(error) or type(error).__name__
+    return text.split("; ")[0]
+
+
 async def connect_invite(
     invite: Invite | str, identity: Identity, **options: object
 ) -> SecureChannel:
-    """Join the game an invite points to; the invite's fingerprint is pinned."""
+    """Join the game an invite points to (every address, happy eyeballs; no relay here: see
+    p2p/link.py JoinLink); the invite's fingerprint is pinned."""
     if isinstance(invite, str):
         invite = Invite.parse(invite)
-    return await connect(
-        invite.host, invite.port, identity, expected_fingerprint=invite.fingerprint,
-        **options,  # type: ignore[arg-type]
+    return await connect_any(
+        invite.addresses, identity, expected_fingerprint=invite.fingerprint,
+        **options,
     )
 
 

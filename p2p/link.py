@@ -24,6 +24,13 @@
 # the session (the newest wins); anything else is closed with a one-line reason. The joiner
 # redials with exponential backoff (0.25 s doubling to 5 s), pinning the host's fingerprint
 # from the first handshake, until the session's resume window ends.
+#
+# Several addresses and a relay (SPEC Part 6 §T-NAT). The joiner dials every address of the
+# invite with happy eyeballs (connect.connect_any), and only when all fail meets the host at the
+# invite's relay (nat/relay.py), for the first connection and every reconnection alike; the pin
+# is the same on every path. The host, given a relay, keeps one connection waiting there
+# (`HostLink.serve_relay`): each relayed joiner that completes the handshake is handled exactly
+# like one that came to the listeners, and the host goes back to wait for the next.
 from __future__ import annotations
 
 import secrets
@@ -34,10 +41,20 @@ from dataclasses import dataclass, field
 import trio
 
 from versus.p2p.channel import ChannelConfig, SecureChannel
-from versus.p2p.connect import Rng, connect, listening_port, open_listeners, serve, stream_source
-from versus.p2p.errors import ListenError, PeerIdentityError, TransportError
+from versus.p2p.connect import (
+    AllAddressesFailedError,
+    Rng,
+    connect_any,
+    listening_port,
+    open_listeners,
+    serve,
+    stream_source,
+)
+from versus.p2p.errors import ConnectError, ListenError, PeerIdentityError, TransportError
 from versus.p2p.handshake import Purpose
 from versus.p2p.known_peers import KnownPeers
+from versus.p2p.nat.errors import RelayError
+from versus.p2p.nat.relay import RelayAddress, relay_accept, relay_connect
 from versus.p2p.session import SessionProtocolError
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
@@ -55,6 +72,8 @@ READING_RULES = "the player is reading the rules; it reconnects to accept them"
 OPPONENT_CHOSEN = "the host already has an opponent"
 TABLE_FULL = "too many players are waiting to join this host; try again"
 HOST_BUSY = "the host is busy with a match; try again later"
+#: host: the longest wait before trying an unreachable or refusing relay again
+RELAY_RETRY_MAX = 30.0
 
 #: (rules, our seat) -> None to accept, or a one-line reason to decline
 RulesCheck = Callable[[MatchRules, int], str | None]
@@ -262,6 +281,32 @@ class HostLink:
 
     # --- the match's opponent -----------------------------------------------------------------
 
+    async def serve_relay(self, relay: RelayAddress, room: bytes, *,
+                          on_error: Callable[[str], None] | None = None,
+                          task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                          ) -> None:
+        """Wait at `relay` for joiners, one at a time, forever: each that completes the
+        handshake is handled as a listener's would be. A relay that cannot be reached or
+        refuses is retried after 1 s, doubling to RELAY_RETRY_MAX; a joiner whose handshake
+        fails is reported and the host waits again at once."""
+        task_status.started()
+        delay = 1.0
+        async with trio.open_nursery() as nursery:
+            while True:
+                try:
+                    channel = await relay_accept(relay, room, self.identity,
+                                                 config=self.config, rng=self.rng)
+                except TransportError as error:
+                    self.errors.append(str(error))
+                    if on_error is not None:
+                        on_error(str(error))
+                    if isinstance(error, RelayError):
+                        await trio.sleep(delay)
+                        delay = min(delay * 2, RELAY_RETRY_MAX)
+                    continue
+                delay = 1.0
+                nursery.start_soon(self._handle, channel)
+
     async def first(self, rules: MatchRules, seat: int = 1,
                     on_declined: Callable[[str], None] | None = None) -> SecureChannel:
         """The first joiner that accepts the rules (every waiting joiner is offered them at
@@ -316,26 +361,78 @@ class HostLink:
 # --- the joiner -------------------------------------------------------------------------------
 
 
+class JoinFailedError(ConnectError):
+    """Neither any address of the host nor its relay gave a connection; `failures` has one
+    line for each way tried (address or relay: why)."""
+
+    def __init__(self, message: str, failures: list[str]) -> None:
+        super().__init__(message)
+        self.failures = failures
+
+
 class JoinLink:
-    """Dial the host; `reconnect` redials with backoff (Purpose.RESUME, host key pinned)."""
+    """Dial the host (every address with happy eyeballs, then the relay if any); `reconnect`
+    redials with backoff (Purpose.RESUME, host key pinned)."""
 
     def __init__(self, host: str, port: int, identity: Identity, *,
                  fingerprint: str | None = None, known_peers: KnownPeers | None = None,
                  config: ChannelConfig | None = None, backoff: Backoff | None = None,
                  on_retry: Callable[[str], None] | None = None,
-                 rng: Rng = secrets.token_bytes) -> None:
+                 rng: Rng = secrets.token_bytes,
+                 more: tuple[tuple[str, int], ...] = (),
+                 relay: RelayAddress | None = None, room: bytes | None = None) -> None:
         self.host, self.port, self.identity = host, port, identity
+        self.addresses = [(host, port), *more]
+        if relay is not None and (room is None or fingerprint is None):
+            raise LocalProtocolError("a relay needs the invite's room and fingerprint")
+        self.relay, self.room = relay, room
         self.rng = rng  # the handshakes' randomness: `secrets`, but for a seeded demo or test
         self.fingerprint, self.known_peers, self.config = fingerprint, known_peers, config
         self.backoff = backoff or Backoff()
         self.on_retry = on_retry
+        #: how the last connection was made: "HOST:PORT" or "relay tcp:HOST:PORT"
+        self.connected_via: str | None = None
+
+    async def _dial(self, purpose: Purpose) -> SecureChannel:
+        """The addresses with happy eyeballs, then the relay; one address and no relay raises
+        that address's own error, else JoinFailedError listing every failure."""
+        known = None if self.fingerprint or purpose is Purpose.RESUME else self.known_peers
+        try:
+            channel = await connect_any(self.addresses, self.identity, purpose=purpose,
+                                        expected_fingerprint=self.fingerprint,
+                                        known_peers=known, config=self.config, rng=self.rng)
+        except TransportError as error:
+            if self.relay is None:
+                if len(self.addresses) > 1 and isinstance(error, AllAddressesFailedError):
+                    raise JoinFailedError(
+                        str(error), [f"{a}: {e}" for a, e in error.failures]) from None
+                raise
+            direct = error
+        else:
+            self.connected_via = channel.peer
+            return channel
+        failures = ([f"{a}: {e}" for a, e in direct.failures]
+                    if isinstance(direct, AllAddressesFailedError)
+                    else [f"{self.addresses[0][0]}:{self.addresses[0][1]}: {direct}"])
+        assert self.room is not None and self.fingerprint is not None
+        try:
+            channel = await relay_connect(self.relay, self.fingerprint, self.room,
+                                          self.identity, purpose=purpose, config=self.config,
+                                          rng=self.rng)
+        except PeerIdentityError:
+            raise  # someone with the invite's room poses as the host: never retry into it
+        except TransportError as error:
+            failures.append(f"relay {self.relay}: {error}")
+            count = len(self.addresses)
+            raise JoinFailedError(
+                f"could not reach the host at its {count} address{'es' if count > 1 else ''} "
+                f"nor through relay {self.relay}", failures) from None
+        self.connected_via = f"relay {self.relay}"
+        return channel
 
     async def first(self, check: RulesCheck | None = None
                     ) -> tuple[SecureChannel, MatchRules, int]:
-        channel = await connect(self.host, self.port, self.identity,
-                                expected_fingerprint=self.fingerprint,
-                                known_peers=None if self.fingerprint else self.known_peers,
-                                config=self.config, rng=self.rng)
+        channel = await self._dial(Purpose.NEW_MATCH)
         try:
             rules, seat = await take_offer(channel, check)
         except BaseException:
@@ -355,10 +452,7 @@ class JoinLink:
             offered.append((rules, seat))
             return READING_RULES
 
-        channel = await connect(self.host, self.port, self.identity,
-                                expected_fingerprint=self.fingerprint,
-                                known_peers=None if self.fingerprint else self.known_peers,
-                                config=self.config, rng=self.rng)
+        channel = await self._dial(Purpose.NEW_MATCH)
         try:
             await take_offer(channel, note)
         except DeclinedError:
@@ -374,10 +468,7 @@ class JoinLink:
         delay = self.backoff.initial
         while True:
             try:
-                return await connect(self.host, self.port, self.identity,
-                                     purpose=Purpose.RESUME,
-                                     expected_fingerprint=self.fingerprint, config=self.config,
-                                     rng=self.rng)
+                return await self._dial(Purpose.RESUME)
             except PeerIdentityError:
                 raise  # someone else answers at that address: never retry into an impostor
             except TransportError as error:

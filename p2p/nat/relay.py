@@ -48,7 +48,7 @@ from versus.p2p.connect import (
 )
 from versus.p2p.errors import InviteError
 from versus.p2p.handshake import PeerCheck, Purpose
-from versus.p2p.invite import _check_hostname, format_hostport, split_hostport
+from versus.p2p.invite import check_hostname, format_hostport, split_hostport
 from versus.p2p.known_peers import KnownPeers
 from versus.p2p.nat.errors import (
     RelayAddressError,
@@ -84,7 +84,7 @@ class RelayAddress:
     def __post_init__(self) -> None:
         text = format_hostport(self.host, self.port)
         try:
-            object.__setattr__(self, "host", _check_hostname(self.host, text))
+            object.__setattr__(self, "host", check_hostname(self.host, text))
         except InviteError as error:
             raise RelayAddressError(f"relay address {text!r}: {error}") from None
         if not isinstance(self.port, int) or isinstance(self.port, bool) or not (

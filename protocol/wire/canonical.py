@@ -58,6 +58,16 @@ TAG_DECKLIST_COMMIT = b"versus/v1/deck-list-commit"
 TAG_PEER_RNG = b"versus/v1/peer-rng"
 TAG_CHANCE_LINK = b"versus/v1/chance-link"
 TAG_CHANCE_ROLL = b"versus/v1/chance-roll"
+# solo runs (protocol/solo/, SPEC Part M "Solo runs")
+TAG_SOLO_CHALLENGE_SIG = b"versus/v1/solo/challenge-sig"
+TAG_SOLO_CHALLENGE = b"versus/v1/solo/challenge-digest"
+TAG_SOLO_COMMIT = b"versus/v1/solo/secret-commit"
+TAG_SOLO_DAILY = b"versus/v1/solo/daily-secret"
+TAG_SOLO_VALUE = b"versus/v1/solo/value"
+TAG_SOLO_ATTEST = b"versus/v1/solo/attest"
+TAG_SOLO_RECORD_SIG = b"versus/v1/solo/record-sig"
+TAG_SOLO_RECORD = b"versus/v1/solo/record-hash"
+TAG_SOLO_GENESIS = b"versus/v1/solo/genesis"
 
 # The hedged proof nonces of the shared-pool deal (SPEC §5.4). They belong to the deal's own
 # framing (`protocol.group.hash_parts`: SHA-512 of length-framed parts, reduced mod L), not to
@@ -84,6 +94,15 @@ DOMAIN_TAGS = (
     TAG_PEER_RNG,
     TAG_CHANCE_LINK,
     TAG_CHANCE_ROLL,
+    TAG_SOLO_CHALLENGE_SIG,
+    TAG_SOLO_CHALLENGE,
+    TAG_SOLO_COMMIT,
+    TAG_SOLO_DAILY,
+    TAG_SOLO_VALUE,
+    TAG_SOLO_ATTEST,
+    TAG_SOLO_RECORD_SIG,
+    TAG_SOLO_RECORD,
+    TAG_SOLO_GENESIS,
 )
 
 _packer = msgpack.Packer(use_bin_type=True, autoreset=True)

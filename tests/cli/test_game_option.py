@@ -116,7 +116,7 @@ def test_an_unknown_game_id_is_a_usage_error_naming_the_known_ones(capsys, toy) 
     for command in (["demo"], ["play"], ["host"], ["join", "h:1"], ["replay", "f"],
                     ["tournament", "random", "random", "--out", "x"]):
         line = _usage_error(capsys, *command, "--game", "chess")
-        assert ("unknown game id 'chess'; known games: grid, toy-duel, vanquishers, "
+        assert ("unknown game id 'chess'; known games: grid, multiverse, toy-duel, vanquishers, "
                 "versus42") in line, line
         assert line.startswith(f"versus {command[0]}: ")
 

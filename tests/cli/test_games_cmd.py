@@ -13,6 +13,7 @@ def test_games_lists_versus_with_its_options(capsys) -> None:
     out = capsys.readouterr().out
     assert out.startswith("grid: ") and "\nversus42: " in out and "deck_size=12 (1..21)" in out
     assert "not playable" not in out
+    assert "multiverse: " in out and "1 player (solo: versus solo --game multiverse)" in out
 
 
 def test_a_registered_game_shows_up_while_registered(capsys) -> None:

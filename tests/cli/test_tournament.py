@@ -179,7 +179,7 @@ def test_broken_bots_lose_by_forfeit_and_the_tournament_goes_on(tmp_path, capsys
 def test_a_bot_over_the_game_limit_forfeits(tmp_path):
     out = tmp_path / "t"
     hung = script(tmp_path, "hung.py", HUNG)
-    assert main(["tournament", "random", hung, "--games", "1", "--concurrency", "1",
+    assert main(["tournament", "random", hung, "--games", "1", "--unpaired", "--concurrency", "1",
                  "--time-per-decision", "30000", "--game-timeout", "1.5",
                  "--out", str(out)]) == 0
     (game,) = results(out)[0]["games"]

@@ -68,17 +68,18 @@ def test_versus42_is_registered_by_default_with_its_options():
 @pytest.mark.parametrize("bad", ["chess", "", "VERSUS42", None, 42])
 def test_unknown_game_id_names_it_and_the_known_ones(bad):
     with pytest.raises(UnknownGameError,
-                       match=r"unknown game id .*; known games: grid, vanquishers, versus42"):
+                       match=r"unknown game id .*; known games: grid, multiverse, "
+                             r"vanquishers, versus42"):
         get_game(bad)
 
 
 def test_a_test_game_appears_only_while_registered(toy):
     assert get_game("toy-duel") is toy
-    assert [g.id for g in games()] == ["grid", "toy-duel", "vanquishers", "versus42"]
+    assert [g.id for g in games()] == ["grid", "multiverse", "toy-duel", "vanquishers", "versus42"]
     with pytest.raises(ValueError, match="already registered"):
         register_game(ToyDuel())
     unregister_game("toy-duel")
-    assert [g.id for g in games()] == ["grid", "vanquishers", "versus42"]
+    assert [g.id for g in games()] == ["grid", "multiverse", "vanquishers", "versus42"]
     register_game(toy)  # for the fixture's unregister
 
 
@@ -272,7 +273,8 @@ def test_positions_go_through_the_registry_by_game_id(toy):
     assert load_position(toy.dump_position(t)) == t
     other = VERSUS42.dump_position(s).replace('"game":"versus42"', '"game":"chess"')
     with pytest.raises(UnknownGameError,
-                       match="'chess'; known games: grid, toy-duel, vanquishers, versus42"):
+                       match="'chess'; known games: grid, multiverse, toy-duel, vanquishers, "
+                             "versus42"):
         load_position(other)
 
 

@@ -1,0 +1,180 @@
+# Bot benchmark of the other games (issues 17 and 18, "Play"): greedy against random in grid
+# and vanquishers, in-process engine play through the generic Game interface (no protocol, no
+# network): a full-information loop deals each hidden deck in a seeded order (and tells each
+# player's knowledge what it is dealt), answers each reveal with the true card and each chance
+# decision with a seeded draw, and asks the bots for turns and choices with their seat's view
+# (`Game.view`) only.
+#
+# Duplicate format, as bench/bots.py: games 2k and 2k+1 play the same deal (and chance stream)
+# with the seats swapped. Prints per game the wins of A, the draws, the win rate of A (draws as
+# half) with a 95 % Wilson interval over games, and how many deals A won from both seats.
+#   python bench/bots_games.py [--games 200] [--game grid] [--game vanquishers] [--jobs N]
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from versus.cli.bots import make_bot
+from versus.engine.api import DecisionKind, Finished, Setup
+from versus.engine.registry import get_game
+
+GAMES = ("grid", "vanquishers")
+
+
+class Stream:
+    """A seeded SHA-256 stream of integers below n (the bench's dealer and dice)."""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed, self.counter = seed, 0
+
+    def below(self, n: int) -> int:
+        self.counter += 1
+        digest = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
+        return int.from_bytes(digest[:8], "big") % n
+
+
+def deal(game: Any, rules: Any, seed: bytes) -> tuple[dict[int, str], list[list[int]]]:
+    """Card ids per handle and each hidden deck's deal order, for a match under `rules`."""
+    cat = game.default_catalogue()
+    rng = Stream(seed + b"/deal")
+    if game.id == "grid":
+        from versus.engine.grid.referee import random_deal
+
+        ids, orders = random_deal(cat, rules, seed)
+        return dict(enumerate(ids)), [list(o) for o in orders]
+    if game.id == "vanquishers":
+        from versus.engine.vanquishers import starter_deck
+
+        n = rules.deck_size
+        identity: dict[int, str] = {}
+        orders = []
+        for p in (0, 1):
+            identity.update({p * n + i: c for i, c in enumerate(starter_deck(cat, rules.heroes[p],
+                                                                             n))})
+            handles = list(range(p * n, p * n + n))
+            for i in range(n - 1, 0, -1):
+                j = rng.below(i + 1)
+                handles[i], handles[j] = handles[j], handles[i]
+            orders.append(handles)
+        return identity, orders
+    # any other game: the catalogue pool, shuffled
+    ids = list(game.card_ids(cat))
+    decks = game.decks(rules)
+    order = list(range(len(ids)))
+    for i in range(len(order) - 1, 0, -1):
+        j = rng.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    identity = {h: ids[order[h]] for d in decks for h in d.handles}
+    return identity, [list(d.handles) for d in decks]
+
+
+def play_game(game_id: str, bots: tuple[Any, Any], seed: bytes, rules: Any = None,
+              max_inputs: int = 100_000) -> Finished:
+    """One game of `bots` (by seat) from the deal and chance stream of `seed`. A bot that
+    answers an input not in the legal list raises AssertionError."""
+    game = get_game(game_id)
+    rules = game.default_rules() if rules is None else rules
+    identity, orders = deal(game, rules, seed)
+    dealt = [0] * len(orders)
+    chance = Stream(seed + b"/chance")
+    knowledge = [game.new_knowledge(0), game.new_knowledge(1)]
+    state = game.new_game(Setup(rules, game.default_catalogue(), seed[:64] or b"x"))
+    for _ in range(max_inputs):
+        d = game.decision(state)
+        if isinstance(d, Finished):
+            return d
+        if d.kind is DecisionKind.DEAL:
+            h = orders[d.deck][dealt[d.deck]]
+            dealt[d.deck] += 1
+            knowledge[d.player].learn(h, identity[h])
+            inp = game.deal_input(h)
+        elif d.kind is DecisionKind.REVEAL:
+            inp = game.reveal_input(d.handle, identity[d.handle])
+        elif d.kind is DecisionKind.CHANCE:
+            inp = game.legal_actions(state)[chance.below(d.outcomes)]
+        else:
+            legal = list(game.legal_actions(state))
+            view = game.view(state, d.player, knowledge[d.player])
+            inp = bots[d.player].choose(view, legal)
+            assert inp in legal, f"{bots[d.player].name} answered an illegal input {inp}"
+        state = game.step(state, inp)
+    raise AssertionError(f"{game_id}: no end within {max_inputs} inputs")
+
+
+def play_pair_game(task: tuple[str, str, str, int, int]) -> tuple[int, float, float]:
+    """Game `index` of a duplicate run: (deal number, A's score, seconds)."""
+    game_id, a_name, b_name, index, salt = task
+    seed = b"bench-bots-games/%d/%d" % (salt, index // 2)
+    a = make_bot(a_name, seed=2 * index, game=game_id)
+    b = make_bot(b_name, seed=2 * index + 1, game=game_id)
+    a_seat = index % 2
+    bots = (a, b) if a_seat == 0 else (b, a)
+    t0 = time.perf_counter()
+    result = play_game(game_id, bots, seed)  # type: ignore[arg-type]
+    score = 0.5 if result.winner is None else float(result.winner == a_seat)
+    return index // 2, score, time.perf_counter() - t0
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
+        ) -> dict[str, Any]:
+    tasks = [(game_id, a, b, i, salt) for i in range(games)]
+    if jobs > 1:
+        with multiprocessing.Pool(jobs) as pool:
+            rows = pool.map(play_pair_game, tasks, chunksize=1)
+    else:
+        rows = [play_pair_game(t) for t in tasks]
+    score = sum(r[1] for r in rows)
+    wins = sum(1 for r in rows if r[1] == 1.0)
+    draws = sum(1 for r in rows if r[1] == 0.5)
+    per_deal: dict[int, float] = {}
+    for d, s, _ in rows:
+        per_deal[d] = per_deal.get(d, 0.0) + s
+    lo, hi = wilson(score, games)
+    return {"game": game_id, "a": a, "b": b, "games": games, "wins": wins, "draws": draws,
+            "rate": score / games, "low": lo, "high": hi,
+            "both": sum(1 for v in per_deal.values() if v == 2.0),
+            "split": sum(1 for v in per_deal.values() if 0.0 < v < 2.0),
+            "lost": sum(1 for v in per_deal.values() if v == 0.0),
+            "seconds": sum(r[2] for r in rows)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=200, help="games per game id (even)")
+    ap.add_argument("--game", action="append", choices=GAMES, help="default: both")
+    ap.add_argument("--a", default="greedy")
+    ap.add_argument("--b", default="random")
+    ap.add_argument("--jobs", type=int, default=max(1, min(8, multiprocessing.cpu_count())))
+    ap.add_argument("--salt", type=int, default=0, help="another set of deals")
+    args = ap.parse_args()
+    games = args.games + args.games % 2
+    print(f"{'game':12} {'pairing':18} {'games':>5} {'wins':>5} {'draws':>5} {'A rate':>7} "
+          f"{'95% interval':>15} {'deals +/=/-':>12} {'s/game':>7}")
+    for game_id in args.game or GAMES:
+        r = run(game_id, args.a, args.b, games, args.jobs, args.salt)
+        print(f"{game_id:12} {r['a'] + ' vs ' + r['b']:18} {r['games']:5d} {r['wins']:5d} "
+              f"{r['draws']:5d} {100 * r['rate']:6.1f}% "
+              f"[{100 * r['low']:5.1f}, {100 * r['high']:5.1f}]% "
+              f"{r['both']:>4}/{r['split']}/{r['lost']:<4} {r['seconds'] / games:7.3f}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+# The greedy bot of Vanquishers (SPEC Part 7, "Bots of the other games"; issue 18 "Play").
+#
+# What it sees: exactly its seat's `View` (engine/vanquishers/text.py): the public state (no
+# hidden identity is ever in it) and its own knowledge (the cards dealt to it). It chooses among
+# the view's `useful_actions` (the legal inputs that do what they say with the cards it knows:
+# no fizzle, no decoy trap), falling back on the legal ones.
+#
+# How it plays: one ply. It fills its own cards' identities into a copy of the public state
+# (the opponent's hand, deck and face-down traps stay unknown), applies each candidate input
+# and lets the engine resolve what follows up to the next decision that is not a die: its own
+# next step, the opponent's turn, a deal, or a reveal of a card hidden from it. Dice are
+# public chance: every outcome is weighed (the two targeting dice: all 36 pairs), so the score
+# of an attack is its expected value. The opponent's trap window is assumed passed (its traps
+# are face down: only their public cost is known); a choice of its own inside the resolution
+# (replacing a weapon, springing one of its traps) takes the best branch.
+#
+# The evaluation (for the seat `p`), in Life points: a win or loss is decisive; otherwise Life
+# (both sides), Shield (worth less: it regenerates and only delays), the damage potential of
+# each side's equipped weapons and hero items per turn (hit probability of 2d6 + target value
+# against the enemy's defense, times the damage, halved while ammunition is missing), the
+# attacks still unused this turn, Storage Energy (concave: the first points matter most), the
+# hand (concave) and set traps. Ties go to a seeded random one of the best: the bot is
+# deterministic given its seed.
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from versus.engine.api import Finished
+from versus.engine.vanquishers.cards import CardType, HeroAbility
+from versus.engine.vanquishers.engine import (
+    HAND_LIMIT,
+    D,
+    Move,
+    S,
+    State,
+    Verb,
+    Zone,
+    _Work,
+    step,
+)
+
+from .simple import bot_rng
+
+WIN = 10_000.0
+#: P(2d6 >= k) for k = 0..13
+_AT_LEAST = [1.0] * 3 + [sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= k) / 36
+                         for k in range(3, 13)] + [0.0]
+
+
+def hit_chance(need: int) -> float:
+    """P(black + red >= need)."""
+    return 1.0 if need <= 2 else 0.0 if need > 12 else _AT_LEAST[need]
+
+
+def known_state(s: State, cards: dict[int, str]) -> State:
+    """`s` with the identities of `cards` (the bot's own dealt cards) filled in."""
+    filled = list(s.card)
+    for h, cid in cards.items():
+        if 0 <= h < len(filled) and filled[h] < 0 and s.cat.get(cid) is not None:
+            filled[h] = s.cat.index(cid)
+    return dataclasses.replace(s, card=tuple(filled))
+
+
+def potential(w: _Work, p: int, unused_only: bool = False) -> float:
+    """Expected damage per turn of p's weapons and hero items against the enemy's defense
+    (only the uses left this turn with `unused_only`)."""
+    enemy = 1 - p
+    defense = w.defense(enemy)
+    bonus = w.target_bonus(p)
+    strike = w.hero_ability(p, HeroAbility.STRIKE)
+    total = 0.0
+    for h in w.board(p, CardType.WEAPON, CardType.HERO_ITEM):
+        card = w.c(h)
+        if card is None:
+            continue
+        mods = [w.c(m) for m in w.attached(h, CardType.MOD)]
+        target = card.target + bonus + sum(m.target for m in mods if m)
+        damage = card.kinetic + card.energy + 0.7 * card.shield_damage + strike + sum(
+            m.kinetic + m.energy + 0.7 * m.shield_damage for m in mods if m)
+        if w.sides[p][S.VT]:
+            damage += card.vt_kinetic
+        if card.red and card.ability is not None:
+            damage += card.ability_amount * (7 - card.red) / 6
+        uses = w.uses(h)
+        if unused_only:
+            uses = max(0, uses - w.aux[h])
+        if w.ammo_ok(h):
+            ready = 1.0
+        elif unused_only:
+            ready = 0.0
+        else:  # the ammunition still missing: each round attached brings it closer
+            ready = 0.2 + 0.6 * len(w.attached(h, CardType.AMMO)) / max(1, card.ammo)
+        total += ready * uses * hit_chance(defense - target) * max(0.0, damage)
+    return total
+
+
+def _concave(x: float, knee: float, low: float, high: float) -> float:
+    return low * min(x, knee) + high * max(0.0, x - knee)
+
+
+def evaluate(s: State, p: int) -> float:
+    """The bot's score of `s` for `p` (see the module note)."""
+    if s.result != (-1, -1):
+        winner = s.result[1]
+        return 0.0 if winner < 0 else (WIN if winner == p else -WIN)
+    w = _Work(s)
+    score = 0.0
+    for q, sign in ((p, 1.0), (1 - p, -1.0)):
+        side = s.sides[q]
+        life, shield = side[S.LIFE], side[S.SHIELD]
+        side_score = (3.0 if sign > 0 else 5.0) * life + 1.0 * shield
+        side_score += 4.0 * potential(w, q)
+        side_score += _concave(side[S.STORAGE], 9, 2.2, 0.5)
+        hand = len(w.mine(q, Zone.HAND))
+        side_score += _concave(hand, 3, 1.6, 0.6) - (3.0 if hand >= HAND_LIMIT else 0.0)
+        side_score += 1.5 * len(w.mine(q, Zone.TRAP))
+        side_score += 0.5 * w.max_shield(q) + 0.5 * w.max_life(q)
+        if s.active == q and s.phase <= 6:
+            side_score += 0.6 * potential(w, q, unused_only=True)
+        score += sign * side_score
+    return score
+
+
+class _Sim:
+    """Resolves a state up to the next decision that is not a die (see the module note)."""
+
+    def __init__(self, player: int, dice: int = 2) -> None:
+        self.player, self.dice = player, dice
+
+    def value(self, s: State, dice_left: int, depth: int = 0) -> float:
+        while True:
+            if s.result != (-1, -1):
+                return evaluate(s, self.player)
+            code = s.dec[0]
+            if code == D.CHANCE and dice_left > 0:
+                return sum(self.value(step(s, Move(Verb.ROLL, value=k)), dice_left - 1, depth)
+                           for k in range(1, 7)) / 6
+            if code == D.CHOICE:
+                chooser = s.dec[1]
+                if chooser != self.player:
+                    s = step(s, Move(Verb.PASS))
+                    continue
+                if depth >= 2:
+                    return evaluate(s, self.player)
+                options = [Move(Verb.PICK, h) for h in s.dec[4:]] + [Move(Verb.PASS)]
+                return max(self.value(step(s, m), dice_left, depth + 1) for m in options)
+            return evaluate(s, self.player)
+
+
+class VanquishersGreedyBot:
+    """One-ply greedy for Vanquishers (see the module note)."""
+
+    cheap = False
+
+    def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
+        self.name = name
+        self.rng = bot_rng(seed)
+        self._played: tuple[int, set[int]] = (-1, set())
+
+    def choose(self, view: Any, legal: Sequence[Move]) -> Move:
+        if not legal:
+            raise ValueError("greedy: no legal input to choose from")
+        legal = list(legal)
+        if len(legal) == 1:
+            return legal[0]
+        useful = [m for m in getattr(view, "useful_actions", ()) if m in legal]
+        candidates = useful or legal
+        # a card played this turn and still in the hand went back (a weapon not swapped in):
+        # playing it again would loop, so it waits for the next turn
+        turn = view.state.turn
+        if self._played[0] != turn:
+            self._played = (turn, set())
+        again = self._played[1]
+        candidates = [m for m in candidates if not (m.verb is Verb.PLAY and m.handle in again)] \
+            or candidates
+        d = view.decision
+        if isinstance(d, Finished):
+            raise ValueError("greedy: the game is over")
+        player = view.player
+        s = known_state(view.state, dict(view.knowledge.cards))
+        sim = _Sim(player)
+        best: list[Move] = []
+        best_score = float("-inf")
+        for move in candidates:
+            try:
+                score = sim.value(step(s, move), 2)
+            except Exception:  # the filled-in state refuses it: judge it by the public state
+                try:
+                    score = sim.value(step(view.state, move), 2) - 0.5
+                except Exception:
+                    score = float("-inf") if len(candidates) > 1 else 0.0
+            if score > best_score + 1e-9:
+                best, best_score = [move], score
+            elif score > best_score - 1e-9:
+                best.append(move)
+        if not best:
+            best = candidates
+        move = best[self.rng.randrange(len(best))]
+        if move.verb is Verb.PLAY:
+            again.add(move.handle)
+        return move
+
+
+__all__ = ["VanquishersGreedyBot", "evaluate", "known_state", "potential"]

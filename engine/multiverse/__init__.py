@@ -1,0 +1,192 @@
+# "Against the Multiverse" solo mode (seed 003, issue 19, SPEC Part M) on the generic Game
+# interface (engine/api.py): one seat, the player; the Multiverse automaton is part of the game.
+#
+# Hidden cards. Two hidden decks, both owned by the player's seat: the Power deck (handles
+# 0..deck-1) and the Battleground deck (after it). Their CONTENTS are public (a function of the
+# rules and the card data, rules.power_decklist); their ORDER is the secret. A DEAL asks for
+# the next card of a deck (whoever runs the game answers it: a solo run from the challenge's
+# randomness, protocol/solo); a REVEAL follows whenever a card becomes visible (drawn into the
+# hand, discarded by the Multiverse, a battleground laid, a defense card flipped), and `step`
+# checks the revealed id against the public decklist. Face-down defense cards, the player's
+# own included, stay unrevealed until flipped (M5).
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..api import DecisionKind, Finished, HiddenDeck, Pending, Setup
+from ..errors import PositionError
+from . import engine as E
+from . import rules as R
+from .cards import Catalogue, default, load
+
+POSITION_FORMAT = "versus-position/1"
+
+
+class Knowledge:
+    """The player's private knowledge: in a solo game everything it learns is in the state."""
+
+    def __init__(self, player: int) -> None:
+        self.player, self.cards = player, {}
+
+    def learn(self, handle: int, card_id: str) -> None:
+        self.cards[handle] = card_id
+
+
+class Multiverse:
+    id = "multiverse"
+    title = "Against the Multiverse (solo)"
+    players = 1
+    rules_options = R.OPTIONS
+    chance = True
+
+    # --- rules
+    def default_rules(self) -> R.Rules:
+        return R.Rules()
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> R.Rules:
+        return R.from_options(options)
+
+    def rules_to_options(self, rules: R.Rules) -> dict[str, Any]:
+        return {"difficulty": rules.difficulty, "deck": rules.deck}
+
+    def encode_rules(self, rules: R.Rules) -> bytes:
+        return R.encode(rules)
+
+    def decode_rules(self, data: bytes) -> R.Rules:
+        return R.decode(data)
+
+    def rules_digest(self, rules: R.Rules) -> bytes:
+        import hashlib
+
+        return hashlib.sha256(b"versus/v1/multiverse/rules\x00" + R.encode(rules)).digest()
+
+    def describe_rules(self, rules: R.Rules) -> str:
+        return (f"Against the Multiverse, {rules.difficulty} ({rules.rows} row"
+                f"{'s' if rules.rows > 1 else ''}), {rules.deck}-card Power deck")
+
+    # --- card data
+    def default_catalogue(self) -> Catalogue:
+        return default()
+
+    def load_catalogue(self, data: str | bytes) -> Catalogue:
+        return load(data)
+
+    def catalogue_digest(self, catalogue: Catalogue) -> bytes:
+        return catalogue.digest
+
+    def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
+        return tuple(p.id for p in catalogue.powers) + tuple(b.id for b in
+                                                             catalogue.battlegrounds)
+
+    # --- hidden decks
+    def decks(self, rules: R.Rules) -> tuple[HiddenDeck, ...]:
+        bgs = len(default().battlegrounds)
+        return (HiddenDeck(0, rules.deck, 0), HiddenDeck(0, bgs, rules.deck))
+
+    def deal_input(self, handle: int) -> str:
+        return f"deal {handle}"
+
+    def reveal_input(self, handle: int, card_id: str) -> str:
+        return f"reveal {handle} {card_id}"
+
+    def card_of(self, state: E.State, handle: int) -> str:
+        """The card id of `handle` in the public decklists of the state's rules."""
+        return E.card_of(state.rules, state.cat, handle)
+
+    def undealt(self, state: E.State, deck: int) -> list[int]:
+        return E.deck_left(state.d, state.rules, state.cat, deck)
+
+    def score(self, state: E.State) -> int:
+        return E.score(state)
+
+    # --- play
+    def new_game(self, setup: Setup) -> E.State:
+        return E.new_game(setup.rules, setup.catalogue)
+
+    def decision(self, state: E.State) -> Pending | Finished:
+        d = state.d
+        if d["outcome"] is not None:
+            return Finished(d["outcome"][0], d["outcome"][1])
+        op = d["q"][0]
+        if op[0] == "deal":
+            return Pending(DecisionKind.DEAL, 0, op[2], deck=op[1])
+        if op[0] == "reveal":
+            return Pending(DecisionKind.REVEAL, 0, op[2], handle=op[1])
+        if op[0] == "aim":
+            return Pending(DecisionKind.CHANCE, None, "d6", outcomes=6)
+        if op[0] == "instants":
+            return Pending(DecisionKind.CHOICE, 0, "instant",
+                           options=tuple(E.instant_cards(d, state.cat)))
+        if op[0] == "handlimit":
+            return Pending(DecisionKind.CHOICE, 0, "hand-limit", options=tuple(d["hand"]))
+        return Pending(DecisionKind.TURN, 0)
+
+    def legal_actions(self, state: E.State) -> Sequence[str]:
+        return E.legal(state)
+
+    def step(self, state: E.State, inp: str) -> E.State:
+        return E.step(state, inp)
+
+    def new_knowledge(self, player: int) -> Knowledge:
+        return Knowledge(player)
+
+    def view(self, state: E.State, player: int, knowledge: Any) -> dict[str, Any]:
+        d = state.d
+        return {"state": json.loads(state.encode()), "hand": list(d["hand"]),
+                "known": dict(d["known"]), "legal_actions": E.legal(state) if player == 0
+                and isinstance(self.decision(state), Pending) else []}
+
+    def encode_state(self, state: E.State) -> bytes:
+        return state.encode()
+
+    def state_hash(self, state: E.State) -> bytes:
+        return E.state_hash(state)
+
+    # --- notation
+    def parse_input(self, text: str) -> str:
+        return E.fmt(E.parse(text)) if E.fmt(E.parse(text)) == text else self._bad(text)
+
+    def _bad(self, text: str) -> str:
+        from ..errors import MalformedActionError
+
+        raise MalformedActionError(f"malformed multiverse input {text!r:.60}")
+
+    def format_input(self, inp: str) -> str:
+        return inp
+
+    def narrate(self, before: E.State, inp: str, after: E.State, viewer: int,
+                knowledge: Any) -> list[str]:
+        from .text import narrate
+
+        return narrate(before, inp, after)
+
+    def narrate_start(self, state: E.State, viewer: int) -> list[str]:
+        return [f"you face the Multiverse: {state.rules.rows} row(s) of three defense cards",
+                "you play first"]
+
+    # --- positions
+    def dump_position(self, state: E.State) -> str:
+        return json.dumps({"format": POSITION_FORMAT, "game": self.id,
+                           "rules": self.rules_to_options(state.rules),
+                           "state": json.loads(state.encode())},
+                          sort_keys=True, separators=(",", ":"))
+
+    def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> E.State:
+        try:
+            obj = json.loads(text)
+            rules = R.from_options(obj["rules"])
+            d = obj["state"]
+            if not isinstance(d, dict) or set(d) != set(E.new_game(rules, default()).d):
+                raise PositionError("multiverse position: state fields")
+        except (ValueError, KeyError, TypeError) as e:
+            raise PositionError(f"not a multiverse position: {e}") from None
+        state = E.State(d, rules, catalogue or default())
+        text_s = text if isinstance(text, str) else text.decode()
+        if self.dump_position(state) != text_s:
+            raise PositionError("multiverse position is not canonical")
+        return state
+
+
+MULTIVERSE = Multiverse()

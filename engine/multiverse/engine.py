@@ -1,0 +1,490 @@
+# The rules of "Against the Multiverse" (SPEC Part M): a pure state machine.
+#
+# How it works. A state is a plain JSON-able dict (`State.d`) and the card data; `step` copies
+# the dict, applies the input to the operation at the head of the state's queue (`q`), then
+# runs the queue's automatic operations until one needs an input (a DEAL, a REVEAL, the d6, a
+# TURN or a CHOICE) or the game ends. A turn is a short list of operations pushed onto the
+# queue (`_push`); an effect that draws pushes its deals in front. Everything hidden is a handle
+# whose identity enters the state only through a REVEAL (`known`), checked against the public
+# decklist of the rules (the deck's ORDER is the secret, never its contents: M3).
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ..errors import GameOverError, IllegalActionError, MalformedActionError
+from .cards import SLOW, Catalogue
+from .rules import Rules, battleground_decklist, encode, power_decklist
+
+HAND_LIMIT = 6
+PLAYER, MULTIVERSE = 0, 1
+#: d6 outcome (1..6) -> aimed slot (M14): 1-2 left, 3-4 centre, 5-6 right
+AIM = {1: 0, 2: 0, 3: 1, 4: 1, 5: 2, 6: 2}
+INPUT_OPS = ("deal", "reveal", "turn", "instants", "aim", "handlimit")
+
+
+class State:
+    """An immutable game state: `d` (never mutated once built), the rules and the card data."""
+
+    __slots__ = ("_enc", "cat", "d", "rules")
+
+    def __init__(self, d: dict[str, Any], rules: Rules, cat: Catalogue) -> None:
+        self.d, self.rules, self.cat = d, rules, cat
+        self._enc = json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
+
+    def encode(self) -> bytes:
+        return self._enc
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and other._enc == self._enc and \
+            other.rules == self.rules and other.cat.digest == self.cat.digest
+
+    def __hash__(self) -> int:
+        return hash(self._enc)
+
+
+def decklists(rules: Rules, cat: Catalogue) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return power_decklist(rules, cat), battleground_decklist(cat)
+
+
+def card_of(rules: Rules, cat: Catalogue, handle: int) -> str:
+    """The card id of `handle` (power deck handles first, then battlegrounds)."""
+    powers, bgs = decklists(rules, cat)
+    if 0 <= handle < len(powers):
+        return powers[handle]
+    if len(powers) <= handle < len(powers) + len(bgs):
+        return bgs[handle - len(powers)]
+    raise IllegalActionError(f"no card has handle {handle}")
+
+
+def new_game(rules: Rules, cat: Catalogue) -> State:
+    d: dict[str, Any] = {
+        "known": {}, "dealt": [[], []], "hand": [], "pbg": -1, "pdef": [-1, -1, -1],
+        "pup": [False, False, False],
+        "rows": [{"bg": -1, "cards": [-1, -1, -1], "up": [False, False, False]}
+                 for _ in range(rules.rows)],
+        "discard": [], "turn": 0, "side": PLAYER, "slow_used": False, "main_used": False,
+        "shield": [0, 0], "rally": [0, 0], "delayed": [], "combat": None, "defeated": 0,
+        "outcome": None, "last_roll": 0, "q": [],
+    }
+    q: list[list[Any]] = [["deal", 1, "pbg"]]
+    q += [["deal", 0, "pdef", i] for i in range(3)]
+    for r in range(rules.rows):
+        q += [["deal", 1, "mbg", r]] + [["deal", 0, "mdef", r, c] for c in range(3)]
+    q += [["deal", 0, "hand"] for _ in range(HAND_LIMIT)]
+    q.append(["pturn"])
+    d["q"] = q
+    return State(_advance(d, rules, cat), rules, cat)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def nearest_row(d: dict[str, Any]) -> int:
+    """The Multiverse row nearest to the player: the first with a card left, or -1."""
+    for r, row in enumerate(d["rows"]):
+        if any(h >= 0 for h in row["cards"]):
+            return r
+    return -1
+
+
+def _card(d: dict[str, Any], cat: Catalogue, h: int) -> Any:
+    return cat.power(d["known"][str(h)])
+
+
+def _bg_bonus(d: dict[str, Any], cat: Catalogue, bg: int, kind: str) -> int:
+    if bg < 0 or str(bg) not in d["known"]:
+        return 0
+    b = cat.battleground(d["known"][str(bg)])
+    return b.amount if b.effect == kind else 0
+
+
+def deck_left(d: dict[str, Any], rules: Rules, cat: Catalogue, deck: int) -> list[int]:
+    """The undealt handles of `deck` (0 Power, 1 Battleground), ascending."""
+    powers, bgs = decklists(rules, cat)
+    first, size = (0, len(powers)) if deck == 0 else (len(powers), len(bgs))
+    gone = set(d["dealt"][deck])
+    return [h for h in range(first, first + size) if h not in gone]
+
+
+def _finish(d: dict[str, Any], label: str, winner: int | None) -> None:
+    if d["outcome"] is None:
+        d["outcome"] = [label, winner]
+
+
+def _check_end(d: dict[str, Any]) -> None:
+    if d["rows"] and all(h < 0 for row in d["rows"] for h in row["cards"]) and \
+            d["turn"] > 0:
+        _finish(d, "victory", PLAYER)
+    elif d["turn"] > 0 and all(h < 0 for h in d["pdef"]):
+        _finish(d, "defenses-eliminated", None)
+
+
+def _push(d: dict[str, Any], *ops: list[Any]) -> None:
+    d["q"][0:0] = [list(op) for op in ops]
+
+
+def _slow(d: dict[str, Any], side: int, effect: str, n: int) -> None:
+    """A slow (trigger or delayed) effect of `side` (M9)."""
+    if effect == "draw":
+        dest = "hand" if side == PLAYER else "mill"
+        _push(d, *[["deal", 0, dest] for _ in range(n)])
+    elif effect == "shield":
+        d["shield"][side] += n
+    elif effect == "rally":
+        d["rally"][side] += n
+
+
+def _activate_flip(d: dict[str, Any], cat: Catalogue, side: int, h: int) -> None:
+    """A defense card flipped face-up by an attack: its trigger now, its delayed at the end of
+    the turn (M12, M20)."""
+    p = _card(d, cat, h)
+    if p.activation == "trigger":
+        _slow(d, side, p.effect, p.amount)
+    elif p.activation == "delayed":
+        d["delayed"].append([side, p.effect, p.amount])
+
+
+def _combat_power(d: dict[str, Any], cat: Catalogue) -> None:
+    """Compute both sides' power (M11, M15): base powers and battlegrounds, rally and shield,
+    then the defender's defense skill, then the attackers' offensive abilities left to right."""
+    cb = d["combat"]
+    att, dfd = cb["side"], 1 - cb["side"]
+    a = sum(_card(d, cat, h).power for h in cb["attackers"])
+    if att == PLAYER:
+        a += _bg_bonus(d, cat, d["pbg"], "surge")
+        r, c = cb["target"]
+        dh = d["rows"][r]["cards"][c]
+        dpow = _card(d, cat, dh).power + _bg_bonus(d, cat, d["rows"][r]["bg"], "fortify")
+    else:
+        r = nearest_row(d)
+        a += _bg_bonus(d, cat, d["rows"][r]["bg"], "surge")
+        dh = d["pdef"][cb["target"][0]]
+        dpow = _card(d, cat, dh).power + _bg_bonus(d, cat, d["pbg"], "fortify")
+    a += d["rally"][att] - d["shield"][dfd]
+    d["rally"][att] = d["shield"][dfd] = 0
+    dp = _card(d, cat, dh)
+    if dp.activation == "defense":
+        if dp.effect == "boost":
+            dpow += dp.amount
+        else:
+            a -= dp.amount
+    for h in cb["attackers"]:
+        p = _card(d, cat, h)
+        if p.activation == "offensive":
+            if p.effect == "boost":
+                a += p.amount
+            else:
+                dpow -= p.amount
+    cb["a"], cb["d"] = a, dpow
+
+
+def instant_cards(d: dict[str, Any], cat: Catalogue) -> list[int]:
+    return [h for h in d["hand"] if _card(d, cat, h).activation == "instant"]
+
+
+def _resolve(d: dict[str, Any]) -> None:
+    """Settle a combat (M13, M16): attack power > defense power defeats the defender."""
+    cb = d["combat"]
+    won = cb["a"] > cb["d"]
+    if cb["side"] == PLAYER:
+        r, c = cb["target"]
+        d["discard"] += cb["attackers"] + cb["instants"]
+        if won:
+            d["discard"].append(d["rows"][r]["cards"][c])
+            d["rows"][r]["cards"][c] = -1
+            d["rows"][r]["up"][c] = False
+            d["defeated"] += 1
+    else:
+        d["discard"] += cb["instants"]
+        if won:
+            slot = cb["target"][0]
+            d["discard"].append(d["pdef"][slot])
+            d["pdef"][slot] = -1
+            d["pup"][slot] = False
+    d["combat"] = None
+    _check_end(d)
+
+
+# --- the queue ------------------------------------------------------------------------------
+
+
+def _advance(d: dict[str, Any], rules: Rules, cat: Catalogue) -> dict[str, Any]:
+    """Run automatic operations until one needs an input or the game is over."""
+    while d["outcome"] is None and d["q"]:
+        op = d["q"][0]
+        kind = op[0]
+        if kind == "deal":
+            if not deck_left(d, rules, cat, op[1]):
+                _finish(d, "deck-exhausted", None)
+            return d
+        if kind == "turn":
+            if d["slow_used"] and d["main_used"]:
+                d["q"].pop(0)
+                continue
+            return d
+        if kind == "instants":
+            if not instant_cards(d, cat):
+                d["q"].pop(0)
+                continue
+            return d
+        if kind == "handlimit":
+            if len(d["hand"]) <= HAND_LIMIT:
+                d["q"].pop(0)
+                continue
+            return d
+        if kind in ("reveal", "aim"):
+            return d
+        d["q"].pop(0)
+        _auto(d, cat, op)
+    return d
+
+
+def _auto(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
+    kind = op[0]
+    if kind == "pturn":  # M6: player phase 1 draw, phase 2 actions, phase 3 end
+        d.update(turn=d["turn"] + 1, side=PLAYER, slow_used=False, main_used=False)
+        _check_end(d)
+        _push(d, ["deal", 0, "hand"], ["turn"], ["pend"])
+    elif kind == "pend":  # M8
+        delayed, d["delayed"] = d["delayed"], []
+        _push(d, ["handlimit"], ["mturn"])
+        for side, effect, n in reversed(delayed):
+            _slow(d, side, effect, n)
+    elif kind == "mturn":  # M14
+        d["side"] = MULTIVERSE
+        _push(d, ["deal", 0, "mill"], ["deal", 0, "mdraw"], ["mflip"], ["mattack"], ["mend"])
+    elif kind == "mflip":
+        r = nearest_row(d)
+        row = d["rows"][r]
+        _push(d, *[["reveal", row["cards"][c], "mflip", r, c] for c in range(3)
+                   if row["cards"][c] >= 0 and not row["up"][c]])
+    elif kind == "mattack":
+        r = nearest_row(d)
+        row = d["rows"][r]
+        attackers = [row["cards"][c] for c in range(3)
+                     if row["cards"][c] >= 0 and _card(d, cat, row["cards"][c]).type == "super"]
+        if attackers:
+            d["combat"] = {"side": MULTIVERSE, "attackers": attackers, "target": None,
+                           "a": 0, "d": 0, "instants": []}
+            _push(d, ["aim"])
+        else:  # M17: the Enhance replacement rule
+            c = next(c for c in range(3) if row["cards"][c] >= 0)
+            d["discard"].append(row["cards"][c])
+            row["cards"][c], row["up"][c] = -1, False
+            _push(d, ["deal", 0, "replace", r, c])
+    elif kind == "mend":  # M18
+        delayed, d["delayed"] = d["delayed"], []
+        _push(d, ["pturn"])
+        for side, effect, n in reversed(delayed):
+            _slow(d, side, effect, n)
+    elif kind == "power":
+        _combat_power(d, cat)
+    elif kind == "resolve":
+        _resolve(d)
+    else:  # pragma: no cover - a bug
+        raise AssertionError(f"unknown operation {op!r}")
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+
+def parse(text: str) -> tuple[Any, ...]:
+    """An input from its canonical line (SPEC M-notation); MalformedActionError otherwise."""
+    if not isinstance(text, str):
+        raise MalformedActionError(f"malformed multiverse input {text!r:.60}")
+    words = text.split(" ")
+
+    def num(w: str) -> int:
+        if not w.isdigit() or str(int(w)) != w or not w.isascii():
+            raise MalformedActionError(f"malformed multiverse input {text!r:.60}")
+        return int(w)
+
+    shapes = {"draw": 0, "end": 0, "done": 0, "slow": 1, "instant": 1, "discard": 1, "deal": 1,
+              "roll": 1, "attack": 2}
+    if words[0] == "reveal" and len(words) == 3 and words[2] and len(words[2]) <= 32:
+        return ("reveal", num(words[1]), words[2])
+    if words[0] not in shapes or len(words) != shapes[words[0]] + 1:
+        raise MalformedActionError(f"malformed multiverse input {text!r:.60}")
+    return (words[0], *[num(w) for w in words[1:]])
+
+
+def fmt(inp: tuple[Any, ...]) -> str:
+    return " ".join(str(x) for x in inp)
+
+
+def legal(state: State) -> list[str]:
+    d, cat = state.d, state.cat
+    if d["outcome"] is not None or not d["q"]:
+        return []
+    op = d["q"][0]
+    if op[0] == "aim":
+        return [f"roll {k}" for k in range(1, 7)]
+    if op[0] == "instants":
+        return [f"instant {h}" for h in instant_cards(d, cat)] + ["done"]
+    if op[0] == "handlimit":
+        return [f"discard {h}" for h in d["hand"]]
+    if op[0] != "turn":
+        return []
+    out = []
+    if not d["slow_used"]:
+        out += [f"slow {h}" for h in d["hand"] if _card(d, cat, h).activation in SLOW]
+    if not d["main_used"]:
+        r = nearest_row(d)
+        cols = [c for c in range(3) if r >= 0 and d["rows"][r]["cards"][c] >= 0]
+        out += [f"attack {h} {c}" for h in d["hand"] if _card(d, cat, h).type == "super"
+                for c in cols]
+        out.append("draw")
+    else:
+        out.append("end")
+    return out
+
+
+def step(state: State, text: str) -> State:
+    inp = parse(text)
+    d, rules, cat = state.d, state.rules, state.cat
+    if d["outcome"] is not None:
+        raise GameOverError(f"input {text!r} after the end of the game")
+    op = d["q"][0]
+    d = json.loads(state.encode())
+    kind = inp[0]
+    if op[0] == "deal":
+        if kind != "deal":
+            raise IllegalActionError(f"illegal input {text!r}: this input does not answer the "
+                                     "pending decision (a deal)")
+        h = inp[1]
+        if h not in deck_left(d, rules, cat, op[1]):
+            raise IllegalActionError(f"illegal input {text!r}: card {h} is not in deck {op[1]}")
+        d["q"].pop(0)
+        d["dealt"][op[1]].append(h)
+        _place(d, op, h)
+    elif op[0] == "reveal":
+        if kind != "reveal" or inp[1] != op[1]:
+            raise IllegalActionError(f"illegal input {text!r}: this input does not answer the "
+                                     f"pending decision (reveal of card {op[1]})")
+        if inp[2] != card_of(rules, cat, op[1]):
+            raise IllegalActionError(f"illegal input {text!r}: card {op[1]} is not {inp[2]}")
+        d["q"].pop(0)
+        d["known"][str(op[1])] = inp[2]
+        _revealed(d, cat, op)
+    else:
+        if text not in legal(state):
+            raise IllegalActionError(f"illegal input {text!r} (legal: "
+                                     f"{', '.join(legal(state)[:12])})")
+        _act(d, cat, op, inp)
+    return State(_advance(d, rules, cat), rules, cat)
+
+
+def _place(d: dict[str, Any], op: list[Any], h: int) -> None:
+    dest = op[2]
+    if dest == "pbg":
+        d["pbg"] = h
+        _push(d, ["reveal", h, "show"])
+    elif dest == "mbg":
+        d["rows"][op[3]]["bg"] = h
+        _push(d, ["reveal", h, "show"])
+    elif dest == "pdef":
+        d["pdef"][op[3]] = h
+    elif dest in ("mdef", "replace"):
+        d["rows"][op[3]]["cards"][op[4]] = h
+    elif dest == "hand":
+        d["hand"].append(h)
+        _push(d, ["reveal", h, "show"])
+    elif dest in ("mill", "mdraw"):
+        _push(d, ["reveal", h, dest])
+
+
+def _revealed(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
+    h, purpose = op[1], op[2]
+    if purpose == "mill":  # M14, M19: the Multiverse's draws are discards
+        d["discard"].append(h)
+    elif purpose == "mdraw":  # M14: a slow Super drawn in phase 2 activates
+        d["discard"].append(h)
+        p = _card(d, cat, h)
+        if p.type == "super" and p.activation == "trigger":
+            _slow(d, MULTIVERSE, p.effect, p.amount)
+        elif p.type == "super" and p.activation == "delayed":
+            d["delayed"].append([MULTIVERSE, p.effect, p.amount])
+    elif purpose == "mflip":  # M14, M20: no ability activates
+        d["rows"][op[3]]["up"][op[4]] = True
+    elif purpose == "dflip-m":  # the player's attack flips a Multiverse card (M12)
+        d["rows"][op[3]]["up"][op[4]] = True
+        _activate_flip(d, cat, MULTIVERSE, h)
+    elif purpose == "dflip-p":  # the Multiverse's attack flips a player's card (M15)
+        d["pup"][op[3]] = True
+        _activate_flip(d, cat, PLAYER, h)
+
+
+def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...]) -> None:
+    kind = inp[0]
+    if op[0] == "aim":  # M14: the d6 aims the Multiverse's attack
+        roll = inp[1]
+        d["last_roll"] = roll
+        d["q"].pop(0)
+        slot = AIM[roll]
+        while d["pdef"][slot] < 0:  # M14: an empty slot passes the aim rightwards, wrapping
+            slot = (slot + 1) % 3
+        d["combat"]["target"] = [slot]
+        ops: list[list[Any]] = []
+        if not d["pup"][slot]:
+            ops.append(["reveal", d["pdef"][slot], "dflip-p", slot])
+        _push(d, *ops, ["power"], ["instants"], ["resolve"])
+    elif op[0] == "instants":  # M13: instant cards from the hand
+        if kind == "done":
+            d["q"].pop(0)
+            return
+        h = inp[1]
+        p = _card(d, cat, h)
+        d["hand"].remove(h)
+        cb = d["combat"]
+        cb["instants"].append(h)
+        mine_attacks = cb["side"] == PLAYER
+        if p.effect == "boost":
+            cb["a" if mine_attacks else "d"] += p.amount
+        else:
+            cb["d" if mine_attacks else "a"] -= p.amount
+    elif op[0] == "handlimit":  # M8
+        d["hand"].remove(inp[1])
+        d["discard"].append(inp[1])
+    elif kind == "slow":  # M9
+        h = inp[1]
+        p = _card(d, cat, h)
+        d["hand"].remove(h)
+        d["discard"].append(h)
+        d["slow_used"] = True
+        if p.activation == "trigger":
+            _slow(d, PLAYER, p.effect, p.amount)
+        else:
+            d["delayed"].append([PLAYER, p.effect, p.amount])
+    elif kind == "draw":  # M7: not attacking draws a card
+        d["main_used"] = True
+        _push(d, ["deal", 0, "hand"])
+    elif kind == "end":
+        d["q"].pop(0)
+    elif kind == "attack":  # M10-M13
+        h, c = inp[1], inp[2]
+        r = nearest_row(d)
+        d["main_used"] = True
+        d["hand"].remove(h)
+        d["combat"] = {"side": PLAYER, "attackers": [h], "target": [r, c], "a": 0, "d": 0,
+                       "instants": []}
+        ops = []
+        if not d["rows"][r]["up"][c]:
+            ops.append(["reveal", d["rows"][r]["cards"][c], "dflip-m", r, c])
+        _push(d, *ops, ["power"], ["instants"], ["resolve"])
+
+
+def score(state: State) -> int:
+    """The run's score (M22): a victory scores 100 + 10 per player defense card left + the
+    Power cards left in the deck; otherwise 10 per Multiverse defense card defeated."""
+    d = state.d
+    if d["outcome"] is not None and d["outcome"][0] == "victory":
+        left = len(deck_left(d, state.rules, state.cat, 0))
+        return 100 + 10 * sum(h >= 0 for h in d["pdef"]) + left
+    return 10 * d["defeated"]
+
+
+def state_hash(state: State) -> bytes:
+    return hashlib.sha256(b"versus/v1/multiverse/state\x00" + hashlib.sha256(
+        encode(state.rules)).digest() + state.cat.digest + state.encode()).digest()

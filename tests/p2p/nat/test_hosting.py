@@ -1,0 +1,139 @@
+# What `versus host` does for port mapping (p2p/nat/hosting.py), against the loopback fake
+# gateway (tests/p2p/nat/fake_gateway.py): one line per method tried, the external address for
+# the invite, deletion on exit, the NAT-PMP fallback, a dead gateway, and UPnP through a stand-in
+# miniupnpc module (the real one is an optional extra). Every test stops itself.
+from __future__ import annotations
+
+import socket
+from types import SimpleNamespace
+from typing import ClassVar
+
+import trio
+
+from tests.p2p.nat.fake_gateway import FakeGateway
+from versus.p2p.nat import hosting
+from versus.p2p.nat.client import RetryPolicy
+
+FAST = RetryPolicy(initial=0.05, maximum=0.2, attempts=3)
+OPTIONS = {"pcp_policy": FAST, "natpmp_policy": FAST}
+LIMIT = 10
+
+
+def _no_upnp() -> None:
+    return None
+
+
+async def test_pcp_maps_lists_the_external_address_and_deletes_on_exit(
+    nursery: trio.Nursery,
+) -> None:
+    fake = FakeGateway()
+    await nursery.start(fake.serve, "127.0.0.1")
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with hosting.host_port_mapping(47820, lines.append, gateway="127.0.0.1",
+                                             gateway_port=fake.port, upnp=_no_upnp,
+                                             **OPTIONS) as mapped:
+            assert mapped.external == [("198.51.100.7", 47820)]
+            assert len(fake.table) == 1
+        assert fake.table == {}  # deleted on exit
+    assert len(lines) == 1 and lines[0].startswith("port mapping: PCP: PCP on gateway 127.0.0.1")
+    assert "198.51.100.7:47820" in lines[0]
+
+
+async def test_natpmp_after_pcp_unsupported_version(nursery: trio.Nursery) -> None:
+    fake = FakeGateway(speaks_pcp=False)
+    await nursery.start(fake.serve, "127.0.0.1")
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with hosting.host_port_mapping(47821, lines.append, gateway="127.0.0.1",
+                                             gateway_port=fake.port, upnp=_no_upnp,
+                                             **OPTIONS) as mapped:
+            assert mapped.external == [("198.51.100.7", 47821)]
+        assert fake.table == {}
+    assert lines[0] == "port mapping: PCP: gateway 127.0.0.1 speaks NAT-PMP only; trying NAT-PMP"
+    assert lines[1].startswith("port mapping: NAT-PMP: NAT-PMP on gateway 127.0.0.1")
+    assert len(lines) == 2
+
+
+def _dead_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def test_nothing_maps_one_line_per_method_and_no_address() -> None:
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with hosting.host_port_mapping(47822, lines.append, gateway="127.0.0.1",
+                                             gateway_port=_dead_udp_port(), upnp=_no_upnp,
+                                             **OPTIONS) as mapped:
+            assert mapped.external == []
+    assert len(lines) == 2
+    assert lines[0].startswith("port mapping: PCP: ") and "nothing listens" in lines[0]
+    assert lines[1] == ("port mapping: UPnP: not tried: miniupnpc is not installed "
+                        "(pip install 'versus-p2p[upnp]')")
+
+
+async def test_no_gateway_is_one_line(monkeypatch) -> None:
+    from versus.p2p.nat.errors import NoGatewayError
+
+    def none(family: int) -> object:
+        raise NoGatewayError("no default IPv4 gateway (test)")
+
+    monkeypatch.setattr(hosting, "default_gateway", none)
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with hosting.host_port_mapping(47823, lines.append, upnp=_no_upnp) as mapped:
+            assert mapped.external == []
+    assert lines[0] == "port mapping: PCP, NAT-PMP: not tried: no default IPv4 gateway (test)"
+
+
+class _FakeIGD:
+    calls: ClassVar[list[tuple[object, ...]]] = []
+
+    def __init__(self) -> None:
+        self.discoverdelay = 0
+        self.lanaddr = "10.0.0.2"
+
+    def discover(self) -> int:
+        return 1
+
+    def selectigd(self) -> str:
+        return "http://10.0.0.1/ctl"
+
+    def externalipaddress(self) -> str:
+        return "100.64.1.2"
+
+    def addportmapping(self, *args: object) -> bool:
+        self.calls.append(("add", *args))
+        if args[-1] != 0:
+            raise Exception("OnlyPermanentLeasesSupported")  # as miniupnpc does
+        return True
+
+    def deleteportmapping(self, *args: object) -> bool:
+        self.calls.append(("delete", *args))
+        return True
+
+
+async def test_upnp_in_a_worker_thread_when_pcp_fails() -> None:
+    _FakeIGD.calls = []
+    module = SimpleNamespace(UPnP=_FakeIGD)
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with hosting.host_port_mapping(47824, lines.append, gateway="127.0.0.1",
+                                             gateway_port=_dead_udp_port(),
+                                             upnp=lambda: module, **OPTIONS) as mapped:
+            assert mapped.external == [("100.64.1.2", 47824)], lines
+    assert lines[1].startswith("port mapping: UPnP: gateway mapped 100.64.1.2:47824 to local "
+                               "port 47824 (a carrier-grade NAT address")
+    assert [call[0] for call in _FakeIGD.calls] == ["add", "add", "delete"]
+    assert _FakeIGD.calls[1] == ("add", 47824, "TCP", "10.0.0.2", 47824, "versus", "", 0)
+    assert _FakeIGD.calls[2] == ("delete", 47824, "TCP")
+
+
+def test_reachability_note() -> None:
+    assert hosting.reachability_note("203.0.113.5") == "" or "private" in (
+        hosting.reachability_note("203.0.113.5"))
+    assert hosting.reachability_note("61.88.0.1") == ""
+    assert "private" in hosting.reachability_note("192.168.1.1")
+    assert "carrier-grade" in hosting.reachability_note("100.64.0.9")
