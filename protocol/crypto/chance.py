@@ -18,10 +18,18 @@
 # waiting for anything, where a commit-reveal flip needs three.
 from __future__ import annotations
 
+import hashlib
+
 from versus.protocol.crypto.commitment import HashStream
 from versus.protocol.crypto.group import Rng
 from versus.protocol.errors import CommitmentMismatch, LocalProtocolError, MalformedMessage
-from versus.protocol.wire.canonical import HASH_SIZE, TAG_CHANCE_LINK, TAG_CHANCE_ROLL, tagged_hash
+from versus.protocol.wire.canonical import (
+    HASH_SIZE,
+    TAG_CHANCE_LINK,
+    TAG_CHANCE_ROLL,
+    encode,
+    tagged_hash,
+)
 
 #: public random outcomes one match can settle (each seat's chain has this many preimages)
 CHANCE_ROLLS = 4096
@@ -30,6 +38,13 @@ CHANCE_ROLLS = 4096
 def chance_link(match_id: bytes, seat: int, value: bytes) -> bytes:
     """One step up a seat's chain: the value a preimage must hash to."""
     return tagged_hash(TAG_CHANCE_LINK, match_id, seat, value)
+
+
+def _link_prefix(match_id: bytes, seat: int) -> bytes:
+    """What `chance_link` hashes before the value: the tag and the canonical array up to the
+    value's bytes (a 32-byte value is always the last 32 bytes of its encoding)."""
+    whole = TAG_CHANCE_LINK + encode([match_id, seat, bytes(HASH_SIZE)])
+    return whole[:-HASH_SIZE]
 
 
 def chance_outcome(match_id: bytes, roll: int, preimages: tuple[bytes, bytes],
@@ -45,8 +60,12 @@ class ChanceChain:
 
     def __init__(self, match_id: bytes, seat: int, rng: Rng) -> None:
         values = [rng(HASH_SIZE)]
+        # chance_link's bytes are the same prefix then the value: hash the prefix once
+        head = hashlib.sha256(_link_prefix(match_id, seat))
         for _ in range(CHANCE_ROLLS):
-            values.append(chance_link(match_id, seat, values[-1]))
+            link = head.copy()
+            link.update(values[-1])
+            values.append(link.digest())
         self._values = values
         self.anchor = values[-1]
 
