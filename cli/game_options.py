@@ -7,7 +7,7 @@
 # it leaves the resolved values on the namespace for the commands: `game` (the id), `game_given`
 # (whether --game was on the command line: a replay or a resumed match compares it with the
 # game it finds), `game_rules` (the game's rules value), and the defaults that depend on the
-# game (`play --bot`: greedy for Versus, random otherwise; `--deal`: `default_deal`).
+# game (`play --bot`: greedy where the game has one, else random; `--deal`: `default_deal`).
 #
 # This module imports the engine only when asked about a game other than Versus, or about
 # rules options: `versus --help` and the default Versus commands stay as fast as before.
@@ -136,9 +136,10 @@ def _check(args: argparse.Namespace, command: str) -> str | None:
             value = getattr(args, attribute, None)
             if value is not None and value is not False:
                 return f"{flag} is an option of versus42 only ({why}); not for {game}"
-    if command == "play" and args.bot is None:
-        args.bot = "greedy" if game == VERSUS else "random"
     from .bots.registry import game_problem
+
+    if command == "play" and args.bot is None:  # the strongest simple bot the game has
+        args.bot = "greedy" if game_problem("greedy", game) is None else "random"
 
     for attribute, flag in BOT_OPTIONS:
         name = getattr(args, attribute, None)

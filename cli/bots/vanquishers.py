@@ -15,7 +15,8 @@
 # (replacing a weapon, springing one of its traps) takes the best branch.
 #
 # The evaluation (for the seat `p`), in Life points: a win or loss is decisive; otherwise Life
-# (both sides), Shield (worth less: it regenerates and only delays), the damage potential of
+# (the opponent's weighs more: 5 against 3 for its own), Shield (worth less: it regenerates
+# and only delays), the damage potential of
 # each side's equipped weapons and hero items per turn (hit probability of 2d6 + target value
 # against the enemy's defense, times the damage, halved while ammunition is missing), the
 # attacks still unused this turn, Storage Energy (concave: the first points matter most), the
