@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
 from versus.protocol.match.verify import SHOWN_TEXT, Report, verify_transcript
+from versus.protocol.solo import is_run
 from versus.protocol.wire.text import printable
 from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE
 
@@ -138,9 +139,9 @@ def verify_file(path: str, catalogue: Catalogue | None = None) -> FileVerdict:
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
                                         f"the file exceeds the transcript limit of "
                                         f"{MAX_FILE_SIZE} bytes"))
-    from versus.protocol.solo.run import is_run, verify_run  # a solo run (issue 19)
+    if is_run(data):  # a solo run (issue 19)
+        from versus.protocol.solo.run import verify_run
 
-    if is_run(data):
         return FileVerdict(path, verify_run(data))  # type: ignore[arg-type]
     report = verify_transcript(data, catalogue)
     if not report.ok and report.bad_index in (0, 1) and (why := unknown_game(data)):

@@ -1,3 +1,14 @@
 # Verifiable solo runs (issue 19, SPEC Part M "Verifiable solo runs"): challenges signed by an
 # organiser (challenge.py) and runs played from them, revealed step by step and verified by
 # replay (run.py).
+#
+# `RUN_FORMAT` and `is_run` live here, apart from the heavier modules, so `versus verify` tells a
+# run file from a match transcript without loading them (start-up).
+from __future__ import annotations
+
+RUN_FORMAT = "versus-solo-run/1"
+
+
+def is_run(data: bytes) -> bool:
+    """Whether `data` looks like a solo run file (its first field), for `versus verify`."""
+    return data[:40].find(RUN_FORMAT.encode()) >= 0

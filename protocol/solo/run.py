@@ -21,6 +21,7 @@ from typing import Any
 from versus.engine.api import DecisionKind, Finished
 from versus.protocol.crypto.commitment import HashStream
 from versus.protocol.crypto.identity import Identity, fingerprint, verify_signature
+from versus.protocol.solo import RUN_FORMAT
 from versus.protocol.wire.canonical import TAG_SOLO_ATTEST as TAG_ATTEST
 from versus.protocol.wire.canonical import TAG_SOLO_GENESIS as TAG_GENESIS
 from versus.protocol.wire.canonical import TAG_SOLO_RECORD as TAG_RECORD
@@ -29,8 +30,6 @@ from versus.protocol.wire.canonical import TAG_SOLO_VALUE as TAG_VALUE
 from versus.protocol.wire.canonical import decode, encode, tagged_hash
 
 from .challenge import Challenge, ChallengeError, OrganiserSecret, commitment, parse_challenge
-
-RUN_FORMAT = "versus-solo-run/1"
 
 MAX_RUN = 8 << 20
 MAX_RECORDS = 100_000
@@ -224,11 +223,6 @@ class _Bad(Exception):
     def __init__(self, check: str, record: int | None, message: str) -> None:
         super().__init__(message)
         self.check, self.record, self.message = check, record, message
-
-
-def is_run(data: bytes) -> bool:
-    """Whether `data` looks like a solo run file (its first field), for `versus verify`."""
-    return data[:40].find(RUN_FORMAT.encode()) >= 0
 
 
 def verify_run(data: bytes, expected: Challenge | None = None) -> RunReport:
