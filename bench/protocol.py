@@ -1,7 +1,7 @@
 # Envelope path benchmark: seal (encode + sign) and open (decode + canonical check + verify) of
 # one action-sized envelope, the chain's receive (open + link + hash), and the wire size.
 #
-# Match-level rows (protocol/match/core.py, through the tests' in-memory pairing helper): one action
+# Match-level rows (protocol/match/, through the tests' in-memory pairing helper): one action
 # round (sender: step + state hash + seal; receiver: verify + link + step + hash + compare),
 # in-memory match setup (HELLOs to the first play message) in both deal modes, and the
 # transcript size of a default match with random legal actions.

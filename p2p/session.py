@@ -1,4 +1,4 @@
-# The match session: one player's MatchPeer (protocol/match/core.py, sans-IO) driven from trio over
+# The match session: one player's MatchPeer (protocol/match/peer.py, sans-IO) driven from trio over
 # a SecureChannel, with the transcript kept on disk, clocks, and resume (SPEC Part 6 §T-SESSION).
 #
 # How it works. Every call into the MatchPeer (a remote envelope, a local action, a resignation,

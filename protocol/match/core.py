@@ -1,25 +1,18 @@
-# The match state machine (SPEC §4.11): setup, joint randomness, the deal, lockstep play, the
-# end of the match and the evidence of a fault, sans-IO in the style of h11.
+# The match's public referee (SPEC §4.11), sans-IO in the style of h11: setup, joint
+# randomness, the deal, lockstep play, public chance, the end of the match and the evidence of
+# a fault, for any registered game.
 #
-# Two layers:
-#   MatchCore   the public referee. It holds the chain, the public engine state and the public
-#               side of the deal, and accepts one envelope at a time after checking it against
-#               the transition table (`expected()`: at every moment exactly one seat may send,
-#               and which kinds). It is fed our own envelopes and the peer's alike ("Rule 2"),
-#               and the offline verifier (protocol/match/verify.py) feeds it a whole transcript.
-#   MatchPeer   one player's side: a MatchCore plus that player's secrets (coin seed, deck
-#               secrets or shared-pool key, private knowledge of its own cards) and clocks. It
-#               produces every message it can by itself (COMMIT, REVEAL, SHUFFLE, DRAW, OPEN,
-#               RESULT, RESULT_COSIGN, SECRET_REVEAL); only turn actions and choices come from
-#               the local player through `submit`.
+# MatchCore holds the chain, the game's public state and the public side of the deal, and
+# accepts one envelope at a time after checking it against the transition table (table.py:
+# at every moment exactly one seat may send, and which kinds). It is fed our own envelopes and
+# the peer's alike ("Rule 2"), and the offline verifier (verify.py) feeds it a whole
+# transcript. One player's side, with its secrets and clocks, is MatchPeer (peer.py).
 #
 # A received envelope enters the chain only after its meaning is checked, so a refused envelope
 # is never part of the honest transcript: it goes into the EVIDENCE envelope the honest side
-# seals instead, which the verifier re-checks. Every input to the engine carries the hash of the
-# public state after it; the receiver applies the same input and compares (lockstep).
-#
-# Determinism: every secret comes from the caller's rng, in an order fixed by the transcript,
-# so `MatchPeer.restore` rebuilds a peer from its transcript and the rng's master secret.
+# seals instead, which the verifier re-checks. Every input to the game carries the hash of the
+# public state after it; the receiver applies the same input and compares (lockstep). The game
+# is reached only through its Game interface (engine/api.py): nothing here knows its rules.
 from __future__ import annotations
 
 import contextlib
