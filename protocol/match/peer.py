@@ -1,6 +1,10 @@
 # One player's side of a match (SPEC §4.11), sans-IO: a MatchCore (protocol/match/core.py)
 # plus that player's secrets, private knowledge and clocks. It sends every message it can by
 # itself; only turn actions and choices come from the local player through `submit`.
+#
+# Determinism: every secret (coin seed, chance chain, deck secrets or pool key, nonces) comes
+# from the caller's rng, in an order fixed by the transcript, so `MatchPeer.restore` rebuilds a
+# peer from its transcript and the rng's master secret (how a session resumes after a restart).
 from __future__ import annotations
 
 import contextlib
