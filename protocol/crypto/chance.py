@@ -32,7 +32,7 @@ from versus.protocol.wire.canonical import (
 )
 
 #: public random outcomes one match can settle (each seat's chain has this many preimages)
-CHANCE_ROLLS = 4096
+CHANCE_ROLLS = 1 << 15
 
 
 def chance_link(match_id: bytes, seat: int, value: bytes) -> bytes:

@@ -195,9 +195,12 @@ class MatchRules:
                 game_by_id(game).decode_rules(ruleset), DealMode(mode), tuple(pool), initial,
                 increment, tuple(regs), game,  # type: ignore[arg-type]
             )  # fmt: skip
-        except (ValueError, RulesetError, LocalProtocolError, TypeError,
-                UnknownGameError) as error:
-            raise MalformedMessage(f"malformed match rules: {error}", [bytes(data)]) from None
+        except (ValueError, RulesetError, LocalProtocolError, TypeError, UnknownGameError,
+                RecursionError, KeyError, IndexError, AttributeError) as error:
+            # the game's decode_rules reads peer bytes: a game that lets another error escape
+            # (deeply nested JSON: RecursionError) must not crash the verifier or an offer
+            raise MalformedMessage(f"malformed match rules: {type(error).__name__}: "
+                                   f"{str(error)[:200]}", [bytes(data)]) from None
         if legacy:
             if rules.encode_v1() != data:
                 raise MalformedMessage("match rules are not canonical", [bytes(data)])

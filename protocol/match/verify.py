@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from versus.protocol.crypto.identity import fingerprint
-from versus.protocol.errors import OutOfTurn, RemoteProtocolError, SetupMismatch
+from versus.protocol.errors import (
+    LocalProtocolError,
+    MalformedMessage,
+    OutOfTurn,
+    RemoteProtocolError,
+    SetupMismatch,
+)
 from versus.protocol.match import Ending, MatchCore, Phase, StateChanged
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.match.setup import MatchSetup, open_hello
@@ -213,6 +219,13 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
                              f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not "
                              f"the one given ({digest.hex()[:16]}…)", summary),
                       catalogue)
+    if rules.deal_mode is DealMode.SHARED_POOL:
+        try:  # both HELLOs agree on these rules, but they cannot deal (pool too small, ...)
+            rules.pool_ids(catalogue)
+        except LocalProtocolError as error:
+            return _early(Report(False, 2, 1, MalformedMessage.code, None,
+                                 f"the match rules cannot be dealt: {printable(str(error), 200)}",
+                                 summary), catalogue)
     if not full:
         fast = _replay(transcript, setup, rules, catalogue, dict(summary), fast=True)
         if fast is not None and fast.report.ok:
