@@ -20,8 +20,11 @@
 # each side's equipped weapons and hero items per turn (hit probability of 2d6 + target value
 # against the enemy's defense, times the damage, halved while ammunition is missing), the
 # attacks still unused this turn, Storage Energy (concave: the first points matter most), the
-# hand (concave) and set traps. Ties go to a seeded random one of the best: the bot is
-# deterministic given its seed.
+# hand (concave) and set traps. Each side's Life counts minus the draws it is projected to fail
+# (`draw_fails`: an empty deck or a full hand costs 1 Life per draw, V6.3; two draws a turn
+# with the V-Trigger), every upcoming draw counted, so that ending the turn (which runs the
+# opponent's draw) and attacking first are judged on the same horizon. Ties go to a seeded
+# random one of the best: the bot is deterministic given its seed.
 from __future__ import annotations
 
 import dataclasses
@@ -36,6 +39,7 @@ from versus.engine.vanquishers.engine import (
     Move,
     S,
     State,
+    T,
     Verb,
     Zone,
     _Work,
@@ -101,6 +105,31 @@ def _concave(x: float, knee: float, low: float, high: float) -> float:
     return low * min(x, knee) + high * max(0.0, x - knee)
 
 
+#: own turns ahead over which failed draws (empty deck, full hand: 1 Life each) are projected
+DRAW_HORIZON = 30
+#: Life points per projected failed draw
+DRAW_WEIGHT = 1.0
+
+
+def draw_fails(s: State, w: _Work, q: int) -> float:
+    """The draws q is projected to fail (1 Life each, V6.3): the draws pending now, then one
+    draw step (two with the V-Trigger) per own turn ahead, within the turn limit and
+    `DRAW_HORIZON`, against the cards left in q's deck; plus the pending draws a full hand
+    refuses. Counting every upcoming draw keeps the horizon consistent: a state just before
+    a draw and the state just after it score the same."""
+    deck = len(w.mine(q, Zone.DECK))
+    hand = len(w.mine(q, Zone.HAND))
+    k = 2 if s.sides[q][S.VT] else 1
+    pending = sum(1 for t in s.tasks if len(t) >= 2 and t[0] == T.DRAW and t[1] == q)
+    limit = 2 * s.rules.max_turns
+    # q's first draw step still to come (this turn's while q has not drawn yet)
+    first = (s.turn if s.phase < 2 else s.turn + 2) if s.active == q else s.turn + 1
+    steps = min(DRAW_HORIZON, max(0, (limit - first + 1) // 2))
+    batch = pending or k
+    full = max(0, min(batch, deck) - max(0, HAND_LIMIT - hand))
+    return max(0, pending + k * steps - deck) + full
+
+
 def evaluate(s: State, p: int) -> float:
     """The bot's score of `s` for `p` (see the module note)."""
     if s.result != (-1, -1):
@@ -111,6 +140,7 @@ def evaluate(s: State, p: int) -> float:
     for q, sign in ((p, 1.0), (1 - p, -1.0)):
         side = s.sides[q]
         life, shield = side[S.LIFE], side[S.SHIELD]
+        life -= DRAW_WEIGHT * draw_fails(s, w, q)
         side_score = (3.0 if sign > 0 else 5.0) * life + 1.0 * shield
         side_score += 4.0 * potential(w, q)
         side_score += _concave(side[S.STORAGE], 9, 2.2, 0.5)
