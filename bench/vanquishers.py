@@ -2,8 +2,8 @@
 # full-information loop (deals from a shuffled order of two legal starter decks, reveals from
 # the identities, dice from a SHA-256 stream). Prints applied inputs per second (legal-action
 # generation included: the random players ask for the full legal list at every TURN/CHOICE),
-# full games per second, average inputs and dice per game, and the encoded state size; each
-# figure is the median of several runs.
+# full games per second, average inputs and dice per game, the encoded state size, and the size
+# of a whole match's signed transcript through the protocol; each figure is a median.
 #   python bench/vanquishers.py [--games N] [--runs R] [--mode standard|advanced] [--deck 30]
 from __future__ import annotations
 
@@ -94,6 +94,23 @@ def main() -> None:
     print(f"  inputs/game     {total_inputs / games:10.1f}")
     print(f"  dice/game       {total_dice / games:10.1f}")
     print(f"  state bytes     {statistics.median(sizes):10.0f}")
+    print(f"  transcript bytes{transcript_bytes(rules):10.0f}   (decklist match through the "
+          "protocol, random play; median of 5)")
+
+
+def transcript_bytes(rules: Rules, matches: int = 5) -> float:
+    """The signed transcript's size of whole decklist matches played through the protocol by
+    the tests' in-memory pair (random legal answers, dice by the chance chains)."""
+    from tests.protocol.pair import Pair
+    from versus.protocol.match.rules import DealMode, MatchRules
+    from versus.protocol.wire.transcript import dump_transcript
+
+    sizes = []
+    for k in range(matches):
+        pair = Pair(MatchRules(rules, DealMode.DECKLIST, game=G.id), label=f"bench/vq/{k}",
+                    seed=k, catalogue=G.default_catalogue()).run()  # type: ignore[arg-type]
+        sizes.append(len(dump_transcript(pair.transcript(0))))
+    return statistics.median(sizes)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@
 # `resign` resigns; `leave` (or the end of the input) leaves the match, which host and join can
 # resume (`--resume`); anything else is refused with one line, and the question is asked again.
 #
+# Help and completion. `help` (or `?`) lists the legal inputs and the commands. On a terminal
+# the line is read with the standard library's readline: Tab completes the whole line among the
+# legal inputs and commands of the question being asked (`complete_line`), and the arrow keys
+# edit and recall lines; from a pipe the lines are read as they are.
+#
 # Reading. Standard input is read by one thread at a time (trio.lowlevel.start_thread_soon, a
 # daemon thread: a read still blocked when the match ends does not keep the program alive);
 # a line read before the question is kept for it (type-ahead), never lost.
@@ -28,7 +33,12 @@ from versus.protocol.wire.text import printable
 
 MAX_LINE = 300  # one shown line
 MAX_VIEW_LINES = 60
-COMMANDS = ("resign", "leave")
+COMMANDS = ("help", "resign", "leave")
+
+
+def complete_line(candidates: Sequence[str], line: str) -> list[str]:
+    """The candidates a line typed so far can complete to, in order (Tab on a terminal)."""
+    return [c for c in candidates if c.startswith(line)]
 
 
 def describe_view(game: Any, view: Any) -> list[str]:
@@ -67,6 +77,9 @@ class LineReader:
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        #: what Tab completes to now (the question's legal inputs and the commands)
+        self.candidates: Sequence[str] = ()
+        self._readline = _terminal_readline(stream)
         self._reading = False
         self._lines: list[str | None] = []
         self._arrived = trio.Event()
@@ -87,7 +100,25 @@ class LineReader:
             with contextlib.suppress(trio.RunFinishedError):
                 token.run_sync_soon(self._delivered, result)
 
-        trio.lowlevel.start_thread_soon(lambda: self.stream.readline(), deliver)
+        read = self._read_terminal if self._readline is not None else self.stream.readline
+        trio.lowlevel.start_thread_soon(read, deliver)
+
+    def _read_terminal(self) -> str:
+        """One line with readline's editing and completion ("" at the end of the input)."""
+        readline = self._readline
+        assert readline is not None
+        matches: list[str] = []
+
+        def complete(text: str, state: int) -> str | None:
+            if state == 0:
+                matches[:] = complete_line(self.candidates, readline.get_line_buffer())
+            return matches[state] if state < len(matches) else None
+
+        readline.set_completer(complete)
+        try:
+            return input() + "\n"
+        except EOFError:
+            return ""
 
     def _delivered(self, result: outcome.Outcome[str]) -> None:
         self._reading = False
@@ -98,6 +129,21 @@ class LineReader:
         self._lines.append(line or None)  # "" is the end of the input
         self._arrived.set()
         self._arrived = trio.Event()
+
+
+def _terminal_readline(stream: TextIO) -> Any:
+    """The readline module when `stream` is this process's terminal input, else None."""
+    import sys
+
+    if stream is not sys.stdin or not stream.isatty():
+        return None
+    try:
+        import readline
+    except ImportError:  # a Python without it: plain lines
+        return None
+    readline.set_completer_delims("")  # complete the whole line, spaces included
+    readline.parse_and_bind("tab: complete")
+    return readline
 
 
 class LinePlayer:
@@ -129,6 +175,7 @@ class LinePlayer:
             self.say(f"  {line}")
         self.say(printable(f"your move, one of: {', '.join(texts)} (or: "
                            f"{', '.join(COMMANDS)})", 4 * MAX_LINE))
+        self.reader.candidates = [*texts, *COMMANDS]
         while True:
             print("> ", end="", file=self.out, flush=True)
             line = await self.reader.readline()
@@ -140,6 +187,10 @@ class LinePlayer:
                 continue
             if text in texts:
                 return legal[texts.index(text)]
+            if text in ("help", "?"):
+                for line in help_lines(texts):
+                    self.say(line)
+                continue
             if text == "resign":
                 return await self._resign()
             if text == "leave":
@@ -163,3 +214,13 @@ class LinePlayer:
         assert self.session is not None
         await self.session.leave(why)
         await trio.sleep_forever()
+
+
+def help_lines(texts: Sequence[str]) -> list[str]:
+    """What `help` prints: every legal input of the question, then the commands."""
+    lines = ["legal inputs now (type one; on a terminal Tab completes it):"]
+    lines += [printable(f"  {text}", MAX_LINE) for text in texts]
+    lines += ["commands:", "  help      this list",
+              "  resign    give up the match (signed: the opponent wins)",
+              "  leave     stop here; host and join can resume the match with --resume"]
+    return lines

@@ -1,0 +1,45 @@
+# The line interface of the games without a full-screen UI: `help` lists the legal inputs and
+# the commands, and Tab (on a terminal) completes the whole line among them (issues 17-19:
+# "completion and help").
+from __future__ import annotations
+
+import io
+
+from tests.engine.toy_game import TOY
+from versus.cli.line_ui import COMMANDS, LinePlayer, complete_line, help_lines
+
+
+def test_tab_completes_the_whole_line_among_the_legal_inputs() -> None:
+    candidates = ["place 3 b2 up", "place 3 b2 down", "place 4 a1 up", "pass", *COMMANDS]
+    assert complete_line(candidates, "place 3") == ["place 3 b2 up", "place 3 b2 down"]
+    assert complete_line(candidates, "pa") == ["pass"]
+    assert complete_line(candidates, "re") == ["resign"]
+    assert complete_line(candidates, "x") == []
+    assert complete_line(candidates, "") == candidates
+
+
+def test_help_lists_the_inputs_and_the_commands() -> None:
+    lines = help_lines(["bet", "pass"])
+    assert "  bet" in lines and "  pass" in lines
+    assert any(line.startswith("  resign") for line in lines)
+    assert any(line.startswith("  leave") for line in lines)
+
+
+async def test_help_is_answered_and_the_question_asked_again() -> None:
+    out = io.StringIO()
+    player = LinePlayer(TOY, out, io.StringIO("help\nnonsense words\nbet\n"))
+    state = _dealt()
+    legal = list(TOY.legal_actions(state))
+    answer = await player.choose(TOY.view(state, 0, TOY.new_knowledge(0)), legal)
+    assert answer == "bet"
+    text = out.getvalue()
+    assert "legal inputs now" in text and "  pass" in text  # help
+    assert "not an input" in text  # the nonsense, refused in one line
+    assert player.reader.candidates == ["bet", "pass", *COMMANDS]
+
+
+def _dealt():  # the toy duel at player 0's first turn
+    from versus.engine import Setup
+
+    s = TOY.new_game(Setup(6, TOY.default_catalogue(), b"line-ui"))
+    return TOY.step(TOY.step(s, "deal 0"), "deal 1")
