@@ -230,3 +230,40 @@ def _cheater(pair: Pair) -> int:
     receiver = pair.errors[0][0]
     assert receiver in aborted
     return 1 - receiver
+
+
+def test_an_answerer_that_withholds_its_roll_loses_on_time() -> None:
+    """Issue 18: a seat that sees the opener's preimage (and so the roll's outcome) and never
+    answers forfeits: with a clock, the opener claims after AUTOMATIC_GRACE_MS, and its
+    transcript, ending in the claim and its secret reveal, verifies as a timeout win."""
+    from versus.protocol.match import AUTOMATIC_GRACE_MS, Ending
+
+    for seed in range(12):
+        run = f"toy/withhold/{seed}"
+        silenced: list[int] = []
+
+        def withhold(seat: int, raw: bytes, silenced: list[int] = silenced) -> object:
+            env = parse_envelope(raw)
+            if silenced and seat == silenced[0]:
+                return None  # the answerer's program went quiet after seeing the opening
+            if env.kind is K.CHANCE and len(env.body) == 2:
+                silenced.append(seat)
+                return None
+            return raw
+
+        pair = Pair(MatchRules(game=TOY.id, clock_initial_ms=60_000), label=run, seed=seed,
+                    catalogue=TOY.default_catalogue(), tamper=withhold)  # type: ignore[arg-type]
+        pair.start()
+        pair.deliver(now_ms=0)
+        if not silenced:
+            continue  # a fold: no die
+        opener = pair.peers[1 - silenced[0]]
+        with pytest.raises(errors.LocalProtocolError, match="ms left"):
+            opener.claim_timeout(AUTOMATIC_GRACE_MS - 1)  # not yet: the grace runs
+        opener.claim_timeout(AUTOMATIC_GRACE_MS + 1)
+        assert opener.result is not None and opener.result.ending is Ending.TIMEOUT
+        assert opener.result.winner == opener.seat
+        report = verify_transcript(opener.transcript(), TOY.default_catalogue())
+        assert report.ok and report.summary["result"]["ending"] == "timeout", report
+        return
+    raise AssertionError("no duel reached the die")
