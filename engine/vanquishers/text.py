@@ -186,7 +186,7 @@ def narrate(before: State, inp: Move, after: State, viewer: int,
                 owner = "your" if q == viewer else "the opponent's"
                 lines.append(f"{owner} {label} {a} -> {b}")
     if after.first >= 0 and before.first < 0:
-        lines.append(f"{_who(after.first, viewer)} play first")
+        lines.append("you play first" if after.first == viewer else "the opponent plays first")
     if after.turn != before.turn and after.result == (-1, -1):
         lines.append(f"turn {after.turn + 1}: {_who(after.active, viewer)} to play")
     end = decision(after)
