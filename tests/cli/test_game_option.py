@@ -257,7 +257,7 @@ def test_play_in_the_line_interface(tmp_path, capsys, monkeypatch, toy) -> None:
     assert out.startswith("versus play: toy-duel, shared-pool, 6-sided die, no clock; you play "
                           "seat 0 against the random bot")
     assert "player 0 bets or passes first" in out  # the game's narration
-    assert "your move, one of: bet, pass (or: resign, leave)" in out
+    assert "your move, one of: bet, pass (or: help, resign, leave)" in out
     assert "not an input: malformed toy-duel input 'hello'" in out
     assert "player 0 saw: bet" in out and "Match over: " in out
     assert verify_transcript(_transcript(out).read_bytes()).ok
@@ -319,7 +319,7 @@ def test_host_and_join_a_toy_match_in_the_line_interface(tmp_path, toy) -> None:
         host.kill()
     host_out = "".join(lines) + host_out
     assert host.returncode == 0 and bot.returncode == 0, (host_err, bot_err)
-    assert "your move, one of: bet, pass (or: resign, leave)" in host_out
+    assert "your move, one of: bet, pass (or: help, resign, leave)" in host_out
     assert "player 0 saw: pass" in host_out and "Match over: " in host_out
     assert "declined the match: the host offers a game of toy-duel" in host_out
     assert _transcript(host_out).read_bytes() == _transcript(bot_out).read_bytes()
