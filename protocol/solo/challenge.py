@@ -10,10 +10,9 @@
 # day's (`check_daily`); only the organiser can compute its secret.
 from __future__ import annotations
 
-import datetime
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from versus.protocol.crypto.identity import Identity, verify_signature
 from versus.protocol.wire.canonical import TAG_SOLO_CHALLENGE as TAG_CHALLENGE
@@ -132,11 +131,19 @@ def new_challenge(organiser: Identity, game: Any, rules: Any, challenge_id: str,
 # --- daily challenges -------------------------------------------------------------------------
 
 
-def daily_id(date: datetime.date) -> str:
+class Day(Protocol):
+    """A calendar day, given by the caller (a `datetime.date`): the protocol reads no clock."""
+
+    def isoformat(self) -> str: ...
+
+    def toordinal(self) -> int: ...
+
+
+def daily_id(date: Day) -> str:
     return f"daily-{date.isoformat()}"
 
 
-def daily_rules(game: Any, date: datetime.date) -> Any:
+def daily_rules(game: Any, date: Day) -> Any:
     """The day's rules: difficulty easy/normal/hard by the date's ordinal (M-S4), default deck."""
     names = [o for o in game.rules_options if o.name == "difficulty"]
     if not names:
@@ -145,14 +152,14 @@ def daily_rules(game: Any, date: datetime.date) -> Any:
 
 
 def daily_challenge(organiser: Identity, game: Any,
-                    date: datetime.date) -> tuple[Challenge, OrganiserSecret]:
+                    date: Day) -> tuple[Challenge, OrganiserSecret]:
     secret = tagged_hash(TAG_DAILY, organiser.secret_bytes(), game.id, date.isoformat())
     ch = make_challenge(organiser, game, daily_rules(game, date), daily_id(date), secret,
                         f"daily:{date.isoformat()}")
     return ch, OrganiserSecret(ch.digest, secret, organiser)
 
 
-def check_daily(ch: Challenge, game: Any, date: datetime.date, organiser: bytes) -> None:
+def check_daily(ch: Challenge, game: Any, date: Day, organiser: bytes) -> None:
     """ChallengeError unless `ch` is the daily challenge of `date` by `organiser`."""
     if ch.organiser != organiser:
         raise ChallengeError("wrong-challenge", "the daily challenge is not by this organiser")
