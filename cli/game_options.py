@@ -59,11 +59,7 @@ def rule_pair(text: str) -> tuple[str, str]:
 
 
 def game_of(game: str) -> Any:
-    """The game object of a registry id (Versus without loading the registry)."""
-    from versus.protocol.match.rules import game_by_id
-
-    if game == VERSUS:
-        return game_by_id(game)
+    """The game object of a registry id (the registry imports a built-in game on first use)."""
     from versus.engine.registry import get_game
 
     return get_game(game)

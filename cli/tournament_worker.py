@@ -42,12 +42,13 @@ from typing import Any, TextIO
 
 import trio
 
+from versus.engine.registry import get_game
 from versus.p2p.errors import TransportError
 from versus.p2p.loopback import LoopbackResult, play_loopback_match
 from versus.p2p.session import SessionConfig
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
-from versus.protocol.match.rules import DealMode, MatchRules, game_by_id
+from versus.protocol.match.rules import DealMode, MatchRules
 
 from .bots import AsyncPlayer, BotForfeit, Budget, ExternalBot, as_async, make_bot
 from .driving import drive_player
@@ -144,7 +145,7 @@ async def play_job(job: dict[str, Any]) -> dict[str, Any]:
     builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
     game = job.get("game_id", "versus42")  # (a job of a runner from before issue 16: Versus)
     options = job.get("rules") or {}
-    rules = MatchRules(game_by_id(game).rules_from_options(options) if options else None,
+    rules = MatchRules(get_game(game).rules_from_options(options) if options else None,
                        DealMode(job["deal"]), game=game)
     started = time.perf_counter()
     async with AsyncExitStack() as stack:

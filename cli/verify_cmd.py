@@ -104,10 +104,10 @@ def unknown_game(data: bytes, game: str | None = None) -> str | None:
     game = game or transcript_game(data)
     if game is None:
         return None
-    from versus.protocol.match.rules import game_by_id
+    from versus.engine.registry import get_game
 
     try:
-        game_by_id(game)
+        get_game(game)
     except UnknownGameError as error:
         known = str(error).partition("; ")[2]
         return (f"the match is a game of {printable(game, 40)!r}, which this program does "

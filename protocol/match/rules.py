@@ -28,11 +28,6 @@ from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, enco
 RULES_FORMAT = "versus-match-rules/2"
 #: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify
 RULES_FORMAT_V1 = "versus-match-rules/1"
-def game_by_id(game_id: str) -> Game:
-    """The registry's game; UnknownGameError names an unknown id (and the known ones)."""
-    return get_game(game_id)
-
-
 def unplayable_reason(game: Game) -> str | None:
     """Why this protocol cannot run a peer-to-peer match of `game`, or None: a match has two
     seats (a solo game is verified another way)."""
@@ -71,7 +66,7 @@ class MatchRules:
     def __post_init__(self) -> None:
         if self.ruleset is None and type(self.game) is str:
             with contextlib.suppress(UnknownGameError):
-                object.__setattr__(self, "ruleset", game_by_id(self.game).default_rules())
+                object.__setattr__(self, "ruleset", get_game(self.game).default_rules())
         problem = self._problem()
         if problem is not None:
             raise LocalProtocolError(f"invalid match rules: {problem}")
@@ -80,7 +75,7 @@ class MatchRules:
         if type(self.game) is not str:
             return f"game must be a registry id, got {self.game!r:.40}"
         try:
-            game = game_by_id(self.game)
+            game = get_game(self.game)
         except UnknownGameError as error:
             return str(error)
         unplayable = unplayable_reason(game)
@@ -123,7 +118,7 @@ class MatchRules:
     @property
     def game_impl(self) -> Game:
         """The game object (engine/api.py) this match plays."""
-        return game_by_id(self.game)
+        return get_game(self.game)
 
     @functools.cached_property
     def decks(self) -> tuple[HiddenDeck, ...]:
@@ -192,7 +187,7 @@ class MatchRules:
                 raise ValueError("game is str, ruleset bin, pool and registered decklists "
                                  "arrays")
             rules = cls(
-                game_by_id(game).decode_rules(ruleset), DealMode(mode), tuple(pool), initial,
+                get_game(game).decode_rules(ruleset), DealMode(mode), tuple(pool), initial,
                 increment, tuple(regs), game,  # type: ignore[arg-type]
             )  # fmt: skip
         except (ValueError, RulesetError, LocalProtocolError, TypeError, UnknownGameError,
