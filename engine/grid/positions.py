@@ -196,7 +196,9 @@ class _Reader:
                 raise self.bad(f"{f}.card", "a graveyard or modifier card is public")
             if z == Zone.MODIFIER and self.cat.cards[ident[h]].use is not Use.MODIFIER:
                 raise self.bad(f"{f}.card", "only a MODIFIER item stays in play")
-            if z == Zone.GRID and up[h] and ident[h] >= 0 and \
+            # a revealed trap or item is face up on the grid only while the tasks that
+            # resolve it (fire the trap, discard the item) are still pending
+            if z == Zone.GRID and up[h] and ident[h] >= 0 and not self.get("tasks", []) and \
                     self.cat.cards[ident[h]].kind is not Kind.CHARACTER:
                 raise self.bad(f"{f}.card", "only a character stays face up on the grid")
             for k, arr in (("weaken", weaken), ("boost", boost)):

@@ -133,3 +133,14 @@ def test_the_registry_loads_a_grid_position() -> None:
     assert get_game("grid") is GRID  # registered beside versus42
     text = GRID.dump_position(random_game(GridRules(), CAT, b"reg").state)
     assert GRID.dump_position(load_position(text)) == text
+
+
+def test_a_revealed_trap_awaiting_its_trigger_is_a_loadable_position() -> None:
+    """Found by the hypothesis playouts in CI: right after `reveal 24 landmine` the trap lies
+    face up on the grid until its pending task fires it; that position must load."""
+    ref = random_game(GridRules.from_options({"mode": "fast", "deck": "individual"}), CAT,
+                      bytes([22, 4]))
+    ref.play()
+    for state in [b for b, _ in ref.history] + [ref.state]:
+        text = GRID.dump_position(state)
+        assert GRID.dump_position(GRID.load_position(text, CAT)) == text
