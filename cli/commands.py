@@ -289,6 +289,18 @@ async def enter_guarded_player(stack: AsyncExitStack, name: str,
     return _Guard(player, name, None, reason)
 
 
+async def enter_headless_bot(stack: AsyncExitStack, args: argparse.Namespace,
+                             seed: int | None, game: str) -> Any:
+    """host/join --bot: the bot in the tournament's guard, once it has started (one that
+    cannot start is one line before anyone can join). `args.bot_guard` keeps the guard, so
+    run_headless reports a bot that failed mid-match as an error, the way demo does."""
+    from .tournament_worker import _Guard
+
+    guard = _Guard(await enter_player(stack, args.bot, seed, game), args.bot, None)
+    args.bot_guard = guard
+    return guard
+
+
 def forfeits_of(players: Sequence[Any]) -> dict[int, str]:
     """{seat: reason} of the guarded bots that forfeited (None or a person: no entry)."""
     return {seat: reason for seat, player in enumerate(players)
@@ -581,8 +593,8 @@ async def host_match(args: argparse.Namespace, out: TextIO,
     echo = say if attach is None else None
     async with AsyncExitStack() as stack:
         # the bot first: one that cannot start is one line before anyone can join
-        player = person if args.bot is None else await enter_player(
-            stack, args.bot, _test_seed(args, "bot0"), plan.game)
+        player = person if args.bot is None else await enter_headless_bot(
+            stack, args, _test_seed(args, "bot0"), plan.game)
         if listeners is None:
             listeners = await open_game_listeners(plan.port, bind=args.bind)
         stack.push_async_callback(_close_listeners, listeners)
@@ -902,8 +914,8 @@ async def join_match(args: argparse.Namespace, out: TextIO,
     #: set by cmd_join once the person accepted the offer it read; else --accept-rules decides
     accepted: AcceptedOffer | None = getattr(args, "accepted_offer", None)
     async with AsyncExitStack() as stack:
-        player = person if args.bot is None else await enter_player(
-            stack, args.bot, _test_seed(args, "bot1"), args.game)
+        player = person if args.bot is None else await enter_headless_bot(
+            stack, args, _test_seed(args, "bot1"), args.game)
         if plan.resumed is not None:
             files, session, host, port = plan.resumed
             link = JoinLink(host, port, identity, fingerprint=session.peer_fingerprint,
@@ -995,8 +1007,11 @@ def run_headless(command: Command, name: str, args: argparse.Namespace, out: Tex
     outcome = trio.run(command, args, out)
     if outcome.transcript_path is not None:
         print(f"transcript: {outcome.transcript_path}", file=out)
-    line, code = describe_outcome(outcome, seat, name)
+    forfeits = forfeits_of([None] * seat + [getattr(args, "bot_guard", None)])
+    line, code = describe_outcome(outcome, seat, name, forfeits=forfeits)
     print(line, file=out)
+    if forfeits:  # our bot failed: an error of this command, not a game it lost
+        raise CommandError(bot_failures(forfeits))
     return code
 
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import hashlib
 
-from versus.protocol.crypto.commitment import HashStream
-from versus.protocol.crypto.group import Rng
+from versus.protocol.crypto.commitment import HashStream, Rng
 from versus.protocol.errors import CommitmentMismatch, LocalProtocolError, MalformedMessage
 from versus.protocol.wire.canonical import (
     HASH_SIZE,

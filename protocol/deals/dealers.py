@@ -27,10 +27,10 @@ from versus.protocol.crypto.commitment import (
     DrawAudit,
     DrawOrder,
     Opening,
+    Rng,
     SecretDeck,
     decklist_hash,
 )
-from versus.protocol.crypto.group import Rng, random_permutation
 from versus.protocol.errors import (
     CommitmentMismatch,
     DecklistViolation,
@@ -59,6 +59,10 @@ class DecklistHand:
     in which it draws the opponent's slots, and its decklist with the commitment's salt."""
 
     def __init__(self, match_id: bytes, seat: int, cards: Sequence[str], rng: Rng) -> None:
+        # the group module (and libsodium's group bindings) load only when a deck is dealt, so
+        # verifying a transcript does not pay for them (start-up, issue 15)
+        from versus.protocol.crypto.group import random_permutation
+
         order = random_permutation(rng, len(cards))
         shuffled = [cards[i] for i in order]
         self.decklist: Counter[str] = Counter(cards)

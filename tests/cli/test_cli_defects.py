@@ -32,6 +32,7 @@ from versus.p2p.keystore import load_or_create_identity
 from versus.p2p.session import open_nursery
 from versus.protocol.deals.dealers import check_decklist
 from versus.protocol.errors import LocalProtocolError
+from versus.protocol.match.verify import verify_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 CTRL_C = "\x03"
@@ -308,6 +309,40 @@ def test_8_play_names_a_bot_that_cannot_start_before_the_ui(tmp_path: Path, caps
     assert _one_error_line(capsys.readouterr().err).startswith(
         "versus: bot '/nonexistent' could not be started: ")
     assert ui_started == []
+
+
+# A bot that says hello, then dies on its first decision (in the middle of a match).
+DIES_MID_MATCH = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "dies"}), flush=True)
+    elif message["type"] == "decide":
+        sys.exit(7)
+"""
+
+
+async def test_8_join_reports_its_bot_failing_mid_match(tmp_path: Path, capsys) -> None:
+    bot = tmp_path / "dies.py"
+    bot.write_text(DIES_MID_MATCH)
+    lines: list[str] = []
+    with trio.fail_after(60):
+        async with open_nursery() as nursery:
+            target = await _host(tmp_path, nursery, lines, [])
+            capsys.readouterr()
+            # before: "seat 0 wins — you lost", exit 0, as if the bot had played and lost
+            code = await trio.to_thread.run_sync(main, [
+                "join", target, "--bot", f"cmd:{sys.executable} {bot}", "--accept-rules",
+                "--identity", _key(tmp_path, "joiner"), "--data-dir", str(tmp_path / "j")])
+            nursery.cancel_scope.cancel()
+    captured = capsys.readouterr()
+    assert code == 1, captured
+    assert "seat 0 wins (forfeit: bot " in captured.out.splitlines()[-1]
+    assert _one_error_line(captured.err).startswith("versus: player 1's bot forfeited: bot ")
+    transcript = Path(next(line for line in captured.out.splitlines()
+                           if line.startswith("transcript: "))[len("transcript: "):])
+    assert verify_transcript(transcript.read_bytes()).ok  # the forfeit is a complete match
 
 
 # --- 9. deck errors name the bad ids -----------------------------------------------------------
