@@ -304,6 +304,8 @@ def add_verify_parser(sub: Any) -> None:
                         help="print only the verdict line of each file")
     parser.add_argument("--catalogue", metavar="FILE", default=None,
                         help="card catalogue the matches used (default: the packaged one)")
+    parser.add_argument("--challenge", metavar="FILE", default=None,
+                        help="solo runs: the challenge each run must be played on")
     parser.set_defaults(func=Lazy("versus.cli.verify_cmd:cmd_verify", guarded=False))
 
 
@@ -420,21 +422,50 @@ def add_solo_parsers(sub: Any) -> None:
                       help="the organiser's secret file: runs the reveal service here")
     solo.add_argument("--publish-secret", action="store_true",
                       help="put the organiser's secret in the run file (challenge closed)")
+    solo.add_argument("--service", metavar="HOST:PORT", default=None,
+                      help="the organiser's reveal service (`versus challenge serve`)")
+    solo.add_argument("--batch", metavar="DIR", default=None,
+                      help="run the bots over every DIR/*.challenge (with its .secret) and "
+                           "report score distributions")
     solo.add_argument("--bot", metavar="NAME", default=None,
-                      help="play headless with this bot (random, greedy)")
+                      help="play headless with this bot (random, greedy; --batch: a "
+                           "comma-separated list, default greedy,random)")
     solo.add_argument("--seed", type=int, default=0, help="the bot's seed")
     solo.add_argument("--identity", metavar="PATH", default=None, help="identity key file")
-    solo.add_argument("--out", metavar="FILE", default=None, help="where to write the run")
+    solo.add_argument("--out", metavar="FILE", default=None,
+                      help="where to write the run (--batch: a folder)")
     solo.set_defaults(func=Lazy("versus.cli.solo:cmd_solo"))
-    ch = sub.add_parser("challenge", help="make a signed solo challenge (organiser)")
-    ch.add_argument("action", choices=("new", "daily"))
+    ch = sub.add_parser("challenge", help="make, serve and publish solo challenges (organiser)")
+    ch.add_argument("action", choices=("new", "daily", "serve", "publish", "complete"))
+    ch.add_argument("--run", dest="runs", action="append", default=[], metavar="FILE",
+                    help="publish/complete: a run file to complete with the secret, in place "
+                         "(repeatable)")
     add_game_option(ch, "the solo game (default multiverse)")
     add_rule_option(ch)
     ch.add_argument("--id", default=None, help="challenge id (default: random)")
+    ch.add_argument("--count", type=count, default=1, metavar="N",
+                    help="new: make N challenges, ID-0000 ... (default 1)")
     ch.add_argument("--date", default=None, help="daily: YYYY-MM-DD (default today)")
     ch.add_argument("--identity", metavar="PATH", default=None,
                     help="the organiser's identity key file")
-    ch.add_argument("--out", metavar="DIR", default=".", help="where to write the files")
+    ch.add_argument("--out", metavar="DIR", default=None,
+                    help="where to write the files (default: here; publish: beside --secret)")
+    ch.add_argument("--challenge", metavar="FILE", default=None,
+                    help="serve/publish: the challenge file")
+    ch.add_argument("--secret", metavar="FILE", default=None,
+                    help="serve/publish: the organiser's secret file")
+    ch.add_argument("--published", metavar="FILE", default=None,
+                    help="complete: the published secret file")
+    ch.add_argument("--port", type=port, default=47821,
+                    help="serve: TCP port (default 47821; 0: any free port)")
+    ch.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
+                    help="serve: address to listen on (default 127.0.0.1; 0.0.0.0: every "
+                         "interface)")
+    ch.add_argument("--state", metavar="FILE", default=None,
+                    help="serve: the durable state file (default: the secret file's name "
+                         "with .state)")
+    ch.add_argument("--max-players", type=count, default=10_000, metavar="N",
+                    help="serve: player keys served at most (default 10000)")
     ch.set_defaults(func=Lazy("versus.cli.solo:cmd_challenge"))
 
 

@@ -2,31 +2,51 @@
 #
 # `versus challenge new --out DIR` (an organiser): a signed challenge file and the secret file
 # the organiser keeps; `versus challenge daily --date D` the same for a date's public daily
-# challenge. `versus solo --game multiverse [--challenge FILE --secret FILE] [--bot NAME]`
-# plays a run: the reveal service runs in this process from the organiser's secret file (an
-# organiser testing, or a hosted terminal), or, without a challenge, a self-issued practice
-# challenge (the player's own key is the organiser, which the verifier reports). The run file
-# is written to --out and `versus verify` checks it.
+# challenge; `versus challenge serve` runs the networked reveal service (cli/solo_service.py)
+# and `versus challenge publish` writes the public secret when the challenge closes and
+# completes run files with it (`complete`: anyone, from the published file).
+# `versus solo --game multiverse --challenge FILE --service HOST:PORT [--bot NAME]` plays a run
+# against the organiser's service (the player never holds the secret); with `--secret FILE`
+# the reveal service runs in this process instead (an organiser testing, or practice), and
+# without a challenge a self-issued practice challenge is played (the player's own key is the
+# organiser, which the verifier reports). `--batch DIR` runs bots over every challenge of a
+# folder and reports score distributions. The run file is written to --out and `versus verify`
+# checks it.
 from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import random
 import secrets
+import statistics
 import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from versus.p2p.errors import TransportError
+from versus.protocol.errors import RemoteProtocolError
 from versus.protocol.solo.challenge import (
+    MAX_CHALLENGE,
+    Challenge,
     ChallengeError,
+    OrganiserSecret,
     daily_challenge,
     new_challenge,
     parse_challenge,
     parse_secret,
 )
-from versus.protocol.solo.run import RevealService, play, verify_run
+from versus.protocol.solo.run import MAX_RUN, play, verify_run, with_secret
+from versus.protocol.solo.service import (
+    RevealService,
+    StateError,
+    parse_published,
+    published_bytes,
+)
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED = 0, 1, 2, 3
 BOTS = ("random", "greedy")
 
 
@@ -135,6 +155,33 @@ def line_chooser(out: TextIO, inp: TextIO = sys.stdin) -> Any:
 # --- commands ---------------------------------------------------------------------------------
 
 
+class UsageError(Exception):
+    """A command line that cannot work (exit 2, one line)."""
+
+
+#: what a solo command reports as one line (exit 1): bad files, refusals, the service's faults
+_FAILURES = (ChallengeError, StateError, RemoteProtocolError, TransportError, OSError)
+
+
+def _one_line(command: str, func: Callable[[argparse.Namespace, TextIO], int]
+              ) -> Callable[[argparse.Namespace, TextIO], int]:
+    def run(args: argparse.Namespace, out: TextIO) -> int:
+        try:
+            return func(args, out)
+        except UsageError as e:
+            print(f"versus {command}: {e} (see versus {command} --help)", file=sys.stderr)
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            print(f"versus {command}: interrupted; no run file written", file=sys.stderr)
+            return EXIT_UNFINISHED
+        except _FAILURES as e:
+            text = " ".join(str(e).split()) or type(e).__name__
+            print(f"versus {command}: {text}", file=sys.stderr)
+            return EXIT_ERROR
+
+    return run
+
+
 def _identity(path: str | None) -> Any:
     from versus.p2p.keystore import load_or_create_identity
 
@@ -151,58 +198,288 @@ def _rules(game: Any, pairs: list[tuple[str, Any]] | None) -> Any:
     return game.rules_from_options(dict(pairs or []))
 
 
+def _read(path: str, limit: int = MAX_RUN) -> bytes:
+    """A file's bytes, at most `limit` (OSError otherwise: one line)."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{path}: over {limit} bytes")
+    return data
+
+
+def _challenge_file(path: str) -> Challenge:
+    try:
+        return parse_challenge(_read(path, MAX_CHALLENGE))
+    except ChallengeError as e:
+        raise ChallengeError(e.check, f"{path}: {e}") from None
+
+
+def _secret_file(path: str, ch: Challenge) -> OrganiserSecret:
+    try:
+        return parse_secret(_read(path, 1024), ch)
+    except ChallengeError as e:
+        raise ChallengeError(e.check, f"{path}: {e}") from None
+
+
 def cmd_challenge(args: argparse.Namespace, out: TextIO) -> int:
+    return _one_line("challenge", _challenge_cmd)(args, out)
+
+
+def _challenge_cmd(args: argparse.Namespace, out: TextIO) -> int:
+    action = {"serve": _serve, "publish": _publish, "complete": _complete}.get(args.action)
+    if action is not None:
+        return action(args, out)
+    if args.runs:
+        raise UsageError(f"`challenge {args.action}` takes no --run")
     game = _game(args.game)
     organiser = _identity(args.identity)
-    outdir = Path(args.out)
+    outdir = Path(args.out or ".")
     outdir.mkdir(parents=True, exist_ok=True)
+    made = []
     if args.action == "daily":
         date = datetime.date.fromisoformat(args.date) if args.date else datetime.date.today()
-        ch, sec = daily_challenge(organiser, game, date)
+        made.append(daily_challenge(organiser, game, date))
     else:
         cid = args.id or f"c-{secrets.token_hex(6)}"
-        ch, sec = new_challenge(organiser, game, _rules(game, args.rule), cid,
-                                secrets.token_bytes)
-    cpath, spath = outdir / f"{ch.id}.challenge", outdir / f"{ch.id}.secret"
-    cpath.write_bytes(ch.to_bytes())
-    spath.touch(mode=0o600)
-    spath.write_bytes(sec.to_bytes())
-    print(f"challenge {ch.id}: {cpath} (public); organiser secret: {spath} (keep it)", file=out)
+        ids = [cid] if args.count == 1 else [f"{cid}-{i:04d}" for i in range(args.count)]
+        made += [new_challenge(organiser, game, _rules(game, args.rule), one,
+                               secrets.token_bytes) for one in ids]
+    for ch, sec in made:
+        cpath, spath = outdir / f"{ch.id}.challenge", outdir / f"{ch.id}.secret"
+        cpath.write_bytes(ch.to_bytes())
+        spath.touch(mode=0o600)
+        spath.write_bytes(sec.to_bytes())
+        print(f"challenge {ch.id}: {cpath} (public); organiser secret: {spath} (keep it)",
+              file=out)
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    """`versus challenge serve`: the networked reveal service, until interrupted."""
+    import trio
+
+    from .solo_service import Server, bound_address, open_state
+
+    if not args.challenge or not args.secret or args.runs:
+        raise UsageError("`challenge serve` needs --challenge FILE and --secret FILE")
+    ch = _challenge_file(args.challenge)
+    service = RevealService(ch, _secret_file(args.secret, ch), max_players=args.max_players)
+    state_path = Path(args.state or Path(args.secret).with_suffix(".state"))
+    state, entries = open_state(state_path, ch)
+
+    def log(line: str) -> None:
+        print(f"versus challenge serve: {line}", file=sys.stderr, flush=True)
+
+    server = Server(service, state, entries, log)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve, args.bind, args.port)
+            host, port = bound_address(listeners)
+            print(f"reveal service for challenge {ch.id} listening on {host}:{port} (state "
+                  f"{state_path}: {service.ledger.players} player keys, {len(entries)} steps)",
+                  file=out, flush=True)
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        print(f"versus challenge serve: stopped after {server.answered} answers", file=out)
+    finally:
+        state.close()
+    return EXIT_OK
+
+
+def _publish(args: argparse.Namespace, out: TextIO) -> int:
+    """`versus challenge publish --secret FILE [--run FILE...]`: the public secret file (never the
+    signing key), and the given run files completed with it, in place."""
+    if not args.secret or not args.challenge:
+        raise UsageError("`challenge publish` needs --challenge FILE and --secret FILE")
+    ch = _challenge_file(args.challenge)
+    sec = _secret_file(args.secret, ch)
+    path = Path(args.out or Path(args.secret).parent) / f"{ch.id}.published"
+    path.write_bytes(published_bytes(sec))
+    print(f"published secret of challenge {ch.id}: {path} (public)", file=out)
+    return _complete_runs(args.runs, sec.challenge, sec.secret, out)
+
+
+def _complete(args: argparse.Namespace, out: TextIO) -> int:
+    """`versus challenge complete --published FILE --run FILE...` (anyone, once published)."""
+    if not args.published or not args.runs:
+        raise UsageError("`challenge complete` needs --published FILE and --run FILE")
+    digest, secret = parse_published(_read(args.published, 1024))
+    return _complete_runs(args.runs, digest, secret, out)
+
+
+def _complete_runs(runs: list[str], digest: bytes, secret: bytes, out: TextIO) -> int:
+    for run_path in runs:
+        try:
+            Path(run_path).write_bytes(with_secret(_read(run_path), secret, digest))
+        except ChallengeError as e:
+            raise ChallengeError(e.check, f"{run_path}: {e}") from None
+        print(f"{run_path}: completed with the published secret", file=out)
     return EXIT_OK
 
 
 def cmd_solo(args: argparse.Namespace, out: TextIO) -> int:
+    return _one_line("solo", _solo)(args, out)
+
+
+def _solo(args: argparse.Namespace, out: TextIO) -> int:
+    if args.batch:
+        return _batch(args, out)
+    if args.service and (args.secret or args.publish_secret):
+        raise UsageError("--service plays against the organiser's service: no --secret or "
+                         "--publish-secret")
+    if (args.service or args.secret) and not args.challenge:
+        raise UsageError("--service and --secret need --challenge FILE")
+    if args.challenge and not (args.service or args.secret):
+        raise UsageError("a challenge is played against its reveal service (--service "
+                         "HOST:PORT) or, for the organiser, with --secret FILE")
     game = _game(args.game)
     player = _identity(args.identity)
-    if args.challenge:
-        ch = parse_challenge(Path(args.challenge).read_bytes())
-        if not args.secret:
-            print("versus solo: the reveal service needs the organiser's secret file "
-                  "(--secret); a networked reveal service is not available yet",
-                  file=sys.stderr)
-            return EXIT_USAGE
-        sec = parse_secret(Path(args.secret).read_bytes(), ch)
-    else:  # a self-issued practice challenge
-        ch, sec = new_challenge(player, game, _rules(game, args.rule),
-                                f"practice-{secrets.token_hex(4)}", secrets.token_bytes)
-    service = RevealService(ch, sec)
+    client = None
+    if args.service:
+        from .solo_service import ServiceClient, parse_address
+
+        try:
+            address = parse_address(args.service)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        ch = _challenge_file(args.challenge)
+        client = ServiceClient(address, ch, player)
+        reveal, secret = client.reveal, None
+    else:
+        if args.challenge:
+            ch = _challenge_file(args.challenge)
+            sec = _secret_file(args.secret, ch)
+        else:  # a self-issued practice challenge
+            ch, sec = new_challenge(player, game, _rules(game, args.rule),
+                                    f"practice-{secrets.token_hex(4)}", secrets.token_bytes)
+        service = RevealService(ch, sec)
+        reveal = service.reveal
+        publish = args.publish_secret or not args.challenge
+        secret = service.publish_secret() if publish else None
     chooser = make_bot(args.bot, args.seed) if args.bot else line_chooser(out)
-    run, state = play(game, ch, player, service.reveal, chooser)
+    try:
+        run, state = play(game, ch, player, reveal, chooser)
+    finally:
+        if client is not None:
+            client.close()
     fin = game.decision(state)
-    publish = args.publish_secret or not args.challenge
-    data = run.to_bytes(service.publish_secret() if publish else None)
     path = Path(args.out or f"{ch.id}.run")
-    path.write_bytes(data)
+    path.write_bytes(run.to_bytes(secret))
     print(f"{fin.outcome}: score {game.score(state)} after {state.d['turn']} turns; run "
           f"written to {path}", file=out)
     return EXIT_OK
 
 
-def cmd_solo_verify(path: str, challenge: str | None, out: TextIO) -> int:
-    expected = parse_challenge(Path(challenge).read_bytes()) if challenge else None
-    report = verify_run(Path(path).read_bytes(), expected)
-    print(report.describe(), file=out)
-    return EXIT_OK if report.ok else EXIT_ERROR
+# --- batch runs ---------------------------------------------------------------------------------
 
 
-__all__ = ["ChallengeError", "cmd_challenge", "cmd_solo", "cmd_solo_verify", "make_bot"]
+@dataclass(frozen=True)
+class Scores:
+    """One bot's score distribution over a batch."""
+
+    bot: str
+    runs: int
+    wins: int
+    mean: float
+    median: float
+    q1: float
+    q3: float
+    low: int
+    high: int
+    verified: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.wins <= self.runs or not 0 <= self.verified <= self.runs:
+            raise ValueError(f"scores of {self.bot!r}: counts out of range")
+
+    @classmethod
+    def of(cls, bot: str, scores: list[int], wins: int, verified: int) -> Scores:
+        if not scores:
+            return cls(bot, 0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0)
+        q1, med, q3 = (statistics.quantiles(scores, n=4, method="inclusive")
+                       if len(scores) > 1 else (scores[0],) * 3)
+        return cls(bot, len(scores), wins, statistics.fmean(scores), med, q1, q3,
+                   min(scores), max(scores), verified)
+
+    HEADER = (f"{'bot':<8}{'runs':>6}{'wins':>6}{'win %':>7}{'mean':>8}{'median':>8}"
+              f"{'q1':>7}{'q3':>7}{'min':>6}{'max':>6}{'verified':>10}")
+
+    def row(self) -> str:
+        rate = 100 * self.wins / self.runs if self.runs else 0.0
+        return (f"{self.bot:<8}{self.runs:>6}{self.wins:>6}{rate:>7.1f}{self.mean:>8.1f}"
+                f"{self.median:>8.1f}{self.q1:>7.1f}{self.q3:>7.1f}{self.low:>6}{self.high:>6}"
+                f"{self.verified:>10}")
+
+
+def play_batch(game: Any, pairs: list[tuple[Challenge, OrganiserSecret]], bots: list[str],
+               player: Any, seed: int = 0,
+               keep: Callable[[str, Challenge, bytes], None] | None = None) -> list[Scores]:
+    """Every bot plays every challenge with the same player key (so every bot meets the same
+    card order and dice: a paired comparison); every run file is verified against its
+    challenge. `keep(bot, challenge, run file)` sees each run file."""
+    out = []
+    for bot in bots:
+        scores, wins, verified = [], 0, 0
+        for i, (ch, sec) in enumerate(pairs):
+            service = RevealService(ch, sec)
+            run, state = play(game, ch, player, service.reveal, make_bot(bot, seed + i))
+            data = run.to_bytes(service.publish_secret())
+            report = verify_run(data, ch)
+            verified += report.ok and report.summary.get("score") == game.score(state)
+            scores.append(game.score(state))
+            wins += game.decision(state).outcome == "victory"
+            if keep is not None:
+                keep(bot, ch, data)
+        out.append(Scores.of(bot, scores, wins, verified))
+    return out
+
+
+def _batch(args: argparse.Namespace, out: TextIO) -> int:
+    """`versus solo --batch DIR --bot greedy,random --out DIR` (SPEC M.6)."""
+    if args.service or args.secret or args.challenge:
+        raise UsageError("--batch plays the challenges of a folder with their secret files: "
+                         "no --challenge, --secret or --service")
+    bots = [b for b in (args.bot or "greedy,random").split(",") if b]
+    for b in bots:
+        if b not in BOTS:
+            raise UsageError(f"unknown solo bot {b!r}: one of {', '.join(BOTS)}")
+    folder = Path(args.batch)
+    files = sorted(folder.glob("*.challenge"))
+    if not files:
+        raise UsageError(f"no *.challenge files in {folder}")
+    pairs = []
+    for f in files:
+        ch = _challenge_file(str(f))
+        secret = f.with_suffix(".secret")
+        if not secret.exists():
+            raise UsageError(f"{f} has no secret file beside it ({secret.name}): a batch is "
+                             "the organiser's")
+        pairs.append((ch, _secret_file(str(secret), ch)))
+    games = {ch.game for ch, _ in pairs}
+    if len(games) != 1:
+        raise UsageError(f"the challenges are of several games: {', '.join(sorted(games))}")
+    game = _game(games.pop())
+    outdir = Path(args.out or "solo-batch")
+
+    def keep(bot: str, ch: Challenge, data: bytes) -> None:
+        (outdir / bot).mkdir(parents=True, exist_ok=True)
+        (outdir / bot / f"{ch.id}.run").write_bytes(data)
+
+    table = play_batch(game, pairs, bots, _identity(args.identity), args.seed, keep)
+    (outdir / "summary.json").write_text(json.dumps(
+        {"challenges": len(pairs), "bots": [asdict(s) for s in table]}, indent=2) + "\n")
+    print(f"{len(pairs)} challenges from {folder}; run files in {outdir}/<bot>/", file=out)
+    print(Scores.HEADER, file=out)
+    for s in table:
+        print(s.row(), file=out)
+    bad = sum(s.runs - s.verified for s in table)
+    if bad:
+        print(f"versus solo: {bad} run files failed verification", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+__all__ = ["ChallengeError", "Scores", "cmd_challenge", "cmd_solo", "make_bot", "play_batch"]

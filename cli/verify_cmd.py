@@ -130,7 +130,10 @@ def read_limited(path: str, limit: int) -> bytes | None:
     return None if len(data) > limit else data
 
 
-def verify_file(path: str, catalogue: Catalogue | None = None) -> FileVerdict:
+def verify_file(path: str, catalogue: Catalogue | None = None,
+                challenge: Any = None) -> FileVerdict:
+    """`challenge`: a solo Challenge every run must be played on (--challenge): a run of
+    another one, or a match transcript, is INVALID with check "wrong-challenge"."""
     try:
         data = read_limited(path, MAX_FILE_SIZE)
     except UnreadableFile as error:
@@ -139,10 +142,14 @@ def verify_file(path: str, catalogue: Catalogue | None = None) -> FileVerdict:
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
                                         f"the file exceeds the transcript limit of "
                                         f"{MAX_FILE_SIZE} bytes"))
-    if is_run(data):  # a solo run (issue 19)
-        from versus.protocol.solo.run import verify_run
+    if is_run(data) or challenge is not None:  # a solo run (issue 19)
+        from versus.protocol.solo.run import RunReport, verify_run
 
-        return FileVerdict(path, verify_run(data))  # type: ignore[arg-type]
+        if not is_run(data):
+            return FileVerdict(path, RunReport(  # type: ignore[arg-type]
+                False, "wrong-challenge", None, "not a solo run, so not a run of challenge "
+                f"{challenge.id!r}"))
+        return FileVerdict(path, verify_run(data, challenge))  # type: ignore[arg-type]
     report = verify_transcript(data, catalogue)
     if not report.ok and report.bad_index in (0, 1) and (why := unknown_game(data)):
         return FileVerdict(path, None, why, "unknown-game")
@@ -160,6 +167,22 @@ def load_catalogue_file(path: str) -> Catalogue:
         raise UnreadableFile(f"{path}: not a catalogue: {error}") from None
 
 
+def load_challenge_file(path: str) -> Any:
+    """A solo challenge given with --challenge; UnreadableFile with a one-line reason."""
+    from versus.protocol.solo.challenge import MAX_CHALLENGE, ChallengeError, parse_challenge
+
+    try:
+        data = read_limited(path, MAX_CHALLENGE)
+    except UnreadableFile as error:
+        raise UnreadableFile(f"{path}: {error}") from None
+    if data is None:
+        raise UnreadableFile(f"{path}: over {MAX_CHALLENGE} bytes")
+    try:
+        return parse_challenge(data)
+    except ChallengeError as error:
+        raise UnreadableFile(f"{path}: {error}") from None
+
+
 def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
     catalogue = None
     if args.catalogue is not None:
@@ -169,7 +192,15 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
             shown = printable(error, SHOWN_PATH + SHOWN_TEXT)  # a path, then the reason
             print(f"versus verify: cannot use the catalogue: {shown}", file=sys.stderr)
             return EXIT_UNREADABLE
-    verdicts = [verify_file(path, catalogue) for path in args.files]
+    challenge = None
+    if getattr(args, "challenge", None) is not None:
+        try:
+            challenge = load_challenge_file(args.challenge)
+        except UnreadableFile as error:
+            shown = printable(error, SHOWN_PATH + SHOWN_TEXT)
+            print(f"versus verify: cannot use the challenge: {shown}", file=sys.stderr)
+            return EXIT_UNREADABLE
+    verdicts = [verify_file(path, catalogue, challenge) for path in args.files]
     if args.json:
         json.dump([v.to_dict() for v in verdicts], out, indent=2)
         out.write("\n")

@@ -1,6 +1,7 @@
 # Verifiable solo runs (issue 19, SPEC Part M "Verifiable solo runs"): challenges signed by an
-# organiser (challenge.py) and runs played from them, revealed step by step and verified by
-# replay (run.py).
+# organiser (challenge.py), runs played from them, revealed step by step and verified by
+# replay (run.py), and the organiser's reveal service, sans-IO (service.py; its TCP server and
+# state file: cli/solo_service.py).
 #
 # `RUN_FORMAT` and `is_run` live here, apart from the heavier modules, so `versus verify` tells a
 # run file from a match transcript without loading them (start-up).

@@ -1,17 +1,18 @@
-# Verifiable solo runs (SPEC Part M, S5-S12): playing a challenge, the organiser's reveal
-# service, the run file and its verification.
+# Verifiable solo runs (SPEC Part M, S3-S7): playing a challenge, the run file and its
+# verification (the organiser's reveal service: service.py).
 #
 # How it works. Every DEAL and every d6 of a run is settled by a 32-byte value
 #     v(stream, k) = H(organiser secret, challenge digest, player key, stream, k)
 # where `stream` is "deck-<d>" (the k-th card drawn from hidden deck d) or "d6" (the k-th die):
 # the deck order and the dice are therefore fixed by the challenge and the player's key, never
-# by the player's choices, and restarting gives the same cards and dice (S6). The player never
+# by the player's choices, and restarting gives the same cards and dice (S3). The player never
 # holds the secret: before each value it signs and hash-chains every action it has taken, and
 # asks the reveal service for v(stream, k) with its chain head; the service answers only the
 # next k of each stream, once per head (a second history for the same step is refused), and
-# signs (challenge, player, stream, k, head, value) (S8). The run file holds the challenge, the
-# player's signed records and, once the organiser publishes it, the secret. `verify_run`
-# replays the run through the game and checks everything (codes in CHECKS).
+# signs (challenge, player, stream, k, head, value) (S5; the service itself: service.py). The
+# run file holds the challenge, the player's signed records and, once the organiser publishes
+# it, the secret (`with_secret`). `verify_run` replays the run through the game and checks
+# everything (codes in CHECKS).
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -29,12 +30,12 @@ from versus.protocol.wire.canonical import TAG_SOLO_RECORD_SIG as TAG_RECORD_SIG
 from versus.protocol.wire.canonical import TAG_SOLO_VALUE as TAG_VALUE
 from versus.protocol.wire.canonical import decode, encode, tagged_hash
 
-from .challenge import Challenge, ChallengeError, OrganiserSecret, commitment, parse_challenge
+from .challenge import Challenge, ChallengeError, commitment, parse_challenge
 
 MAX_RUN = 8 << 20
 MAX_RECORDS = 100_000
 
-#: every code verify_run may return, and what it means (SPEC M S11)
+#: every code verify_run may return, and what it means (SPEC M S6)
 CHECKS = {
     "malformed": "the file is not a solo run",
     "challenge-malformed": "the enclosed challenge is not a challenge file",
@@ -75,40 +76,6 @@ def below(val: bytes, n: int) -> int:
     return HashStream("solo", val).below(n)
 
 
-class RevealRefused(Exception):
-    """The reveal service refuses a request (out of order, or a second history)."""
-
-
-class RevealService:
-    """The organiser's side, one step at a time (S8). Holds the secret; remembers, per player
-    and stream, how many values it revealed and for which chain heads."""
-
-    def __init__(self, challenge: Challenge, secret: OrganiserSecret) -> None:
-        if secret.challenge != challenge.digest:
-            raise ChallengeError("secret-commitment", "the secret is not this challenge's")
-        self.challenge, self._secret = challenge, secret
-        self._log: dict[tuple[bytes, str], list[bytes]] = {}
-
-    def reveal(self, player: bytes, stream: str, k: int, head: bytes) -> tuple[bytes, bytes]:
-        heads = self._log.setdefault((player, stream), [])
-        if k < len(heads):
-            if heads[k] != head:
-                raise RevealRefused(f"{stream} step {k} was already revealed to this player "
-                                    "for another history (one attempt per challenge)")
-        elif k != len(heads):
-            raise RevealRefused(f"{stream} step {k} asked before step {len(heads)}")
-        else:
-            heads.append(head)
-        val = value(self._secret.secret, self.challenge.digest, player, stream, k)
-        sig = self._secret.key.sign(attestation(self.challenge.digest, player, stream, k, head,
-                                                val))
-        return val, sig
-
-    def publish_secret(self) -> bytes:
-        """The secret, for when the challenge closes (every run then verifies by itself)."""
-        return self._secret.secret
-
-
 Reveal = Callable[[bytes, str, int, bytes], tuple[bytes, bytes]]
 Chooser = Callable[[Any, Any, list[str]], str]
 
@@ -128,6 +95,25 @@ class Run:
 
     def to_bytes(self, secret: bytes | None = None) -> bytes:
         return encode([RUN_FORMAT, self.challenge.to_bytes(), self.records, secret])
+
+
+def with_secret(data: bytes, secret: bytes, challenge: bytes | None = None) -> bytes:
+    """The run file `data` completed with the organiser's published secret (checked against
+    its challenge's commitment, and the challenge digest `challenge` when given; ChallengeError
+    otherwise). The records are not touched."""
+    try:
+        fmt, ch_bytes, records, _old = decode(data, max_size=MAX_RUN, max_array_len=MAX_RECORDS)
+        if fmt != RUN_FORMAT or type(ch_bytes) is not bytes or type(records) is not list:
+            raise ValueError("fields")
+    except (ValueError, TypeError) as e:
+        raise ChallengeError("malformed", f"not a solo run file: {e}") from None
+    ch = parse_challenge(ch_bytes)
+    if challenge is not None and challenge != ch.digest:
+        raise ChallengeError("wrong-challenge", f"the run is of challenge {ch.id!r}, not the "
+                             "secret's")
+    if type(secret) is not bytes or commitment(secret) != ch.commitment:
+        raise ChallengeError("secret-commitment", f"the secret is not challenge {ch.id!r}'s")
+    return encode([fmt, ch_bytes, records, secret])
 
 
 def _setup(game: Any, ch: Challenge) -> Any:
@@ -226,7 +212,7 @@ class _Bad(Exception):
 
 
 def verify_run(data: bytes, expected: Challenge | None = None) -> RunReport:
-    """Replay a run file (S11); `expected`: the challenge it must be a run of."""
+    """Replay a run file (S6); `expected`: the challenge it must be a run of."""
     summary: dict[str, Any] = {}
     try:
         _verify(data, expected, summary)

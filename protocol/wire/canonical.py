@@ -68,6 +68,7 @@ TAG_SOLO_ATTEST = b"versus/v1/solo/attest"
 TAG_SOLO_RECORD_SIG = b"versus/v1/solo/record-sig"
 TAG_SOLO_RECORD = b"versus/v1/solo/record-hash"
 TAG_SOLO_GENESIS = b"versus/v1/solo/genesis"
+TAG_SOLO_REQUEST = b"versus/v1/solo/reveal-request"
 
 # The hedged proof nonces of the shared-pool deal (SPEC §5.4). They belong to the deal's own
 # framing (`protocol.group.hash_parts`: SHA-512 of length-framed parts, reduced mod L), not to
@@ -103,6 +104,7 @@ DOMAIN_TAGS = (
     TAG_SOLO_RECORD_SIG,
     TAG_SOLO_RECORD,
     TAG_SOLO_GENESIS,
+    TAG_SOLO_REQUEST,
 )
 
 _packer = msgpack.Packer(use_bin_type=True, autoreset=True)

@@ -1,6 +1,7 @@
 # `versus challenge new`, `versus solo --bot greedy`, `versus verify` on the run (issue 19).
 from __future__ import annotations
 
+import json
 import os
 
 from versus.cli.main import main
@@ -23,3 +24,74 @@ def test_challenge_solo_verify_and_tamper(tmp_path, capsys):
     (tmp_path / "bad.run").write_bytes(bytes(data))
     assert main(["verify", bad]) == 1
     assert "INVALID" in capsys.readouterr().out
+
+
+def _challenges(tmp_path, count=3):
+    os.chmod(tmp_path, 0o700)
+    org = str(tmp_path / "org.key")
+    folder = tmp_path / "set"
+    assert main(["challenge", "new", "--identity", org, "--out", str(folder), "--id", "b",
+                 "--count", str(count), "--rule", "difficulty=easy"]) == 0
+    return folder
+
+
+def test_batch_reports_distributions_and_verifies(tmp_path, capsys):
+    folder = _challenges(tmp_path)
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert main(["solo", "--batch", str(folder), "--bot", "greedy,random", "--out", str(out),
+                 "--identity", str(tmp_path / "me.key")]) == 0
+    text = capsys.readouterr().out
+    assert "3 challenges" in text and "median" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert [b["bot"] for b in summary["bots"]] == ["greedy", "random"]
+    for b in summary["bots"]:
+        assert b["runs"] == b["verified"] == 3 and b["low"] <= b["q1"] <= b["median"] <= \
+            b["q3"] <= b["high"]
+    runs = sorted((out / "greedy").glob("*.run"))
+    assert [r.name for r in runs] == ["b-0000.run", "b-0001.run", "b-0002.run"]
+    assert main(["verify", "-q", *map(str, runs)]) == 0
+    (folder / "b-0001.secret").unlink()
+    assert main(["solo", "--batch", str(folder), "--out", str(out)]) == 2
+    assert "no secret file" in capsys.readouterr().err
+
+
+def test_verify_challenge_option(tmp_path, capsys):
+    folder = _challenges(tmp_path, 2)
+    me = str(tmp_path / "me.key")
+    c0, c1 = (str(folder / f"b-000{i}.challenge") for i in (0, 1))
+    run = str(tmp_path / "r.run")
+    assert main(["solo", "--challenge", c0, "--secret", str(folder / "b-0000.secret"),
+                 "--bot", "greedy", "--identity", me, "--out", run]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--challenge", c0, run]) == 0
+    assert main(["verify", "--challenge", c1, run]) == 1
+    out = capsys.readouterr().out
+    assert "INVALID: wrong-challenge" in out
+    assert main(["verify", "--json", "--challenge", c1, run]) == 1
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["check"] == "wrong-challenge" and not report["ok"]
+    assert main(["verify", "--challenge", run, run]) == 2  # not a challenge file: one line
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot use the challenge" in err
+    transcript = str(tmp_path / "not-a-run")
+    (tmp_path / "not-a-run").write_bytes(b"\x93\x01\x02\x03")
+    assert main(["verify", "--json", "--challenge", c0, transcript]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["check"] == "wrong-challenge"
+
+
+def test_solo_usage_errors_are_one_line(tmp_path, capsys):
+    folder = _challenges(tmp_path, 1)
+    c0, s0 = str(folder / "b.challenge"), str(folder / "b.secret")
+    for argv in (["solo", "--challenge", c0, "--bot", "greedy"],
+                 ["solo", "--service", "127.0.0.1:1", "--bot", "greedy"],
+                 ["solo", "--challenge", c0, "--service", "127.0.0.1:1", "--secret", s0],
+                 ["solo", "--challenge", c0, "--service", "nowhere"],
+                 ["challenge", "serve", "--challenge", c0],
+                 ["challenge", "complete", "--published", s0]):
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("versus "), (argv, err)
+    assert main(["solo", "--challenge", s0, "--secret", s0, "--bot", "greedy"]) == 1
+    assert "not a challenge file" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from versus.cli.solo import make_bot
 from versus.engine.multiverse import MULTIVERSE as G
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.solo import run as R
+from versus.protocol.solo import service as S
 from versus.protocol.solo.challenge import (
     ChallengeError,
     check_daily,
@@ -29,7 +30,7 @@ def _challenge(cid: str = "c1", fill: int = 7):
 
 
 def _play(ch, sec, bot="greedy", player=PLAYER, reveal=None):
-    svc = R.RevealService(ch, sec)
+    svc = S.RevealService(ch, sec)
     return R.play(G, ch, player, reveal or svc.reveal, make_bot(bot, 1)), svc
 
 
@@ -97,12 +98,12 @@ def test_restart_gives_same_randomness():
 
 def test_service_refuses_second_history_and_look_ahead():
     ch, sec = _challenge()
-    svc = R.RevealService(ch, sec)
+    svc = S.RevealService(ch, sec)
     svc.reveal(PLAYER.public_key, "d6", 0, b"h" * 32)
     assert svc.reveal(PLAYER.public_key, "d6", 0, b"h" * 32)  # the same history: same answer
-    with pytest.raises(R.RevealRefused):
+    with pytest.raises(S.RevealRefused):
         svc.reveal(PLAYER.public_key, "d6", 0, b"x" * 32)
-    with pytest.raises(R.RevealRefused):
+    with pytest.raises(S.RevealRefused):
         svc.reveal(PLAYER.public_key, "d6", 2, b"h" * 32)
 
 
@@ -127,7 +128,7 @@ def test_randomness_it_could_not_have_known():
         body = decode(decode(rec, max_size=1 << 20)[0], max_size=1 << 20)
         if body[2] == "random":
             learnt[(body[3], body[4])] = (body[5], body[6])
-    honest = R.RevealService(ch, sec)
+    honest = S.RevealService(ch, sec)
 
     def replay(pk, stream, k, head):
         if (stream, k) in learnt:

@@ -1,0 +1,420 @@
+# The organiser's reveal service (SPEC Part M, S5 and S8-S9), sans-IO: its ledger, its wire
+# messages and its answers. The trio TCP server, the durable state file and the player's client
+# live in cli/solo_service.py; this module does no I/O, reads no clock and holds no socket.
+#
+# How it works. The service holds the challenge's secret; the player never does, so it cannot
+# look ahead. Before each random step the player sends a request signed with its key:
+#     [challenge digest, player key, stream, k, head]   (tag "versus/v1/solo/reveal-request")
+# and the service answers v(stream, k) with its attestation (run.attestation) when the ledger
+# allows it: only the next k of each stream, and for a step already answered only the same
+# head again (an idempotent retry: the same answer); another head for a revealed step is a
+# second history and is refused (one attempt per challenge and key). The ledger is the only
+# state: per player key and stream, the heads answered, in order. It is bounded (a stream's
+# steps by its deck size, the d6 stream by MAX_D6, the number of players by `max_players`), and
+# the caller makes it durable: `answer` hands every NEW entry to `persist` before it commits it
+# and before the answer exists, so a crash between the two can only forget an answer never sent.
+#
+# Error families: a request that breaks the rules is the player's fault, a `RevealRefused`
+# subclass (a RemoteProtocolError with a stable `code`) that the service sends back as a
+# refusal; an answer that is not one, or not signed by the organiser, is the service's fault
+# (`BadAnswer`) on the player's side; a message we would build wrongly is our own bug
+# (LocalProtocolError).
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from versus.protocol.crypto.identity import Identity, verify_signature
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.wire.canonical import TAG_SOLO_REQUEST, decode, encode
+
+from .challenge import Challenge, ChallengeError, OrganiserSecret
+from .run import attestation, value
+
+WIRE_FORMAT = "versus-reveal/1"
+STATE_FORMAT = "versus-reveal-state/1"
+#: hard frame limits: a request is ~230 bytes, an answer ~130, a refusal at most ~330
+MAX_REQUEST = 512
+MAX_ANSWER = 1024
+MAX_MESSAGE = 200  # characters of a refusal's message
+MAX_D6 = 1024  # dice per run and key (a run rolls once per Multiverse turn: < 100)
+DEFAULT_MAX_PLAYERS = 10_000
+_STREAM = re.compile(r"deck-[0-9]{1,3}|d6")
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+class RevealRefused(RemoteProtocolError):
+    """The service refuses a request (the player's fault); `code` says why (SPEC M S9)."""
+
+    code = "refused"
+
+
+class MalformedRequest(RevealRefused):
+    code = "malformed"
+
+
+class RequestTooLarge(RevealRefused):
+    code = "oversize"
+
+
+class WrongChallenge(RevealRefused):
+    code = "wrong-challenge"
+
+
+class RequestSignature(RevealRefused):
+    code = "request-signature"
+
+
+class UnknownStream(RevealRefused):
+    code = "unknown-stream"
+
+
+class OutOfOrder(RevealRefused):
+    code = "out-of-order"
+
+
+class SecondHistory(RevealRefused):
+    code = "second-history"
+
+
+class ServiceFull(RevealRefused):
+    code = "full"
+
+
+class ServiceBusy(RevealRefused):
+    code = "busy"
+
+
+class Unavailable(RevealRefused):
+    """Not the player's fault: the service could not record the step (its disk); retry later."""
+
+    code = "unavailable"
+
+
+class Timeout(RevealRefused):
+    code = "timeout"
+
+
+REFUSALS: dict[str, type[RevealRefused]] = {
+    c.code: c for c in (RevealRefused, MalformedRequest, RequestTooLarge, WrongChallenge,
+                        RequestSignature, UnknownStream, OutOfOrder, SecondHistory, ServiceFull,
+                        ServiceBusy, Unavailable, Timeout)}
+
+
+class BadAnswer(RemoteProtocolError):
+    """The service's answer is not an answer, or not the organiser's attestation of the value
+    for this very request (the service's fault, seen by the player)."""
+
+    code = "bad-answer"
+
+
+class StateError(ValueError):
+    """A ledger entry or state file that cannot be used (corrupt, or another challenge's)."""
+
+
+# --- messages -----------------------------------------------------------------------------------
+
+
+def _check_fields(challenge: Any, player: Any, stream: Any, k: Any, head: Any) -> str | None:
+    """Why these request/entry fields are not well-formed, or None."""
+    for name, v in (("challenge", challenge), ("player", player), ("head", head)):
+        if type(v) is not bytes or len(v) != 32:
+            return f"{name} is not 32 bytes"
+    if type(stream) is not str or not _STREAM.fullmatch(stream):
+        return f"stream {str(stream)[:20]!r} is not deck-N or d6"
+    if type(k) is not int or not 0 <= k < 1 << 31:
+        return f"step {str(k)[:20]} is not 0..2^31-1"
+    return None
+
+
+def request_message(challenge: bytes, player: bytes, stream: str, k: int, head: bytes) -> bytes:
+    return TAG_SOLO_REQUEST + encode([challenge, player, stream, k, head])
+
+
+@dataclass(frozen=True)
+class RevealRequest:
+    """One signed request: v(stream, k) of `challenge` for `player` at chain head `head`."""
+
+    challenge: bytes
+    player: bytes
+    stream: str
+    k: int
+    head: bytes
+    signature: bytes
+
+    def __post_init__(self) -> None:
+        why = _check_fields(self.challenge, self.player, self.stream, self.k, self.head)
+        if why is None and (type(self.signature) is not bytes or len(self.signature) != 64):
+            why = "signature is not 64 bytes"
+        if why is not None:
+            raise MalformedRequest(f"not a reveal request: {why}")
+
+    @classmethod
+    def signed(cls, player: Identity, challenge: bytes, stream: str, k: int,
+               head: bytes) -> RevealRequest:
+        why = _check_fields(challenge, player.public_key, stream, k, head)
+        if why is not None:
+            raise LocalProtocolError(f"cannot ask for {stream!r} step {k}: {why}")
+        sig = player.sign(request_message(challenge, player.public_key, stream, k, head))
+        return cls(challenge, player.public_key, stream, k, head, sig)
+
+    def signature_ok(self) -> bool:
+        return verify_signature(self.player, self.signature, request_message(
+            self.challenge, self.player, self.stream, self.k, self.head))
+
+    def to_bytes(self) -> bytes:
+        return encode([WIRE_FORMAT, "reveal", self.challenge, self.player, self.stream, self.k,
+                       self.head, self.signature])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> RevealRequest:
+        try:
+            fields = decode(data, max_size=MAX_REQUEST, max_depth=1, max_array_len=8,
+                            max_bytes_len=64, max_str_len=32)
+        except ValueError as e:
+            raise MalformedRequest(f"not a reveal request: {e}") from None
+        if type(fields) is not list or len(fields) != 8 or fields[:2] != [WIRE_FORMAT,
+                                                                            "reveal"]:
+            raise MalformedRequest(f"not a reveal request: expected [{WIRE_FORMAT!r}, "
+                                   "'reveal', challenge, player, stream, k, head, signature]")
+        return cls(*fields[2:])
+
+
+@dataclass(frozen=True)
+class RevealAnswer:
+    value: bytes
+    attestation: bytes
+
+    def __post_init__(self) -> None:
+        if type(self.value) is not bytes or len(self.value) != 32 or \
+                type(self.attestation) is not bytes or len(self.attestation) != 64:
+            raise BadAnswer("the service's answer is not a 32-byte value and a signature")
+
+    def to_bytes(self) -> bytes:
+        return encode([WIRE_FORMAT, "value", self.value, self.attestation])
+
+
+def refusal_bytes(error: RevealRefused) -> bytes:
+    text = " ".join(str(error).split())[:MAX_MESSAGE]
+    return encode([WIRE_FORMAT, "refused", error.code, text])
+
+
+def parse_answer(data: bytes, request: RevealRequest, organiser: bytes) -> RevealAnswer:
+    """The service's answer to `request`, checked against the organiser's key; the refusal it
+    carries is raised as its RevealRefused class, anything else as BadAnswer."""
+    try:
+        fields = decode(data, max_size=MAX_ANSWER, max_depth=1, max_array_len=4,
+                        max_bytes_len=64, max_str_len=MAX_MESSAGE * 4)
+    except ValueError as e:
+        raise BadAnswer(f"the reveal service sent a malformed answer: {e}") from None
+    if type(fields) is not list or len(fields) != 4 or fields[0] != WIRE_FORMAT:
+        raise BadAnswer("the reveal service sent something that is not an answer")
+    if fields[1] == "refused" and type(fields[2]) is str and type(fields[3]) is str:
+        cls = REFUSALS.get(fields[2], RevealRefused)
+        raise cls(f"the reveal service refused ({fields[2]}): {fields[3]}")
+    if fields[1] != "value":
+        raise BadAnswer("the reveal service sent something that is not an answer")
+    answer = RevealAnswer(fields[2], fields[3])
+    if not verify_signature(organiser, answer.attestation, attestation(
+            request.challenge, request.player, request.stream, request.k, request.head,
+            answer.value)):
+        raise BadAnswer(f"the answer for {request.stream} step {request.k} is not signed by "
+                        "the challenge's organiser for this request")
+    return answer
+
+
+# --- the ledger -------------------------------------------------------------------------------
+
+
+class Step(Enum):
+    NEW = "new"  # the next step of its stream: record it, then answer
+    REPEAT = "repeat"  # already answered for this very head: the same answer again
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One answered step: what the ledger (and its state file) remembers."""
+
+    player: bytes
+    stream: str
+    k: int
+    head: bytes
+
+    def __post_init__(self) -> None:
+        why = _check_fields(bytes(32), self.player, self.stream, self.k, self.head)
+        if why is not None:
+            raise StateError(f"not a ledger entry: {why}")
+
+    def to_bytes(self) -> bytes:
+        return encode([self.player, self.stream, self.k, self.head])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Entry:
+        try:
+            fields = decode(data, max_size=256, max_depth=1, max_array_len=4,
+                            max_bytes_len=32, max_str_len=16)
+        except ValueError as e:
+            raise StateError(f"not a ledger entry: {e}") from None
+        if type(fields) is not list or len(fields) != 4:
+            raise StateError("not a ledger entry: expected [player, stream, k, head]")
+        return cls(*fields)
+
+
+def stream_limits(game: Any, rules: Any) -> dict[str, int]:
+    """The streams a run of `rules` uses and how many steps each can have: a deck's size (no
+    run deals more cards than its deck has), MAX_D6 dice."""
+    limits = {f"deck-{i}": deck.size for i, deck in enumerate(game.decks(rules))}
+    if getattr(game, "chance", False):
+        limits["d6"] = MAX_D6
+    return limits
+
+
+class Ledger:
+    """Per player key and stream, the heads answered in order. `check` decides, `commit`
+    records a NEW step once it is durable."""
+
+    def __init__(self, limits: dict[str, int], max_players: int = DEFAULT_MAX_PLAYERS) -> None:
+        if max_players < 1 or not limits:
+            raise LocalProtocolError("a ledger needs streams and room for one player")
+        self.limits, self.max_players = dict(limits), max_players
+        self._heads: dict[bytes, dict[str, list[bytes]]] = {}
+
+    @property
+    def players(self) -> int:
+        return len(self._heads)
+
+    def answered(self, player: bytes, stream: str) -> int:
+        return len(self._heads.get(player, {}).get(stream, ()))
+
+    def check(self, e: Entry) -> Step:
+        limit = self.limits.get(e.stream)
+        if limit is None:
+            raise UnknownStream(f"stream {e.stream!r} is not one this challenge's game uses "
+                                f"({', '.join(sorted(self.limits))})")
+        if e.k >= limit:
+            raise OutOfOrder(f"{e.stream} has only {limit} steps (asked step {e.k})")
+        mine = self._heads.get(e.player)
+        if mine is None and len(self._heads) >= self.max_players:
+            raise ServiceFull(f"the service serves at most {self.max_players} player keys")
+        heads = (mine or {}).get(e.stream, [])
+        if e.k < len(heads):
+            if heads[e.k] != e.head:
+                raise SecondHistory(f"{e.stream} step {e.k} was already revealed to this "
+                                    "player key for another history (one attempt per "
+                                    "challenge and key)")
+            return Step.REPEAT
+        if e.k > len(heads):
+            raise OutOfOrder(f"{e.stream} step {e.k} asked before step {len(heads)} (only the "
+                             "next step of each stream is answered)")
+        return Step.NEW
+
+    def commit(self, e: Entry) -> None:
+        if self.check(e) is not Step.NEW:
+            raise LocalProtocolError(f"{e.stream} step {e.k} is not a new step to commit")
+        self._heads.setdefault(e.player, {}).setdefault(e.stream, []).append(e.head)
+
+    def load(self, entries: Iterable[Entry]) -> None:
+        """Entries read back from a state file, in the order they were committed."""
+        for i, e in enumerate(entries):
+            try:
+                self.commit(e)
+            except (RevealRefused, LocalProtocolError) as err:
+                raise StateError(f"state entry {i} does not follow the ones before it: "
+                                 f"{err}") from None
+
+
+# --- the service --------------------------------------------------------------------------------
+
+
+Persist = Callable[[Entry], None]
+
+
+class RevealService:
+    """The organiser's side (S5): holds the secret, keeps the ledger. `reveal` for a player in
+    the same process (practice, or the organiser's own runs); `answer` for wire requests."""
+
+    def __init__(self, challenge: Challenge, secret: OrganiserSecret, *,
+                 limits: dict[str, int] | None = None,
+                 max_players: int = DEFAULT_MAX_PLAYERS) -> None:
+        if secret.challenge != challenge.digest:
+            raise ChallengeError("secret-commitment", "the secret is not this challenge's")
+        if limits is None:
+            from versus.engine.registry import get_game
+
+            game = get_game(challenge.game)
+            limits = stream_limits(game, game.decode_rules(challenge.rules))
+        self.challenge, self._secret = challenge, secret
+        self.ledger = Ledger(limits, max_players)
+
+    def reveal(self, player: bytes, stream: str, k: int, head: bytes,
+               persist: Persist | None = None) -> tuple[bytes, bytes]:
+        """v(stream, k) for `player` at `head` and its attestation; RevealRefused otherwise."""
+        try:
+            entry = Entry(player, stream, k, head)
+        except StateError as e:
+            raise MalformedRequest(str(e)) from None
+        if self.ledger.check(entry) is Step.NEW:
+            if persist is not None:
+                persist(entry)  # durable before it is answered (OSError: nothing answered)
+            self.ledger.commit(entry)
+        val = value(self._secret.secret, self.challenge.digest, player, stream, k)
+        sig = self._secret.key.sign(attestation(self.challenge.digest, player, stream, k, head,
+                                                val))
+        return val, sig
+
+    def answer(self, frame: bytes, persist: Persist | None = None
+               ) -> tuple[bytes, RevealRefused | None]:
+        """The answer frame body to one request frame body, a value or a refusal, and the
+        refusal (None for a value). Raises only OSError (from `persist`: our own disk)."""
+        try:
+            req = RevealRequest.from_bytes(frame)
+            if req.challenge != self.challenge.digest:
+                raise WrongChallenge(f"this service serves challenge {self.challenge.id!r}, "
+                                     "not the one asked for")
+            if not req.signature_ok():
+                raise RequestSignature("the request is not signed by the player key it names")
+            val, sig = self.reveal(req.player, req.stream, req.k, req.head, persist)
+        except RevealRefused as refused:
+            return refusal_bytes(refused), refused
+        return RevealAnswer(val, sig).to_bytes(), None
+
+    def publish_secret(self) -> bytes:
+        """The secret, for when the challenge closes (every run then verifies by itself)."""
+        return self._secret.secret
+
+
+# --- the published secret -----------------------------------------------------------------------
+
+PUBLISHED_FORMAT = "versus-challenge-published/1"
+
+
+def published_bytes(secret: OrganiserSecret) -> bytes:
+    """The public file an organiser publishes when the challenge closes: the secret alone (never
+    the signing key the secret file also holds)."""
+    return encode([PUBLISHED_FORMAT, secret.challenge, secret.secret])
+
+
+def parse_published(data: bytes, challenge: Challenge | None = None) -> tuple[bytes, bytes]:
+    """(challenge digest, secret) of a published-secret file; ChallengeError otherwise."""
+    from .challenge import commitment
+
+    try:
+        fmt, digest, secret = decode(data, max_size=256, max_depth=1, max_array_len=3,
+                                     max_bytes_len=32, max_str_len=64)
+        ok = fmt == PUBLISHED_FORMAT and type(digest) is bytes and len(digest) == 32 and \
+            type(secret) is bytes and len(secret) == 32
+    except (ValueError, TypeError) as e:
+        raise ChallengeError("published-malformed", f"not a published secret file: {e}") \
+            from None
+    if not ok:
+        raise ChallengeError("published-malformed", "not a published secret file")
+    if challenge is not None and (digest != challenge.digest
+                                  or commitment(secret) != challenge.commitment):
+        raise ChallengeError("secret-commitment", "the published secret is not this "
+                             f"challenge's ({challenge.id!r})")
+    return digest, secret

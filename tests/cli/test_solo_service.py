@@ -1,0 +1,226 @@
+# The networked reveal service (SPEC Part M, S8-S9) over real TCP on 127.0.0.1: a whole run
+# against it verifies; a second history is refused, also after a restart (the state file);
+# garbage, oversized, empty and dripped frames get a clear refusal and the service goes on.
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+import trio
+
+from versus.cli.main import main
+from versus.cli.solo import make_bot
+from versus.cli.solo_service import (
+    Limits,
+    Server,
+    ServiceClient,
+    ServiceUnreachable,
+    open_state,
+    parse_address,
+)
+from versus.engine.multiverse import MULTIVERSE as G
+from versus.protocol.crypto.identity import Identity
+from versus.protocol.solo import run as R
+from versus.protocol.solo import service as S
+from versus.protocol.solo.challenge import (
+    OrganiserSecret,
+    new_challenge,
+    parse_challenge,
+    parse_secret,
+)
+from versus.protocol.wire.canonical import decode
+
+ORG, PLAYER = Identity(b"\x01" * 32), Identity(b"\x02" * 32)
+EASY = G.rules_from_options({"difficulty": "easy"})
+
+
+def _challenge():
+    return new_challenge(ORG, G, EASY, "net1", lambda n: b"\x05" * n)
+
+
+class Running:
+    """A Server on 127.0.0.1 inside a nursery, restartable on the same state file."""
+
+    def __init__(self, ch, sec, path, limits=None):
+        self.ch, self.sec, self.path, self.limits = ch, sec, path, limits
+        self.log: list[str] = []
+
+    async def start(self, nursery):
+        self.state, entries = open_state(self.path, self.ch)
+        self.server = Server(S.RevealService(self.ch, self.sec), self.state, entries,
+                             self.log.append, self.limits)
+        self.scope = trio.CancelScope()
+
+        async def run(task_status=trio.TASK_STATUS_IGNORED):
+            with self.scope:
+                await self.server.serve("127.0.0.1", 0, task_status=task_status)
+
+        listeners = await nursery.start(run)
+        self.port = listeners[0].socket.getsockname()[1]
+        return self
+
+    def stop(self):
+        self.scope.cancel()
+        self.state.close()
+
+
+async def _play(ch, port, bot="greedy", player=PLAYER):
+    def go():
+        client = ServiceClient(("127.0.0.1", port), ch, player)
+        try:
+            return R.play(G, ch, player, client.reveal, make_bot(bot, 1))
+        finally:
+            client.close()
+
+    return await trio.to_thread.run_sync(go)
+
+
+async def _raw(port, data: bytes) -> list:
+    """Send raw bytes, read one answer frame, decoded."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(data)
+        buf = b""
+        with trio.fail_after(5):
+            while len(buf) < 4 or len(buf) < 4 + struct.unpack(">I", buf[:4])[0]:
+                chunk = await stream.receive_some(4096)
+                assert chunk, "closed without an answer"
+                buf += chunk
+        return decode(buf[4:], max_size=1024)
+
+
+async def test_whole_run_second_history_and_restart(tmp_path):
+    ch, sec = _challenge()
+    svc = Running(ch, sec, tmp_path / "net1.state")
+    async with trio.open_nursery() as nursery:
+        await svc.start(nursery)
+        run, state = await _play(ch, svc.port)
+        rep = R.verify_run(run.to_bytes(), ch)
+        assert rep.ok and rep.summary["score"] == G.score(state), rep.describe()
+        assert R.verify_run(run.to_bytes(sec.secret), ch).ok
+        # the same key, another history: refused at the first step that differs
+        with pytest.raises(S.SecondHistory, match="another history"):
+            await _play(ch, svc.port, "random")
+        svc.stop()
+        # a restarted service (same state file) still refuses, and still answers the first
+        # history's steps the same (idempotent retries)
+        await svc.start(nursery)
+        assert svc.server.service.ledger.players == 1
+        with pytest.raises(S.SecondHistory):
+            await _play(ch, svc.port, "random")
+        again, _ = await _play(ch, svc.port)
+        assert again.records == run.records
+        # another key plays its own, unrelated run
+        other, _ = await _play(ch, svc.port, "random", Identity(b"\x03" * 32))
+        assert R.verify_run(other.to_bytes(), ch).ok
+        svc.stop()
+
+
+async def test_bad_frames_refused_and_service_survives(tmp_path):
+    ch, sec = _challenge()
+    svc = Running(ch, sec, tmp_path / "s", Limits(frame=0.3))
+    async with trio.open_nursery() as nursery:
+        await svc.start(nursery)
+        assert (await _raw(svc.port, b"GET / HTTP/1.1\r\n\r\n"))[1:3] == ["refused", "oversize"]
+        assert (await _raw(svc.port, b"\x00\x00\x00\x00"))[2] == "malformed"
+        assert (await _raw(svc.port, b"\x00\x00\x00\x03abc"))[2] == "malformed"
+        assert (await _raw(svc.port, struct.pack(">I", 513) + b"x" * 513))[2] == "oversize"
+        drip = await _raw(svc.port, b"\x00\x00\x00\x40")  # a frame that never completes
+        assert drip[2] == "timeout"
+        req = S.RevealRequest.signed(PLAYER, bytes(32), "d6", 0, bytes(32)).to_bytes()
+        wrong = await _raw(svc.port, struct.pack(">I", len(req)) + req)
+        assert wrong[2] == "wrong-challenge"
+        forged = S.RevealRequest(ch.digest, ORG.public_key, "d6", 0, bytes(32), bytes(64))
+        body = forged.to_bytes()
+        assert (await _raw(svc.port, struct.pack(">I", len(body)) + body))[2] == \
+            "request-signature"
+        assert any("oversize" in line for line in svc.log)
+        run, _ = await _play(ch, svc.port)  # the service is alive and well
+        assert R.verify_run(run.to_bytes(), ch).ok
+        svc.stop()
+
+
+async def test_forged_service_answer_is_caught(tmp_path):
+    """A service that is not the organiser's (another key) cannot feed a player values."""
+    ch, sec = _challenge()
+    impostor = OrganiserSecret(ch.digest, sec.secret, Identity(b"\x09" * 32))
+    state, _ = open_state(tmp_path / "s", ch)
+    server = Server(S.RevealService(ch, impostor), state, [], lambda line: None)
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(server.serve, "127.0.0.1", 0)
+        with pytest.raises(S.BadAnswer, match="not signed by the challenge's organiser"):
+            await _play(ch, listeners[0].socket.getsockname()[1])
+        nursery.cancel_scope.cancel()
+    state.close()
+
+
+def test_state_file_lock_tail_and_other_challenge(tmp_path):
+    ch, _sec = _challenge()
+    path = tmp_path / "s"
+    state, entries = open_state(path, ch)
+    assert entries == []
+    with pytest.raises(S.StateError, match="in use"):
+        open_state(path, ch)
+    state.append(S.Entry(PLAYER.public_key, "d6", 0, b"h" * 32))
+    state.close()
+    with open(path, "ab") as f:  # a crash in the middle of the next append
+        f.write(b"\x00\x00\x00\x50abc")
+    state, entries = open_state(path, ch)
+    assert entries == [S.Entry(PLAYER.public_key, "d6", 0, b"h" * 32)]
+    state.close()
+    other, _ = new_challenge(ORG, G, EASY, "net2", lambda n: b"\x06" * n)
+    with pytest.raises(S.StateError, match="not this challenge's"):
+        open_state(path, other)
+
+
+def test_client_errors_are_one_line():
+    ch, _ = _challenge()
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        parse_address("nope")
+    assert parse_address("[::1]:4242") == ("::1", 4242)
+    client = ServiceClient(("127.0.0.1", 1), ch, PLAYER, timeout=2)
+    with pytest.raises(ServiceUnreachable, match=r"127\.0\.0\.1:1"):
+        client.reveal(PLAYER.public_key, "d6", 0, bytes(32))
+
+
+def test_cli_serve_and_solo_service(tmp_path, capsys):
+    """`versus challenge serve` in its own process, `versus solo --service` against it."""
+    os.chmod(tmp_path, 0o700)
+    org, me = str(tmp_path / "org.key"), str(tmp_path / "me.key")
+    assert main(["challenge", "new", "--identity", org, "--out", str(tmp_path), "--id", "t1",
+                 "--rule", "difficulty=easy"]) == 0
+    ch, sec, run = (str(tmp_path / n) for n in ("t1.challenge", "t1.secret", "t1.run"))
+    proc = subprocess.Popen([sys.executable, "-m", "versus.cli.main", "challenge", "serve",
+                             "--challenge", ch, "--secret", sec, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert "listening on 127.0.0.1:" in line, line + proc.stderr.read()
+        address = line.split("listening on ")[1].split()[0]
+        capsys.readouterr()
+        assert main(["solo", "--challenge", ch, "--service", address, "--bot", "greedy",
+                     "--identity", me, "--out", run]) == 0
+        assert main(["verify", "--challenge", ch, run]) == 0
+        assert "attested step by step" in capsys.readouterr().out
+        assert main(["solo", "--challenge", ch, "--service", address, "--bot", "random",
+                     "--identity", me, "--out", run + "2"]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "second-history" in err
+    finally:
+        proc.terminate()
+        proc.wait(5)
+    assert (tmp_path / "t1.state").stat().st_size > 100
+    # the organiser publishes; the run file then verifies from the secret
+    assert main(["challenge", "publish", "--challenge", ch, "--secret", sec]) == 0
+    assert main(["challenge", "complete", "--published", str(tmp_path / "t1.published"),
+                 "--run", run]) == 0
+    capsys.readouterr()
+    assert main(["verify", run]) == 0
+    assert "recomputed from the published secret" in capsys.readouterr().out
+    published = (tmp_path / "t1.published").read_bytes()
+    key = parse_secret((tmp_path / "t1.secret").read_bytes(),
+                       parse_challenge((tmp_path / "t1.challenge").read_bytes())).key
+    assert key.secret_bytes() not in published  # the secret, never the organiser's signing key
