@@ -25,33 +25,45 @@
 #   GAME_TTL (10 s, ten announcement rounds) expires, and when the table is full a new game
 #   evicts the entry renewed least recently. A host that keeps announcing is the most recently
 #   renewed entry after each of its rounds, so a flood can hide it only while the flood lasts.
-# - A rate limit per source. Each source (an IPv4 address; an IPv6 /64, for when discovery
-#   speaks IPv6) may bring in at most NEW_GAMES_PER_SOURCE (4) distinct new games per fixed
+# - A rate limit per source. Each source address (IPv4, or IPv6 with its zone) may bring in
+#   at most NEW_GAMES_PER_SOURCE (4) distinct new games per fixed
 #   window of SOURCE_INTERVAL (10 s), and hold at most MAX_GAMES_PER_SOURCE (8) places at once.
 #   Renewals are free, and a game the source already brought in during the window comes back
 #   free after an eviction (so a flood from elsewhere cannot use up a real host's share). One
 #   neighbour therefore never holds more than 8 of the 64 places; keeping a host that announces
 #   every second out of the table takes 64 new games every second, so at least 160 source
 #   addresses (UDP sources can be forged on a LAN: this bounds a flood, it cannot stop one).
+#   IPv6 counts per address too, not per /64 as p2p/connect.py's listener limits do: every
+#   machine on a LAN shares the LAN's /64 (and its link-local fe80::/64), so one neighbour
+#   flooding would otherwise shut out every other IPv6 host; on the link an IPv6 neighbour can
+#   forge source addresses exactly as an IPv4 one can, so the bound above is the same.
 #
-# Announcements go to the IPv4 multicast group 239.255.77.83 (organisation-local scope, TTL 1)
-# and to the broadcast address 255.255.255.255, on UDP port 47821, every `interval` seconds.
-# Discovery is IPv4 only; a host reachable only over IPv6 shares an invite instead.
+# Announcements go, every `interval` seconds, on UDP port 47821, to the IPv4 multicast group
+# 239.255.77.83 (organisation-local scope, TTL 1), to the broadcast address 255.255.255.255,
+# and to the IPv6 link-local multicast group ff02::5653:4c44 ("VSLD", hop limit 1) on every
+# interface that takes it (the group is link-scoped, so each send names its interface: the
+# scope id). A listener binds UDP 47821 once per family (the IPv6 socket IPv6-only) and joins
+# the IPv6 group on every interface; an IPv6 source comes with its zone (fe80::1%eth0) so the
+# joiner can dial it. Both families feed one GameTable, with the same checks and limits. One
+# game heard over both (same key, port, name) is listed once, its addresses in the order heard:
+# its invite carries them all and `join` tries each with the key pinned (a replayed datagram
+# from a decoy address adds an address that fails the pin, nothing more).
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import enum
+import ipaddress
 import socket
 import struct
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import trio
 
-from versus.p2p.connect import source_prefix
 from versus.p2p.errors import DiscoveryError, InvalidAnnouncementError, StaleAnnouncementError
 from versus.p2p.handshake import MAX_VERSION
+from versus.p2p.invite import MAX_ADDRESSES as MAX_INVITE_ADDRESSES
 from versus.p2p.invite import Invite
 from versus.protocol.crypto.identity import (
     PUBLIC_KEY_SIZE,
@@ -63,6 +75,7 @@ from versus.protocol.crypto.identity import (
 
 DISCOVERY_PORT = 47_821
 MULTICAST_GROUP = "239.255.77.83"
+MULTICAST_GROUP_V6 = "ff02::5653:4c44"  # link-local scope; "VSLD" in its last 32 bits
 BROADCAST_ADDRESS = "255.255.255.255"
 MAGIC = b"VSLD"
 FORMAT = 2  # 1 had no timestamp and is refused
@@ -186,14 +199,43 @@ def decode_announcement(datagram: bytes, now: float) -> Announcement:
 @dataclass(frozen=True)
 class DiscoveredGame:
     name: str
-    host: str  # the datagram's source address
+    host: str  # the datagram's source address (an IPv6 one with its %zone if link-local)
     port: int
     fingerprint: str
     version: int
+    more: tuple[str, ...] = field(default=(), compare=False)  # other sources of the same game
 
     @property
     def invite(self) -> Invite:
-        return Invite(self.host, self.port, self.fingerprint)
+        hosts = [self.host, *self.more][:MAX_INVITE_ADDRESSES]
+        return Invite.of([(host, self.port) for host in hosts], self.fingerprint)
+
+
+def merge_games(games: list[DiscoveredGame]) -> list[DiscoveredGame]:
+    """One entry per game heard from several addresses (IPv4 and IPv6, say): the first one's,
+    with the others' addresses in `more`, in order."""
+    merged: dict[tuple[str, int, str, int], DiscoveredGame] = {}
+    for game in games:
+        key = (game.fingerprint, game.port, game.name, game.version)
+        first = merged.get(key)
+        if first is None:
+            merged[key] = dataclasses.replace(game, more=())
+        elif game.host != first.host and game.host not in first.more:
+            merged[key] = dataclasses.replace(first, more=(*first.more, game.host))
+    return list(merged.values())
+
+
+def source_unit(host: str) -> str:
+    """The unit of the rate limit: the source address, normalised (an IPv4-mapped IPv6 one as
+    IPv4; an IPv6 one compressed, with its zone). See the module comment."""
+    address, percent, zone = host.partition("%")
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return f"{ip}{percent}{zone}"
 
 
 # --- the table of games heard (sans-IO) ------------------------------------------------------
@@ -215,7 +257,7 @@ class Offer(enum.Enum):
 @dataclass(frozen=True)
 class _Entry:
     game: DiscoveredGame
-    source: str  # source_prefix(game.host), the unit of the rate limit
+    source: str  # source_unit(game.host), the unit of the rate limit
     timestamp_ms: int  # the newest timestamp accepted for this game
     renewed: float  # our clock when that announcement arrived
 
@@ -260,7 +302,7 @@ class GameTable:
                 entry, game=game, timestamp_ms=announcement.timestamp_ms, renewed=now
             )
             return Offer.RENEWED
-        prefix = source_prefix(source)
+        prefix = source_unit(source)
         if not self._admit(prefix, key, now):
             return Offer.RATE_LIMITED
         if len(self._entries) >= self._capacity:
@@ -297,13 +339,43 @@ class GameTable:
 
 # --- sockets ------------------------------------------------------------------------------------
 
+#: a send target: (IPv4 host, port), or (IPv6 host, port, flowinfo, scope id)
+Target = tuple[str, int] | tuple[str, int, int, int]
 
-def _udp_socket() -> trio.socket.SocketType:
-    sock = trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+
+def _udp_socket(family: int = socket.AF_INET) -> trio.socket.SocketType:
+    sock = trio.socket.socket(family, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if hasattr(socket, "SO_REUSEPORT"):  # several discoverers on one machine
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
     return sock
+
+
+def _interfaces() -> list[tuple[int, str]]:
+    """Every interface but loopback (which takes no multicast), as (index, name)."""
+    try:
+        return [(index, name) for index, name in socket.if_nameindex() if name != "lo"]
+    except OSError:
+        return []
+
+
+def default_targets(port: int = DISCOVERY_PORT) -> list[Target]:
+    """Where `announce` sends by default: the IPv4 group, IPv4 broadcast, and the IPv6 group on
+    every interface (looked up again at each round, as interfaces come and go)."""
+    return [(MULTICAST_GROUP, port), (BROADCAST_ADDRESS, port)] + [
+        (MULTICAST_GROUP_V6, port, 0, index) for index, _name in _interfaces()
+    ]
+
+
+def _describe_target(target: Target) -> str:
+    if len(target) == 4:
+        scope = target[3]  # type: ignore[misc]
+        with contextlib.suppress(OSError):
+            scope = socket.if_indextoname(scope)
+        return f"[{target[0]}%{scope}]:{target[1]}"
+    return f"{target[0]}:{target[1]}"
 
 
 async def announce(
@@ -312,29 +384,44 @@ async def announce(
     game_port: int,
     *,
     interval: float = 1.0,
-    targets: list[tuple[str, int]] | None = None,
+    targets: list[Target] | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Announce the game every `interval` seconds until cancelled, freshly stamped each time.
+    """Announce the game every `interval` seconds until cancelled, freshly stamped each time,
+    to `targets` (default: `default_targets()`, recomputed each round); an IPv6 target is a
+    4-tuple or an address with a colon.
 
     Raises DiscoveryError if no target can be reached at the first round (no network); later
     failures are ignored, as the network may come back.
     """
-    targets = targets or [(MULTICAST_GROUP, DISCOVERY_PORT), (BROADCAST_ADDRESS, DISCOVERY_PORT)]
-    with trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-        sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+    async with contextlib.AsyncExitStack() as stack:
+        sockets: dict[int, trio.socket.SocketType] = {}
+
+        def socket_for(family: int) -> trio.socket.SocketType:
+            if family not in sockets:
+                sock = stack.enter_context(trio.socket.socket(family, socket.SOCK_DGRAM))
+                if family == socket.AF_INET:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+                    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+                else:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 1)
+                sockets[family] = sock
+            return sockets[family]
+
         first = True
         while True:
             datagram = encode_announcement(identity, name, game_port, time.time())
+            round_targets = default_targets() if targets is None else targets
             errors = []
-            for target in targets:
+            for target in round_targets:
+                family = socket.AF_INET6 if len(target) == 4 or ":" in target[0] else (
+                    socket.AF_INET)
                 try:
-                    await sock.sendto(datagram, target)
+                    await socket_for(family).sendto(datagram, target)
                 except OSError as error:
-                    errors.append(f"{target[0]}:{target[1]}: {error.strerror}")
+                    errors.append(f"{_describe_target(target)}: {error.strerror}")
             if first:
-                if len(errors) == len(targets):
+                if len(errors) == len(round_targets):
                     raise DiscoveryError(
                         f"could not announce the game on the LAN ({'; '.join(errors)}); check "
                         "the network connection, or share an invite instead"
@@ -344,32 +431,87 @@ async def announce(
             await trio.sleep(interval)
 
 
+def _join_v6_group(sock: trio.socket.SocketType, group: str) -> int:
+    """Join `group` on every interface that has IPv6 multicast; how many joined."""
+    joined = 0
+    packed = socket.inet_pton(socket.AF_INET6, group)
+    for index, _name in _interfaces():
+        with contextlib.suppress(OSError):  # no IPv6 or no multicast there
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                            packed + struct.pack("@I", index))
+            joined += 1
+    return joined
+
+
+def _source_host(source: tuple[object, ...]) -> str:
+    """The datagram's source address as a dialable host: a link-local IPv6 one with its zone."""
+    host = str(source[0])
+    if len(source) == 4 and "%" not in host and source[3]:
+        with contextlib.suppress(ValueError, OSError):
+            if ipaddress.IPv6Address(host).is_link_local:
+                host = f"{host}%{socket.if_indextoname(int(source[3]))}"  # type: ignore[call-overload]
+    return host
+
+
 async def discover(
     timeout: float = 3.0,
     *,
     port: int = DISCOVERY_PORT,
     group: str | None = MULTICAST_GROUP,
-    bind: str = "",
+    bind: str | None = "",
+    group6: str | None = MULTICAST_GROUP_V6,
+    bind6: str | None = "::",
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> list[DiscoveredGame]:
-    """Listen for `timeout` seconds; the games listed at the end, in the order first heard.
+    """Listen for `timeout` seconds on IPv4 (`bind`; None: not) and IPv6 (`bind6`; None: not);
+    the games listed at the end, in the order first heard, each once (`merge_games`).
 
-    `task_status.started` reports the UDP port listened on (useful with `port=0`)."""
+    `task_status.started` reports the UDP port listened on (useful with `port=0`: the IPv6
+    socket then takes the port the IPv4 one got). A machine without IPv6 listens on IPv4 only.
+    """
     table = GameTable()
-    with _udp_socket() as sock:
-        try:
-            await sock.bind((bind, port))
-        except OSError as error:
-            raise DiscoveryError(
-                f"could not listen for LAN games on UDP port {port} ({error.strerror})"
-            ) from None
-        if group is not None:
-            membership = socket.inet_aton(group) + socket.inet_aton("0.0.0.0")
-            with contextlib.suppress(OSError):  # no multicast route: broadcasts still arrive
-                sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, membership)
-        task_status.started(sock.getsockname()[1])
-        with trio.move_on_after(timeout):
+    with contextlib.ExitStack() as stack:
+        sockets: list[trio.socket.SocketType] = []
+        if bind is not None:
+            sock = stack.enter_context(_udp_socket(socket.AF_INET))
+            try:
+                await sock.bind((bind, port))
+            except OSError as error:
+                raise DiscoveryError(
+                    f"could not listen for LAN games on UDP port {port} ({error.strerror})"
+                ) from None
+            port = sock.getsockname()[1]
+            if group is not None:
+                membership = socket.inet_aton(group) + socket.inet_aton("0.0.0.0")
+                with contextlib.suppress(OSError):  # no multicast route: broadcasts still arrive
+                    sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, membership)
+            sockets.append(sock)
+        if bind6 is not None:
+            try:
+                sock6 = stack.enter_context(_udp_socket(socket.AF_INET6))
+                await sock6.bind((bind6, port))
+            except OSError as error:
+                if not sockets:
+                    raise DiscoveryError(
+                        f"could not listen for LAN games on IPv6 UDP port {port} "
+                        f"({error.strerror})"
+                    ) from None
+            else:
+                port = sock6.getsockname()[1]
+                if group6 is not None:
+                    _join_v6_group(sock6, group6)
+                sockets.append(sock6)
+        if not sockets:
+            raise ValueError("discover needs bind or bind6")
+        task_status.started(port)
+
+        async def listen(sock: trio.socket.SocketType) -> None:
             while True:
                 datagram, source = await sock.recvfrom(MAX_DATAGRAM + 1)
-                table.offer(datagram, source[0], time.time())
-    return table.games(time.time())
+                table.offer(datagram, _source_host(source), time.time())
+
+        with trio.move_on_after(timeout):
+            async with trio.open_nursery() as nursery:
+                for sock in sockets:
+                    nursery.start_soon(listen, sock)
+    return merge_games(table.games(time.time()))

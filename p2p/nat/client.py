@@ -169,16 +169,21 @@ async def _exchange(
     accept: Callable[[bytes], T | None],
     policy: RetryPolicy,
     what: str,
+    source: str | None = None,
 ) -> T:
     """Send `build(our address)` to gateway:port until `accept` returns non-None for an answer.
     `accept` returns None to ignore a datagram; NatProtocolError from it is ignored too, except
-    NatVersionError (the gateway speaks the other protocol), which ends the exchange."""
+    NatVersionError (the gateway speaks the other protocol), which ends the exchange. `source`:
+    the local address to send from (an IPv6 pinhole's global address, when the gateway is
+    link-local); else the kernel's choice."""
     label = pcp_hostport(ipaddress.ip_address(gateway.partition("%")[0]), port)
     family = _family(gateway)
     ignored: NatProtocolError | None = None
     sock = trio.socket.socket(family, socket.SOCK_DGRAM)
     with sock:
         try:
+            if source is not None:
+                await sock.bind((source, 0))
             await sock.connect((gateway, port))
         except OSError as error:
             raise NatUnavailableError(
@@ -247,10 +252,12 @@ async def pcp_map(
     prefer_failure: bool = False,
     port: int = pcp.SERVER_PORT,
     policy: RetryPolicy = PCP_RETRY,
+    source: str | None = None,
 ) -> Mapping:
-    """Ask the gateway to map `internal_port` (PCP MAP). Raises NatVersionError when the gateway
-    speaks NAT-PMP only, NatResultError on a refusal, NatTimeoutError/NatUnavailableError when
-    nothing answers."""
+    """Ask the gateway to map `internal_port` (PCP MAP); for an IPv6 client address that is a
+    firewall pinhole (the external address is then the client's own). `source`: the address to
+    send from (see `_exchange`). Raises NatVersionError when the gateway speaks NAT-PMP only,
+    NatResultError on a refusal, NatTimeoutError/NatUnavailableError when nothing answers."""
     if lifetime < 1:
         raise ValueError(f"PCP lifetime {lifetime!r}: a mapping needs at least 1 s (0 deletes)")
     nonce = pcp.new_nonce() if nonce is None else nonce
@@ -285,7 +292,7 @@ async def pcp_map(
             raise NatProtocolError(f"gateway {gateway} granted the mapping for 0 s", bytes(data))
         return answer
 
-    answer = await _exchange(gateway, port, build, accept, policy, "a PCP MAP request")
+    answer = await _exchange(gateway, port, build, accept, policy, "a PCP MAP request", source)
     assert request is not None
     return Mapping(
         Method.PCP, gateway, port, protocol, internal_port, answer.external_port,
@@ -318,7 +325,16 @@ async def pcp_delete(mapping: Mapping, *, policy: RetryPolicy = PCP_RETRY) -> No
         return True
 
     await _exchange(mapping.gateway, mapping.gateway_port, build, accept, policy,
-                    "a PCP MAP deletion")
+                    "a PCP MAP deletion", _source(mapping))
+
+
+def _source(mapping: Mapping) -> str | None:
+    """Where a renewal or deletion is sent from: an IPv6 mapping's own global client address
+    (the kernel might pick another one of the machine's, which the gateway would not know)."""
+    address = mapping.client_address
+    if isinstance(address, ipaddress.IPv6Address) and not address.is_link_local:
+        return str(address)
+    return None
 
 
 # --- NAT-PMP ---------------------------------------------------------------------------------
@@ -452,7 +468,7 @@ async def renew(
             mapping.gateway, mapping.internal_port, protocol=mapping.protocol,
             lifetime=mapping.lifetime, suggested_port=mapping.external_port,
             suggested_address=mapping.external_address, nonce=mapping.nonce,
-            port=mapping.gateway_port, policy=pcp_policy,
+            port=mapping.gateway_port, policy=pcp_policy, source=_source(mapping),
         )
     fresh = await natpmp_map(
         mapping.gateway, mapping.internal_port, protocol=mapping.protocol,

@@ -347,9 +347,10 @@ class MapResponse:
 
 @dataclass(frozen=True)
 class ErrorResponse:
-    """A failure answer too short to carry a MAP body (RFC 6887 §7.2: a gateway copies what it
-    can; an UNSUPP_VERSION or MALFORMED_REQUEST answer may be the bare header). It cannot be
-    matched to a request by nonce."""
+    """A failure answer too short to carry a MAP body, or whose body is no copy of a MAP
+    request (RFC 6887 §7.2: a gateway copies what it can; an UNSUPP_VERSION or
+    MALFORMED_REQUEST answer may be the bare header, or the header and a zeroed body). It cannot
+    be matched to a request by nonce."""
 
     opcode: int
     result: ResultCode
@@ -394,6 +395,12 @@ def decode_response(data: bytes) -> MapResponse | ErrorResponse:
         data, HEADER_SIZE
     )
     options = _decode_options(data[MAP_SIZE:], data)
+    if result != ResultCode.SUCCESS and (
+        internal == 0 or protocol not in Protocol._value2member_map_
+    ):
+        # a failure whose body is not a copy of a MAP request (miniupnpd zeroes it when it
+        # answers UNSUPP_VERSION): as good as the bare header, it cannot be matched by nonce
+        return ErrorResponse(opcode, ResultCode(result), lifetime, epoch)
     if protocol not in Protocol._value2member_map_:
         raise NatFieldError(f"PCP MAP response for protocol {protocol}, not TCP or UDP", data)
     if internal == 0:

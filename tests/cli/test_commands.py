@@ -89,8 +89,9 @@ def _read_invite(process: subprocess.Popen[str], deadline: float) -> tuple[str, 
 @pytest.mark.slow
 def test_two_processes_play_a_whole_match_over_tcp(tmp_path) -> None:
     deadline = time.monotonic() + 60
+    # --no-map: the test stays off the real LAN (no PCP to its router, no SSDP search)
     host = _versus(tmp_path, "host", "host", "--port", "0", "--bot", "random",
-                   "--deal", "decklist", "--clock", "5+2")
+                   "--deal", "decklist", "--clock", "5+2", "--no-map")
     try:
         invite, host_lines = _read_invite(host, deadline)
         join = _versus(tmp_path, "join", "join", invite, "--bot", "greedy", "--accept-rules")

@@ -60,8 +60,9 @@ def test_the_offer_is_shown_and_only_yes_accepts() -> None:
 
 def test_headless_join_needs_accept_rules(tmp_path) -> None:
     deadline = time.monotonic() + 60
+    # --no-map: the test stays off the real LAN (no PCP to its router, no SSDP search)
     host = _versus(tmp_path, "host", "host", "--port", "0", "--bot", "random",
-                   "--deal", "decklist", "--clock", "5+2")
+                   "--deal", "decklist", "--clock", "5+2", "--no-map")
     try:
         invite, host_lines = _read_invite(host, deadline)
         refused = _versus(tmp_path, "join", "join", invite, "--bot", "greedy")

@@ -54,12 +54,12 @@ class FakeGateway:
     def epoch(self) -> int:
         return self.epoch_base + int(trio.current_time() - self.started)
 
-    async def serve(self, host: str = "127.0.0.1", *,
+    async def serve(self, host: str = "127.0.0.1", port: int = 0, *,
                     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         family = trio.socket.AF_INET6 if ":" in host else trio.socket.AF_INET
         sock = trio.socket.socket(family, trio.socket.SOCK_DGRAM)
         with sock:
-            await sock.bind((host, 0))
+            await sock.bind((host, port))
             self.port = sock.getsockname()[1]
             self.started = trio.current_time()
             task_status.started(self.port)

@@ -107,6 +107,16 @@ def test_failure_with_header_only_is_an_error_response() -> None:
     assert answer.result is pcp.ResultCode.NO_RESOURCES and answer.lifetime == 30
 
 
+def test_failure_with_a_zeroed_body_is_an_error_response() -> None:
+    # what miniupnpd 2.3.1 answers to a PCP version it does not know: header and zeroed body
+    wire = bytes([2, 0x81, 0, 1]) + struct.pack(">II", 0, 5) + b"\0" * 12 + b"\0" * 36
+    answer = pcp.decode_response(wire)
+    assert answer == pcp.ErrorResponse(1, pcp.ResultCode.UNSUPP_VERSION, 0, 5)
+    # a success with such a body is still refused
+    with pytest.raises(NatFieldError, match="protocol 0"):
+        pcp.decode_response(bytes([2, 0x81, 0, 0]) + wire[4:])
+
+
 @pytest.mark.parametrize(
     ("wire", "error", "needle"),
     [

@@ -29,7 +29,6 @@ from versus.p2p.errors import (
     DecryptionError,
     FingerprintMismatchError,
     HandshakeError,
-    HandshakeTimeoutError,
     TransportError,
 )
 from versus.p2p.nat import relay as rl
@@ -358,10 +357,11 @@ async def _tampering_proxy(
 TAMPERING: dict[str, tuple[Tamper, Tamper, type[TransportError], type[TransportError] | None]] = {
     "flip-in-hello": (_clean, _flip_at(20), TransportError, HandshakeError),
     "flip-in-welcome": (_flip_at(100), _clean, TransportError, HandshakeError),
-    "flip-in-welcome-length": (_flip_at(3), _clean, HandshakeTimeoutError,
-                               HandshakeTimeoutError),
     "flip-in-auth": (_clean, _flip_at(4 + 74 + 30), HandshakeError, None),
-    "drop-from-welcome": (_drop_at(50), _clean, HandshakeTimeoutError, HandshakeTimeoutError),
+    # (these two: both sides then wait for bytes that never come; whichever times out first
+    # hangs up on the other, which sees the connection lost: a timeout or a lost connection)
+    "drop-from-welcome": (_drop_at(50), _clean, TransportError, TransportError),
+    "flip-in-welcome-length": (_flip_at(3), _clean, TransportError, TransportError),
     "inject-before-welcome": (_inject_at(0, b"\x00\x00\x00\x05hello"), _clean, TransportError,
                               HandshakeError),
     "inject-into-auth": (_clean, _inject_at(4 + 74 + 10, b"\xff"), HandshakeError, None),
