@@ -306,6 +306,9 @@ def add_verify_parser(sub: Any) -> None:
                         help="card catalogue the matches used (default: the packaged one)")
     parser.add_argument("--challenge", metavar="FILE", default=None,
                         help="solo runs: the challenge each run must be played on")
+    parser.add_argument("--cluster", metavar="ADDR", default=None,
+                        help="verify on a Dask cluster (tcp://SCHEDULER:8786 or local:N); "
+                             "the same output")
     parser.set_defaults(func=Lazy("versus.cli.verify_cmd:cmd_verify", guarded=False))
 
 
@@ -393,6 +396,10 @@ def add_tournament_parser(sub: Any) -> None:
     parser.add_argument("--records", action="store_true",
                         help="write a text game record OUT/games/<game>.txt beside each "
                              "transcript")
+    parser.add_argument("--cluster", metavar="ADDR", default=None,
+                        help="play the games on a Dask cluster: tcp://SCHEDULER:8786, or "
+                             "local:N for a LocalCluster of N worker processes here (needs "
+                             "pip install 'versus-p2p[cluster]')")
 
     def error(message: str) -> None:  # one line, not the usage block
         print(f"versus tournament: {message}", file=sys.stderr)
@@ -401,6 +408,23 @@ def add_tournament_parser(sub: Any) -> None:
     parser.error = error  # type: ignore[method-assign]
     check_game(parser, "tournament")
     parser.set_defaults(func=Lazy("versus.cli.tournament:cmd_tournament", guarded=False))
+
+
+def add_bot_check_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "bot-check", help="check a bot against the external bot protocol",
+        description="Check a bot (cmd:<command line>, or any bot name) against the external "
+                    "bot protocol (SPEC Part 7): hello and ready, turn decisions of a whole "
+                    "game from each seat, both choice kinds, unknown fields, result and quit, "
+                    "and over all of them: no crash, well-formed answers, legal actions, "
+                    "answers in time. One line per check. Exit status: 0 all pass, 1 some "
+                    "check failed, 2 bad command line.")
+    parser.add_argument("bot", metavar="BOT", help="the bot, e.g. \"cmd:python3 mybot.py\"")
+    parser.add_argument("--time-per-decision", type=decision_ms, default=None, metavar="MS",
+                        help="the per-decision limit (default: the bot's time= option, else "
+                             "1000 ms)")
+    add_game_option(parser, "the game whose decisions are presented")
+    parser.set_defaults(func=Lazy("versus.cli.bot_check:cmd_bot_check", guarded=False))
 
 
 def add_games_parser(sub: Any) -> None:
@@ -477,5 +501,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify_parser(sub)
     add_replay_parser(sub)
     add_tournament_parser(sub)
+    add_bot_check_parser(sub)
     add_solo_parsers(sub)
     return parser

@@ -33,6 +33,10 @@
 # Participants may carry options (`ismcts:time=0.05,name=Fast`, cli/bots/registry.py): the
 # manifest keeps the given specs, records and standings use the participants' names.
 #
+# `--cluster ADDR` plays the same jobs as tasks of a Dask cluster instead of worker processes
+# (cli/cluster.py): the organiser (this process) verifies and writes every transcript and
+# record itself, so resume, standings and results are the same.
+#
 # Output: a progress bar on stderr (in place on a terminal, one line per game otherwise), the
 # standings on stdout (games, wins, draws, losses, forfeits, score, Elo with its 95 % interval
 # from cli/tournament_elo.py), DIR/results.json and DIR/results.csv (one row per game).
@@ -94,6 +98,10 @@ MAX_RECORD_FILE = 1 << 20
 MAX_MANIFEST_FILE = 16 << 20
 MAX_DEALS_FILE = 4 << 20
 DEAL_LABEL = re.compile(r"[A-Za-z0-9._-]{1,64}")
+#: why a start position cannot be a deal (SPEC §8.3 "Deal files"): a match starts from the
+#: game's new game, which the protocol and the verifier replay from; none carries a position
+POSITION_DEAL = ("a start position cannot be a deal: a match starts from the game's new game "
+                 "(the protocol has no start position); give a label and rules options")
 MAX_WORKER_LINE = 1 << 20
 STDERR_KEEP = 8192
 ROOT = Path(__file__).resolve().parent.parent
@@ -600,6 +608,7 @@ class Run:
     out: IO[str] | None = None
     verdict: str | None = None  # the SPRT's, once a bound is crossed: "H0" or "H1"
     recorded: int = 0  # games recorded by this run
+    cluster: str | None = None  # --cluster: play on this Dask cluster (cli/cluster.py)
 
     def __post_init__(self) -> None:
         if not self.names:
@@ -697,6 +706,17 @@ async def play_games(run: Run) -> None:
     async with open_nursery() as nursery:
         for _ in range(slots):
             nursery.start_soon(slot)
+
+
+def play_on_cluster(run: Run) -> None:
+    """`--cluster`: the same games on a Dask cluster (cli/cluster.py); its failures are
+    TournamentErrors."""
+    from .cluster import ClusterError, run_on_cluster
+
+    try:
+        run_on_cluster(run)
+    except ClusterError as error:
+        raise TournamentError(str(error), error.status) from None
 
 
 # --- standings ---------------------------------------------------------------------------------
@@ -963,6 +983,8 @@ def read_deals(path: str, game: str) -> tuple[tuple[str, tuple[tuple[str, Any], 
         except ValueError as error:
             raise bad(f"not JSON: {error}") from None
         for n, item in enumerate(items, 1):
+            if isinstance(item, dict) and "format" in item:
+                raise bad(f"item {n}: {POSITION_DEAL}")
             if isinstance(item, str):
                 entries.append((n, item, {}))
             elif isinstance(item, dict) and isinstance(item.get("seed"), str) and set(
@@ -972,6 +994,8 @@ def read_deals(path: str, game: str) -> tuple[tuple[str, tuple[tuple[str, Any], 
                 raise bad(f"item {n}: expected a label or {{\"seed\": ..., \"rules\": {{...}}}}")
     else:
         for n, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("{"):
+                raise bad(f"line {n}: {POSITION_DEAL}")
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
@@ -1074,6 +1098,15 @@ def settings_from(args: argparse.Namespace, participants: Sequence[str]) -> Sett
 def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
     folder = Folder(Path(args.out))
     participants = number_duplicates(args.participants)
+    cluster = getattr(args, "cluster", None)
+    if cluster is not None:  # before anything is written: a bad address, no Dask
+        from .cluster import ClusterError, parse_address, require_distributed
+
+        try:
+            parse_address(cluster)
+            require_distributed()
+        except ClusterError as error:
+            raise TournamentError(str(error), error.status) from None
     if args.resume:
         if not folder.manifest.exists():
             raise TournamentError(f"--resume: {folder.manifest} does not exist; start the "
@@ -1106,7 +1139,7 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
         records = {}
     run = Run(folder, participants, settings, schedule, records,
               concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games,
-              rating_interval=args.rating_interval)
+              rating_interval=args.rating_interval, cluster=cluster)
     run.todo = [g for g in schedule if g.id not in records]
     return run
 
@@ -1131,7 +1164,10 @@ def cmd_tournament(args: argparse.Namespace, out: IO[str]) -> int:
     status = EXIT_OK
     run.progress.start()
     try:
-        trio.run(play_games, run)
+        if run.cluster is not None:
+            play_on_cluster(run)
+        else:
+            trio.run(play_games, run)
     except (KeyboardInterrupt, TournamentError, BaseExceptionGroup) as caught:
         run.progress.close()
         error = _first_failure(caught)

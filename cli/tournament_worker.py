@@ -26,7 +26,9 @@
 # (paired deals, deal suites: issue 21) the identities, master secrets and handshake randomness
 # of both seats derive from it instead, so two games on the same deal seed have the same match
 # id, decks, shuffles and layout whoever sits where; `seed` then seeds the bots only. With
-# `record` the worker also writes a text game record there (`game_record`).
+# `record` the worker also writes a text game record there (`game_record`). A job played on a
+# Dask cluster (`play_inline`, cli/cluster.py) writes nothing: the transcript's bytes and the
+# text record go back in the answer, and the organiser verifies and writes them.
 from __future__ import annotations
 
 import hashlib
@@ -211,7 +213,9 @@ def _over_time(job: dict[str, Any], guards: list[_Guard], started: float) -> dic
 def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
               started: float) -> dict[str, Any]:
     path = Path(job["transcript"])
-    write_atomically(path, result.transcript)
+    inline = bool(job.get("inline"))  # a cluster job: the bytes go back, the organiser writes
+    if not inline:
+        write_atomically(path, result.transcript)
     report = result.report
     summary = report.summary
     verified_result = summary.get("result") or {}
@@ -243,8 +247,26 @@ def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
             **job.get("tags", {}), "Result": result_tag(winner, record["abandoned"]),
             "Ending": record["ending"], "Outcome": str(record["outcome"] or ""),
             "Reason": record["reason"], "Transcript": path.name})
-        write_atomically(Path(job["record"]), text.encode())
+        if inline:
+            record["record_text"] = text
+        else:
+            write_atomically(Path(job["record"]), text.encode())
         record["record"] = job["record"]
+    if inline:
+        record["transcript_bytes"] = result.transcript
+    return record
+
+
+def play_inline(job: dict[str, Any]) -> dict[str, Any]:
+    """One game played where this runs (a Dask worker: cli/cluster.py): the record with the
+    transcript's bytes (and the text record's text) instead of files, which the organiser
+    verifies and writes."""
+    try:
+        record = trio.run(play_job, {**job, "inline": True})
+    except Exception as error:  # the game is abandoned, the task does not fail
+        record = {"abandoned": True, "reason": f"the worker failed: "
+                  f"{type(error).__name__}: {error}"[:300]}
+    record["game"] = job["game"]
     return record
 
 

@@ -138,6 +138,13 @@ def verify_file(path: str, catalogue: Catalogue | None = None,
         data = read_limited(path, MAX_FILE_SIZE)
     except UnreadableFile as error:
         return FileVerdict(path, None, str(error))
+    return verify_data(path, data, catalogue, challenge)
+
+
+def verify_data(path: str, data: bytes | None, catalogue: Catalogue | None = None,
+                challenge: Any = None) -> FileVerdict:
+    """`verify_file` on bytes already read (None: over the limit); a `--cluster` task
+    (cli/cluster.py) runs it on a worker."""
     if data is None:
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
                                         f"the file exceeds the transcript limit of "
@@ -200,7 +207,16 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
             shown = printable(error, SHOWN_PATH + SHOWN_TEXT)
             print(f"versus verify: cannot use the challenge: {shown}", file=sys.stderr)
             return EXIT_UNREADABLE
-    verdicts = [verify_file(path, catalogue, challenge) for path in args.files]
+    if getattr(args, "cluster", None):
+        from .cluster import ClusterError, verify_on_cluster
+
+        try:
+            verdicts = verify_on_cluster(args.cluster, args.files, catalogue, challenge)
+        except ClusterError as error:
+            print(f"versus verify: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+    else:
+        verdicts = [verify_file(path, catalogue, challenge) for path in args.files]
     if args.json:
         json.dump([v.to_dict() for v in verdicts], out, indent=2)
         out.write("\n")

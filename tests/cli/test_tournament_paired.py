@@ -140,6 +140,10 @@ def test_errors_are_one_line(tmp_path, capsys, argv, says):
     ("alpha nonsense\n", "line 1: 'nonsense' is not NAME=VALUE"),
     ("[1]", "item 1: expected a label"),
     ("# nothing\n", "no deals"),
+    # a start position (issue 21 asked for them as deals): refused, saying why (SPEC §8.3)
+    ('alpha\n{"format": "versus-position/1", "game": "versus42", "tiles": "GGGGG"}\n',
+     "line 2: a start position cannot be a deal"),
+    ('[{"format": "versus-position/1", "game": "versus42"}]', "item 1: a start position"),
 ])
 def test_bad_deal_files_are_one_line(tmp_path, capsys, text, says):
     deals = tmp_path / "deals"

@@ -1,0 +1,324 @@
+# `versus bot-check BOT`: a compliance check of a bot against the external bot protocol
+# (SPEC Part 7, §8.3 "bot-check"), for bot authors before a tournament.
+#
+# How it works. Each scenario starts the bot afresh (so one failure does not hide the next)
+# and drives it through the real driver, `ExternalBot` (cli/bots/external.py), which already
+# enforces the protocol: size-limited JSON lines, the ready, the legal action strings, the
+# per-decision deadline. The decisions come from the engine alone, no network: a whole game
+# from each seat against `random` on scripted deals (turn decisions, and whatever choices the
+# game brings), and two built positions (engine/positions.py PositionBuilder) that present the
+# two choice kinds, discard-from-hand and discard-from-field, which random games reach rarely.
+# Deals and reveals are answered by the protocol (the referee here), never by a bot: the
+# external protocol does not expose them, so there is nothing of theirs to check. One scenario
+# adds unknown fields to every message (the protocol says both sides ignore them); right after
+# the hello, a result and `quit` check that the bot exits by itself with status 0 within 1 s.
+# Then four property lines sum up every answer of every scenario: no crash, well-formed
+# answers (garbage fails here), legal answers (an illegal action fails here), in time (the
+# slowest answer against the limit). One line per check, `PASS name: detail` or `FAIL name:
+# reason`; exit 0 when all pass, 1 otherwise, 2 for a bad command line.
+#
+# Why scripted: the same bot gets the same decisions on every run (seeded deals, fixed
+# positions), so a failure reproduces. Built-in bots can be checked too (their protocol lines
+# then say "not an external bot").
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import trio
+
+from versus.engine import (
+    HashRng,
+    Knowledge,
+    PlayerView,
+    PositionBuilder,
+    Referee,
+    Ruleset,
+    default_catalogue,
+    random_deal,
+)
+
+from .bots.base import AsyncPlayer, BotError, BotForfeit, as_async
+from .bots.external import DEFAULT_TIME_MS, QUIT_GRACE_S, ExternalBot
+from .bots.match import play_match
+from .bots.registry import make_bot, parse_bot
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: the scripted deals of the whole-game scenarios (one per seat)
+GAME_SEEDS = (b"versus/bot-check/game-0", b"versus/bot-check/game-1")
+UNKNOWN = {"x-bot-check": {"ignore": ["this", 1, None]}}  # an unknown field, nested
+
+
+class BotCheckError(Exception):
+    """A one-line usage problem (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Line:
+    name: str
+    ok: bool
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{'PASS' if self.ok else 'FAIL'} {self.name}: {self.detail}"
+
+
+@dataclass
+class Tally:
+    """Every answer of every scenario: the forfeits by kind and the slowest answer."""
+
+    time_ms: int
+    answers: int = 0
+    slowest_s: float = 0.0
+    slowest_where: str = ""
+    failures: dict[str, str] = field(default_factory=dict)  # kind -> first reason
+
+    def note(self, reason: str) -> None:
+        self.failures.setdefault(kind_of(reason), reason)
+
+
+def kind_of(reason: str) -> str:
+    """Which property a forfeit breaks (its reason is the driver's one line)."""
+    if re.search(r"exceeded \d+ ms|did not answer the hello within|still thinking", reason):
+        return "in-time"
+    if "illegal action" in reason:
+        return "legal"
+    if re.search(r"exited with code|closed its output|could not be started|crashed", reason):
+        return "no-crash"
+    return "well-formed"
+
+
+class _Probe(ExternalBot):
+    """The driver, with unknown fields added to every message when `extra` is set."""
+
+    extra = False
+
+    async def _write(self, obj: dict[str, Any]) -> None:
+        await super()._write({**obj, **UNKNOWN} if self.extra else obj)
+
+
+class _Timed:
+    """An AsyncPlayer that times each answer of the bot it wraps into the tally."""
+
+    def __init__(self, player: AsyncPlayer, tally: Tally, scenario: str) -> None:
+        self.player, self.tally, self.scenario = player, tally, scenario
+        self.name = player.name
+        self.decisions = 0
+
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        self.decisions += 1
+        # the hello goes with an external bot's first decision: it has its own limit
+        hello = isinstance(self.player, ExternalBot) and not self.player.started
+        started = time.perf_counter()
+        action = await self.player.choose(view, legal)
+        spent = time.perf_counter() - started
+        self.tally.answers += 1
+        if spent > self.tally.slowest_s and not hello:
+            self.tally.slowest_s = spent
+            self.tally.slowest_where = f"{self.scenario}, decision {self.decisions}"
+        return action
+
+
+# --- scenarios --------------------------------------------------------------------------------
+
+Scenario = Callable[[AsyncPlayer], Awaitable[str]]
+
+
+def choice_position(kind: str) -> tuple[Any, int]:
+    """A state whose decision is player 1's choice `kind` (discard-from-hand: its deck is
+    empty, two hand cards; discard-from-field: deck and hand empty, two field cards)."""
+    catalogue = default_catalogue()
+    cards = [c.id for c in catalogue.cards]
+    b = PositionBuilder(tiles="GGGGG GGGGG GGGGG GGGGB", active=1, turn=1)
+    b.field(0, "a1", cards[0])
+    options = []
+    if kind == "discard-from-hand":
+        b.field(1, "e4", cards[1])
+        options = [b.hand(1), b.hand(1)]
+    else:
+        options = [b.field(1, "e4", cards[1]), b.field(1, "d4", cards[2])]
+    for h in b.unplaced(1):
+        b.eliminated(1, handle=h)
+    b.decision = {"kind": "choice", "player": 1, "choice": kind, "options": sorted(options)}
+    return b.build(), 1
+
+
+def choice_scenario(kind: str) -> Scenario:
+    async def run(player: AsyncPlayer) -> str:
+        from versus.engine import legal_actions
+
+        state, seat = choice_position(kind)
+        legal = legal_actions(state)
+        action = await player.choose(PlayerView(state, Knowledge(seat), seat), legal)
+        if action not in legal:
+            raise BotForfeit(f"bot {player.name!r} answered an illegal action "
+                             f"{str(action)!r} on decision 1")
+        return f"answered {action} among {len(legal)} options"
+    return run
+
+
+def game_scenario(seat: int) -> Scenario:
+    async def run(player: AsyncPlayer) -> str:
+        ruleset, catalogue = Ruleset(), default_catalogue()
+        seed = GAME_SEEDS[seat]
+        ids, orders = random_deal(catalogue, ruleset, HashRng(seed, "bot-check-deal"))
+        referee = Referee(ruleset, catalogue, seed, ids, orders, (None, None))  # type: ignore[arg-type]
+        opponent = as_async(make_bot("random", seed=int.from_bytes(seed[-4:], "big")))
+        players = [opponent, opponent]
+        players[seat] = player
+        result = await play_match(referee, players)
+        decisions = getattr(player, "decisions", 0)
+        return f"a whole game from seat {seat}: {decisions} decisions answered ({result})"
+    return run
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Checker:
+    spec: str
+    time_ms: int
+    tally: Tally
+
+    def bot(self, extra: bool = False) -> AsyncPlayer:
+        bot = make_bot(self.spec, game="versus42")
+        if isinstance(bot, ExternalBot):
+            probe = _Probe(bot.argv, name=bot.name, time_ms=self.time_ms)
+            probe.extra = extra
+            return probe
+        return as_async(bot)
+
+    async def scenario(self, name: str, run: Scenario, extra: bool = False,
+                       quit_check: bool = False) -> list[Line]:
+        bot = self.bot(extra)
+        timed = _Timed(bot, self.tally, name)
+        lines = []
+        try:
+            if isinstance(bot, ExternalBot):
+                async with bot:
+                    if name == "hello":
+                        await bot.start(0, Ruleset(), default_catalogue())
+                        detail = f"ready as {bot.declared_name!r}"
+                    else:
+                        detail = await run(timed)
+                    if quit_check:
+                        lines.append(Line(name, True, detail))
+                        lines.append(await self.quit(bot))
+                        return lines
+            else:
+                detail = await run(timed)
+        except (Exception, BaseExceptionGroup) as caught:
+            reason = _failure(caught)
+            self.tally.note(reason)
+            return [Line(name, False, reason)]
+        return [Line(name, True, detail)]
+
+    async def quit(self, bot: ExternalBot) -> Line:
+        from versus.engine import GameResult
+        from versus.engine.decisions import Outcome
+
+        started = time.perf_counter()
+        await bot.finish(GameResult(Outcome.TURN_LIMIT, None), 0)
+        spent = time.perf_counter() - started
+        code = bot.returncode
+        if code == 0:
+            return Line("quit", True, f"exited with status 0 {spent * 1000:.0f} ms after "
+                                      "the result and quit")
+        if code is not None and code < 0 and spent >= QUIT_GRACE_S * 0.9:
+            return Line("quit", False, f"did not exit within {QUIT_GRACE_S:g} s of quit "
+                                       "(killed)")
+        return Line("quit", False, f"exited with status {code} after quit")
+
+
+def _failure(caught: BaseException) -> str:
+    """The one-line reason of what a scenario raised: the driver's BotForfeit (its nursery
+    may wrap it in a group), or a built-in bot's own exception; an interruption goes on up."""
+    if isinstance(caught, BotForfeit):
+        return caught.reason
+    if isinstance(caught, BaseExceptionGroup):
+        inner = caught.subgroup(Exception)
+        if inner is not None and len(inner.exceptions) == len(caught.exceptions):
+            return _failure(inner.exceptions[0])
+        raise caught
+    return f"crashed: {type(caught).__name__}: {caught}"[:300]
+
+
+async def check(spec: str, time_ms: int) -> list[Line]:
+    tally = Tally(time_ms)
+    external = parse_bot(spec).command is not None
+    checker = Checker(spec, time_ms, tally)
+
+    async def none(player: AsyncPlayer) -> str:
+        return ""
+
+    lines: list[Line] = []
+    if external:
+        lines += await checker.scenario("hello", none, quit_check=True)
+        if not lines[0].ok:
+            lines.append(Line("quit", False, "not run: the bot failed the hello"))
+    else:
+        lines.append(Line("hello", True, "not an external bot (nothing to exchange)"))
+        lines.append(Line("quit", True, "not an external bot"))
+    scenarios = [("turn seat 0", game_scenario(0), False),
+                 ("turn seat 1", game_scenario(1), False),
+                 ("choice discard-from-hand", choice_scenario("discard-from-hand"), False),
+                 ("choice discard-from-field", choice_scenario("discard-from-field"), False)]
+    if external:
+        scenarios.append(("unknown fields", choice_scenario("discard-from-hand"), True))
+    for name, run, extra in scenarios:
+        if not lines[0].ok:  # no ready, no decision (and each would wait out the hello again)
+            lines.append(Line(name, False, "not run: the bot failed the hello"))
+        else:
+            lines += await checker.scenario(name, run, extra)
+    if not external:
+        lines.append(Line("unknown fields", True, "not an external bot"))
+    for kind, what in (("no-crash", "the bot never exited or crashed while playing"),
+                       ("well-formed", "every answer was one JSON object of the right type"),
+                       ("legal", "every action was one of the legal ones")):
+        reason = tally.failures.get(kind)
+        lines.append(Line(kind, reason is None, what if reason is None else reason))
+    reason = tally.failures.get("in-time")
+    slowest = (f"slowest answer {tally.slowest_s * 1000:.0f} ms of {time_ms} ms "
+               f"({tally.slowest_where or 'none'}; {tally.answers} answers)")
+    lines.append(Line("in-time", reason is None, slowest if reason is None else reason))
+    return lines
+
+
+def cmd_bot_check(args: argparse.Namespace, out: IO[str]) -> int:
+    def fail(message: str, status: int = EXIT_USAGE) -> int:
+        print(f"versus bot-check: {message}", file=sys.stderr)
+        return status
+
+    game = getattr(args, "game", None) or "versus42"
+    try:
+        spec = parse_bot(args.bot)
+        make_bot(args.bot, game=game)
+    except (BotError, ValueError) as error:
+        return fail(str(error))
+    if spec.command is not None:
+        program = shlex.split(spec.command)[0] if shlex.split(spec.command) else ""
+        if shutil.which(program) is None and not Path(program).is_file():
+            return fail(f"bot {args.bot!r}: program {program!r} not found")
+    if game != "versus42":
+        return fail(f"--game {game}: bot-check presents Versus decisions only (the external "
+                    "bot protocol sends Versus views); check with --game versus42")
+    time_ms = args.time_per_decision or (
+        DEFAULT_TIME_MS if spec.time is None else max(1, round(spec.time * 1000)))
+    try:
+        lines = trio.run(check, args.bot, time_ms)
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_FAIL)
+    for line in lines:
+        print(line, file=out, flush=True)
+    failed = sum(not line.ok for line in lines)
+    print(f"{len(lines) - failed} of {len(lines)} checks passed", file=out)
+    return EXIT_PASS if failed == 0 else EXIT_FAIL

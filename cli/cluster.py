@@ -1,0 +1,220 @@
+# Tournaments and audits past one machine: a Dask distributed executor (`--cluster ADDR` of
+# `versus tournament` and `versus verify`, SPEC §8.3 "Cluster"), an optional extra
+# (`pip install 'versus-p2p[cluster]'`).
+#
+# How it works. ADDR is a scheduler (`tcp://HOST:8786`: workers started elsewhere with
+# `dask worker tcp://HOST:8786`, each with versus-p2p installed), or `local:N`, a LocalCluster
+# of N worker processes on 127.0.0.1 (one thread each, no dashboard) that lives as long as the
+# command. Each game is one task, `tournament_worker.play_inline(job)`: both peers play in the
+# worker's process, over TCP on that machine's loopback, exactly as a local worker process
+# plays them, and the task returns the game's record with the transcript's bytes (and the text
+# record's text) instead of writing files. The organiser (this process) keeps a bounded number
+# of tasks in flight (twice the cluster's threads), and for each answer verifies the transcript
+# itself (`verify_transcript`: the worker's word is not taken), requires it to show the
+# reported winner, writes it and the record atomically, and keeps the resume file as the local
+# path does (`Run.record`); so a result counts once, when the organiser records it.
+#
+# Lost workers. A task whose worker dies is rescheduled by Dask on another worker (up to the
+# scheduler's `allowed-failures`); if Dask gives up (KilledWorker), or the task fails in any
+# other way (a result lost with its worker: play_inline itself never raises), the organiser
+# submits the game again, up to RESUBMITS times, then records it abandoned (`--resume`). A
+# game is recorded once: an answer for a game already recorded is dropped. Games are
+# deterministic under `--seed`, so a replayed game is the same game.
+#
+# `versus verify --cluster` sends each file's bytes to a task that runs the same check as the
+# local path (`verify_cmd.verify_data`) and prints the verdicts in the order given.
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tournament import Game, Run
+
+INSTALL_HINT = "pip install 'versus-p2p[cluster]'"
+RESUBMITS = 2
+TASK_RETRIES = 1  # a task that raises (it should not: play_inline catches) runs once more
+#: the workers of `local:N`: no statistical profiler (it samples the game's thread every
+#: 10 ms) and a slow event-loop tick; either costs the game's thread the GIL (a game took
+#: 22 % longer in a default worker, bench/tournament.py). For `dask worker` elsewhere:
+#: DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=1s
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False,
+                 "distributed.admin.tick.interval": "1s"}
+LOCAL = re.compile(r"local:([1-9][0-9]{0,2})")
+ADDRESS = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://\S+")
+
+
+class ClusterError(Exception):
+    """A one-line failure of the cluster path; `status` is the exit status."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class ClusterAddress:
+    """`local:N` (workers > 0) or a scheduler address."""
+
+    scheduler: str | None
+    workers: int = 0
+
+
+def parse_address(text: str) -> ClusterAddress:
+    if match := LOCAL.fullmatch(text):
+        return ClusterAddress(None, int(match.group(1)))
+    if ADDRESS.fullmatch(text):
+        return ClusterAddress(text)
+    raise ClusterError(f"--cluster {text!r}: expected tcp://HOST:PORT (a Dask scheduler) or "
+                       "local:N (N worker processes on this machine, 1-999)", 2)
+
+
+def require_distributed() -> Any:
+    """The `distributed` module, or a one-line ClusterError (exit 2) naming the extra."""
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"--cluster needs Dask distributed, which is not installed: "
+                           f"{INSTALL_HINT}", 2) from None
+    return distributed
+
+
+@contextlib.contextmanager
+def open_client(text: str) -> Iterator[Any]:
+    """A distributed.Client on ADDR (a LocalCluster for `local:N`, closed on the way out)."""
+    address = parse_address(text)
+    distributed = require_distributed()
+    with contextlib.ExitStack() as stack:
+        try:
+            if address.scheduler is None:
+                import dask
+
+                stack.enter_context(dask.config.set(WORKER_CONFIG))
+                cluster = stack.enter_context(distributed.LocalCluster(
+                    n_workers=address.workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1", dashboard_address=None,
+                    silence_logs=logging.CRITICAL))
+                client = stack.enter_context(distributed.Client(cluster))
+            else:
+                client = stack.enter_context(distributed.Client(address.scheduler,
+                                                                timeout="10s"))
+        except (OSError, TimeoutError, RuntimeError) as error:  # (LocalCluster: RuntimeError)
+            raise ClusterError(f"--cluster {text}: cannot reach the cluster: "
+                               f"{error}"[:300]) from None
+        yield client
+
+
+def threads(client: Any) -> int:
+    return max(1, sum(client.nthreads().values()))
+
+
+# --- tournaments -------------------------------------------------------------------------------
+
+
+def accept(run: Run, game: Game, answer: dict[str, Any]) -> dict[str, Any]:
+    """What the organiser records of a cluster answer: the transcript verified here and
+    written to the games folder; the text record written beside it."""
+    from versus.protocol.match.verify import verify_transcript
+
+    from .tournament_worker import write_atomically
+
+    data = answer.pop("transcript_bytes", None)
+    text = answer.pop("record_text", None)
+    if answer.get("abandoned") or data is None:
+        answer["transcript"] = None
+        return answer
+    path = run.folder.transcript_path(game)
+    report = verify_transcript(data)
+    shown = (report.summary.get("result") or {}).get("winner")
+    answer["verified"] = bool(report.ok and shown == answer.get("winner_seat"))
+    answer["check"] = report.check
+    write_atomically(path, data)
+    answer["transcript"] = str(path.resolve())
+    if text is not None:
+        record = run.folder.record_text_path(game)
+        write_atomically(record, text.encode())
+        answer["record"] = str(record.resolve())
+    return answer
+
+
+def run_on_cluster(run: Run) -> None:
+    """Play `run.todo` on the cluster `run.cluster` (see the module comment)."""
+    from .tournament_worker import play_inline
+
+    assert run.cluster is not None
+    with open_client(run.cluster) as client:
+        distributed = require_distributed()
+        window = 2 * threads(client)
+        pending = distributed.as_completed()
+        games: dict[str, tuple[Game, int]] = {}  # future key -> (game, submissions)
+
+        def submit(game: Game, tries: int) -> None:
+            future = client.submit(play_inline, run.job(game), retries=TASK_RETRIES,
+                                   pure=False, key=f"versus-game-{game.id}-{os.urandom(6).hex()}")
+            games[future.key] = (game, tries)
+            pending.add(future)
+
+        def top_up() -> None:
+            while pending.count() < window and (game := run.next_game()) is not None:
+                submit(game, 1)
+
+        top_up()
+        for future in pending:
+            game, tries = games.pop(future.key)
+            if game.id in run.records and run.records[game.id]["ending"] != "abandoned":
+                future.release()
+                continue  # recorded already: never counted twice
+            try:
+                answer = future.result()
+            except Exception as error:  # KilledWorker, a lost result, a task that raised:
+                # never the game's own failure (play_inline answers those), so play it again
+                if tries <= RESUBMITS:
+                    submit(game, tries + 1)
+                    continue
+                why = (f"its worker died {tries} times" if isinstance(
+                    error, distributed.KilledWorker) else "the cluster task failed")
+                answer = {"abandoned": True,
+                          "reason": f"{why}: {type(error).__name__}: {error}"[:300]}
+            finally:
+                future.release()
+            run.record(game, accept(run, game, answer))
+            top_up()
+
+
+# --- verify --------------------------------------------------------------------------------------
+
+
+def verify_on_cluster(address: str, paths: Sequence[str], catalogue: Any,
+                      challenge: Any) -> list[Any]:
+    """The FileVerdicts of `paths`, in order, each checked in a cluster task (a file that
+    cannot be read is judged here, as the local path does)."""
+    from .verify_cmd import MAX_FILE_SIZE as LIMIT
+    from .verify_cmd import FileVerdict, UnreadableFile, read_limited, verify_data
+
+    with open_client(address) as client:
+        slots: list[Any] = []
+        for path in paths:
+            try:
+                data = read_limited(path, LIMIT)
+            except UnreadableFile as error:
+                slots.append(FileVerdict(path, None, str(error)))
+                continue
+            if data is None:  # the local path's oversize verdict
+                slots.append(verify_data(path, None, catalogue, challenge))
+                continue
+            slots.append(client.submit(verify_data, path, data, catalogue, challenge,
+                                       pure=False, retries=TASK_RETRIES))
+        futures = [s for s in slots if not isinstance(s, FileVerdict)]
+        results = iter(client.gather(futures))
+        return [s if isinstance(s, FileVerdict) else next(results) for s in slots]
+
+
+def worker_pids(client: Any) -> list[int]:
+    """The process ids of the cluster's workers (tests kill one)."""
+    return list(client.run(os.getpid).values())
+

@@ -1,0 +1,132 @@
+# The Dask executor (cli/cluster.py) against a real LocalCluster on 127.0.0.1: the same seeded
+# tournament gives the same records and standings as the process pool; a worker killed
+# mid-tournament loses no game and counts none twice; `verify --cluster` prints what the local
+# path prints; without `distributed`, `--cluster` is one line naming the extra, exit 2.
+# `distributed` is in the `test` extra, so these run in CI; where it is missing they skip and
+# say so.
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from versus.cli.main import main as versus_main
+
+distributed = pytest.importorskip(
+    "distributed", reason="Dask distributed is not installed (pip install -e '.[test]')")
+
+GAMES = ["--games", "6", "--seed", "c1"]
+
+
+def versus(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        status = versus_main(list(argv))
+    except SystemExit as exit_info:
+        status = int(exit_info.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def games_of(folder: Path) -> list[dict[str, Any]]:
+    """The game records without the timings (which differ from run to run)."""
+    games = json.loads((folder / "results.json").read_text())["games"]
+    return [{k: v for k, v in g.items() if k not in ("seconds", "setup_seconds")}
+            for g in games]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeded tournament on the process pool (the local path)."""
+    out = tmp_path_factory.mktemp("pool")
+    assert versus_main(["tournament", "random", "random:name=r2", *GAMES, "--concurrency",
+                        "2", "--out", str(out / "t")]) == 0
+    return out / "t"
+
+
+def test_local_cluster_gives_the_process_pool_results(
+        tmp_path: Path, baseline: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, _ = versus(capsys, "tournament", "random", "random:name=r2", *GAMES,
+                            "--cluster", "local:2", "--out", str(tmp_path / "t"))
+    assert status == 0
+    assert games_of(tmp_path / "t") == games_of(baseline)
+    results = json.loads((tmp_path / "t" / "results.json").read_text())
+    pool = json.loads((baseline / "results.json").read_text())
+    assert results["standings"] == pool["standings"] and results["pairings"] == pool["pairings"]
+    for game in results["games"]:
+        assert game["verified"] and (tmp_path / "t" / game["transcript"]).read_bytes() == (
+            baseline / game["transcript"]).read_bytes()
+
+
+def test_a_killed_worker_loses_no_game_and_counts_none_twice(
+        tmp_path: Path, baseline: Path, cluster: str) -> None:
+    out = tmp_path / "t"
+    status: list[int] = []
+    runner = threading.Thread(target=lambda: status.append(versus_main(
+        ["tournament", "random", "random:name=r2", *GAMES, "--cluster", cluster,
+         "--out", str(out)])))
+    with distributed.Client(cluster, timeout="10s") as client:
+        pids = client.run(os.getpid)  # worker address -> pid
+        runner.start()
+        deadline = time.monotonic() + 20
+        busy: list[str] = []
+        while time.monotonic() < deadline and not busy:
+            if list((out / "games").glob("*.json")):  # mid-tournament: a game recorded,
+                busy = [w for w, tasks in client.processing().items() if tasks]  # others on
+            time.sleep(0.01)
+        assert busy, "no worker had a game in flight after the first game was recorded"
+        os.kill(pids[busy[0]], signal.SIGKILL)  # its games in flight are lost with it
+        runner.join(60)
+    assert not runner.is_alive() and status == [0]
+    games = games_of(out)
+    assert [g["game"] for g in games] == [g["game"] for g in games_of(baseline)]
+    assert all(g["ending"] != "abandoned" and g["verified"] for g in games)
+    assert games == games_of(baseline)  # replayed games are the same games, counted once
+    standings = json.loads((out / "results.json").read_text())["standings"]
+    assert sum(row["games"] for row in standings) == 2 * 6
+
+
+def test_verify_on_the_cluster_prints_what_the_local_path_prints(
+        baseline: Path, cluster: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.vtr"
+    data = bytearray((baseline / "games" / "p0-p1-001.vtr").read_bytes())
+    data[-5] ^= 1
+    bad.write_bytes(bytes(data))
+    files = [*sorted(str(p) for p in (baseline / "games").glob("*.vtr"))[:3], str(bad),
+             str(tmp_path / "missing.vtr")]
+    local = versus(capsys, "verify", *files)
+    remote = versus(capsys, "verify", "--cluster", cluster, *files)
+    assert remote == local and local[0] == 2 and "3 of 5 transcripts valid" in local[1]
+    local_json = versus(capsys, "verify", "--json", *files)
+    assert versus(capsys, "verify", "--json", "--cluster", cluster, *files) == local_json
+
+
+def test_without_distributed_cluster_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    status, _, err = versus(capsys, "tournament", "random", "random", "--cluster", "local:2",
+                            "--out", str(tmp_path / "t"))
+    assert status == 2 and err.count("\n") == 1
+    assert "pip install 'versus-p2p[cluster]'" in err and not (tmp_path / "t").exists()
+    status, _, err = versus(capsys, "verify", "--cluster", "local:2", "x.vtr")
+    assert status == 2 and err.count("\n") == 1 and "versus-p2p[cluster]" in err
+    status, _, err = versus(capsys, "tournament", "random", "random", "--cluster", "nowhere",
+                            "--out", str(tmp_path / "t"))
+    assert status == 2 and "expected tcp://HOST:PORT" in err
