@@ -18,6 +18,7 @@ _LAZY: dict[str, str] = {
     ), "actions"),
     **dict.fromkeys((
         "DecisionKind", "Finished", "Game", "HiddenDeck", "Pending", "RulesOption", "Setup",
+        "only_version",
     ), "api"),
     **dict.fromkeys(("Card", "Catalogue", "default_catalogue", "load_catalogue"), "catalogue"),
     **dict.fromkeys((

@@ -259,6 +259,12 @@ class Game(Protocol):
         """The tagged hash of the card data's canonical encoding."""
         ...
 
+    def catalogue_for_digest(self, digest: bytes) -> GameCatalogue | None:
+        """The shipped card data whose digest is `digest` (any version the game ever shipped),
+        None when none is: how a match made with an older card pool is verified, replayed
+        and resumed (HELLO binds the digest). A game with one version: `only_version`."""
+        ...
+
     def card_ids(self, catalogue: GameCatalogue) -> tuple[str, ...]:
         """The id of every card a deck may hold, in catalogue order (the default pool of a
         shared-pool deal; what a decklist may name)."""
@@ -345,6 +351,12 @@ class Game(Protocol):
         """The state a position text describes (card data: the default one unless given); a
         malformed or impossible position raises PositionError naming the field."""
         ...
+
+
+def only_version(game: Game, digest: bytes) -> Any:
+    """`Game.catalogue_for_digest` of a game that shipped one version of its card data."""
+    catalogue = game.default_catalogue()
+    return catalogue if game.catalogue_digest(catalogue) == digest else None
 
 
 def protocol_members() -> tuple[str, ...]:

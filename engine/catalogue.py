@@ -1,8 +1,13 @@
-# The card catalogue: cards are data (engine/data/cards.json), built from a small effect
-# vocabulary; this module validates a catalogue file, compiles it into compact per-card
+# The card catalogue: cards are data (engine/data/cards-v2.json and older versions), built from a
+# small effect vocabulary; this module validates a catalogue file, compiles it into compact per-card
 # records the rules engine reads in its hot path, generates each card's rules text from its
 # definition, and computes the catalogue digest (SHA-256 of the canonical encoding) that the
 # protocol binds into the match id.
+#
+# Versions (SPEC Part 2): a shipped pool is never edited, since transcripts bind its digest; a
+# new pool is a new file (VERSIONS, oldest first). New matches use the latest; a verifier finds
+# an old match's pool by the digest its HELLOs carry (`find_catalogue`). Only the latest is
+# loaded at start-up; older versions load when a digest asks for them.
 #
 # Vocabulary (SPEC Part 2 is the reference):
 #   Active ops  : teleport, swap, destroy, discard, draw, copy, increase, flip
@@ -195,13 +200,41 @@ def load_catalogue(data: str | bytes) -> Catalogue:
     return Catalogue(tuple(cards))
 
 
+#: every shipped catalogue version, oldest first: version k is VERSIONS[k - 1]. A shipped file
+#: is never edited (its digest is in transcripts); a new card pool is a new file (SPEC Part 2,
+#: "Versions").
+VERSIONS = ("cards.json", "cards-v2.json")
+LATEST = len(VERSIONS)
+
+
 @cache
-def default_catalogue() -> Catalogue:
-    """The packaged catalogue (engine/data/cards.json)."""
+def catalogue_version(version: int) -> Catalogue:
+    """Shipped catalogue `version` (1 = engine/data/cards.json, 2 = cards-v2.json, ...)."""
+    if type(version) is not int or not 1 <= version <= LATEST:
+        raise CatalogueError(f"catalogue version must be 1..{LATEST}, got {version!r}")
     # a plain file beside this module (the wheel installs it unzipped): importlib.resources
     # would cost the start of every `versus` command ~10 ms of imports (bench/startup.py)
-    with open(os.path.join(os.path.dirname(__file__), "data", "cards.json"), "rb") as file:
+    path = os.path.join(os.path.dirname(__file__), "data", VERSIONS[version - 1])
+    with open(path, "rb") as file:
         return load_catalogue(file.read())
+
+
+def default_catalogue() -> Catalogue:
+    """The catalogue new matches use: the latest shipped version."""
+    return catalogue_version(LATEST)
+
+
+def shipped_catalogues() -> tuple[Catalogue, ...]:
+    """Every shipped version, oldest first (loads them all: for verifiers, not start-up)."""
+    return tuple(catalogue_version(v) for v in range(1, LATEST + 1))
+
+
+def find_catalogue(digest: bytes) -> Catalogue | None:
+    """The shipped catalogue whose digest is `digest` (what a HELLO binds), or None."""
+    latest = default_catalogue()
+    if latest.digest == digest:  # the common case loads nothing more
+        return latest
+    return next((c for c in shipped_catalogues() if c.digest == digest), None)
 
 
 def _parse_card(i: int, item: Any) -> Card:
@@ -314,6 +347,16 @@ def _parse_passive(obj: Any, fail: Any) -> Passive:
 
 
 # --- rules text -------------------------------------------------------------------------------
+# A card's text states every rule a player needs to know what the card does (issue 22), so
+# nobody needs SPEC to read a card: a Strength limit hits recto cards only (R9.4), which card a
+# Passive Flip turns (the first by area order, R9.4), that a Flip Active ignores Gray (Part 2),
+# that a Copy cannot copy a Copy (R9.5), that "when destroyed" needs a recto card (Part 2), and
+# "this card" wherever "it" could be read as another card. Texts stay short: the match UI shows
+# a hand's texts only if they fit (tests/cli/test_ui.py).
+
+#: the area order "first" refers to (engine/geometry.py: index = (row - 1) * cols + column)
+AREA_ORDER = "order a1, b1 ... e1, a2 ... e4"
+
 
 def _cards(n: int) -> str:
     return "1 card" if n == 1 else f"{n} cards"
@@ -330,10 +373,12 @@ def active_text(a: Active) -> str:
         return f"Teleport {who} to any other area."
     if a.op == "swap":
         who = {"ally": "an ally", "enemy": "an enemy", "any": "another card"}[a.target]
-        where = " adjacent to it" if a.range == "adjacent" else ""
+        where = " adjacent to this card" if a.range == "adjacent" else ""
         return f"Swap the areas of this card and {who}{where}."
     if a.op == "destroy":
-        who = "1 enemy" if a.target == "enemy" else "1 other card"
+        # R9.4: a verso card's Strength is unknown, so a Strength limit needs a recto card
+        who = ("1 recto " if a.max_strength else "1 ") + ("enemy" if a.target == "enemy"
+                                                          else "other card")
         where = " adjacent to this card" if a.range == "adjacent" else ""
         return f"Destroy {who}{where}{_limit(a.max_strength)}."
     if a.op == "discard":
@@ -341,12 +386,12 @@ def active_text(a: Active) -> str:
     if a.op == "draw":
         return f"Draw {_cards(a.amount)}."
     if a.op == "copy":
-        return "Copy the Active of another recto card on the field."
+        return "Copy the Active of another recto card on the field, except a Copy."
     if a.op == "increase":
         who = "this card" if a.target == "self" else "1 ally"
         return f"Increase {who} by {a.amount} until the end of the turn."
     where = " adjacent to this card" if a.range == "adjacent" else ""
-    return f"Turn 1 verso card{where} to recto."
+    return f"Turn 1 verso card{where} to recto, even on Gray."
 
 
 def passive_text(p: Passive) -> str:
@@ -355,25 +400,28 @@ def passive_text(p: Passive) -> str:
     if p.trigger == "while_adjacent":
         return f"+{p.amount} Strength while adjacent to an {p.side}."
     if p.trigger == "per_absorbed":
-        return f"+{p.amount} Strength for each card it has absorbed."
+        return f"+{p.amount} Strength for each card this card absorbed."
     when = {
         "summoned": "When summoned recto",
         "revealed": "When turned from verso to recto",
-        "battle_location": "When it is located in a battle",
+        "battle_location": "When located in a battle",
         "battle_revelation": "After the revelation of its battle",
-        "battle_adjacent": "When a battle takes place in an adjacent area",
-        "destroyed": "When destroyed",
+        "battle_adjacent": "When a battle takes place in an area adjacent to this card",
+        "destroyed": "When destroyed while recto",
     }[p.trigger]
     if p.op == "draw":
         what = f"draw {_cards(p.amount)}"
     elif p.op == "discard":
         what = f"your opponent discards {_cards(p.amount)}"
     elif p.op == "destroy":
-        who = ("the card it battles" if p.target == "battle_opponent"
-               else "the weakest recto enemy adjacent to it")
-        what = f"destroy {who}{_limit(p.max_strength)}"
+        if p.target == "battle_opponent":
+            what = (f"destroy the enemy it battles if recto{_limit(p.max_strength)}"
+                    if p.max_strength else "destroy the enemy it battles")
+        else:
+            what = (f"destroy the weakest recto enemy adjacent to this card"
+                    f"{_limit(p.max_strength)} (ties: {AREA_ORDER})")
     elif p.op == "increase":
-        what = f"it gets +{p.amount} Strength until the end of the turn"
+        what = f"+{p.amount} Strength until the end of the turn"
     else:
-        what = "turn the first verso enemy adjacent to it to recto"
+        what = f"turn the first verso enemy adjacent to this card ({AREA_ORDER}) to recto"
     return f"{when}, {what}."

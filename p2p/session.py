@@ -245,7 +245,7 @@ class MatchSession:
         data = files.read_transcript()
         try:
             if catalogue is None:
-                catalogue = saved_rules(data).game_impl.default_catalogue()
+                catalogue = saved_catalogue(data)
             peer = MatchPeer.restore(data, secret, identity, catalogue, deck=info.deck,
                                      dropped_branch=files.read_rollback())
         except (LocalProtocolError, RemoteProtocolError) as error:
@@ -746,17 +746,31 @@ class MatchSession:
             await changed.wait()
 
 
-def saved_rules(transcript: bytes) -> MatchRules:
-    """The rules a saved transcript's match was set up with (its first HELLO's): the game to
-    rebuild it with. LocalProtocolError or RemoteProtocolError when they cannot be read."""
+def saved_catalogue(transcript: bytes) -> Any:
+    """The card data a saved match was set up with: the shipped version its first HELLO's
+    digest names (a match begun before an upgrade of the card pool resumes with its own pool),
+    else the game's default one (the restore then fails, naming the mismatch)."""
+    hello = open_hello(_first_hello(transcript))
+    game = MatchRules.decode(hello.ruleset).game_impl
+    return game.catalogue_for_digest(hello.catalogue_hash) or game.default_catalogue()
+
+
+def _first_hello(transcript: bytes) -> Any:
     hellos = load_transcript(transcript).hellos
     if not hellos:
         raise LocalProtocolError("the transcript has no HELLO")
-    return MatchRules.decode(open_hello(hellos[0]).ruleset)
+    return hellos[0]
+
+
+def saved_rules(transcript: bytes) -> MatchRules:
+    """The rules a saved transcript's match was set up with (its first HELLO's): the game to
+    rebuild it with. LocalProtocolError or RemoteProtocolError when they cannot be read."""
+    return MatchRules.decode(open_hello(_first_hello(transcript)).ruleset)
 
 
 __all__ = [
     "EventHook", "LinkState", "LinkStatus", "MatchSession", "Reconnect", "ResumeError",
     "SessionConfig", "SessionError", "SessionOutcome", "SessionProtocolError",
-    "SetupLostError", "common_prefix", "create_peer", "now_ms", "open_nursery", "saved_rules",
+    "SetupLostError", "common_prefix", "create_peer", "now_ms", "open_nursery",
+    "saved_catalogue", "saved_rules",
 ]

@@ -107,6 +107,9 @@ def test_the_wheel_holds_the_versus_package_only(tmp_path: Path) -> None:
     missing = [p for p in packages if f"versus/{p}/__init__.py" not in names]
     assert missing == [], "add these to pyproject's packages"
     assert "versus/engine/data/cards.json" in names
+    from versus.engine.catalogue import VERSIONS  # every catalogue version (SPEC Part 2)
+
+    assert [v for v in VERSIONS if f"versus/engine/data/{v}" not in names] == []
     entry = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "versus = versus.cli.main:main" in entry

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..api import Finished, HiddenDeck, Pending, Setup
+from ..api import Finished, HiddenDeck, Pending, Setup, only_version
 from ..errors import RulesetError
 from ..options import RulesOption
 from .cards import Catalogue, default_catalogue, load_catalogue
@@ -65,6 +65,9 @@ class Grid:
 
     def catalogue_digest(self, catalogue: Catalogue) -> bytes:
         return catalogue.digest
+
+    def catalogue_for_digest(self, digest: bytes) -> Catalogue | None:
+        return only_version(self, digest)
 
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return tuple(card.id for card in catalogue.cards)

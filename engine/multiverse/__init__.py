@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..api import DecisionKind, Finished, HiddenDeck, Pending, Setup
+from ..api import DecisionKind, Finished, HiddenDeck, Pending, Setup, only_version
 from ..errors import PositionError
 from . import engine as E
 from . import rules as R
@@ -75,6 +75,9 @@ class Multiverse:
 
     def catalogue_digest(self, catalogue: Catalogue) -> bytes:
         return catalogue.digest
+
+    def catalogue_for_digest(self, digest: bytes) -> Catalogue | None:
+        return only_version(self, digest)
 
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return tuple(p.id for p in catalogue.powers) + tuple(b.id for b in

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup
+from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup, only_version
 from ..errors import RulesetError
 from . import engine as _engine
 from . import text as _text
@@ -76,6 +76,9 @@ class Vanquishers:
 
     def catalogue_digest(self, catalogue: Catalogue) -> bytes:
         return catalogue.digest
+
+    def catalogue_for_digest(self, digest: bytes) -> Catalogue | None:
+        return only_version(self, digest)
 
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return catalogue.deck_ids  # heroes are not deck cards (V2.1)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..actions import Deal, Input, Reveal, format_input, parse_input
 from ..api import DecisionKind, Finished, HiddenDeck, Pending, RulesOption, Setup
-from ..catalogue import Catalogue, default_catalogue, load_catalogue
+from ..catalogue import Catalogue, default_catalogue, find_catalogue, load_catalogue
 from ..decisions import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
 from ..errors import RulesetError
 from ..game import State, encode_state, legal_actions, new_game, state_hash, step
@@ -64,6 +64,11 @@ class Versus42:
 
     def catalogue_digest(self, catalogue: Catalogue) -> bytes:
         return catalogue.digest
+
+    def catalogue_for_digest(self, digest: bytes) -> Catalogue | None:
+        """The shipped catalogue version a HELLO's digest names (SPEC Part 2, "Versions"):
+        how a verifier replays a match made with an older card pool."""
+        return find_catalogue(digest)
 
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return tuple(card.id for card in catalogue.cards)

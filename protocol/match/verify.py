@@ -170,10 +170,11 @@ class ReplayStep:
 class MatchReplay:
     """What a replay needs, taken from the same run as the verification (never re-parsed):
     the game's `new_game(Setup(rules.ruleset, catalogue, setup_seed))`, then `step` through
-    `inputs`; `catalogue` is the card data the match used (the game's default one unless
-    another was given), None when the transcript failed before its rules were read.
-    `identities` (handle -> card id of both decks) is there once the end-of-match reveals made
-    every card public; `rules` and `setup_seed` are None when the transcript failed before."""
+    `inputs`; `catalogue` is the card data the match used (the shipped version its HELLOs
+    name, else the game's default one, unless another was given), None when the transcript
+    failed before its rules were read. `identities` (handle -> card id of both decks) is there
+    once the end-of-match reveals made every card public; `rules` and `setup_seed` are None
+    when the transcript failed before."""
 
     report: Report
     catalogue: Any
@@ -202,8 +203,9 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
     if isinstance(setup_or_report, Report):
         return _early(setup_or_report, catalogue)
     setup, rules = setup_or_report
-    if catalogue is None:
-        catalogue = rules.game_impl.default_catalogue()
+    if catalogue is None:  # the shipped version the HELLOs name (SPEC Part 2, "Versions")
+        catalogue = (rules.game_impl.catalogue_for_digest(setup.catalogue_hash)
+                     or rules.game_impl.default_catalogue())
     summary: dict[str, Any] = {
         "match_id": setup.match_id.hex(),
         "channel_binding": setup.hellos[0].binding.hex() if setup.hellos[0].bound else None,

@@ -120,8 +120,8 @@ def _setup(game: Any, ch: Challenge) -> Any:
     from versus.engine.api import Setup
 
     rules = game.decode_rules(ch.rules)
-    cat = game.default_catalogue()
-    if game.catalogue_digest(cat) != ch.catalogue:
+    cat = game.catalogue_for_digest(ch.catalogue)  # any version the game shipped
+    if cat is None:
         raise ChallengeError("rules", "the challenge's card data is not this game's")
     return game.new_game(Setup(rules, cat, ch.digest))
 

@@ -26,6 +26,7 @@ from versus.engine import (
     RulesetError,
     RulesOption,
     Setup,
+    only_version,
 )
 
 CARDS = ("one", "two", "three")
@@ -107,6 +108,9 @@ class ToyDuel:
 
     def catalogue_digest(self, catalogue: tuple[str, ...]) -> bytes:
         return _tagged("catalogue", _canonical(list(catalogue)))
+
+    def catalogue_for_digest(self, digest: bytes) -> tuple[str, ...] | None:
+        return only_version(self, digest)
 
     def card_ids(self, catalogue: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(catalogue)
