@@ -176,7 +176,7 @@ def test_a_battle_line_writes_the_strength_the_board_showed(card: str, before: s
 
 def _label(s: State, h: int) -> str:
     """A Strength as the board's cells write it: printed, then the bonus."""
-    printed, now = CAT[s.public_id(h)].strength, s.strength(h)
+    printed, now = s.cat[s.public_id(h)].strength, s.strength(h)  # the scenario's catalogue
     assert now is not None
     return f"{printed}{now - printed:+d}" if now != printed else str(printed)
 
