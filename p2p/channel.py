@@ -166,7 +166,11 @@ class SecureChannel:
             return await self._receive_data()
         except TransportError as error:
             if not isinstance(error, ChannelClosedError):
-                await self._abort()
+                # shielded: the task sending meanwhile fails on the closed stream and cancels
+                # this one; unshielded, that Cancelled would replace the error that says why
+                # (a replayed record would read "already closed")
+                with trio.CancelScope(shield=True):
+                    await self._abort()
             raise
         finally:
             self._receiving = False

@@ -46,7 +46,7 @@ from typing import Any
 import trio
 
 from versus.p2p.channel import ChannelConfig, SecureChannel
-from versus.p2p.errors import RemoteTransportError, TransportError
+from versus.p2p.errors import ChannelClosedError, RemoteTransportError, TransportError
 from versus.p2p.store import (
     ClockReading,
     MatchFiles,
@@ -154,14 +154,17 @@ async def open_nursery() -> AsyncIterator[trio.Nursery]:
     """A nursery whose lone failure comes out as itself, not wrapped in an ExceptionGroup
     (trio groups them strictly), so callers catch TransportError and friends directly. When a
     link breaks, the sender and the receiver often both fail with it: transport errors alone
-    come out as the first of them."""
+    come out as the one that says why. A ChannelClosedError only says that the other task had
+    closed the channel already (e.g. on a replayed record), so the cause is preferred to it:
+    the log and the user see "tampered", not "already closed"."""
     try:
         async with trio.open_nursery() as nursery:
             yield nursery
     except BaseExceptionGroup as group:
         leaves = _leaves(group)
         if len(leaves) == 1 or all(isinstance(e, TransportError) for e in leaves):
-            raise leaves[0] from None
+            causes = [e for e in leaves if not isinstance(e, ChannelClosedError)]
+            raise (causes or leaves)[0] from None
         raise
 
 

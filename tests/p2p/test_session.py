@@ -9,6 +9,7 @@ import trio
 from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, Stuck, make_sessions
 from versus.cli.driving import drive_player, narrated_config
 from versus.p2p.channel import ChannelConfig
+from versus.p2p.errors import ChannelClosedError, ReplayedFrameError
 from versus.p2p.session import (
     LinkState,
     MatchSession,
@@ -275,3 +276,18 @@ def test_transcript_on_disk_is_a_loadable_prefix_at_all_times(tmp_path) -> None:
         assert len(checked) > 10
 
     trio.run(main)
+
+
+async def test_a_broken_link_is_reported_by_its_cause_not_by_the_closed_channel() -> None:
+    # the receiver sees a replayed record and closes the channel; the sender then fails with
+    # "already closed": the session must log the cause (before: whichever failed first)
+    async def sender() -> None:  # fails first (no checkpoint in either task: both fail)
+        raise ChannelClosedError("the channel to x is already closed")
+
+    async def receiver() -> None:
+        raise ReplayedFrameError("x sent record number 4 where 5 was due", [b""])
+
+    with pytest.raises(ReplayedFrameError):
+        async with open_nursery() as nursery:
+            nursery.start_soon(sender)
+            nursery.start_soon(receiver)
