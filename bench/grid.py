@@ -1,23 +1,48 @@
-# Grid game engine benchmark: random self-play through the full-information referee
-# (engine/grid/referee.py) on one core, per mode (fast 4x4, normal 5x5, vs 6x6) and deck type.
-# Prints engine inputs/s (legal-action generation included: the random players ask for the
-# full legal list at every turn and choice), games/s and the mean inputs per game; each figure
-# is the median of several runs.
-#   python bench/grid.py [--games N] [--runs R]
+# Grid game benchmark (issue 17, "Tests and figures"), per mode (fast 4x4, normal 5x5, vs 6x6):
+#
+#   1. engine: random self-play through the full-information referee (engine/grid/referee.py)
+#      on one core, per mode and deck type: engine inputs/s (legal-input generation included:
+#      the random players ask for the full legal list at every turn and choice), games/s, mean
+#      inputs per game and encoded state size; each figure the median of --runs runs;
+#   2. bots: greedy against random per mode, in the duplicate format of bench/bots_games.py
+#      (each deal played twice with the seats swapped, in-process play through the Game
+#      interface, each bot seeing its seat's view only), win rate with a 95 % Wilson interval
+#      over games and the deals won from both seats / split / lost;
+#   3. transcripts: the bytes of the signed transcript of one `versus demo --game grid` per mode
+#      and deal type (decklist, shared-pool with individual decks, shared-pool with the one
+#      shared deck), random bots, a fixed seed, the real protocol over loopback TCP, verified;
+#   4. with --ismcts-games N: ismcts against greedy (fast mode, default rules), N duplicate
+#      games at the bot's default budget (8 worlds per decision; --ismcts NAME for another
+#      budget, e.g. ismcts:iterations=16) on --jobs processes. Off by default: 200 games take
+#      ~20 CPU-minutes, the rest of the run takes ~1-2 minutes.
+#   python bench/grid.py [--games N] [--runs R] [--bot-games N] [--ismcts-games N] [--jobs J]
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bots_games  # bench/bots_games.py: the duplicate-format loop and the Wilson interval
+
+from versus.cli.bots import make_bot
 from versus.engine.grid.cards import default_catalogue
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
 from versus.engine.grid.state import encode_state
+
+MODES = ("fast", "normal", "vs")
+#: deal types of the transcript table: (column, --deal, extra --rule)
+DEALS = (("decklist", "decklist", ()), ("shared-pool", "shared-pool", ()),
+         ("shared-deck", "shared-pool", ("deck=shared",)))
+DEMO_SEED = "01"
 
 
 def run_once(rules: GridRules, games: int, run: int) -> tuple[float, float, float, float]:
@@ -33,20 +58,122 @@ def run_once(rules: GridRules, games: int, run: int) -> tuple[float, float, floa
     return steps / elapsed, games / elapsed, steps / games, statistics.mean(sizes)
 
 
+def duplicate(mode: str, a: str, b: str, games: int, salt: int = 0) -> dict[str, float]:
+    """`games` duplicate games of bot a against bot b under `mode` (default other rules)."""
+    rules = GridRules.from_options({"mode": mode})
+    scores: list[tuple[int, float]] = []
+    start = time.perf_counter()
+    for index in range(games):
+        seed = b"bench-grid/%s/%d/%d" % (mode.encode(), salt, index // 2)
+        bot_a = make_bot(a, seed=2 * index, game="grid")
+        bot_b = make_bot(b, seed=2 * index + 1, game="grid")
+        a_seat = index % 2
+        bots = (bot_a, bot_b) if a_seat == 0 else (bot_b, bot_a)
+        result = bots_games.play_game("grid", bots, seed, rules=rules)  # type: ignore[arg-type]
+        scores.append((index // 2, 0.5 if result.winner is None
+                       else float(result.winner == a_seat)))
+    return _summary(scores, time.perf_counter() - start)
+
+
+def _summary(scores: list[tuple[int, float]], seconds: float) -> dict[str, float]:
+    total = sum(s for _, s in scores)
+    n = len(scores)
+    per_deal: dict[int, float] = {}
+    for deal, s in scores:
+        per_deal[deal] = per_deal.get(deal, 0.0) + s
+    low, high = bots_games.wilson(total, n)
+    return {"games": n, "wins": sum(1 for _, s in scores if s == 1.0),
+            "draws": sum(1 for _, s in scores if s == 0.5), "rate": total / n,
+            "low": low, "high": high,
+            "both": sum(1 for v in per_deal.values() if v == 2.0),
+            "split": sum(1 for v in per_deal.values() if 0.0 < v < 2.0),
+            "lost": sum(1 for v in per_deal.values() if v == 0.0), "seconds": seconds}
+
+
+def demo_transcript(mode: str, deal: str, rules: tuple[str, ...]) -> tuple[int, int, float]:
+    """One seeded `versus demo --game grid` over loopback TCP: (transcript bytes, records,
+    seconds); the demo verifies its transcript (exit 0 only if it verifies)."""
+    from versus.cli.main import main
+
+    argv = ["demo", "--game", "grid", "--rule", f"mode={mode}", "--deal", deal, "--seed",
+            DEMO_SEED, "--quiet"]
+    for rule in rules:
+        argv += ["--rule", rule]
+    with tempfile.TemporaryDirectory(prefix="bench-grid-") as out_dir:
+        out = io.StringIO()
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(out):
+            code = main([*argv, "--out", out_dir])
+        seconds = time.perf_counter() - start
+        text = out.getvalue()
+        if code != 0 or "verify: OK" not in text:
+            raise SystemExit(f"bench/grid.py: {' '.join(argv)} failed (exit {code}):\n{text}")
+        path = next(Path(out_dir).glob("*/transcript.vtr"))
+        records = int(text.split("verify: OK: ")[1].split()[0])
+        return path.stat().st_size, records, seconds
+
+
+def print_rate(label: str, pairing: str, r: dict[str, float]) -> None:
+    print(f"{label:8} {pairing:22} {r['games']:5.0f} {r['wins']:5.0f} {r['draws']:5.0f} "
+          f"{100 * r['rate']:6.1f}% [{100 * r['low']:5.1f}, {100 * r['high']:5.1f}]% "
+          f"{r['both']:>4.0f}/{r['split']:.0f}/{r['lost']:<4.0f} "
+          f"{r['seconds'] / r['games']:7.3f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--games", type=int, default=20)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--games", type=int, default=20, help="engine: games per run")
+    ap.add_argument("--runs", type=int, default=3, help="engine: runs (the median is shown)")
+    ap.add_argument("--bot-games", type=int, default=100,
+                    help="greedy vs random: duplicate games per mode (even)")
+    ap.add_argument("--ismcts-games", type=int, default=0,
+                    help="ismcts vs greedy: duplicate games (even; 0: skip; ~6 CPU-s a game)")
+    ap.add_argument("--ismcts", default="ismcts", help="the ismcts bot name with options")
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the ismcts games")
+    ap.add_argument("--salt", type=int, default=0, help="another set of ismcts deals")
+    ap.add_argument("--no-transcripts", action="store_true", help="skip the demo transcripts")
     args = ap.parse_args()
+    started = time.perf_counter()
+
+    print("engine: random self-play, one core, median of "
+          f"{args.runs} runs of {args.games} games")
     print(f"{'mode':8} {'deck':10} {'inputs/s':>10} {'games/s':>9} {'inputs/game':>12} "
           f"{'state bytes':>12}")
-    for mode in ("fast", "normal", "vs"):
+    for mode in MODES:
         for deck in ("individual", "shared"):
             rules = GridRules.from_options({"mode": mode, "deck": deck})
             rows = [run_once(rules, args.games, r) for r in range(args.runs)]
             med = [statistics.median(col) for col in zip(*rows, strict=True)]
             print(f"{mode:8} {deck:10} {med[0]:10.0f} {med[1]:9.2f} {med[2]:12.0f} "
-                  f"{med[3]:12.0f}")
+                  f"{med[3]:12.0f}", flush=True)
+
+    bot_games = args.bot_games + args.bot_games % 2
+    print("\nbots: duplicate games (each deal twice, seats swapped), individual decks; "
+          "A's rate, draws as half, 95 % Wilson interval")
+    print(f"{'mode':8} {'pairing':22} {'games':>5} {'wins':>5} {'draws':>5} {'A rate':>7} "
+          f"{'95% interval':>15} {'deals +/=/-':>12} {'s/game':>7}")
+    if bot_games:
+        for mode in MODES:
+            print_rate(mode, "greedy vs random", duplicate(mode, "greedy", "random", bot_games))
+    if args.ismcts_games:
+        games = args.ismcts_games + args.ismcts_games % 2
+        r = bots_games.run("grid", args.ismcts, "greedy", games, args.jobs, args.salt)
+        print_rate("fast", f"{args.ismcts} vs greedy", r)
+    else:
+        print("fast     ismcts vs greedy       (skipped: --ismcts-games 200; SPEC 7.G.9 has "
+              "the measured figure)")
+
+    if not args.no_transcripts:
+        print(f"\ntranscripts: bytes of one `versus demo --game grid --seed {DEMO_SEED}` "
+              "(random bots, loopback TCP, verified), records in parentheses")
+        print(f"{'mode':8} " + " ".join(f"{column:>18}" for column, _, _ in DEALS))
+        for mode in MODES:
+            cells = []
+            for _, deal, rules in DEALS:
+                size, records, _ = demo_transcript(mode, deal, rules)
+                cells.append(f"{size:>10} ({records:>4})")
+            print(f"{mode:8} " + " ".join(f"{c:>18}" for c in cells), flush=True)
+    print(f"\n(whole run {time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -216,17 +216,32 @@ def progress(s: GridState, h: int, player: int) -> int:
     return row if player == 0 else s.size - 1 - row
 
 
-def threat(s: GridState, attacker: int) -> int:
+_NEIGHBOURS: dict[int, tuple[tuple[int, ...], ...]] = {}
+_GRID, _HAND = int(Zone.GRID), int(Zone.HAND)
+
+
+def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
+    """neighbour_cells of every cell of a size x size grid (the evaluation's hot loop)."""
+    table = _NEIGHBOURS.get(size)
+    if table is None:
+        table = _NEIGHBOURS[size] = tuple(tuple(neighbour_cells(c, size))
+                                          for c in range(size * size))
+    return table
+
+
+def threat(s: GridState, attacker: int, board: dict[int, int] | None = None) -> int:
     """How many empty cells of the defender's home base `attacker` may place on next (cells
     next to an attacker card), 0 when none."""
     size = s.size
     target = home_row(1 - attacker, size)
-    board = s.board()
+    board = s.board() if board is None else board
+    table = _neighbour_table(size)
+    ctrl = s.ctrl
     cells = set()
     for c, h in board.items():
-        if s.ctrl[h] != attacker:
+        if ctrl[h] != attacker:
             continue
-        for nb in neighbour_cells(c, size):
+        for nb in table[c]:
             if nb // size == target and nb not in board:
                 cells.add(nb)
     return len(cells)
@@ -238,23 +253,30 @@ def evaluate(s: GridState, player: int) -> float:
         winner = s.result[1]
         return 0.0 if winner < 0 else (WIN if winner == player else -WIN)
     size = s.size
+    zone, ctrl, cell, up, ident = s.zone, s.ctrl, s.cell, s.up, s.ident
+    cards = s.catalogue.cards
+    board: dict[int, int] = {}
     score = 0.0
-    for h, z in enumerate(s.zone):
-        if z != Zone.GRID:
+    hand = 0
+    for h, z in enumerate(zone):
+        if z != _GRID:
+            if z == _HAND and ctrl[h] == player:
+                hand += 1
             continue
-        q = s.ctrl[h]
+        board[cell[h]] = h
+        q = ctrl[h]
         sign = 1.0 if q == player else -1.0
-        card = s.card(h)
-        fighter = s.up[h] and card is not None and card.kind is Kind.CHARACTER
+        card = cards[ident[h]] if ident[h] >= 0 else None
+        fighter = up[h] and card is not None and card.kind is Kind.CHARACTER
         worth = 10.0 + (4.0 if fighter else 0.0)
         if fighter and card is not None:
             worth += 0.4 * sum(card.sides) / 4
-        k = progress(s, h, q)
+        row = cell[h] // size
+        k = row if q == 0 else size - 1 - row  # progress(s, h, q)
         worth += 3.0 * k + (6.0 if k == size - 2 else 0.0)
         score += sign * worth
-    mine, theirs = threat(s, player), threat(s, 1 - player)
+    mine, theirs = threat(s, player, board), threat(s, 1 - player, board)
     score += 25.0 * min(mine, 2) - 90.0 * min(theirs, 2)
-    hand = len(s.hand(player))
     score += 1.0 * min(hand, 5)
     return score
 

@@ -4,7 +4,9 @@
 #
 # Only `random` plays every game (it knows a game through its legal inputs alone); the others
 # read Versus's views and search with its engine (the external bot protocol sends Versus views
-# too), so they play versus42 only: `make_bot(name, game=...)` says so in one line.
+# too), so they play versus42 only, except the games' own bots of GAME_BOTS (grid: greedy and
+# ismcts, cli/bots/grid.py and grid_ismcts.py; vanquishers: greedy): `make_bot(name, game=...)`
+# says so in one line.
 #
 # Bot options (issue 21): a name may carry options, `NAME:key=value,key=value`, e.g.
 # `ismcts:time=0.05`, `random:seed=7`, `cmd:./bot --x:name=Mine,time=0.2`. For `cmd:` the
@@ -27,7 +29,7 @@ KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>")
 #: the bots that play any registered game
 GENERIC_BOTS = ("random",)
 #: the bots of one other game (cli/bots/grid.py, cli/bots/vanquishers.py)
-GAME_BOTS = {"grid": ("greedy",), "vanquishers": ("greedy",)}
+GAME_BOTS = {"grid": ("greedy", "ismcts"), "vanquishers": ("greedy",)}
 VERSUS = "versus42"
 
 
@@ -164,6 +166,8 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
         if game in GAME_BOTS:
             return _game_greedy(game, seed)
         return GreedyBot(seed)
+    if name == "ismcts" and game == "grid":
+        return _grid_ismcts(seed, budget, spec)
     if name == "ismcts":
         return IsmctsBot(seed, budget)
     if name == "ismcts-tree":
@@ -175,6 +179,17 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
         return ExternalBot(command, time_ms=time_ms_of(None if budget is None
                                                        else budget.seconds))
     raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(KNOWN_BOTS)}")
+
+
+def _grid_ismcts(seed: int | None, budget: Budget | None, spec: BotSpec) -> Bot:
+    """The grid's ismcts (cli/bots/grid_ismcts.py): `iterations=` and/or `time=` are its
+    whole budget (no implicit 0.5 s beside an iteration count, so a measurement reproduces);
+    without them the caller's budget, else its default of 8 worlds per decision."""
+    from .grid_ismcts import DEFAULT_BUDGET, GridIsmctsBot
+
+    if spec.time is not None or spec.iterations is not None:
+        budget = Budget(iterations=spec.iterations, seconds=spec.time)
+    return GridIsmctsBot(seed, budget or DEFAULT_BUDGET)
 
 
 def _game_greedy(game: str, seed: int | None) -> Bot:

@@ -41,7 +41,7 @@ class Checked:
 @pytest.mark.parametrize("game", GAMES)
 def test_greedy_is_offered_for_the_game(game: str) -> None:
     assert game_problem("greedy", game) is None
-    assert game_problem("ismcts", game) is not None
+    assert game_problem("ismcts-tree", game) is not None  # grid has its own ismcts
     assert make_bot("greedy", seed=1, game=game).name == "greedy"
 
 

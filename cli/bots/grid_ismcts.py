@@ -1,0 +1,220 @@
+# The ISMCTS bot of the grid game (SPEC Part 7, "Bots of the other games", 7.G.9; issue 17).
+#
+# What it sees: exactly its seat's `GridView` and the legal inputs, as the greedy bot
+# (cli/bots/grid.py): it rebuilds the same simulation state from the view, in which only the
+# identities its seat knows are set. It never reads a hidden identity; it samples them.
+#
+# How it plays: the paired information-set search of the Versus bot (cli/bots/ismcts.py,
+# "paired mode"; Cowling, Powley and Whitehouse 2012), on the grid engine. The root's children
+# are the CANDIDATES best inputs of greedy's one-ply ranking. An iteration samples one world
+# consistent with the view (every card hidden from the bot, in the decks, the opponent's hand
+# and its face-down cards, gets a distinct catalogue card the view has not shown; each hidden
+# deck gets one draw order) and plays *every* candidate in that same world: the candidate, then
+# both players play greedy's one-ply choice with full knowledge of the world until PLAYOUT_TURNS
+# turns after the current one are over (on its own turn: the opponent's reply and its own next
+# turn), and the position reached is scored by greedy's evaluation turned into a win
+# probability. The bot plays the candidate with the best total. Why paired: a world's hidden
+# cards decide much of a position, so comparing candidates on different worlds mostly measures
+# the worlds; on one world with one draw order (common random numbers) that luck is common to
+# all candidates and cancels out. Why
+# the playout: greedy's static evaluation cannot see what the opponent answers (a placement
+# that wins a battle, a trap it walks into, a path to the home base); a played-out reply can.
+# Why through its own next turn: greedy's evaluation assumes the opponent moves next (an enemy
+# threat on the home base weighs 90, its own 25), so a leaf is scored where that holds; leaves
+# at the start of its own turn (one turn fewer) scored worse (SPEC 7.G.9).
+#
+# A world is a full-information simulation state: the sampled identities are written into the
+# state's identity column, so the engine resolves reveals by itself and every choice of either
+# player can be simulated; deals follow the world's draw order. Nothing random remains inside a
+# playout (ties go to the first best input), so an iteration is a pure function of its world.
+#
+# Budget: `iterations` worlds per decision (reproducible given the seed, the default) and/or
+# `seconds` (for play); a round cut by the deadline is dropped whole, the first always
+# completes. When the view cannot be rebuilt, greedy's fallback answers (a legal input).
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from versus.engine.errors import EngineError
+from versus.engine.grid.cards import Kind
+from versus.engine.grid.notation import GridInput, Verb
+from versus.engine.grid.state import Dec, GridState, Zone, deck_range, legal_actions, step
+from versus.engine.grid.views import GridView
+
+from .base import Budget
+from .grid import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
+from .simple import bot_rng
+
+DEFAULT_BUDGET = Budget(iterations=8, seconds=None)
+CANDIDATES = 6  # the root inputs searched, greedy's best first
+PLAYOUT_TURNS = 2  # a playout ends when this many turns after the root's are over
+PLAYOUT_DECISIONS = 40  # hard cap on one playout's decisions
+PRIOR_WORLDS = 4  # worlds greedy's one-ply ranking of the root averages over
+SCALE = 40.0  # evaluation points per logistic unit of the win probability
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One sampled completion of the view: the full-information state and each hidden deck's
+    draw order."""
+
+    state: GridState
+    orders: tuple[tuple[int, ...], ...]
+
+
+def win_probability(score: float) -> float:
+    x = max(-60.0, min(60.0, score / SCALE))
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+class GridIsmctsBot:
+    """Paired information-set search for the grid game (see the module note)."""
+
+    cheap = False
+
+    def __init__(self, seed: int | None = None, budget: Budget | None = None,
+                 name: str = "ismcts", candidates: int = CANDIDATES,
+                 playout_turns: int = PLAYOUT_TURNS, prior_worlds: int = PRIOR_WORLDS) -> None:
+        if candidates < 1 or playout_turns < 0 or prior_worlds < 1:
+            raise ValueError(f"grid ismcts needs candidates >= 1, playout_turns >= 0 and "
+                             f"prior_worlds >= 1, got {candidates}, {playout_turns}, "
+                             f"{prior_worlds}")
+        self.name = name
+        self.budget = budget or DEFAULT_BUDGET
+        self.candidates, self.playout_turns = candidates, playout_turns
+        self.rng = bot_rng(seed)
+        # greedy ranks the root and answers when the view cannot be rebuilt; one generator
+        self.greedy = GridGreedyBot(0, worlds=prior_worlds, name=name)
+        self.greedy.rng = self.rng
+        self.last_iterations = 0  # of the last decision (for the benchmark)
+
+    def choose(self, view: GridView, legal: Sequence[GridInput]) -> GridInput:
+        if not legal:
+            raise ValueError("ismcts: no legal input to choose from")
+        legal = list(legal)
+        self.last_iterations = 0
+        if len(legal) == 1:
+            return legal[0]
+        deadline = None if self.budget.seconds is None else \
+            time.perf_counter() + self.budget.seconds
+        try:
+            s = rebuild(view, legal)
+            ranked = self.rank(s, view, legal)
+        except Unbuildable:
+            return self.greedy.choose(view, legal)
+        if len(ranked) == 1:
+            return ranked[0]
+        try:
+            totals = self.search(s, view, ranked, deadline)
+        except (EngineError, AssertionError):  # a world the rebuilt state misjudged
+            return ranked[0]
+        best = max(range(len(ranked)), key=lambda i: (totals[i], -i))
+        return ranked[best]
+
+    def rank(self, s: GridState, view: GridView, legal: list[GridInput]) -> list[GridInput]:
+        """The CANDIDATES best inputs by greedy's one-ply score (common worlds), best first;
+        a trap or item placed face up (wasted) only if nothing else is legal."""
+        worlds = self.greedy.sample_worlds(s, view)
+        scored = []
+        for i, action in enumerate(legal):
+            if action.verb is Verb.PLACE and action.up and _known_kind(s, action.handle) \
+                    not in (None, Kind.CHARACTER):
+                continue
+            scored.append((-self.greedy.score(s, action, worlds), i, action))
+        if not scored:
+            return legal[:1]
+        scored.sort(key=lambda t: (t[0], t[1]))
+        return [a for _, _, a in scored[:self.candidates]]
+
+    def search(self, s: GridState, view: GridView, candidates: list[GridInput],
+               deadline: float | None) -> list[float]:
+        """Each candidate's total win probability over the budget's worlds (paired)."""
+        iterations = self.budget.iterations
+        me = view.player
+        last_turn = s.turn + self.playout_turns
+        totals = [0.0] * len(candidates)
+        done = 0
+        while True:
+            world = self.sample_world(s, view)
+            values = []
+            for a in candidates:
+                values.append(playout(step(world.state, a), world.orders, me, last_turn))
+                if done and deadline is not None and time.perf_counter() >= deadline:
+                    break
+            if len(values) < len(candidates):
+                break  # a round cut by the deadline is dropped whole
+            for i, v in enumerate(values):
+                totals[i] += v
+            done += 1
+            if ((iterations is not None and done >= iterations)
+                    or (deadline is not None and time.perf_counter() >= deadline)):
+                break
+        self.last_iterations = done
+        return totals
+
+    def sample_world(self, s: GridState, view: GridView) -> World:
+        """Distinct unseen catalogue cards for every hidden handle (with replacement if the
+        catalogue runs out), and a random draw order of each hidden deck's cards."""
+        rng = self.rng
+        hidden = [h for h, i in enumerate(s.ident) if i < 0]
+        seen = view.card_ids()
+        cat = s.catalogue
+        pool = [i for i, c in enumerate(cat.cards) if c.id not in seen]
+        picked = rng.sample(pool, min(len(hidden), len(pool)))
+        ident = list(s.ident)
+        for k, h in enumerate(hidden):
+            ident[h] = picked[k] if k < len(picked) else rng.randrange(len(cat.cards))
+        orders = []
+        for deck in range(1 if s.rules.shared else 2):
+            lo, hi = deck_range(s.rules, deck)
+            order = [h for h in range(lo, hi) if s.zone[h] == Zone.DECK]
+            rng.shuffle(order)
+            orders.append(tuple(order))
+        return World(replace(s, ident=tuple(ident), _cache={}), tuple(orders))
+
+
+def policy(s: GridState, player: int) -> GridInput:
+    """Greedy's one-ply choice for `player` in a full-information state: the first best."""
+    legal = legal_actions(s)
+    if len(legal) == 1:
+        return legal[0]
+    best, best_score = legal[0], -math.inf
+    for action in legal:
+        if action.verb is Verb.PLACE and action.up and _known_kind(s, action.handle) \
+                is not Kind.CHARACTER:
+            continue  # wasted (G10): every identity is known in a world
+        score = _Sim(player, {}).value(step(s, action))
+        if score > best_score:
+            best, best_score = action, score
+    return best
+
+
+def playout(s: GridState, orders: tuple[tuple[int, ...], ...], me: int,
+            last_turn: int) -> float:
+    """Both players play greedy's choice in the world until `last_turn` is over (at most
+    PLAYOUT_DECISIONS inputs); the win probability of the position reached, for `me`."""
+    for _ in range(PLAYOUT_DECISIONS):
+        if s.finished or s.turn > last_turn:
+            break
+        d = s.decision
+        code = d[0]
+        if code == Dec.DEAL:
+            zone = s.zone
+            h = next(h for h in orders[d[2]] if zone[h] == Zone.DECK)
+            s = step(s, GridInput(Verb.DEAL, h))
+        elif code in (Dec.TURN, Dec.WINDOW, Dec.ORDER, Dec.TARGET):
+            s = step(s, policy(s, d[1]))
+        elif code == Dec.DUEL:
+            s = step(s, legal_actions(s)[0])
+        else:
+            break  # no reveal or coin in a world (every identity is set, the coin is past)
+    if s.finished:
+        winner = s.result[1]
+        return 0.5 if winner < 0 else float(winner == me)
+    return win_probability(evaluate(s, me))
+
+
+__all__ = ["DEFAULT_BUDGET", "GridIsmctsBot", "playout", "policy"]
