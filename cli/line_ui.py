@@ -173,8 +173,8 @@ class LinePlayer:
         texts = [self.game.format_input(action) for action in legal]
         for line in describe_view(self.game, view):
             self.say(f"  {line}")
-        self.say(printable(f"your move, one of: {', '.join(texts)} (or: "
-                           f"{', '.join(COMMANDS)})", 4 * MAX_LINE))
+        self.say(printable(f"your move, {choices_text(texts)} (or: {', '.join(COMMANDS)})",
+                           4 * MAX_LINE))
         self.reader.candidates = [*texts, *COMMANDS]
         while True:
             print("> ", end="", file=self.out, flush=True)
@@ -214,6 +214,26 @@ class LinePlayer:
         assert self.session is not None
         await self.session.leave(why)
         await trio.sleep_forever()
+
+
+#: a prompt listing more than this many characters of inputs groups them by their first word
+SHORT_CHOICES = 160
+
+
+def choices_text(texts: Sequence[str]) -> str:
+    """The inputs of a decision for the prompt: all of them when short ("one of: bet, pass"),
+    else grouped by their first word with counts and one example each ("32 inputs: place (30,
+    e.g. place 0 a1 down), use (2, e.g. use 0); help lists them"): a 6x6 grid offers dozens of
+    placements, a wall of text on an 80-column terminal."""
+    listed = ", ".join(texts)
+    if len(listed) <= SHORT_CHOICES:
+        return f"one of: {listed}"
+    groups: dict[str, list[str]] = {}
+    for text in texts:
+        groups.setdefault(text.split(" ", 1)[0], []).append(text)
+    parts = [f"{word} ({len(group)}, e.g. {group[0]})" if len(group) > 1 else group[0]
+             for word, group in groups.items()]
+    return f"{len(texts)} inputs: {', '.join(parts)}; help lists them, Tab completes"
 
 
 def help_lines(texts: Sequence[str]) -> list[str]:

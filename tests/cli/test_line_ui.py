@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 from tests.engine.toy_game import TOY
-from versus.cli.line_ui import COMMANDS, LinePlayer, complete_line, help_lines
+from versus.cli.line_ui import COMMANDS, LinePlayer, choices_text, complete_line, help_lines
 
 
 def test_tab_completes_the_whole_line_among_the_legal_inputs() -> None:
@@ -43,3 +43,12 @@ def _dealt():  # the toy duel at player 0's first turn
 
     s = TOY.new_game(Setup(6, TOY.default_catalogue(), b"line-ui"))
     return TOY.step(TOY.step(s, "deal 0"), "deal 1")
+
+
+def test_a_long_list_of_inputs_is_grouped_on_the_prompt() -> None:
+    assert choices_text(["bet", "pass"]) == "one of: bet, pass"
+    grid = [f"place {card} {cell}1 down" for card in range(5) for cell in "abcdef"]
+    text = choices_text([*grid, "use 2", "use 3", "end"])
+    # before: all 33 inputs in one line of 500+ characters
+    assert text == ("33 inputs: place (30, e.g. place 0 a1 down), use (2, e.g. use 2), end; "
+                    "help lists them, Tab completes")
