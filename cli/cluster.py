@@ -10,9 +10,17 @@
 # plays them, and the task returns the game's record with the transcript's bytes (and the text
 # record's text) instead of writing files. The organiser (this process) keeps a bounded number
 # of tasks in flight (twice the cluster's threads), and for each answer verifies the transcript
-# itself (`verify_transcript`: the worker's word is not taken), requires it to show the
-# reported winner, writes it and the record atomically, and keeps the resume file as the local
-# path does (`Run.record`); so a result counts once, when the organiser records it.
+# itself (`verify_transcript`) and reads the result from it, not from the worker's record;
+# the transcript must show this game's players (keys derived from the job's seed) and game;
+# an answer without a transcript it can check is recorded abandoned. It writes the transcript
+# and the record atomically and keeps the resume file as the local path does (`Run.record`);
+# so a result counts once, when the organiser records it.
+#
+# Trust. The cluster is trusted, like the machines of a process pool: Dask moves results as
+# pickles, so a hostile scheduler or worker could run code in this process, and the two games
+# of a paired deal share keys (a worker could swap them). The organiser's checks catch bugs,
+# crashes and corruption, not an attacker: use `tls://` with Dask's security settings on a
+# network you do not control.
 #
 # Lost workers. A task whose worker dies is rescheduled by Dask on another worker (up to the
 # scheduler's `allowed-failures`); if Dask gives up (KilledWorker), or the task fails in any
@@ -116,30 +124,91 @@ def threads(client: Any) -> int:
 # --- tournaments -------------------------------------------------------------------------------
 
 
-def accept(run: Run, game: Game, answer: dict[str, Any]) -> dict[str, Any]:
-    """What the organiser records of a cluster answer: the transcript verified here and
-    written to the games folder; the text record written beside it."""
+MAX_ANSWER_TEXT = 300  # a reason or check name from a worker, cut and made printable
+MAX_TRANSCRIPT = 64 << 20  # a transcript's bytes from a worker
+
+
+def expected_fingerprints(job: dict[str, Any]) -> list[str] | None:
+    """The two players' fingerprints a seeded game must show (the worker derives the
+    identities from the job's seed, tournament_worker.play_job); None: fresh keys, unknown."""
+    from versus.protocol.crypto.identity import Identity, fingerprint
+
+    from .tournament_worker import derive
+
+    seed = job.get("deal_seed") or job.get("seed")
+    if not seed:
+        return None
+    return [fingerprint(Identity.generate(derive(bytes.fromhex(seed), f"identity-{seat}"))
+                        .public_key) for seat in (0, 1)]
+
+
+def _abandoned(reason: str) -> dict[str, Any]:
+    return {"abandoned": True, "reason": reason, "transcript": None}
+
+
+def accept(run: Run, game: Game, answer: Any) -> dict[str, Any]:
+    """What the organiser records of a cluster answer. Nothing a worker says about the result
+    is taken: the result (ending, winner, outcome) is read from the transcript the organiser
+    verifies itself, which must be this job's game (its players' keys, derived from the job's
+    seed, and its game id). (The two games of a paired deal share keys and match id, so a
+    worker could still swap them: the cluster is trusted, see the module comment.) An answer
+    without a
+    checkable transcript (a worker-side forfeit or timeout, a malformed answer) is recorded
+    abandoned, so `--resume` plays the game again."""
     from versus.protocol.match.verify import verify_transcript
+    from versus.protocol.wire.text import printable
 
     from .tournament_worker import write_atomically
 
-    data = answer.pop("transcript_bytes", None)
-    text = answer.pop("record_text", None)
-    if answer.get("abandoned") or data is None:
-        answer["transcript"] = None
-        return answer
-    path = run.folder.transcript_path(game)
+    if not isinstance(answer, dict):
+        return _abandoned(f"the worker answered a {type(answer).__name__}, not a record")
+    reason = printable(str(answer.get("reason") or ""), MAX_ANSWER_TEXT)
+    data, text = answer.get("transcript_bytes"), answer.get("record_text")
+    if answer.get("abandoned"):
+        return _abandoned(reason or "abandoned on the worker")
+    if not isinstance(data, bytes) or not 0 < len(data) <= MAX_TRANSCRIPT:
+        return _abandoned("the worker's answer has no transcript the organiser can verify"
+                          + (f" ({reason})" if reason else ""))
     report = verify_transcript(data)
-    shown = (report.summary.get("result") or {}).get("winner")
-    answer["verified"] = bool(report.ok and shown == answer.get("winner_seat"))
-    answer["check"] = report.check
+    summary = report.summary
+    result = summary.get("result") or {}
+    job = run.job(game)
+    expected = expected_fingerprints(job)
+    match_id = summary.get("match_id")
+    if expected is not None and summary.get("players") != expected:
+        return _abandoned("the worker's transcript is not this game's (other players' keys)")
+    if (summary.get("rules") or {}).get("game") not in (None, job["game_id"]):
+        return _abandoned("the worker's transcript is of another game")
+    winner = result.get("winner")
+    forfeit = answer.get("forfeit_seat")
+    forfeited = (forfeit in (0, 1) and winner == 1 - forfeit
+                 and result.get("ending") == "resignation")  # a forfeit is a resignation
+    record: dict[str, Any] = {
+        "abandoned": False, "winner_seat": winner if winner in (0, 1) else None,
+        "ending": "forfeit" if forfeited else result.get("ending", "abandoned"),
+        "outcome": result.get("outcome"), "forfeit_seat": forfeit if forfeited else None,
+        "reason": reason, "verified": bool(report.ok and result),
+        "check": report.check, "actions": summary.get("actions"),
+        "fingerprints": summary.get("players"), "match_id": match_id,
+        "seconds": _finite(answer.get("seconds")),
+        "setup_seconds": _finite(answer.get("setup_seconds")),
+    }
+    if not record["verified"]:  # counted only once verified here (replayed on --resume)
+        return _abandoned(printable(f"the worker's transcript failed verification: "
+                                    f"{report.check}: {report.message}", MAX_ANSWER_TEXT))
+    path = run.folder.transcript_path(game)
     write_atomically(path, data)
-    answer["transcript"] = str(path.resolve())
-    if text is not None:
-        record = run.folder.record_text_path(game)
-        write_atomically(record, text.encode())
-        answer["record"] = str(record.resolve())
-    return answer
+    record["transcript"] = str(path.resolve())
+    if isinstance(text, str):
+        written = run.folder.record_text_path(game)
+        write_atomically(written, text.encode()[:MAX_TRANSCRIPT])
+        record["record"] = str(written.resolve())
+    return record
+
+
+def _finite(value: Any) -> float:
+    """A duration a worker reports (only shown): a finite number >= 0, else 0."""
+    return float(value) if isinstance(value, int | float) and 0 <= value < 1e9 else 0.0
 
 
 def run_on_cluster(run: Run) -> None:

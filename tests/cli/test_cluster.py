@@ -130,3 +130,65 @@ def test_without_distributed_cluster_is_one_line(
     status, _, err = versus(capsys, "tournament", "random", "random", "--cluster", "nowhere",
                             "--out", str(tmp_path / "t"))
     assert status == 2 and "expected tcp://HOST:PORT" in err
+
+
+# --- what the organiser believes of a worker's answer (cli/cluster.py accept) ------------------
+
+
+class _Folder:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def transcript_path(self, game: Any) -> Path:
+        return self.root / f"{game}.vtr"
+
+    def record_text_path(self, game: Any) -> Path:
+        return self.root / f"{game}.txt"
+
+
+class _Run:
+    """What accept reads of a tournament run: the job (its seed fixes the players' keys)."""
+
+    def __init__(self, root: Path, seed: str | None) -> None:
+        self.folder, self.records, self.seed = _Folder(root), {}, seed
+
+    def job(self, game: Any) -> dict[str, Any]:
+        return {"game_id": "versus42", "seed": self.seed, "deal_seed": None}
+
+
+@pytest.fixture(scope="module")
+def demo_transcript(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    out = tmp_path_factory.mktemp("demo")
+    assert versus_main(["demo", "--deal", "decklist", "--seed", "5eed", "--quiet",
+                        "--out", str(out)]) == 0
+    return next(out.glob("*/transcript.vtr")).read_bytes()
+
+
+@pytest.mark.parametrize("answer", [
+    "not a dict",
+    {"winner_seat": 5, "ending": "game", "seconds": "x"},  # before: IndexError in make_record
+    {"winner_seat": 0, "ending": "forfeit", "forfeit_seat": 1},  # before: scored, unverified
+    {"winner_seat": 0, "ending": "game", "transcript_bytes": b"garbage"},
+])
+def test_an_answer_the_organiser_cannot_check_is_abandoned(tmp_path: Path, answer: Any) -> None:
+    from versus.cli.cluster import accept
+
+    record = accept(_Run(tmp_path, "aa"), "g1", answer)  # type: ignore[arg-type]
+    assert record["abandoned"] is True and record["transcript"] is None, record
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_result_is_read_from_the_transcript_not_from_the_worker(
+        tmp_path: Path, demo_transcript: bytes) -> None:
+    from versus.cli.cluster import accept
+    from versus.protocol.match.verify import verify_transcript
+
+    truth = verify_transcript(demo_transcript).summary["result"]
+    lie = {"winner_seat": 1 - truth["winner"], "ending": "timeout",
+           "transcript_bytes": demo_transcript}
+    record = accept(_Run(tmp_path, None), "g1", lie)  # type: ignore[arg-type]
+    assert record["verified"] and record["winner_seat"] == truth["winner"]
+    assert record["ending"] == truth["ending"]
+    # a seeded game must show the keys its seed derives: this transcript is another game's
+    other = accept(_Run(tmp_path, "aa"), "g2", dict(lie))  # type: ignore[arg-type]
+    assert other["abandoned"] and "other players' keys" in other["reason"]
