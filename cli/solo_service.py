@@ -9,9 +9,13 @@
 # and at most IDLE_TIMEOUT for the next ones (a person thinks between random steps; the client
 # reconnects after), answers each request in order, and closes the connection after a frame
 # it cannot read (oversize, empty, not canonical) with a refusal saying why: the stream
-# position is lost or the client is broken. Other
-# refusals (out of order, second history...) leave the connection open. At most
-# MAX_CONNECTIONS at once; one more is told "busy" and closed.
+# position is lost or the client is broken. Every other refusal (wrong challenge, bad
+# signature, out of order, second history...) is answered and the connection closed too: a
+# connection holds its slot past its first request only while its requests are answered, so
+# no one can hold slots with requests that cost nothing to make (a wrong digest needs no
+# signature). At most MAX_CONNECTIONS at once, PER_SOURCE of them from one address; one more is
+# told "busy" and closed. The ledger step and its fsync run in a worker thread, one at a
+# time, so a slow disk does not stall the other connections.
 #
 # Durability. The state file is an append-only log of frames: a header [format, challenge
 # digest] then one ledger entry per answered step, written and fsynced BEFORE the answer is sent
@@ -61,6 +65,7 @@ IDLE_TIMEOUT = 300.0
 FRAME_TIMEOUT = 10.0
 SEND_TIMEOUT = 10.0
 MAX_CONNECTIONS = 64
+PER_SOURCE = 4  # connections at once from one address (a player needs one)
 CLIENT_TIMEOUT = 30.0
 MAX_STATE_FRAME = 256
 
@@ -77,9 +82,11 @@ class Limits:
     frame: float = FRAME_TIMEOUT
     send: float = SEND_TIMEOUT
     connections: int = MAX_CONNECTIONS
+    per_source: int = PER_SOURCE
 
     def __post_init__(self) -> None:
-        if min(self.idle, self.frame, self.send) <= 0 or self.connections < 1:
+        if min(self.idle, self.frame, self.send) <= 0 or min(self.connections,
+                                                              self.per_source) < 1:
             raise ValueError(f"service limits must be positive: {self}")
 
 
@@ -222,21 +229,31 @@ class Server:
         self.service, self.state, self.log = service, state, log
         self.limits = limits or Limits()
         self._slots = trio.Semaphore(self.limits.connections)
+        self._per_source: dict[str, int] = {}
+        self._ledger_lock = trio.Lock()  # one ledger step (and its fsync) at a time
         self.answered = 0
 
     async def handle(self, stream: trio.SocketStream) -> None:
         try:
-            peer = "{}:{}".format(*stream.socket.getpeername()[:2])
+            source, port = stream.socket.getpeername()[:2]
+            peer = f"{source}:{port}"
         except OSError:
-            peer = "a client"
+            source = peer = "a client"
         try:
-            if self._slots.value == 0:
+            if self._slots.value == 0 or self._per_source.get(source, 0) >= \
+                    self.limits.per_source:
                 await _send(stream, refusal_bytes(ServiceBusy(
-                    f"the service serves {self.limits.connections} connections at once; "
-                    "retry later")), self.limits)
+                    f"the service serves {self.limits.connections} connections at once, "
+                    f"{self.limits.per_source} per address; retry later")), self.limits)
                 return
-            async with self._slots:
-                await self._serve_connection(stream, peer)
+            self._per_source[source] = self._per_source.get(source, 0) + 1
+            try:
+                async with self._slots:
+                    await self._serve_connection(stream, peer)
+            finally:
+                self._per_source[source] -= 1
+                if not self._per_source[source]:
+                    del self._per_source[source]
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
             self.log(f"{peer}: connection lost: {e or type(e).__name__}")
         except trio.TooSlowError:
@@ -261,17 +278,16 @@ class Server:
             except (MalformedRequest, Timeout) as e:
                 return await self._refuse_and_close(stream, peer, e)
             try:
-                answer, refused = self.service.answer(frame, self.state.append)
+                async with self._ledger_lock:
+                    answer, refused = await trio.to_thread.run_sync(
+                        self.service.answer, frame, self.state.append)
             except OSError as e:
                 self.log(f"cannot record a step in {self.state.path}: {e}")
                 return await self._refuse_and_close(stream, peer, Unavailable(
                     "the service cannot record the step now; retry later"))
-            if refused is None:
-                self.answered += 1
-            elif isinstance(refused, MalformedRequest):  # a broken client: answer, close
+            if refused is not None:  # answered, then closed (module comment)
                 return await self._refuse_and_close(stream, peer, refused)
-            else:
-                self.log(f"{peer}: refused ({refused.code}): {refused}")
+            self.answered += 1
             await _send(stream, answer, self.limits)
 
     async def _refuse_and_close(self, stream: trio.SocketStream, peer: str,

@@ -224,3 +224,31 @@ def test_cli_serve_and_solo_service(tmp_path, capsys):
     key = parse_secret((tmp_path / "t1.secret").read_bytes(),
                        parse_challenge((tmp_path / "t1.challenge").read_bytes())).key
     assert key.secret_bytes() not in published  # the secret, never the organiser's signing key
+
+
+async def test_no_one_holds_slots_with_requests_that_cost_nothing(tmp_path):
+    """Review finding: a wrong-challenge request needs no signature; before, the connection
+    then stayed open for the 300 s idle time, so 64 of them locked every player out."""
+    ch, sec = _challenge()
+    svc = Running(ch, sec, tmp_path / "s", Limits(per_source=2))
+    req = S.RevealRequest.signed(PLAYER, bytes(32), "d6", 0, bytes(32)).to_bytes()
+    async with trio.open_nursery() as nursery:
+        await svc.start(nursery)
+        stream = await trio.open_tcp_stream("127.0.0.1", svc.port)
+        async with stream:
+            await stream.send_all(struct.pack(">I", len(req)) + req)
+            data = b""
+            with trio.fail_after(5):  # the refusal, then the end of the stream
+                while chunk := await stream.receive_some(4096):
+                    data += chunk
+            assert decode(data[4:], max_size=1024)[2] == "wrong-challenge"
+        # at most `per_source` connections from one address at once
+        held = [await trio.open_tcp_stream("127.0.0.1", svc.port) for _ in range(2)]
+        await trio.sleep(0.1)
+        assert (await _raw(svc.port, b""))[2] == "busy"
+        for stream in held:
+            await stream.aclose()
+        await trio.sleep(0.1)
+        run, _ = await _play(ch, svc.port)  # slots are given back
+        assert R.verify_run(run.to_bytes(), ch).ok
+        svc.stop()
