@@ -203,6 +203,7 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
     if isinstance(setup_or_report, Report):
         return _early(setup_or_report, catalogue)
     setup, rules = setup_or_report
+    given = catalogue is not None
     if catalogue is None:  # the shipped version the HELLOs name (SPEC Part 2, "Versions")
         catalogue = (rules.game_impl.catalogue_for_digest(setup.catalogue_hash)
                      or rules.game_impl.default_catalogue())
@@ -219,7 +220,10 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
     if digest != setup.catalogue_hash:
         return _early(Report(False, 2, 0, "catalogue-mismatch", None,
                              f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not "
-                             f"the one given ({digest.hex()[:16]}…)", summary),
+                             f"the one given ({digest.hex()[:16]}…)" if given else
+                             f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, "
+                             "which no version of this game's card data has (give its file "
+                             "with --catalogue)", summary),
                       catalogue)
     if rules.deal_mode is DealMode.SHARED_POOL:
         try:  # both HELLOs agree on these rules, but they cannot deal (pool too small, ...)

@@ -69,3 +69,13 @@ def test_a_match_saved_before_the_upgrade_resumes_with_its_own_card_pool(tmp_pat
                  "--out", str(tmp_path)]) == 0
     (written,) = tmp_path.glob("*/transcript.vtr")
     assert saved_catalogue(written.read_bytes()) is catalogue_version(LATEST)
+
+
+def test_card_data_no_shipped_version_has_is_named_as_such(monkeypatch) -> None:
+    # e.g. a transcript from a newer release: the verifier says which card data is missing
+    from versus.engine.versus42 import VERSUS42
+
+    monkeypatch.setattr(type(VERSUS42), "catalogue_for_digest", lambda self, digest: None)
+    report = verify_transcript((DATA / "versus42-decklist-before-issue16.vtr").read_bytes())
+    assert not report.ok and report.check == "catalogue-mismatch"
+    assert "which no version of this game's card data has" in report.message
