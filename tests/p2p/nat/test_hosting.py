@@ -246,3 +246,25 @@ def test_upnp_discovery_with_a_named_gateway_leaves_by_its_interface_only() -> N
         with pytest.raises(OSError, match="no UPnP gateway answered"):
             hosting._upnp_discover(fake, gateway)
     assert made == [{"multicastif": "127.0.0.1"}, {}]
+
+
+async def test_a_upnp_mapping_made_before_a_cancel_is_deleted() -> None:
+    """Review finding: UPnP mapped, the IPv6 pinhole still asked of a silent gateway, then the
+    host is stopped: the UPnP mapping was left on the router for its whole lease."""
+    _FakeIGD.calls = []
+    module = SimpleNamespace(UPnP=_FakeIGD)
+    port = _dead_udp_port()
+    silent6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    try:
+        silent6.bind(("::1", port))  # answers nothing
+    except OSError as error:
+        silent6.close()
+        pytest.skip(f"no IPv6 loopback here: {error}")
+    with silent6, trio.move_on_after(1.5):
+        async with hosting.host_port_mapping(
+                47826, lambda line: None, gateway="127.0.0.1", gateway_port=port,
+                upnp=lambda: module, ipv6_address=lambda: "::1", gateway6="::1",
+                pcp_policy=RetryPolicy(initial=0.5, maximum=2.0, attempts=4)):
+            pytest.fail("the pinhole's gateway is silent: the block is not reached in time")
+    assert [call[0] for call in _FakeIGD.calls] == ["UPnP", "add", "add", "delete"], \
+        _FakeIGD.calls
