@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import sys
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.bots import Budget, make_bot
+from versus.cli.tournament_stats import wilson
 from versus.engine import HashRng, Referee, Ruleset, default_catalogue, load_catalogue
 from versus.engine.catalogue import LIGHT, Catalogue
 from versus.engine.referee import fisher_yates, random_deal
@@ -104,15 +104,6 @@ def play(task: tuple[str, int, int]) -> Game:
     return Game(bots, number, (tuple(ids[:n]), tuple(ids[n:])), light_seat,
                 referee.state.first, result.winner)
 
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval of a win rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def points(game: Game, seat: int) -> float:

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import statistics
 import sys
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 from versus.cli.bots import Budget, IsmctsBot, make_bot
+from versus.cli.tournament_stats import wilson
 from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
 
 # the first three are the default run; the tree mode's pairing is there to reproduce its figures
@@ -66,15 +66,6 @@ def play_one(task: tuple[int, int, int | None, float]) -> dict[str, object]:
     return {"pairing": pairing, "game": game, "outcome": outcome,
             "turns": referee.state.turn + 1, "times": times, "iters": iters}
 
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return 0.0, 0.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def play_all(chosen: list[int], games: int, iterations: int | None, seconds: float,

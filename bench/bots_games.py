@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import multiprocessing
 import sys
 import time
@@ -23,6 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.bots import make_bot
+from versus.cli.tournament_stats import wilson
 from versus.engine.api import DecisionKind, Finished, Setup
 from versus.engine.registry import get_game
 
@@ -122,14 +122,6 @@ def play_pair_game(task: tuple[str, str, str, int, int]) -> tuple[int, float, fl
     score = 0.5 if result.winner is None else float(result.winner == a_seat)
     return index // 2, score, time.perf_counter() - t0
 
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0

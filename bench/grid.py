@@ -30,9 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bots_games  # bench/bots_games.py: the duplicate-format loop and the Wilson interval
+import bots_games  # bench/bots_games.py: the duplicate-format loop
 
 from versus.cli.bots import make_bot
+from versus.cli.tournament_stats import wilson
 from versus.engine.grid.cards import default_catalogue
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
@@ -81,7 +82,7 @@ def _summary(scores: list[tuple[int, float]], seconds: float) -> dict[str, float
     per_deal: dict[int, float] = {}
     for deal, s in scores:
         per_deal[deal] = per_deal.get(deal, 0.0) + s
-    low, high = bots_games.wilson(total, n)
+    low, high = wilson(total, n)
     return {"games": n, "wins": sum(1 for _, s in scores if s == 1.0),
             "draws": sum(1 for _, s in scores if s == 0.5), "rate": total / n,
             "low": low, "high": high,

@@ -26,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.solo import make_bot
+from versus.cli.tournament_stats import wilson
 from versus.engine.multiverse import MULTIVERSE as G
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.solo import run as R
@@ -59,14 +60,6 @@ def dice(data: bytes) -> list[int]:
             out.append(R.below(body[5], 6))
     return out
 
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 0.0
-    p, z2 = k / n, Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return centre - half, centre + half
 
 
 def mean_ci(xs: list[float]) -> tuple[float, float, float]:

@@ -37,6 +37,17 @@ PENTA_LABELS = ("LL", "LD", "DD+WL", "WD", "WW")
 TRI_LABELS = ("L", "D", "W")
 
 
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a win rate `wins / n` (draws as half wins): the
+    benchmarks' intervals for bot strength and card balance. (0, 1) when n is 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def score_to_elo(score: float) -> float:
     if score <= 0:
         return -math.inf
