@@ -39,8 +39,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.p2p.nat.cli_support import transcript_path, until_invite, versus_process
 from versus.p2p.invite import Invite
-from versus.p2p.keystore import load_or_create_identity
 from versus.protocol.match.verify import verify_transcript
 
 pytestmark = pytest.mark.netns
@@ -289,34 +289,7 @@ def _router_speaks(method: str) -> Iterator[None]:
                             PERSONALITY_TABLE], capture_output=True, timeout=15)
 
 
-def _versus(ns: str, tmp_path: Path, name: str, *args: str) -> subprocess.Popen[str]:
-    key = tmp_path / f"{name}.key"
-    load_or_create_identity(key)
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / name / "config"),
-               XDG_DATA_HOME=str(tmp_path / name / "data"), PYTHONPATH=str(ROOT))
-    return subprocess.Popen(
-        ["ip", "netns", "exec", ns, sys.executable, "-m", "versus.cli.main", *args,
-         "--identity", str(key)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-
-def _until_invite(host: subprocess.Popen[str], deadline: float) -> list[str]:
-    lines: list[str] = []
-    assert host.stdout is not None
-    while time.monotonic() < deadline:
-        line = host.stdout.readline()
-        if not line:
-            break
-        lines.append(line.rstrip("\n"))
-        if line.startswith("invite: versus://"):
-            return lines
-    host.kill()
-    raise AssertionError(f"the host printed no invite: {lines!r} {host.stderr.read()[-1500:]!r}")
-
-
-def _transcript(output: str) -> Path:
-    line = next(line for line in output.splitlines() if line.startswith("transcript: "))
-    return Path(line.split(": ", 1)[1])
 
 
 #: method -> (port, host options, the lines the host prints about mapping)
@@ -354,11 +327,11 @@ def test_a_lan_host_maps_its_port_and_a_wan_joiner_plays_a_whole_match(
     port, options, expected = MATCHES[method]
     deadline = time.monotonic() + 60
     with _router_speaks(method):
-        host = _versus(LAN_NS, tmp_path, "host", "host", "--port", str(port), "--bot", "random",
-                       *options)
+        host = versus_process(tmp_path, "host", "host", "--port", str(port), "--bot", "random",
+                              *options, prefix=("ip", "netns", "exec", LAN_NS))
         join = None
         try:
-            head = _until_invite(host, deadline)
+            head = until_invite(host, deadline)
             mapping = [line for line in head if line.startswith("port mapping: ")
                        and not line.startswith(PINHOLE_LINE)]
             assert len(mapping) == len(expected), head
@@ -369,8 +342,8 @@ def test_a_lan_host_maps_its_port_and_a_wan_joiner_plays_a_whole_match(
             invite = Invite.parse(head[-1].split()[1])
             assert invite.addresses[:3] == (("61.88.0.1", port), ("2a01:88:1::2", port),
                                             ("10.88.1.2", port))
-            join = _versus(WAN_NS, tmp_path, "join", "join", str(invite), "--bot", "random",
-                           "--accept-rules")
+            join = versus_process(tmp_path, "join", "join", str(invite), "--bot", "random",
+                                  "--accept-rules", prefix=("ip", "netns", "exec", WAN_NS))
             join_out, join_err = join.communicate(timeout=max(1, deadline - time.monotonic()))
             host_out, host_err = host.communicate(timeout=max(1, deadline - time.monotonic()))
         finally:
@@ -381,7 +354,7 @@ def test_a_lan_host_maps_its_port_and_a_wan_joiner_plays_a_whole_match(
     assert join.returncode == 0, join_err + join_out
     assert host.returncode == 0, host_err + host_out
     assert f"joined 61.88.0.1:{port} ({invite.fingerprint})" in join_out
-    paths = [_transcript("\n".join(head) + "\n" + host_out), _transcript(join_out)]
+    paths = [transcript_path("\n".join(head) + "\n" + host_out), transcript_path(join_out)]
     assert paths[0] != paths[1] and paths[0].read_bytes() == paths[1].read_bytes()
     report = verify_transcript(paths[0].read_bytes())
     assert report.ok, report.describe()

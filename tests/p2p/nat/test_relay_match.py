@@ -13,10 +13,8 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.p2p.nat.cli_support import transcript_path, until_invite, versus_process
 from tests.p2p.nat.test_relay import relay_server  # noqa: F401 - the fixture
 from versus.p2p.invite import Invite
-from versus.p2p.keystore import load_or_create_identity
 from versus.p2p.nat import relay as rl
 from versus.p2p.nat.relay import RelayAddress
 from versus.protocol.match.verify import verify_transcript
@@ -127,33 +125,7 @@ class MisbehavingRelay:
                     sock.shutdown(socket.SHUT_RDWR)
 
 
-def _versus(tmp_path: Path, name: str, *args: str) -> subprocess.Popen[str]:
-    key = tmp_path / f"{name}.key"
-    load_or_create_identity(key)
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / name / "config"),
-               XDG_DATA_HOME=str(tmp_path / name / "data"), PYTHONPATH=str(ROOT))
-    return subprocess.Popen(
-        [sys.executable, "-m", "versus.cli.main", *args, "--identity", str(key)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-
-def _until_invite(host: subprocess.Popen[str], deadline: float) -> list[str]:
-    lines: list[str] = []
-    assert host.stdout is not None
-    while time.monotonic() < deadline:
-        line = host.stdout.readline()
-        if not line:
-            break
-        lines.append(line.rstrip("\n"))
-        if line.startswith("invite: versus://"):
-            return lines
-    host.kill()
-    raise AssertionError(f"the host printed no invite: {lines!r} {host.stderr.read()[-1500:]!r}")
-
-
-def _transcript(output: str) -> Path:
-    line = next(line for line in output.splitlines() if line.startswith("transcript: "))
-    return Path(line.split(": ", 1)[1])
 
 
 def _dead_port() -> int:
@@ -180,14 +152,14 @@ def test_a_relay_that_tampers_mid_match_then_comes_back_the_match_resumes(
 ) -> None:
     deadline = time.monotonic() + 60
     with MisbehavingRelay(relay_server, TAMPERS[kind]) as proxy:
-        host = _versus(tmp_path, "host", "host", "--port", "0", "--bot", "random", "--no-map",
-                       "--relay", str(proxy.address))
+        host = versus_process(tmp_path, "host", "host", "--port", "0", "--bot", "random",
+                              "--no-map", "--relay", str(proxy.address))
         processes.append(host)
-        head = _until_invite(host, deadline)
+        head = until_invite(host, deadline)
         shared = Invite.parse(head[-1].split()[1])
         invite = Invite.of([("127.0.0.1", _dead_port())], shared.fingerprint,
                            relay=shared.relay, room=shared.room)
-        join = _versus(tmp_path, "join", "join", str(invite), "--bot", "random",
+        join = versus_process(tmp_path, "join", "join", str(invite), "--bot", "random",
                        "--accept-rules")
         processes.append(join)
         join_out, join_err = join.communicate(timeout=max(1, deadline - time.monotonic()))
@@ -196,7 +168,7 @@ def test_a_relay_that_tampers_mid_match_then_comes_back_the_match_resumes(
         assert proxy.joins >= 2, "the joiner never came back through the relay"
     assert join.returncode == 0, join_err + join_out
     assert host.returncode == 0, host_err + host_out
-    paths = [_transcript("\n".join(head) + "\n" + host_out), _transcript(join_out)]
+    paths = [transcript_path("\n".join(head) + "\n" + host_out), transcript_path(join_out)]
     assert paths[0] != paths[1] and paths[0].read_bytes() == paths[1].read_bytes()
     report = verify_transcript(paths[0].read_bytes())
     assert report.ok, report.describe()
