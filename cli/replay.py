@@ -156,7 +156,11 @@ class Timeline:
     def narration(self, k: int, lens: Lens) -> list[str]:
         frame = self.frames[k]
         if frame.before is None or frame.input is None:
-            return [f"The game starts: player {frame.state.first} plays first"]
+            s = frame.state
+            if s.rules.start:
+                return [f"The match starts from a position at turn {s.turn}: player {s.active} "
+                        "to play"]
+            return [f"The game starts: player {s.first} plays first"]
         before, after = frame.before, frame.state
         if lens is Lens.REVEALED:
             teller = getattr(before.decision, "player", frame.input.seat)
@@ -450,6 +454,10 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
     if args.print or args.step is not None:
         print_replay(timeline, lens, out, args.step)
         return 0
+    if not sys.stdin.isatty():  # the browser reads keys; prompt-toolkit would fail with EOFError
+        print(f"versus replay: {args.file}: the replay browser needs a terminal on the standard "
+              "input; --print writes the whole match instead", file=sys.stderr)
+        return EXIT_UNREADABLE
     ReplayApp(timeline, lens, theme=getattr(args, "theme", None)).run()
     return 0
 

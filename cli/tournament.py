@@ -98,10 +98,6 @@ MAX_RECORD_FILE = 1 << 20
 MAX_MANIFEST_FILE = 16 << 20
 MAX_DEALS_FILE = 4 << 20
 DEAL_LABEL = re.compile(r"[A-Za-z0-9._-]{1,64}")
-#: why a start position cannot be a deal (SPEC §8.3 "Deal files"): a match starts from the
-#: game's new game, which the protocol and the verifier replay from; none carries a position
-POSITION_DEAL = ("a start position cannot be a deal: a match starts from the game's new game "
-                 "(the protocol has no start position); give a label and rules options")
 MAX_WORKER_LINE = 1 << 20
 STDERR_KEEP = 8192
 ROOT = Path(__file__).resolve().parent.parent
@@ -957,10 +953,14 @@ def check_names(participants: Sequence[str]) -> list[str]:
     return names
 
 
-def read_deals(path: str, game: str) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
-    """`--deals FILE` (SPEC §8.3): a JSON list (of labels, or of {"seed": label, "rules":
-    {name: value}}) or text, one deal a line: `LABEL [NAME=VALUE ...]`, `#` comments. A label is
-    1-64 characters of A-Z a-z 0-9 . _ -. TournamentError (one line) on any mistake."""
+def read_deals(path: str, game: str, rules_given: bool = False
+               ) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """`--deals FILE` (SPEC §8.3): a JSON list (of labels, of {"seed": label, "rules":
+    {name: value}}, of positions, or of {"seed": label, "position": ...}) or text, one deal a
+    line: `LABEL [NAME=VALUE ...]` or `[LABEL] {position JSON}`, `#` comments. A label is 1-64
+    characters of A-Z a-z 0-9 . _ -; a position without one is labelled by its hash. A
+    position becomes the game's rules with that start (`rules_for_position`), so the match
+    starts there. TournamentError (one line) on any mistake."""
     from .game_options import GameOptionError, game_of, game_rules, rules_options
 
     def bad(why: str) -> TournamentError:
@@ -976,26 +976,27 @@ def read_deals(path: str, game: str) -> tuple[tuple[str, tuple[tuple[str, Any], 
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise bad("not UTF-8 text") from None
-    entries: list[tuple[int, str, Any]] = []  # (line or item number, label, rules)
+    # (line or item number, label or None, rules: NAME=VALUE pairs or a mapping, position)
+    entries: list[tuple[int, str | None, Any, Any]] = []
     if text.lstrip().startswith("["):
         try:
             items = json.loads(text)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise bad(f"not JSON: {error}") from None
+        if not isinstance(items, list):
+            raise bad("a JSON deal file is a list")
         for n, item in enumerate(items, 1):
-            if isinstance(item, dict) and "format" in item:
-                raise bad(f"item {n}: {POSITION_DEAL}")
-            if isinstance(item, str):
-                entries.append((n, item, {}))
-            elif isinstance(item, dict) and isinstance(item.get("seed"), str) and set(
-                    item) <= {"seed", "rules"} and isinstance(item.get("rules", {}), dict):
-                entries.append((n, item["seed"], item.get("rules", {})))
-            else:
-                raise bad(f"item {n}: expected a label or {{\"seed\": ..., \"rules\": {{...}}}}")
+            entries.append((n, *_json_deal(item, n, bad)))
     else:
         for n, line in enumerate(text.splitlines(), 1):
-            if line.lstrip().startswith("{"):
-                raise bad(f"line {n}: {POSITION_DEAL}")
+            brace = line.find("{")
+            if brace >= 0:  # `[LABEL] {position}`: the JSON runs to the end of the line
+                label = line[:brace].split()
+                if len(label) > 1:
+                    raise bad(f"line {n}: a position line is `[LABEL] {{...}}`, got "
+                              f"{line[:brace].strip()!r:.60} before it")
+                entries.append((n, label[0] if label else None, {}, line[brace:]))
+                continue
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
@@ -1005,22 +1006,67 @@ def read_deals(path: str, game: str) -> tuple[tuple[str, tuple[tuple[str, Any], 
                 if not eq or not name or not value:
                     raise bad(f"line {n}: {word!r} is not NAME=VALUE")
                 pairs.append((name, value))
-            entries.append((n, words[0], pairs))
+            entries.append((n, words[0], pairs, None))
     if not entries:
         raise bad("no deals")
     impl = game_of(game)
     deals = []
-    for n, label, rules in entries:
-        if not DEAL_LABEL.fullmatch(label):
-            raise bad(f"deal {n}: label {label!r} is not 1-64 characters of A-Z a-z 0-9 . _ -")
+    for n, label, rules, position in entries:
         try:
-            options = (rules_options(impl, rules) if isinstance(rules, list)
-                       else rules_options(impl, [(k, str(v)) for k, v in rules.items()]))
-            game_rules(impl, options)
+            if position is not None:
+                if rules_given:
+                    raise GameOptionError("a start position carries its own rules: drop --rule")
+                label, options = _position_deal(impl, label, position)
+            else:
+                options = (rules_options(impl, rules) if isinstance(rules, list)
+                           else rules_options(impl, [(k, str(v)) for k, v in rules.items()]))
+                game_rules(impl, options)
         except GameOptionError as error:
             raise bad(f"deal {n}: {error}") from None
+        assert label is not None
+        if not DEAL_LABEL.fullmatch(label):
+            raise bad(f"deal {n}: label {label!r} is not 1-64 characters of A-Z a-z 0-9 . _ -")
         deals.append((label, tuple(options.items())))
     return tuple(deals)
+
+
+def _json_deal(item: Any, n: int, bad: Callable[[str], TournamentError]
+               ) -> tuple[str | None, Any, Any]:
+    """(label, rules, position) of one item of a JSON deal file."""
+    if isinstance(item, str):
+        return item, {}, None
+    if isinstance(item, dict) and "format" in item:  # a bare position
+        return None, {}, json.dumps(item)
+    if isinstance(item, dict) and isinstance(item.get("seed"), str):
+        if set(item) <= {"seed", "rules"} and isinstance(item.get("rules", {}), dict):
+            return item["seed"], item.get("rules", {}), None
+        if set(item) == {"seed", "position"} and isinstance(item["position"], dict | str):
+            position = item["position"]
+            return item["seed"], {}, position if isinstance(position, str) else json.dumps(
+                position)
+    raise bad(f"item {n}: expected a label, {{\"seed\": ..., \"rules\": {{...}}}}, a position "
+              "or {\"seed\": ..., \"position\": {...}}")
+
+
+def _position_deal(game: Any, label: str | None, position: str) -> tuple[str, dict[str, Any]]:
+    """A start position as a deal: its label (given, or `start-` and 12 hex digits of the
+    position's canonical text) and the game's rules options with it as their start."""
+    from versus.engine.api import Setup, rules_for_position
+    from versus.engine.errors import EngineError
+
+    from .game_options import GameOptionError
+
+    try:
+        rules = rules_for_position(game, position)
+        options = game.rules_to_options(rules)
+        # the organiser's card data must be the position's: find out now, not in every game
+        game.new_game(Setup(rules, game.default_catalogue(), b"deal-check"))
+    except EngineError as error:
+        raise GameOptionError(f"start position: {' '.join(str(error).split())}"[:300]) from None
+    if label is None:
+        digest = hashlib.sha256(game.encode_rules(rules)).hexdigest()
+        label = f"start-{digest[:12]}"
+    return label, options
 
 
 def check_participant(name: str, game: str = "versus42") -> None:
@@ -1081,7 +1127,8 @@ def settings_from(args: argparse.Namespace, participants: Sequence[str]) -> Sett
         if len(participants) != 2:
             raise TournamentError(f"--sprt compares two participants; {len(participants)} "
                                   "given", EXIT_USAGE)
-    deals = read_deals(args.deals, args.game) if args.deals is not None else ()
+    deals = (read_deals(args.deals, args.game, bool(args.rules_options))
+             if args.deals is not None else ())
     srand = args.srand
     if srand is None and not deals and (paired or seed is not None):
         srand = (int.from_bytes(hashlib.sha256(b"versus/v1/tournament-srand\x00"

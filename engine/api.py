@@ -365,3 +365,16 @@ def protocol_members() -> tuple[str, ...]:
     methods = [name for name, value in vars(Game).items()
                if callable(value) and not name.startswith("_")]
     return tuple(attributes + methods)
+
+
+def rules_for_position(game: Game, text: str | bytes) -> GameRules:
+    """The rules of a match of `game` that starts from the position `text` instead of the new
+    game (SPEC Part 3, "Start positions"): the game's optional member `rules_for_position`,
+    which folds the position into the rules, so HELLO, match id, state hash and verifier bind
+    it. PositionError when the game has no start positions or this one cannot start a match."""
+    member = getattr(game, "rules_for_position", None)
+    if member is None:
+        from .errors import PositionError
+
+        raise PositionError(f"game {game.id!r} cannot start from a position (only its new game)")
+    return member(text)

@@ -12,6 +12,7 @@ from enum import Enum
 class DealPurpose(Enum):
     HAND = "hand"  # a draw: the card goes to its owner's hand
     DISCARD = "discard"  # a discard: the top card is eliminated (then revealed)
+    FIELD = "field"  # a start position's face-down field card: it goes verso to `area`
 
 
 class ChoiceKind(Enum):
@@ -42,6 +43,7 @@ class ChoiceDecision:
 class DealDecision:
     player: int  # the owner of the deck
     purpose: DealPurpose
+    area: int = -1  # purpose FIELD only: the area the card is placed on, face down
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,7 @@ ZONE_NAMES = ("deck", "hand", "field", "discarded", "destroyed", "absorbed")
 
 # task codes (first item of a task tuple); TASKS below documents each one
 T_DRAW, T_DISCARD, T_REVEAL, T_LAND, T_TURN_UP, T_LOCATION, T_REVELATION, T_TURNED = range(8)
-T_ABSORB, T_PASSIVE, T_END_TURN = 8, 9, 10
+T_ABSORB, T_PASSIVE, T_END_TURN, T_PLACE = 8, 9, 10, 11
 
 
 class TaskCode(NamedTuple):
@@ -103,13 +103,16 @@ TASKS: tuple[TaskCode, ...] = (
              "area: where it triggered (used by a destroyed Passive)"),
     TaskCode(T_END_TURN, "end-turn", (),
              "the turn ends (R4.5): the `end` action pushes it"),
+    TaskCode(T_PLACE, "place", ("player", "area"),
+             "a start position's face-down field card (issue 21): a deal (purpose field) puts "
+             "the player's next card verso on the area"),
 )
 
 _WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY), int(Tile.BLUE)
 _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
-_DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD)
+_DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
 
 
 class _Static:
@@ -238,6 +241,10 @@ def _describe(d: object) -> str:
 
 def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
     """R2-R3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
+    if ruleset.start:  # a start position (SPEC Part 3 "Start positions"): its tiles, its cards
+        from .versus42.start import start_state
+
+        return start_state(ruleset, catalogue)
     s = blank_state(ruleset, catalogue, layout_tiles(ruleset, layout_seed))
     # R2.3: each player draws hand_size cards, the first player first; executed in this order
     draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
@@ -400,6 +407,9 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
         if d.purpose is DealPurpose.HAND:
             s.zone[h] = HAND
             s.hand_n[p] += 1
+        elif d.purpose is DealPurpose.FIELD:  # a start position's verso card (T_PLACE)
+            s.zone[h], s.pos[h], s.face[h] = FIELD, d.area, 0
+            s.board[d.area] = h
         else:  # R6.1: the top card is removed from play, then shown
             s.zone[h] = DISCARDED
             s.alive[p] -= 1
@@ -922,6 +932,12 @@ def _t_discard(s: State, t: tuple[int, ...]) -> None:
             return
 
 
+def _t_place(s: State, t: tuple[int, ...]) -> None:
+    p, area = t[1], t[2]
+    if s.deck_n[p] and s.board[area] < 0:  # a start state plans exactly its deck's cards
+        s.pending = DealDecision(p, DealPurpose.FIELD, area)
+
+
 def _t_reveal(s: State, t: tuple[int, ...]) -> None:
     h = t[1]
     if s.ident[h] < 0:
@@ -1070,7 +1086,7 @@ def _t_end_turn(s: State, t: tuple[int, ...]) -> None:
 #: the handler of each task code (`_run` runs task t with _HANDLERS[t[0]])
 _Handlers = tuple[Callable[[State, tuple[int, ...]], None], ...]
 _HANDLERS: _Handlers = (_t_draw, _t_discard, _t_reveal, _t_land, _t_turn_up, _t_location,
-                        _t_revelation, _t_turned, _t_absorb, _t_passive, _t_end_turn)
+                        _t_revelation, _t_turned, _t_absorb, _t_passive, _t_end_turn, _t_place)
 
 
 # --- canonical encoding and hash ------------------------------------------------------------
@@ -1103,6 +1119,8 @@ def encode_state(s: State) -> bytes:
         ints += (2, d.player, _CHOICE_CODES[d.kind], len(d.options), *d.options)
     elif isinstance(d, DealDecision):
         ints += (3, d.player, _DEAL_PURPOSE.index(d.purpose))
+        if d.purpose is DealPurpose.FIELD:
+            ints.append(d.area)
     elif isinstance(d, RevealDecision):
         ints += (4, d.player, d.handle)
     else:

@@ -149,6 +149,11 @@ class _Teller:
             if zb == DECK and za == HAND:
                 lines.append(f"{self.who(owner)} drew {self.card(h)}"
                              if owner == self.me else "Opponent drew a card")
+            elif zb == DECK and za == FIELD:  # a start position's face-down card (SPEC 3.C)
+                where = self.name(a.pos[h])
+                lines.append(f"{self.who(owner)} placed {self.card(h)} face down on {where}"
+                             if owner == self.me else
+                             f"Opponent placed a card face down on {where}")
             elif zb == HAND and za in (FIELD, *_GONE):
                 area, recto = (a.pos[h], a.face[h]) if za == FIELD else self.landing(h)
                 face = "recto" if recto else "verso"

@@ -115,7 +115,7 @@ def position_object(s: State) -> dict[str, Any]:
         "used": [w for k, w in enumerate(ACTION_WORDS) if s.used >> k & 1],
         "order": ACTION_WORDS[s.order_pos], "summons": s.summons, "cards": cards,
         "battle": battle, "tasks": [_task_object(s, t) for t in reversed(s.tasks)],
-        "decision": _decision_object(s.pending),
+        "decision": _decision_object(s.pending, names),
         "result": None if r is None else {"outcome": r.outcome.value, "winner": r.winner},
     }
 
@@ -141,14 +141,17 @@ def _task_object(s: State, task: tuple[int, ...]) -> list[Any]:
     return out
 
 
-def _decision_object(d: object) -> dict[str, Any] | None:
+def _decision_object(d: object, area_names: tuple[str, ...]) -> dict[str, Any] | None:
     if isinstance(d, TurnDecision):
         return {"kind": "turn", "player": d.player}
     if isinstance(d, ChoiceDecision):
         return {"kind": "choice", "player": d.player, "choice": d.kind.value,
                 "options": list(d.options)}
     if isinstance(d, DealDecision):
-        return {"kind": "deal", "player": d.player, "purpose": d.purpose.value}
+        deal = {"kind": "deal", "player": d.player, "purpose": d.purpose.value}
+        if d.purpose is DealPurpose.FIELD:
+            deal["area"] = area_names[d.area]
+        return deal
     if isinstance(d, RevealDecision):
         return {"kind": "reveal", "player": d.player, "handle": d.handle}
     return None
@@ -418,6 +421,8 @@ class _Reader:
         kind = self.word(d.get("kind"), "decision.kind", ("turn", "choice", "deal", "reveal"))
         keys = {"turn": {"player"}, "choice": {"player", "choice", "options"},
                 "deal": {"player", "purpose"}, "reveal": {"player", "handle"}}[kind]
+        if kind == "deal" and d.get("purpose") == DealPurpose.FIELD.value:
+            keys = keys | {"area"}
         self.need(set(d) == keys | {"kind"}, "decision",
                   f"a {kind} decision has exactly the fields {sorted(keys | {'kind'})}")
         p = self.integer(d["player"], "decision.player", 0, 1)
@@ -442,6 +447,11 @@ class _Reader:
             purpose = DealPurpose(self.word(d["purpose"], "decision.purpose",
                                             tuple(x.value for x in DealPurpose)))
             self.need(s.deck_n[p] > 0, "decision", f"player {p}'s deck is empty")
+            if purpose is DealPurpose.FIELD:
+                area = self.area(d["area"], "decision.area")
+                self.need(s.board[area] < 0, "decision.area", f"{s.geom.names[area]} is "
+                          "occupied: a placed card goes to an empty area")
+                return DealDecision(p, purpose, area)
             return DealDecision(p, purpose)
         h = self.handle(d["handle"], "decision.handle")
         self.need(h in mine, "decision.handle", f"card {h} is not player {p}'s")

@@ -16,6 +16,9 @@ from .geometry import Geometry
 from .hashing import HashStream, tagged_hash
 from .options import RulesOption
 
+#: the longest ruleset encoding `decode` reads (a start position's text is most of it)
+MAX_RULESET_BYTES = 48 * 1024
+
 
 class Tile(IntEnum):
     WHITE = 0
@@ -45,6 +48,9 @@ class Ruleset:
     white_tiles: int = 8
     black_tiles: int = 8
     max_turns: int = 60  # turns per player; see SPEC R10.3
+    #: a start position (SPEC Part 3 "Start positions"): its canonical text, or "" for the
+    #: game's new game. Encoded only when set, so every other ruleset keeps its digest.
+    start: str = ""
 
     def __post_init__(self) -> None:
         def need(cond: bool, option: str, msg: str) -> None:
@@ -65,6 +71,13 @@ class Ruleset:
         total = self.blue_tiles + self.gray_tiles + self.white_tiles + self.black_tiles
         need(total == self.rows * self.cols, "white_tiles",
              f"tile counts sum to {total}, the field has {self.rows * self.cols} areas")
+        need(isinstance(self.start, str), "start", "must be a position text or empty")
+        if self.start:
+            from .versus42.start import start_problem  # loads positions: only with a start
+
+            problem = start_problem(self)
+            if problem is not None:
+                raise RulesetError(f"ruleset option start: {problem}")
 
     @classmethod
     def from_options(cls, **options: Any) -> Ruleset:
@@ -85,6 +98,8 @@ class Ruleset:
     def to_options(self) -> dict[str, Any]:
         d = asdict(self)
         d["action_order"] = self.action_order.value
+        if not self.start:
+            del d["start"]
         return d
 
     def encode(self) -> bytes:
@@ -96,13 +111,13 @@ class Ruleset:
     def decode(cls, data: bytes) -> Ruleset:
         if not isinstance(data, bytes | bytearray):
             raise RulesetError(f"ruleset encoding must be bytes, not {type(data).__name__}")
-        if len(data) > 4096:
-            raise RulesetError("ruleset encoding longer than 4096 bytes")
+        if len(data) > MAX_RULESET_BYTES:
+            raise RulesetError(f"ruleset encoding longer than {MAX_RULESET_BYTES} bytes")
         try:
             obj = json.loads(data)
         except (ValueError, UnicodeDecodeError) as e:
             raise RulesetError(f"ruleset encoding is not JSON: {e}") from None
-        except RecursionError:  # 4096 bytes of "[" nest deeper than the recursion limit
+        except RecursionError:  # thousands of "[" nest deeper than the recursion limit
             raise RulesetError("ruleset encoding is not JSON: nested too deeply") from None
         if not isinstance(obj, dict) or obj.pop("format", None) != "versus-ruleset/1":
             raise RulesetError("ruleset encoding lacks format 'versus-ruleset/1'")

@@ -6,6 +6,7 @@
 # move in here once no import outside engine/ names them directly (issue 16).
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -52,8 +53,22 @@ class Versus42:
         return rules.digest()
 
     def describe_rules(self, rules: Ruleset) -> str:
-        return (f"deck {rules.deck_size}, hand {rules.hand_size}, {rules.action_order.value} "
+        text = (f"deck {rules.deck_size}, hand {rules.hand_size}, {rules.action_order.value} "
                 f"actions, {rules.cols}x{rules.rows} field, {rules.max_turns} turns max")
+        if rules.start:
+            from .start import describe_start
+
+            text += f", {describe_start(rules)}"
+        return text
+
+    def rules_for_position(self, text: str | bytes) -> Ruleset:
+        """The rules of a match that starts from this position (its own rules, the position
+        as their `start`, SPEC Part 3 "Start positions"); PositionError says why it cannot."""
+        from .start import canonical_start
+
+        start = canonical_start(text)
+        options = json.loads(start)["rules"]
+        return Ruleset.from_options(**{**options, "start": start})
 
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
@@ -77,6 +92,11 @@ class Versus42:
     def decks(self, rules: Ruleset) -> tuple[HiddenDeck, ...]:
         """One deck per player, player p's cards holding handles p*n .. p*n + n - 1."""
         n = rules.deck_size
+        if rules.start:  # each seat's hidden cards of the position, numbered first
+            from .start import start_plan
+
+            hidden = start_plan(rules.start).hidden
+            return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
         return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
 
     def deal_input(self, handle: int) -> Deal:
@@ -137,6 +157,9 @@ class Versus42:
         return narrate(before, inp, after, viewer, knowledge)
 
     def narrate_start(self, state: State, viewer: int) -> list[str]:
+        if state.rules.start:  # a match from a start position (SPEC Part 3 "Start positions")
+            who = "you are" if state.active == viewer else "the opponent is"
+            return [f"the match starts from a position at turn {state.turn}: {who} to play"]
         return ["you play first" if state.first == viewer else "the opponent plays first"]
 
     # --- positions -------------------------------------------------------------------------

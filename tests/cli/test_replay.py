@@ -196,3 +196,16 @@ def test_interactive_app_steps_back_and_forth_and_quits() -> None:
     assert seen[9] is Lens.PLAYER_0
     assert str(seen[10]).startswith(f"step 0/{t.last}, turn 1")
     assert seen[-1] is True
+
+
+def test_the_browser_without_a_terminal_says_so_in_one_line(
+        deck_file: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by trying it: `versus replay FILE < /dev/null` ended in prompt-toolkit's EOFError
+    traceback; the browser now says it needs a terminal and points at --print (exit 2)."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out, err = run(capsys, deck_file)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "needs a terminal" in err and "--print" in err

@@ -140,10 +140,12 @@ def test_errors_are_one_line(tmp_path, capsys, argv, says):
     ("alpha nonsense\n", "line 1: 'nonsense' is not NAME=VALUE"),
     ("[1]", "item 1: expected a label"),
     ("# nothing\n", "no deals"),
-    # a start position (issue 21 asked for them as deals): refused, saying why (SPEC §8.3)
+    # start positions that cannot start a match say why, naming the deal (SPEC §8.3)
     ('alpha\n{"format": "versus-position/1", "game": "versus42", "tiles": "GGGGG"}\n',
-     "line 2: a start position cannot be a deal"),
-    ('[{"format": "versus-position/1", "game": "versus42"}]', "item 1: a start position"),
+     "deal 2: start position: position field 'catalogue': a start position names"),
+    ('[{"format": "versus-position/1", "game": "versus42"}]', "deal 1: start position:"),
+    ('two words {"format": "versus-position/1"}\n', "line 1: a position line is `[LABEL]"),
+    ('[{"seed": "x", "position": 3}]', "item 1: expected a label"),
 ])
 def test_bad_deal_files_are_one_line(tmp_path, capsys, text, says):
     deals = tmp_path / "deals"
@@ -173,3 +175,71 @@ def test_paired_schedule_keeps_each_pair_together_and_old_manifests_resume(tmp_p
                                            "schedule": schedule}))
     _, settings, read = tournament.read_manifest(folder)
     assert not settings.paired and settings.srand is None and [g.deal for g in read] == [0, 0]
+
+
+def start_position_text(seed: bytes) -> str:
+    """A real mid-game position of a random game with a face-down field card (SPEC 3.C)."""
+    from tests.engine.test_start_positions import with_verso_field_cards
+
+    return with_verso_field_cards(seed)
+
+
+@pytest.mark.parametrize("deal", ["decklist", "shared-pool"])
+def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, deal):
+    """Issue 21: `--deals` lists start positions (a bare position line, a labelled one, a JSON
+    item): every game starts from its position, both games of a pair from the same deal, and
+    the verifier, replaying from the start the HELLOs bind, certifies each result."""
+    from versus.engine import load_position
+    from versus.engine.api import rules_for_position
+    from versus.engine.registry import get_game
+    from versus.protocol.match.verify import replay_inputs
+
+    versus = get_game("versus42")
+    first, second = start_position_text(b"start-1"), start_position_text(b"start-2")
+    deals = tmp_path / "deals.txt"
+    deals.write_text(f"# two positions\n{first}\nmid {second}\n")
+    out = tmp_path / "t"
+    assert main(["tournament", "random", "greedy", "--games", "4", "--concurrency", "2",
+                 "--deal", deal, "--out", str(out), "--deals", str(deals)]) == 0
+    data = results(out)
+    labels = [d["seed"] for d in data["settings"]["deals"]]
+    assert labels[0].startswith("start-") and labels[1] == "mid"
+    games = data["games"]
+    assert games[0]["match_id"] == games[1]["match_id"] != games[2]["match_id"]
+    for g, text in zip(games, (first, first, second, second), strict=True):
+        raw = (out / g["transcript"]).read_bytes()
+        assert verify_transcript(raw).ok
+        replay = replay_inputs(raw)
+        assert replay.rules.ruleset == rules_for_position(versus, text)
+        given = load_position(text)
+        assert replay.rules.ruleset.start and given.turn == load_position(
+            replay.rules.ruleset.start).turn
+    if deal != "decklist":
+        return
+    # the same file as JSON items plays the same deals (the same match ids)
+    json_deals = tmp_path / "deals.json"
+    json_deals.write_text(json.dumps([json.loads(first), {"seed": "mid",
+                                                          "position": json.loads(second)}]))
+    again = tmp_path / "again"
+    assert main(["tournament", "random", "greedy", "--games", "4", "--concurrency", "2",
+                 "--deal", deal, "--out", str(again), "--deals", str(json_deals)]) == 0
+    assert [g["match_id"] for g in results(again)["games"]] == [g["match_id"] for g in games]
+
+
+def test_a_start_position_deal_refuses_rules_and_another_catalogue(tmp_path, capsys):
+    from versus.engine.catalogue import catalogue_version
+
+    text = start_position_text(b"start-1")
+    deals = tmp_path / "deals.txt"
+    deals.write_text(text + "\n")
+    assert main(["tournament", "random", "greedy", "--deals", str(deals), "--rule",
+                 "max_turns=30", "--out", str(tmp_path / "a")]) == tournament.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "carries its own rules: drop --rule" in err
+    old = json.loads(text)  # the same position said to be of catalogue version 1
+    old["catalogue"] = catalogue_version(1).digest.hex()
+    deals.write_text(json.dumps(old) + "\n")
+    assert main(["tournament", "random", "greedy", "--deals", str(deals), "--out",
+                 str(tmp_path / "b")]) == tournament.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "made with catalogue" in err

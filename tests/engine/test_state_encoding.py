@@ -5,6 +5,7 @@
 # existed (issue 16) must not change.
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import struct
@@ -15,8 +16,10 @@ from hypothesis import strategies as st
 from versus.engine import (
     ActionOrder,
     HashRng,
+    PositionError,
     Referee,
     Ruleset,
+    dump_position,
     encode_state,
     layout_tiles,
     random_chooser,
@@ -43,6 +46,7 @@ TASK_CODES_DOC = """
 | 8 | `absorb` | area handle handle |
 | 9 | `passive` | handle other area |
 | 10 | `end-turn` | — |
+| 11 | `place` | player area |
 """
 
 
@@ -57,7 +61,7 @@ def documented_tasks() -> dict[str, tuple[int, tuple[str, ...]]]:
 ZONES = ["deck", "hand", "field", "discarded", "destroyed", "absorbed"]
 ACTIONS = ["summon", "flip", "activate", "move"]
 CHOICES = ["discard-from-hand", "discard-from-field"]
-PURPOSES = ["hand", "discard"]
+PURPOSES = ["hand", "discard", "field"]
 OUTCOMES = ["elimination", "absorption", "mutual-elimination", "turn-limit"]
 
 
@@ -114,6 +118,8 @@ def spec_encoding(pos: dict, catalogue_ids: list[str]) -> bytes:
         ints += [2, d["player"], CHOICES.index(d["choice"]), len(d["options"]), *d["options"]]
     elif d["kind"] == "deal":
         ints += [3, d["player"], PURPOSES.index(d["purpose"])]
+        if d["purpose"] == "field":
+            ints.append(names.index(d["area"]))
     else:
         ints += [4, d["player"], d["handle"]]
     r = pos["result"]
@@ -205,3 +211,36 @@ def test_hashes_made_before_the_game_interface_are_unchanged():
             every.update(state_hash(ref.state))
         assert (len(ref.history), state_hash(ref.state).hex(), every.hexdigest()) == (
             inputs, final, chain)
+
+
+def test_spec_encoding_covers_the_deals_of_a_start_position():
+    """SPEC 3.C "Start positions": the `place` task and the deal of purpose field (with its
+    area) are encoded as 3.D says, recomputed from each position of the start's deals."""
+    from versus.engine.actions import Deal
+    from versus.engine.api import rules_for_position
+    from versus.engine.game import DECK, FIELD, new_game
+    from versus.engine.registry import get_game
+
+    ref = _referee(b"start", ActionOrder.ORDERED, 12, 3)
+    versus, ids = get_game("versus42"), [card.id for card in CAT.cards]
+    rules = None
+    while rules is None and ref.state.result is None:
+        ref.advance()
+        s = ref.state
+        if any(s.zone[h] == FIELD and s.ident[h] < 0 for h in range(2 * s.n)):
+            with contextlib.suppress(PositionError):
+                rules = rules_for_position(versus, dump_position(s))
+    assert rules is not None
+    s = new_game(rules, CAT, b"seed")
+    kinds = set()
+    while True:
+        pos = position_object(s)
+        encoding = spec_encoding(pos, ids)
+        assert encoding == encode_state(s) and spec_hash(pos, encoding) == state_hash(s)
+        d = versus.decision(s)
+        if d.kind.value != "deal":
+            break
+        kinds.add(d.label)
+        s = versus.step(s, Deal(next(h for h in versus.decks(rules)[d.deck].handles
+                                     if s.zone[h] == DECK)))
+    assert "field" in kinds

@@ -1,0 +1,210 @@
+# Start positions (SPEC Part 3 "Start positions", issue 21): a Versus match that starts from a
+# given position instead of the new game, e.g. one deal of a tournament's deal suite.
+#
+# How it works. The ruleset carries the position's canonical text (`Ruleset.start`), so the
+# HELLO, the match id, the state hash and the verifier all bind it and the protocol needs no
+# new message. A position is public: it never names a hidden card. Each seat's hidden cards
+# (its deck, its hand, its face-down field cards whose identity is not public) are that seat's
+# hidden deck, which the protocol deals from the seat's commitments exactly as for a new game:
+# the start state holds them all in the deck and plans one deal per hand card (`draw`) and per
+# face-down field card (`place`); after those deals the state is the position. Neither seat
+# chooses which of its cards lands where, as neither chooses its opening hand.
+#
+# The canonical text numbers each seat's hidden cards first (hand, then field, then deck, each
+# in the position's order), so the deals, which take a deck's handles in order, rebuild the
+# position card for card; `canonical_start` writes it from any position text, and a ruleset
+# whose start is not canonical is refused (one text per start, so one digest).
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..catalogue import Catalogue, find_catalogue
+from ..decisions import TurnDecision
+from ..errors import PositionError, RulesetError
+from ..game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
+from ..positions import MAX_POSITION_BYTES, load_position, position_from_object, position_object
+
+if TYPE_CHECKING:
+    from ..ruleset import Ruleset
+
+#: the longest canonical start text (a 21-card deck's position is about 3 KiB)
+MAX_START_BYTES = 32 * 1024
+_HIDDEN_ZONES = (HAND, FIELD, DECK)  # the order a seat's hidden cards are numbered in
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """What a canonical start text fixes beyond the position: the rules it was made under
+    (without the start), its catalogue, each seat's number of hidden cards (the size of that
+    seat's hidden deck) and the deals that rebuild it, as tasks in the order they run."""
+
+    rules: Ruleset
+    catalogue: bytes
+    hidden: tuple[int, int]
+    tasks: tuple[tuple[int, ...], ...]
+
+
+def canonical_start(text: str | bytes) -> str:
+    """The canonical start text of a position text (any numbering of its cards; a `start` in
+    its rules is dropped). PositionError names what makes it unusable as a start."""
+    obj = _position_object(text)
+    catalogue = _catalogue_of(obj)
+    s = position_from_object(obj, catalogue)
+    _check_startable(s)
+    n = s.n
+    order: list[int] = []
+    for p in (0, 1):
+        mine = range(p * n, p * n + n)
+        for zone in _HIDDEN_ZONES:
+            order += [h for h in mine if s.ident[h] < 0 and s.zone[h] == zone]
+        order += [h for h in mine if s.ident[h] >= 0]
+    new_of = {old: new for new, old in enumerate(order)}
+    written = position_object(s)
+    cards = written["cards"]
+    renumbered: list[dict[str, Any]] = [{} for _ in cards]
+    for old, card in enumerate(cards):
+        if "absorbed" in card:
+            card = {**card, "absorbed": [new_of[x] for x in card["absorbed"]]}
+        renumbered[new_of[old]] = card
+    written["cards"] = renumbered
+    out = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    if len(out) > MAX_START_BYTES:
+        raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
+                            f"is {len(out)}")
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def start_plan(text: str) -> StartPlan:
+    """The plan of a canonical start text; PositionError if the text is not one."""
+    if canonical_start(text) != text:
+        raise PositionError("the start position is not in canonical form (each seat's hidden "
+                            "cards first: hand, field, deck; compact JSON, sorted keys)")
+    obj = json.loads(text)
+    s = position_from_object(obj, _catalogue_of(obj))
+    hidden: list[int] = []
+    tasks: list[tuple[int, ...]] = []
+    for p in (0, 1):
+        mine = [h for h in range(p * s.n, p * s.n + s.n) if s.ident[h] < 0]
+        hidden.append(len(mine))
+        tasks += [(T_DRAW, p) for h in mine if s.zone[h] == HAND]
+        tasks += [(T_PLACE, p, s.pos[h]) for h in mine if s.zone[h] == FIELD]
+    return StartPlan(s.rules, s.cat.digest, (hidden[0], hidden[1]), tuple(tasks))
+
+
+def start_problem(ruleset: Ruleset) -> str | None:
+    """Why `ruleset.start` cannot start a match under `ruleset`, or None."""
+    if len(ruleset.start) > MAX_START_BYTES:
+        return f"a start position is at most {MAX_START_BYTES} bytes"
+    try:
+        plan = start_plan(ruleset.start)
+    except (PositionError, RulesetError) as error:
+        return str(error)
+    if plan.rules != replace(ruleset, start=""):
+        return ("the start position's rules differ from the ruleset's other options "
+                f"({json.dumps(plan.rules.to_options(), sort_keys=True)})")
+    return None
+
+
+def start_state(ruleset: Ruleset, catalogue: Catalogue) -> State:
+    """The first state of a match from `ruleset.start`: the position with every hidden hand and
+    face-down field card back in its owner's deck, and the deals that put them back pending."""
+    plan = start_plan(ruleset.start)
+    if catalogue.digest != plan.catalogue:
+        raise RulesetError(f"the start position was made with catalogue {plan.catalogue.hex()}, "
+                           f"the match plays {catalogue.digest.hex()}")
+    s = load_position(ruleset.start, catalogue)
+    s.rules, s.rules_digest = ruleset, ruleset.digest()
+    for h in range(2 * s.n):
+        if s.ident[h] < 0 and s.zone[h] != DECK:
+            if s.zone[h] == FIELD:
+                s.board[s.pos[h]] = -1
+            s.zone[h], s.pos[h], s.face[h] = DECK, -1, 0
+    for p in (0, 1):
+        mine = range(p * s.n, p * s.n + s.n)
+        s.deck_n[p] = sum(s.zone[h] == DECK for h in mine)
+        s.hand_n[p] = sum(s.zone[h] == HAND for h in mine)
+    s.pending, s._legal = None, None
+    s.tasks = list(reversed(plan.tasks))
+    _run(s)
+    return s
+
+
+def describe_start(ruleset: Ruleset) -> str:
+    """The start in a few words, for the rules a joiner accepts and `versus verify` prints: a
+    short hash of the text and what a player must know before accepting to play from it."""
+    from ..hashing import tagged_hash
+
+    plan = start_plan(ruleset.start)
+    s = load_position(ruleset.start, find_catalogue(plan.catalogue))
+    short = tagged_hash("start-position", ruleset.start.encode()).hex()[:8]
+    return (f"from start position {short} (turn {s.turn}, player {s.active} to play, cards "
+            f"left {s.alive[0]} and {s.alive[1]}, hidden {plan.hidden[0]} and {plan.hidden[1]})")
+
+
+# --- checks -----------------------------------------------------------------------------------
+
+def _position_object(text: str | bytes) -> dict[str, Any]:
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    if not isinstance(text, bytes | bytearray):
+        raise PositionError(f"a position is text, not {type(text).__name__}")
+    if len(text) > MAX_POSITION_BYTES:
+        raise PositionError(f"position is {len(text)} bytes, limit {MAX_POSITION_BYTES}")
+    try:
+        obj = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise PositionError(f"position is not JSON: {e}") from None
+    except RecursionError:
+        raise PositionError("position is not JSON: nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise PositionError("a position is a JSON object")
+    rules = obj.get("rules")
+    if isinstance(rules, dict) and "start" in rules:  # a position of a match that had a start
+        obj["rules"] = {k: v for k, v in rules.items() if k != "start"}
+    return obj
+
+
+def _catalogue_of(obj: dict[str, Any]) -> Catalogue:
+    digest = obj.get("catalogue")
+    if not isinstance(digest, str):
+        raise PositionError("position field 'catalogue': a start position names the catalogue "
+                            "it was made with (its digest in hex)")
+    try:
+        found = find_catalogue(bytes.fromhex(digest))
+    except ValueError:
+        found = None
+    if found is None:
+        raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
+                            "catalogue version (a start position uses one both peers have)")
+    return found
+
+
+def _check_startable(s: State) -> None:
+    """A start position waits for a turn action, with nothing else pending, and its hidden
+    cards are ones the protocol can deal: in a deck, a hand, or face down on the field."""
+    if s.result is not None:
+        raise PositionError(f"a start position is not finished, this one is ({s.result})")
+    if s.battle is not None or s.tasks or not isinstance(s.pending, TurnDecision) \
+            or not _has_turn_action(s):
+        raise PositionError("a start position waits for the active player's turn action, "
+                            "with no battle and no task pending")
+    for h in range(2 * s.n):
+        if s.ident[h] >= 0:
+            continue
+        where = f"position field 'cards[{h}]'"
+        if s.zone[h] not in _HIDDEN_ZONES:
+            raise PositionError(f"{where}: a start position's hidden cards are in a deck, a "
+                                "hand or face down on the field (a card eliminated or "
+                                "absorbed is named)")
+        if s.zone[h] == FIELD and (s.temp[h] or s.stack[h]):
+            raise PositionError(f"{where}: a face-down field card of a start position has no "
+                                "increase and no absorbed cards unless its identity is public")
+    for p in (0, 1):
+        if not any(s.ident[h] < 0 for h in range(p * s.n, p * s.n + s.n)):
+            raise PositionError(f"player {p} has no hidden card: a start position leaves each "
+                                "player at least one (the protocol deals from a deck of at "
+                                "least one card)")

@@ -1,0 +1,264 @@
+# Start positions (SPEC Part 3 "Start positions", issue 21): a ruleset carrying a position's
+# canonical text starts the game there. Positions come from real random games; the deals that
+# rebuild them are answered in each deck's handle order, as the protocol deals them.
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+
+from versus.engine import (
+    HashRng,
+    PositionError,
+    Referee,
+    Ruleset,
+    RulesetError,
+    TurnDecision,
+    default_catalogue,
+    dump_position,
+    load_position,
+    random_chooser,
+    random_deal,
+    state_hash,
+)
+from versus.engine.actions import Deal
+from versus.engine.api import DecisionKind, Setup, rules_for_position
+from versus.engine.catalogue import shipped_catalogues
+from versus.engine.game import DECK, FIELD, HAND
+from versus.engine.registry import get_game
+
+CAT = default_catalogue()
+VERSUS = get_game("versus42")
+
+
+def positions(seed: bytes) -> list[str]:
+    """Every position of one random game where the active player waits for a turn action."""
+    rules = Ruleset()
+    ids, orders = random_deal(CAT, rules, HashRng(seed, "deal"))
+    ref = Referee(rules, CAT, seed, ids, orders,
+                  (random_chooser(HashRng(seed, "a")), random_chooser(HashRng(seed, "b"))))
+    found = []
+    while ref.state.result is None:
+        ref.advance()
+        if isinstance(ref.state.pending, TurnDecision):
+            found.append(dump_position(ref.state))
+    return found
+
+
+def with_verso_field_cards(seed: bytes) -> str:
+    for text in positions(seed):
+        s = load_position(text)
+        hidden = [h for h in range(2 * s.n) if s.ident[h] < 0]
+        if any(s.zone[h] == FIELD for h in hidden) and all(
+                any(h // s.n == p for h in hidden) for p in (0, 1)):
+            try:
+                VERSUS.rules_for_position(text)
+            except PositionError:
+                continue
+            return text
+    raise AssertionError("no position with a face-down field card")
+
+
+def deal_in_order(rules: Ruleset):  # type: ignore[no-untyped-def]
+    """The start state after its deals, each deck dealt from its first handle up (as the
+    protocol deals), and the number of deals."""
+    s = VERSUS.new_game(Setup(rules, CAT, b"seed"))
+    dealt = [0] * 2
+    decks = VERSUS.decks(rules)
+    count = 0
+    while (d := VERSUS.decision(s)).kind is DecisionKind.DEAL:
+        s = VERSUS.step(s, Deal(decks[d.deck].first + dealt[d.deck]))
+        dealt[d.deck] += 1
+        count += 1
+    return s, count
+
+
+def without_start(text: str) -> dict:  # type: ignore[type-arg]
+    obj = json.loads(text)
+    obj["rules"].pop("start", None)
+    return obj
+
+
+@pytest.mark.parametrize("seed", [b"start-1", b"start-2", b"start-3"])
+def test_the_deals_rebuild_the_position_card_for_card(seed: bytes) -> None:
+    text = with_verso_field_cards(seed)
+    rules = rules_for_position(VERSUS, text)
+    position = load_position(rules.start)
+    hidden = [sum(position.ident[h] < 0 for h in range(p * position.n, (p + 1) * position.n))
+              for p in (0, 1)]
+    assert [d.size for d in VERSUS.decks(rules)] == hidden
+    first = VERSUS.new_game(Setup(rules, CAT, b"seed"))
+    labels = set()
+    s = first
+    while (d := VERSUS.decision(s)).kind is DecisionKind.DEAL:
+        labels.add(d.label)
+        s = VERSUS.step(s, Deal(VERSUS.decks(rules)[d.deck].first
+                                + sum(s.zone[h] != DECK for h in VERSUS.decks(rules)[d.deck]
+                                      .handles)))
+    assert labels == {"hand", "field"}  # this position has both kinds of hidden card
+    after, count = deal_in_order(rules)
+    placed = sum(position.zone[h] in (HAND, FIELD) and position.ident[h] < 0
+                 for h in range(2 * position.n))
+    assert count == placed
+    assert without_start(dump_position(after)) == json.loads(rules.start)
+    # the same public facts as the position given (up to the numbering of its cards)
+    given = load_position(text)
+    for p in (0, 1):
+        mine = range(p * given.n, (p + 1) * given.n)
+        assert sorted((given.zone[h], given.ident[h], given.face[h]) for h in mine) == \
+            sorted((after.zone[h], after.ident[h], after.face[h]) for h in
+                   range(p * after.n, (p + 1) * after.n))
+    assert VERSUS.decision(after).kind is DecisionKind.TURN
+    assert VERSUS.decision(after).player == given.active
+    # the state hash binds the start: the same public state without it hashes otherwise
+    assert state_hash(after) != state_hash(load_position(rules.start))
+
+
+def test_the_canonical_text_does_not_depend_on_the_numbering_given() -> None:
+    text = with_verso_field_cards(b"start-1")
+    obj = json.loads(text)
+    n = len(obj["cards"]) // 2
+    for p in (0, 1):  # reverse each seat's numbering, absorbed lists following
+        mine = obj["cards"][p * n:(p + 1) * n]
+        obj["cards"][p * n:(p + 1) * n] = mine[::-1]
+    new_of = {h: (h // n) * n + (n - 1 - h % n) for h in range(2 * n)}
+    for card in obj["cards"]:
+        if "absorbed" in card:
+            card["absorbed"] = [new_of[x] for x in card["absorbed"]]
+    assert rules_for_position(VERSUS, json.dumps(obj)) == rules_for_position(VERSUS, text)
+
+
+def test_every_ruleset_without_a_start_keeps_its_encoding() -> None:
+    assert b"start" not in Ruleset().encode()
+    assert Ruleset().digest().hex().startswith(
+        Ruleset.decode(Ruleset().encode()).digest().hex())
+    assert "start" not in Ruleset().to_options()
+
+
+def test_a_start_ruleset_round_trips_and_describes_itself() -> None:
+    rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-2"))
+    assert Ruleset.decode(rules.encode()) == rules
+    assert VERSUS.decode_rules(VERSUS.encode_rules(rules)) == rules
+    assert "from start position " in VERSUS.describe_rules(rules)
+    assert VERSUS.narrate_start(VERSUS.new_game(Setup(rules, CAT, b"x")), 0)[0].startswith(
+        "the match starts from a position at turn ")
+
+
+def test_positions_of_the_start_phase_round_trip() -> None:
+    rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-3"))
+    s = VERSUS.new_game(Setup(rules, CAT, b"seed"))
+    decks = VERSUS.decks(rules)
+    seen_field = False
+    while (d := VERSUS.decision(s)).kind is DecisionKind.DEAL:
+        text = dump_position(s)
+        loaded = load_position(text)
+        assert dump_position(loaded) == text and state_hash(loaded) == state_hash(s)
+        seen_field |= d.label == "field"
+        s = VERSUS.step(s, Deal(next(h for h in decks[d.deck].handles if s.zone[h] == DECK)))
+    assert seen_field
+
+
+def eliminate_hidden_cards(obj: dict) -> None:  # type: ignore[type-arg]
+    """A player with a field card has every hidden card named: discarded, or (on the field)
+    face down with a public identity."""
+    n = len(obj["cards"]) // 2
+    p = next(p for p in (0, 1) if any(c["zone"] == "field" for c in obj["cards"][p * n:
+                                                                                (p + 1) * n]))
+    for card in obj["cards"][p * n:(p + 1) * n]:
+        if "card" in card:
+            continue
+        if card["zone"] == "field":
+            card["card"] = "dawn-moth"
+        else:
+            card.clear()
+            card.update(zone="discarded", card="dawn-moth", face="recto")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda o: o.update(result={"outcome": "elimination", "winner": 0}, decision=None),
+     "not finished"),
+    (lambda o: o.update(decision={"kind": "deal", "player": 0, "purpose": "hand"}),
+     "waits for the active player"),
+    (lambda o: o.pop("catalogue"), "names the catalogue"),
+    (lambda o: o.update(catalogue="00" * 32), "not a shipped catalogue"),
+    (lambda o: [c.update(zone="discarded") for c in o["cards"][:1]], "hidden cards are in"),
+    (lambda o: eliminate_hidden_cards(o), "no hidden card"),
+])
+def test_a_position_that_cannot_start_says_why(change, message) -> None:  # type: ignore[no-untyped-def]
+    obj = json.loads(with_verso_field_cards(b"start-1"))
+    change(obj)
+    with pytest.raises(PositionError, match=message):
+        rules_for_position(VERSUS, json.dumps(obj))
+
+
+def test_a_start_that_is_not_canonical_or_not_these_rules_is_refused() -> None:
+    rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-1"))
+    with pytest.raises(RulesetError, match="canonical"):
+        replace(rules, start=json.dumps(json.loads(rules.start), indent=1))
+    with pytest.raises(RulesetError, match="rules differ"):
+        replace(rules, max_turns=30)
+    with pytest.raises(RulesetError, match="start"):
+        Ruleset(start="{" * 100_000)
+    hostile = Ruleset().encode()[:-1] + b',"start":"' + b"x" * 60_000 + b'"}'
+    with pytest.raises(RulesetError, match="longer than"):
+        Ruleset.decode(hostile)
+
+
+def test_another_catalogue_than_the_positions_is_refused_at_the_start() -> None:
+    rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-2"))
+    other = next(c for c in shipped_catalogues() if c.digest != CAT.digest)
+    with pytest.raises(RulesetError, match="made with catalogue"):
+        VERSUS.new_game(Setup(rules, other, b"x"))
+
+
+def test_games_without_start_positions_say_so() -> None:
+    grid = get_game("grid")
+    with pytest.raises(PositionError, match="cannot start from a position"):
+        rules_for_position(grid, "{}")
+
+
+def test_random_play_from_a_start_reaches_a_result() -> None:
+    rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-3"))
+    s, _ = deal_in_order(rules)
+    rng = random.Random(5)  # a test's own stream: nothing here is secret
+    decks, identities = VERSUS.decks(rules), {}
+    pool = [c.id for c in CAT.cards]
+    for deck in decks:
+        for h in deck.handles:
+            identities[h] = rng.choice(pool)
+    while not hasattr(d := VERSUS.decision(s), "outcome"):
+        if d.kind is DecisionKind.DEAL:
+            s = VERSUS.step(s, Deal(next(h for h in decks[d.deck].handles if s.zone[h] == DECK)))
+        elif d.kind is DecisionKind.REVEAL:
+            s = VERSUS.step(s, VERSUS.reveal_input(d.handle, identities[d.handle]))
+        else:
+            s = VERSUS.step(s, rng.choice(list(VERSUS.legal_actions(s))))
+    assert d.outcome
+
+
+def test_the_placing_deals_are_told_to_the_owner_only() -> None:
+    from versus.engine.narrate import narrate
+    from versus.engine.views import Knowledge
+
+    rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-1"))
+    s = VERSUS.new_game(Setup(rules, CAT, b"seed"))
+    decks = VERSUS.decks(rules)
+    told: dict[int, list[str]] = {0: [], 1: []}
+    while (d := VERSUS.decision(s)).kind is DecisionKind.DEAL:
+        inp = Deal(next(h for h in decks[d.deck].handles if s.zone[h] == DECK))
+        after = VERSUS.step(s, inp)
+        for viewer in (0, 1):
+            know = Knowledge(viewer)
+            if viewer == d.player:
+                know.learn(inp.handle, "dawn-moth")
+            told[viewer] += narrate(s, inp, after, viewer, know)
+        s = after
+    owner = next(p for p in (0, 1) if any("face down on" in line for line in told[p]
+                                          if not line.startswith("Opponent")))
+    mine = [line for line in told[owner] if "face down" in line and "Opponent" not in line]
+    assert mine and all("Dawn Moth" in line for line in mine)
+    theirs = [line for line in told[1 - owner] if "face down" in line]
+    assert theirs and all(line.startswith("Opponent placed a card face down on ")
+                          for line in theirs)
