@@ -114,6 +114,35 @@ def game_rules(game: Any, options: dict[str, Any]) -> Any:
         raise GameOptionError(f"--rule {given}: {' '.join(str(error).split())}") from None
 
 
+#: the largest position file `--start` reads (the position format's own limit)
+MAX_START_FILE = 64 * 1024
+
+
+def start_rules(game: Any, path: str, options: dict[str, Any]) -> Any:
+    """`--start FILE`: the game's rules with that position as their start (SPEC 3.C "Start
+    positions"); GameOptionError, one line, for an unreadable file, rules options given beside
+    it (the position carries its rules), or a position that cannot start a match."""
+    from versus.engine.api import rules_for_position
+    from versus.engine.errors import EngineError
+
+    from .verify_cmd import UnreadableFile, read_limited
+
+    if options:
+        given = " ".join(f"{k}={v}" for k, v in options.items())
+        raise GameOptionError(f"--start {path}: the position carries its own rules; drop "
+                              f"--rule/--order ({given})")
+    try:
+        data = read_limited(path, MAX_START_FILE)
+    except UnreadableFile as error:
+        raise GameOptionError(f"--start {path}: {error}") from None
+    if data is None:
+        raise GameOptionError(f"--start {path}: larger than {MAX_START_FILE} bytes")
+    try:
+        return rules_for_position(game, data)
+    except EngineError as error:
+        raise GameOptionError(f"--start {path}: {' '.join(str(error).split())}"[:400]) from None
+
+
 def check_game_args(args: argparse.Namespace, command: str) -> str | None:
     """Resolve and check the game options of a parsed command line of `command` (see the
     module comment); the problem in one line, or None."""
@@ -148,6 +177,9 @@ def _check(args: argparse.Namespace, command: str) -> str | None:
         options = rules_options(impl, getattr(args, "rule", None), getattr(args, "order", None))
         args.game_rules = game_rules(impl, options)
         args.rules_options = options
+        if getattr(args, "start", None) is not None:
+            args.game_rules = start_rules(impl, args.start, options)
+            args.rules_options = impl.rules_to_options(args.game_rules)
     except GameOptionError as error:
         return str(error)
     from versus.protocol.match.rules import unplayable_reason

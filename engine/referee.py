@@ -44,12 +44,27 @@ def random_deal(catalogue: Catalogue, ruleset: Ruleset, rng: RandRange
     pool = list(range(len(catalogue)))
     fisher_yates(pool, rng.randrange)
     ids = [catalogue.cards[i].id for i in pool[: 2 * n]]
+    if ruleset.start:  # a start position's public cards are its own (SPEC 3.C)
+        from .positions import load_position
+
+        known = load_position(ruleset.start, catalogue)
+        for h in range(2 * n):
+            if known.ident[h] >= 0:
+                ids[h] = catalogue.cards[known.ident[h]].id
     orders: tuple[list[int], list[int]] = ([], [])
     for p in (0, 1):
-        order = list(range(p * n, p * n + n))
+        order = list(deck_handles(ruleset, p))
         fisher_yates(order, rng.randrange)
         orders[p].extend(order)
     return ids, orders
+
+
+def deck_handles(ruleset: Ruleset, player: int) -> range:
+    """The handles of `player`'s hidden deck: all its cards, or a start position's hidden ones
+    (the game's `decks`, SPEC 3.C)."""
+    from .versus42 import VERSUS42
+
+    return VERSUS42.decks(ruleset)[player].handles
 
 
 class Referee:
@@ -65,8 +80,9 @@ class Referee:
             if cid not in catalogue:
                 raise EngineError(f"unknown card id {cid!r}")
         for p in (0, 1):
-            if sorted(orders[p]) != list(range(p * n, p * n + n)):
-                raise EngineError(f"player {p}'s draw order is not a permutation of its handles")
+            if sorted(orders[p]) != list(deck_handles(ruleset, p)):
+                raise EngineError(f"player {p}'s draw order is not a permutation of its deck's "
+                                  "handles")
         self.identities = list(identities)
         self.orders = (list(orders[0]), list(orders[1]))
         self._next = [0, 0]
@@ -100,7 +116,7 @@ class Referee:
         self.state = step(self.state, inp)
         if isinstance(inp, Deal) and isinstance(d, DealDecision):
             self._next[d.player] += 1
-            if d.purpose is DealPurpose.HAND:  # the owner learns its card
+            if d.purpose is not DealPurpose.DISCARD:  # the owner learns its card
                 self.knowledge[d.player].learn(inp.handle, self.identities[inp.handle])
         self.history.append(inp)
         self.steps += 1
