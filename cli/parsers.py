@@ -179,6 +179,10 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
                         help="chess clock per player, e.g. 5+3 (default: no clock)")
     parser.add_argument("--order", choices=ACTION_ORDERS, default=None,
                         help="Versus: action order rule (default ordered)")
+    parser.add_argument("--start", metavar="FILE", default=None,
+                        help="start from this position (the position format, e.g. a "
+                             "bug report's; it carries its rules) instead of the new game; "
+                             "each player's hidden cards are dealt as usual (SPEC 3.C)")
 
 
 def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
