@@ -56,9 +56,12 @@ def decklist_commitment(match_id: bytes, seat: int, decklist: Mapping[str, int],
 
 class DecklistHand:
     """One seat's decklist secrets: its deck in a secret order with salts, the seed of the order
-    in which it draws the opponent's slots, and its decklist with the commitment's salt."""
+    in which it draws the opponent's slots, and its decklist with the commitment's salt.
+    `opponent_size`: the cards of the opponent's deck (the draw order's length); None: as many
+    as ours (the decks of the two seats may differ, SPEC §4.7)."""
 
-    def __init__(self, match_id: bytes, seat: int, cards: Sequence[str], rng: Rng) -> None:
+    def __init__(self, match_id: bytes, seat: int, cards: Sequence[str], rng: Rng, *,
+                 opponent_size: int | None = None) -> None:
         # the group module (and libsodium's group bindings) load only when a deck is dealt, so
         # verifying a transcript does not pay for them (start-up, issue 15)
         from versus.protocol.crypto.group import random_permutation
@@ -67,7 +70,8 @@ class DecklistHand:
         shuffled = [cards[i] for i in order]
         self.decklist: Counter[str] = Counter(cards)
         self.deck = SecretDeck.commit(match_id, seat, shuffled, rng)
-        self.draw_order = DrawOrder(match_id, seat, 1 - seat, len(cards), rng)
+        self.draw_order = DrawOrder(match_id, seat, 1 - seat,
+                                    len(cards) if opponent_size is None else opponent_size, rng)
         self.salt = rng(HASH_SIZE)
         self.commitment = decklist_commitment(match_id, seat, self.decklist, self.salt)
 
@@ -85,13 +89,14 @@ class DecklistHand:
 
 class DecklistAudit:
     """The public record of both decks: every check of SPEC §4.7-4.8, for both seats.
-    `card_ids`: what a deck may hold; `firsts`: the handle of each seat's slot 0 (the game's
-    hidden decks), so slot s of seat p's deck is the game's card firsts[p] + s."""
+    `sizes`: the cards of each seat's deck, by seat (they may differ: a match that starts from a
+    position); `card_ids`: what a deck may hold; `firsts`: the handle of each seat's slot 0 (the
+    game's hidden decks), so slot s of seat p's deck is the game's card firsts[p] + s."""
 
-    def __init__(self, match_id: bytes, deck_size: int, card_ids: Collection[str],
+    def __init__(self, match_id: bytes, sizes: tuple[int, int], card_ids: Collection[str],
                  registered: tuple[bytes | None, bytes | None],
                  firsts: tuple[int, int]) -> None:
-        self.match_id, self.deck_size, self.card_ids = match_id, deck_size, frozenset(card_ids)
+        self.match_id, self.sizes, self.card_ids = match_id, tuple(sizes), frozenset(card_ids)
         self.registered, self.firsts = registered, firsts
         self.decks: list[DeckAudit | None] = [None, None]  # by owner
         self.orders: list[DrawAudit | None] = [None, None]  # by owner (chooser = 1 - owner)
@@ -104,13 +109,13 @@ class DecklistAudit:
                                    "commitments", evidence, player=seat)
         deck_body, seed_commitment, list_commitment = parts
         deck = DeckCommitment.from_body(self.match_id, seat, deck_body, evidence)
-        if len(deck) != self.deck_size:
+        if len(deck) != self.sizes[seat]:
             raise IllegalAction(f"seat {seat} committed {len(deck)} cards, the ruleset's deck "
-                                f"has {self.deck_size}", evidence, player=seat)
+                                f"has {self.sizes[seat]} for seat {seat}", evidence, player=seat)
         if type(list_commitment) is not bytes or len(list_commitment) != HASH_SIZE:
             raise MalformedMessage("a decklist commitment is 32 bytes", evidence, player=seat)
         try:
-            order = DrawAudit(self.match_id, seat, 1 - seat, self.deck_size,
+            order = DrawAudit(self.match_id, seat, 1 - seat, self.sizes[1 - seat],
                               seed_commitment)  # type: ignore[arg-type]
         except MalformedMessage as error:
             raise MalformedMessage(str(error), evidence, player=seat) from None
@@ -174,14 +179,16 @@ class DecklistAudit:
                 raise MalformedMessage(f"a decklist entry is [card, count >= 1], got "
                                        f"{entry!r:.80}", evidence, player=seat)
             decklist[entry[0]] = entry[1]
-        if decklist_entries(decklist) != entries or sum(decklist.values()) != self.deck_size:
-            raise DecklistViolation(f"seat {seat}'s decklist is not {self.deck_size} cards in "
-                                    f"canonical order", evidence, player=seat)
+        if decklist_entries(decklist) != entries or sum(decklist.values()) != self.sizes[seat]:
+            raise DecklistViolation(f"seat {seat}'s decklist is not {self.sizes[seat]} cards "
+                                    f"(seat {seat}'s deck) in canonical order", evidence,
+                                    player=seat)
         return decklist
 
     def deal(self) -> dict[int, str] | None:
         """handle -> card of both decks once both seats opened everything."""
-        if any(d is None or len(d.opened) < self.deck_size for d in self.decks):
+        if any(d is None or len(d.opened) < size for d, size in zip(self.decks, self.sizes,
+                                                                    strict=True)):
             return None
         out: dict[int, str] = {}
         for owner, deck in enumerate(self.decks):
@@ -197,17 +204,20 @@ SHOWN_ID_CHARS = 40
 
 
 def check_decklist(card_ids: Collection[str], cards: Sequence[str], deck_size: int,
-                   registered: bytes | None) -> None:
-    """Our own deck before we commit to it (LocalProtocolError: our own misuse)."""
+                   registered: bytes | None, *, seat: int | None = None) -> None:
+    """Our own deck before we commit to it (LocalProtocolError: our own misuse). `deck_size`:
+    the cards of our seat's deck; `seat`, when given, is named in the message."""
     if len(cards) != deck_size or any(card not in card_ids for card in cards):
-        raise LocalProtocolError(deck_problem(card_ids, cards, deck_size))
+        raise LocalProtocolError(deck_problem(card_ids, cards, deck_size, seat=seat))
     if registered is not None and decklist_hash(Counter(cards)) != registered:
         raise LocalProtocolError("our deck does not match the registered decklist hash")
 
 
-def deck_problem(card_ids: Collection[str], cards: Sequence[str], deck_size: int) -> str:
+def deck_problem(card_ids: Collection[str], cards: Sequence[str], deck_size: int, *,
+                 seat: int | None = None) -> str:
     """What is wrong with a deck, the offending ids first: the whole list cut at a fixed length
-    would hide a bad id at its end (issue 15)."""
+    would hide a bad id at its end (issue 15). `seat`, when given, is named with its size (the
+    seats' decks may differ)."""
     unknown = list(dict.fromkeys(card for card in cards if card not in card_ids))
     problems = []
     if unknown:
@@ -217,4 +227,5 @@ def deck_problem(card_ids: Collection[str], cards: Sequence[str], deck_size: int
                                                             else ""))
     if len(cards) != deck_size:
         problems.append(f"got {len(cards)} card{'' if len(cards) == 1 else 's'}")
-    return f"a deck is {deck_size} catalogue card ids; " + "; ".join(problems)
+    whose = "a deck" if seat is None else f"seat {seat}'s deck"
+    return f"{whose} is {deck_size} catalogue card ids; " + "; ".join(problems)

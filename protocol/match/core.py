@@ -124,7 +124,7 @@ class MatchCore:
         self.coin_commits: list[bytes | None] = [None, None]
         self.coin_seeds: list[bytes | None] = [None, None]
         self.decklist = (
-            DecklistAudit(self.match_id, rules.deck_size, rules.card_ids(catalogue),
+            DecklistAudit(self.match_id, rules.deck_sizes, rules.card_ids(catalogue),
                           rules.registered_decklists, (self.decks[0].first, self.decks[1].first))
             if rules.deal_mode is DealMode.DECKLIST else None
         )
@@ -700,13 +700,14 @@ def evidence_body(error: RemoteProtocolError) -> list[object]:
 
 def _size_caps(rules: MatchRules, catalogue: Any) -> dict[MessageKind, int]:
     """The largest envelope of each kind an honest seat can send under these rules (SPEC
-    §4.11 Sizes), from the deck size n, the pool size and the longest card id L."""
+    §4.11 Sizes), from the deck size n (decklist: the larger seat's deck, the caps are one per
+    kind for both seats), the pool size and the longest card id L."""
     ids = rules.card_ids(catalogue)
     longest = max((len(str(i).encode()) for i in ids), default=0)
     card = longest + 2  # a str8 header
     body = dict(_SMALL_BODY)
     if rules.deal_mode is DealMode.DECKLIST:
-        n = rules.deck_size
+        n = max(rules.deck_sizes)
         # [coin, [[n x commit], root], draw seed commit, decklist commit]
         body[K.COMMIT] = 4 * 34 + 2 * 5 + 34 * n
         body[K.DRAW] = 9 + 34  # [slot, h]

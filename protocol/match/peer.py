@@ -84,6 +84,10 @@ class MatchPeer:
             raise LocalProtocolError("a deck is brought only in decklist mode")
         if rules.deal_mode is DealMode.SHARED_POOL:
             rules.pool_ids(catalogue)
+        problem = rules.start_problem(catalogue)
+        if problem is not None:
+            raise LocalProtocolError(f"these rules cannot start a game with this card data: "
+                                     f"{problem}")
         self.seat, self.identity, self.rules, self.catalogue = seat, identity, rules, catalogue
         self._rng, self._software, self._peer_key = rng, software, expected_peer_key
         self._deck_original = deck
@@ -92,8 +96,7 @@ class MatchPeer:
         self.rolled_back = 0
         if self._deck_cards is not None:
             check_decklist(frozenset(rules.card_ids(catalogue)), self._deck_cards,
-                           rules.deck_size,
-                           rules.registered_decklists[seat])
+                           rules.deck_sizes[seat], rules.registered_decklists[seat], seat=seat)
         #: our own measure of an owed message, per seq of our envelope that answered it:
         #: (ms used, ms left) when we sent it (a claim crossing it is judged against this)
         self._sent_measures: dict[int, tuple[int, int]] = {}
@@ -147,7 +150,7 @@ class MatchPeer:
         if self.rules.deal_mode is DealMode.DECKLIST and self._deck_cards is None:
             ids = self.rules.card_ids(self.catalogue)
             order = random_permutation(self._rng, len(ids))
-            self._deck_cards = [ids[i] for i in order[: self.rules.deck_size]]
+            self._deck_cards = [ids[i] for i in order[: self.rules.deck_sizes[self.seat]]]
         return [self._hello.raw]
 
     def receive(self, raw: bytes, now_ms: int | None = None) -> list[Event]:
@@ -468,7 +471,8 @@ class MatchPeer:
             self._chance = ChanceChain(match_id, self.seat, self._rng)
         if self.rules.deal_mode is DealMode.DECKLIST:
             assert self._deck_cards is not None
-            self._hand = DecklistHand(match_id, self.seat, self._deck_cards, self._rng)
+            self._hand = DecklistHand(match_id, self.seat, self._deck_cards, self._rng,
+                                      opponent_size=self.rules.deck_sizes[1 - self.seat])
             pool_side: PoolLive | None = None
         else:
             from versus.protocol.deals.pool import SharedPoolDeal

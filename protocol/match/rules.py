@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from versus.engine.api import Game, HiddenDeck, check_decks
-from versus.engine.errors import RulesetError, UnknownGameError
+from versus.engine.api import Game, HiddenDeck, Setup, check_decks
+from versus.engine.errors import EngineError, RulesetError, UnknownGameError
 from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
@@ -108,11 +108,10 @@ class MatchRules:
             decks = check_decks(game.decks(self.ruleset), 2)
         except (ValueError, TypeError) as error:
             return f"game {self.game!r} declares bad hidden decks: {error}"
-        if self.deal_mode is DealMode.DECKLIST and (
-                [d.owner for d in decks] != [0, 1] or decks[0].size != decks[1].size):
-            return (f"decklist mode needs one deck per seat, of one size (each player brings "
-                    f"its own); game {self.game!r} declares {_decks_text(decks)}: deal it "
-                    "from a shared pool")
+        if self.deal_mode is DealMode.DECKLIST and [d.owner for d in decks] != [0, 1]:
+            return (f"decklist mode needs one deck per seat, seat 0's first (each player "
+                    f"brings its own, of the size the game gives that seat); game "
+                    f"{self.game!r} declares {_decks_text(decks)}: deal it from a shared pool")
         return None
 
     @property
@@ -126,9 +125,12 @@ class MatchRules:
         return tuple(self.game_impl.decks(self.ruleset))
 
     @property
-    def deck_size(self) -> int:
-        """Decklist mode: the cards each seat brings (both decks have this size)."""
-        return self.decks[0].size
+    def deck_sizes(self) -> tuple[int, int]:
+        """Decklist mode: the cards each seat brings, by seat (seats may differ: a match that
+        starts from a position, SPEC §4.7). LocalProtocolError in shared-pool mode."""
+        if self.deal_mode is not DealMode.DECKLIST:
+            raise LocalProtocolError("deck sizes by seat exist in decklist mode only")
+        return self.decks[0].size, self.decks[1].size
 
     def card_ids(self, catalogue: Any) -> tuple[str, ...]:
         """The ids a deck may hold under this catalogue."""
@@ -136,6 +138,16 @@ class MatchRules:
 
     def catalogue_digest(self, catalogue: Any) -> bytes:
         return self.game_impl.catalogue_digest(catalogue)
+
+    def start_problem(self, catalogue: Any) -> str | None:
+        """Why these rules cannot start a game with this card data, or None: the game's
+        `new_game` tried once with a dummy seed (a start position made with other card data,
+        SPEC 3.C, fails here rather than at the first state of a match)."""
+        try:
+            self.game_impl.new_game(Setup(self.ruleset, catalogue, b"\x00" * 32))
+        except EngineError as error:
+            return " ".join(str(error).split())
+        return None
 
     @property
     def has_clock(self) -> bool:

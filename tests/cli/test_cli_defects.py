@@ -360,7 +360,7 @@ def test_9_a_deck_error_names_the_unknown_id_first(tmp_path: Path, capsys) -> No
     assert main(["host", "--deal", "decklist", "--deck", str(deck), "--bot", "random",
                  "--port", "0", "--identity", _key(tmp_path)]) == 1
     line = _one_error_line(capsys.readouterr().err)
-    assert line == (f"versus: deck file {deck}: a deck is 12 catalogue card ids; not in the "
+    assert line == (f"versus: deck file {deck}: seat 0's deck is 12 catalogue card ids; not in the "
                     f"catalogue: 'no-such-card', '{'x' * 40}'; got 13 cards")
 
 

@@ -143,7 +143,7 @@ def test_host_refuses_a_wrong_deck_before_listening(tmp_path) -> None:
     result = _run(tmp_path, "host", "--deal", "decklist", "--deck", str(deck), "--bot",
                   "random", "--port", "0", "--identity", str(tmp_path / "id.key"))
     assert result.returncode == 1
-    assert f"deck file {deck}: a deck is 12 catalogue card ids" in result.stderr
+    assert f"deck file {deck}: seat 0's deck is 12 catalogue card ids" in result.stderr
     assert "invite:" not in result.stdout and "listening" not in result.stdout
 
 

@@ -47,12 +47,15 @@ def positions(seed: bytes) -> list[str]:
     return found
 
 
-def with_verso_field_cards(seed: bytes) -> str:
+def with_verso_field_cards(seed: bytes, uneven: bool = False) -> str:
+    """A position of a random game with a face-down field card that can start a match;
+    `uneven`: one where the players hold different numbers of hidden cards."""
     for text in positions(seed):
         s = load_position(text)
         hidden = [h for h in range(2 * s.n) if s.ident[h] < 0]
-        if any(s.zone[h] == FIELD for h in hidden) and all(
-                any(h // s.n == p for h in hidden) for p in (0, 1)):
+        counts = [sum(h // s.n == p for h in hidden) for p in (0, 1)]
+        if any(s.zone[h] == FIELD for h in hidden) and min(counts) > 0 and (
+                not uneven or counts[0] != counts[1]):
             try:
                 VERSUS.rules_for_position(text)
             except PositionError:

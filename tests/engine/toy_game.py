@@ -226,3 +226,156 @@ class ToyDuel:
 
 
 TOY = ToyDuel()
+
+
+# --- a variant whose hidden decks differ in size per seat ---------------------------------------
+# "toy-decks": each seat brings its own deck (decklist mode), of `deck0` and `deck1` cards
+# (a match from a start position gives the seats different decks). Seat 0 is dealt two cards
+# from its deck, then seat 1 two from its own (DEAL, alternating); seat 0 bets or passes
+# (TURN), seat 1 calls or folds a bet (CHOICE); each reveals the first card it was dealt
+# (REVEAL). The higher card wins; a fold loses at once.
+
+HAND = 2
+
+
+@dataclass(frozen=True)
+class ToyDecksState:
+    sizes: tuple[int, int]
+    dealt: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # handles, by seat
+    bet: str = ""
+    answer: str = ""
+    revealed: tuple[str, ...] = ()  # card ids, seat 0's first
+
+
+class ToyDecks(ToyDuel):
+    id = "toy-decks"
+    title = "Toy decks of two sizes (tests only)"
+    rules_options = (RulesOption("deck0", 7, "cards in seat 0's deck", HAND, 12),
+                     RulesOption("deck1", 5, "cards in seat 1's deck", HAND, 12))
+    chance = False
+
+    def default_rules(self) -> tuple[int, int]:  # type: ignore[override]
+        return 7, 5
+
+    def rules_from_options(self, options: Mapping[str, Any]) -> tuple[int, int]:  # type: ignore[override]
+        unknown = set(options) - {"deck0", "deck1"}
+        if unknown:
+            raise RulesetError(f"unknown toy-decks option(s) {sorted(unknown)}")
+        sizes = options.get("deck0", 7), options.get("deck1", 5)
+        if any(type(n) is not int or not HAND <= n <= 12 for n in sizes):
+            raise RulesetError(f"toy-decks deck sizes {sizes!r}: each must be {HAND}..12")
+        return sizes
+
+    def rules_to_options(self, rules: tuple[int, int]) -> dict[str, Any]:  # type: ignore[override]
+        return {"deck0": rules[0], "deck1": rules[1]}
+
+    def encode_rules(self, rules: tuple[int, int]) -> bytes:  # type: ignore[override]
+        return _canonical({"format": "toy-decks-rules/1", "deck0": rules[0], "deck1": rules[1]})
+
+    def decode_rules(self, data: bytes) -> tuple[int, int]:  # type: ignore[override]
+        try:
+            obj = json.loads(data)
+            rules = self.rules_from_options({"deck0": obj["deck0"], "deck1": obj["deck1"]})
+        except (ValueError, KeyError, TypeError):
+            raise RulesetError(f"not toy-decks rules: {data!r:.60}") from None
+        if self.encode_rules(rules) != data:
+            raise RulesetError("toy-decks rules encoding is not canonical")
+        return rules
+
+    def rules_digest(self, rules: tuple[int, int]) -> bytes:  # type: ignore[override]
+        return _tagged("decks-rules", self.encode_rules(rules))
+
+    def describe_rules(self, rules: tuple[int, int]) -> str:  # type: ignore[override]
+        return f"decks of {rules[0]} and {rules[1]}"
+
+    def decks(self, rules: tuple[int, int]) -> tuple[HiddenDeck, ...]:  # type: ignore[override]
+        return HiddenDeck(0, rules[0], 0), HiddenDeck(1, rules[1], rules[0])
+
+    def new_game(self, setup: Setup) -> ToyDecksState:  # type: ignore[override]
+        return ToyDecksState(tuple(setup.rules))  # type: ignore[arg-type]
+
+    def decision(self, s: ToyDecksState) -> Pending | Finished:  # type: ignore[override]
+        for p in (0, 1):
+            if len(s.dealt[p]) < HAND:
+                return Pending(DecisionKind.DEAL, p, "hand", deck=p)
+        if not s.bet:
+            return Pending(DecisionKind.TURN, 0)
+        if s.bet == "bet" and not s.answer:
+            return Pending(DecisionKind.CHOICE, 1, "call-or-fold")
+        if s.answer == "fold":
+            return Finished("fold", 0)
+        if len(s.revealed) < 2:
+            p = len(s.revealed)
+            return Pending(DecisionKind.REVEAL, p, handle=s.dealt[p][0])
+        score0, score1 = (CARDS.index(card) for card in s.revealed)
+        return Finished("showdown", None if score0 == score1 else 0 if score0 > score1 else 1)
+
+    def legal_actions(self, s: ToyDecksState) -> Sequence[str]:  # type: ignore[override]
+        d = self.decision(s)
+        if isinstance(d, Finished):
+            return []
+        return {DecisionKind.TURN: ["bet", "pass"],
+                DecisionKind.CHOICE: ["call", "fold"]}.get(d.kind, [])
+
+    def step(self, s: ToyDecksState, inp: str) -> ToyDecksState:  # type: ignore[override]
+        d = self.decision(s)
+        self.parse_input(inp)
+        if isinstance(d, Finished):
+            raise IllegalActionError(f"input {inp!r} after the end of the game")
+        word, *args = inp.split(" ")
+        if d.kind is DecisionKind.DEAL and word == "deal":
+            p, h = d.player, int(args[0])
+            assert p is not None
+            first = 0 if p == 0 else s.sizes[0]
+            if not first <= h < first + s.sizes[p] or h in s.dealt[p]:
+                raise IllegalActionError(f"illegal input {inp!r}: card {h} is not in seat "
+                                         f"{p}'s deck")
+            dealt = list(s.dealt)
+            dealt[p] = (*dealt[p], h)
+            return replace(s, dealt=(dealt[0], dealt[1]))
+        if d.kind is DecisionKind.REVEAL and word == "reveal" and int(args[0]) == d.handle:
+            if args[1] not in CARDS:
+                raise IllegalActionError(f"illegal input {inp!r}: not a card")
+            return replace(s, revealed=(*s.revealed, args[1]))
+        if inp not in self.legal_actions(s):
+            raise IllegalActionError(f"illegal input {inp!r} awaiting {d.kind.value}")
+        if d.kind is DecisionKind.TURN:
+            return replace(s, bet=inp)
+        return replace(s, answer=inp)
+
+    def view(self, s: ToyDecksState, player: int,  # type: ignore[override]
+             knowledge: ToyKnowledge) -> dict[str, Any]:
+        return {"state": s, "mine": [knowledge.cards.get(h) for h in s.dealt[player]]}
+
+    def state_hash(self, s: ToyDecksState) -> bytes:  # type: ignore[override]
+        return _tagged("decks-state", self.rules_digest(s.sizes) + self.encode_state(s))
+
+    def parse_input(self, text: str) -> str:
+        words = text.split(" ") if isinstance(text, str) else []
+        number = len(words) >= 2 and words[1].isdigit() and str(int(words[1])) == words[1]
+        ok = (words in (["bet"], ["pass"], ["call"], ["fold"])
+              or (len(words) == 2 and words[0] == "deal" and number)
+              or (len(words) == 3 and words[0] == "reveal" and number and words[2] in CARDS))
+        if not ok:
+            raise MalformedActionError(f"malformed toy-decks input {text!r:.60}")
+        return text
+
+    def narrate_start(self, s: ToyDecksState, viewer: int) -> list[str]:  # type: ignore[override]
+        return [f"decks of {s.sizes[0]} and {s.sizes[1]} cards"]
+
+    def load_position(self, text: str | bytes,  # type: ignore[override]
+                      catalogue: Any = None) -> ToyDecksState:
+        try:
+            fields = json.loads(text)["state"]
+            dealt = fields["dealt"]
+            s = ToyDecksState((fields["sizes"][0], fields["sizes"][1]),
+                              (tuple(dealt[0]), tuple(dealt[1])), fields["bet"],
+                              fields["answer"], tuple(fields["revealed"]))
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            raise PositionError(f"not a toy-decks position: {e}") from None
+        if self.dump_position(s) != (text if isinstance(text, str) else text.decode()):
+            raise PositionError("toy-decks position is not canonical")
+        return s
+
+
+TOY_DECKS = ToyDecks()

@@ -178,8 +178,9 @@ def test_link_fault_is_dropped_and_resynchronised(name: str, make: Callable[[], 
 def _cheating_hand(monkeypatch: pytest.MonkeyPatch,
                    mutate: Callable[[DecklistHand, bytes], None]) -> None:
     class Hand(DecklistHand):
-        def __init__(self, match_id: bytes, seat: int, cards: object, rng: object) -> None:
-            super().__init__(match_id, seat, cards, rng)  # type: ignore[arg-type]
+        def __init__(self, match_id: bytes, seat: int, cards: object, rng: object,
+                     **sizes: object) -> None:
+            super().__init__(match_id, seat, cards, rng, **sizes)  # type: ignore[arg-type]
             if seat == CHEATER:
                 mutate(self, match_id)
 

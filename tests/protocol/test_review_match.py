@@ -184,8 +184,9 @@ def test_loser_cannot_stall_the_certificate() -> None:
 
 def test_timeout_claimant_must_open_its_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     class Swapping(DecklistHand):  # both seats cheat: draw the opponent's slots out of order
-        def __init__(self, match_id: bytes, seat: int, cards: object, rng: object) -> None:
-            super().__init__(match_id, seat, cards, rng)  # type: ignore[arg-type]
+        def __init__(self, match_id: bytes, seat: int, cards: object, rng: object,
+                     **sizes: object) -> None:
+            super().__init__(match_id, seat, cards, rng, **sizes)  # type: ignore[arg-type]
             order = self.draw_order._order
             order[0], order[1] = order[1], order[0]
 
