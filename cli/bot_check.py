@@ -20,9 +20,20 @@
 # Why scripted: the same bot gets the same decisions on every run (seeded deals, fixed
 # positions), so a failure reproduces. Built-in bots can be checked too (their protocol lines
 # then say "not an external bot").
+#
+# Another game (`--game ID`, any two-player game of the registry; issue 21). The same checks,
+# from that game's new games and through the Game interface alone: the hello carries the game's
+# default rules and card data; `turn seat 0/1` are whole games against `random` on scripted
+# decklist-mode deals (each hidden deck a seeded sample of the game's card ids, as a match deals
+# a deck nobody brought); the choice scenarios are one position per choice kind (the decision's
+# label) that seeded `random`-against-`random` games of the game reach (POSITION_SEEDS), in
+# the order they first appear, each presented to the bot from the deciding seat's view;
+# `unknown fields` repeats the first of them (or the first turn when the game has no choice).
 from __future__ import annotations
 
 import argparse
+import copy
+import hashlib
 import re
 import shlex
 import shutil
@@ -45,6 +56,8 @@ from versus.engine import (
     default_catalogue,
     random_deal,
 )
+from versus.engine.api import DecisionKind, Finished, Game, Setup
+from versus.engine.registry import get_game
 
 from .bots.base import AsyncPlayer, BotError, BotForfeit, as_async
 from .bots.external import DEFAULT_TIME_MS, QUIT_GRACE_S, ExternalBot
@@ -54,6 +67,10 @@ from .bots.registry import make_bot, parse_bot
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: the scripted deals of the whole-game scenarios (one per seat)
 GAME_SEEDS = (b"versus/bot-check/game-0", b"versus/bot-check/game-1")
+#: another game's position games (random against random), searched for its choice kinds
+POSITION_SEEDS = tuple(b"versus/bot-check/positions-%d" % i for i in range(32))
+MAX_INPUTS = 100_000  # a game of another game that has not ended by then is a bug of that game
+VERSUS = "versus42"
 UNKNOWN = {"x-bot-check": {"ignore": ["this", 1, None]}}  # an unknown field, nested
 
 
@@ -180,6 +197,153 @@ def game_scenario(seat: int) -> Scenario:
     return run
 
 
+# --- another game (--game ID): the Game interface only -----------------------------------------
+
+
+class _Stream:
+    """A seeded SHA-256 stream of integers below n: the scripted deals and chance outcomes."""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed, self.counter = seed, 0
+
+    def below(self, n: int) -> int:
+        self.counter += 1
+        digest = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
+        return int.from_bytes(digest, "big") % n
+
+
+def scripted_deal(game: Game, rules: Any, catalogue: Any,
+                  seed: bytes) -> tuple[dict[int, str], list[list[int]]]:
+    """A decklist-mode deal nobody brought a deck to, as a match makes one (MatchPeer.start):
+    each hidden deck a seeded sample of the game's card ids, dealt in handle order."""
+    ids = list(game.card_ids(catalogue))
+    rng = _Stream(seed + b"/deal")
+    identity: dict[int, str] = {}
+    for deck in game.decks(rules):
+        pool = list(ids)
+        for i in range(len(pool) - 1, 0, -1):
+            j = rng.below(i + 1)
+            pool[i], pool[j] = pool[j], pool[i]
+        identity.update(zip(deck.handles, pool[: deck.size], strict=False))
+    return identity, [list(deck.handles) for deck in game.decks(rules)]
+
+
+#: a decision a player answers: (state, seat, that seat's knowledge then)
+Position = tuple[Any, int, Any]
+Answer = Callable[[Position, list[Any]], Awaitable[Any]]
+
+
+async def play_scripted(game: Game, rules: Any, catalogue: Any, seed: bytes,
+                        answer: Answer) -> Finished:
+    """One game of `game` from the scripted deal and chance stream of `seed`: deals, reveals
+    and chance are answered here (a full-information referee), turns and choices by
+    `answer(position, legal)`."""
+    identity, orders = scripted_deal(game, rules, catalogue, seed)
+    dealt = [0] * len(orders)
+    chance = _Stream(seed + b"/chance")
+    knowledge = [game.new_knowledge(p) for p in range(game.players)]
+    state = game.new_game(Setup(rules, catalogue, seed[:64]))
+    for _ in range(MAX_INPUTS):
+        d = game.decision(state)
+        if isinstance(d, Finished):
+            return d
+        if d.kind is DecisionKind.DEAL:
+            h = orders[d.deck][dealt[d.deck]]
+            dealt[d.deck] += 1
+            assert d.player is not None
+            knowledge[d.player].learn(h, identity[h])
+            inp = game.deal_input(h)
+        elif d.kind is DecisionKind.REVEAL:
+            inp = game.reveal_input(d.handle, identity[d.handle])
+        elif d.kind is DecisionKind.CHANCE:
+            inp = game.legal_actions(state)[chance.below(d.outcomes)]
+        else:
+            assert d.player is not None
+            inp = await answer((state, d.player, knowledge[d.player]),
+                               list(game.legal_actions(state)))
+        state = game.step(state, inp)
+    raise RuntimeError(f"{game.id}: the scripted game {seed!r} did not end within "
+                       f"{MAX_INPUTS} inputs")
+
+
+async def ask(game: Game, player: AsyncPlayer, position: Position, legal: list[Any],
+              decision: int) -> Any:
+    """The player's answer at `position`, from its seat's view; an illegal one forfeits."""
+    state, seat, knowledge = position
+    action = await player.choose(game.view(state, seat, knowledge), legal)
+    if action not in legal:
+        raise BotForfeit(f"bot {player.name!r} answered an illegal action "
+                         f"{str(action)!r:.80} on decision {decision}")
+    return action
+
+
+def game_scenario_of(game: Game, seat: int) -> Scenario:
+    async def run(player: AsyncPlayer) -> str:
+        seed = GAME_SEEDS[seat]
+        opponent = as_async(make_bot("random", seed=int.from_bytes(seed[-4:], "big"),
+                                     game=game.id))
+        asked = [0]
+
+        async def answer(position: Position, legal: list[Any]) -> Any:
+            if position[1] != seat:
+                return await opponent.choose(game.view(*position), legal)
+            asked[0] += 1
+            return await ask(game, player, position, legal, asked[0])
+
+        rules, catalogue = game.default_rules(), game.default_catalogue()
+        result = await play_scripted(game, rules, catalogue, seed, answer)
+        return (f"a whole game from seat {seat}: {asked[0]} decisions answered "
+                f"({result.outcome}, winner {result.winner})")
+    return run
+
+
+async def decision_positions(game: Game) -> dict[str, Position]:
+    """The first position of each kind of decision a player answers (`choice LABEL`, and
+    `turn LABEL` for a labelled turn) that the position games reach, in order."""
+    rules, catalogue = game.default_rules(), game.default_catalogue()
+    found: dict[str, Position] = {}
+    bots: list[Any] = []  # this game's two seeded random bots
+
+    async def answer(position: Position, legal: list[Any]) -> Any:
+        state, seat, knowledge = position
+        d = game.decision(state)
+        assert not isinstance(d, Finished)
+        if d.kind is DecisionKind.CHOICE or d.label:
+            name = f"{d.kind.value} {d.label}".strip()
+            if name not in found:
+                found[name] = (state, seat, copy.deepcopy(knowledge))
+        return bots[seat].choose(None, legal)
+
+    for i, seed in enumerate(POSITION_SEEDS):
+        bots[:] = [make_bot("random", seed=2 * i + p, game=game.id) for p in range(2)]
+        await play_scripted(game, rules, catalogue, seed, answer)
+    return found
+
+
+def position_scenario(game: Game, position: Position) -> Scenario:
+    async def run(player: AsyncPlayer) -> str:
+        legal = list(game.legal_actions(position[0]))
+        action = await ask(game, player, position, legal, 1)
+        return (f"answered {game.format_input(action)} among {len(legal)} options "
+                f"(seat {position[1]})")
+    return run
+
+
+async def first_turn(game: Game) -> Position:
+    """The first turn of the first position game (the unknown-fields scenario of a game
+    without choices)."""
+    rules, catalogue = game.default_rules(), game.default_catalogue()
+    first: list[Position] = []
+
+    async def answer(position: Position, legal: list[Any]) -> Any:
+        if not first:
+            first.append((position[0], position[1], copy.deepcopy(position[2])))
+        return legal[0]
+
+    await play_scripted(game, rules, catalogue, POSITION_SEEDS[0], answer)
+    return first[0]
+
+
 # --- running ----------------------------------------------------------------------------------
 
 
@@ -188,11 +352,12 @@ class Checker:
     spec: str
     time_ms: int
     tally: Tally
+    game: str = VERSUS
 
     def bot(self, extra: bool = False) -> AsyncPlayer:
-        bot = make_bot(self.spec, game="versus42")
+        bot = make_bot(self.spec, game=self.game)
         if isinstance(bot, ExternalBot):
-            probe = _Probe(bot.argv, name=bot.name, time_ms=self.time_ms)
+            probe = _Probe(bot.argv, name=bot.name, time_ms=self.time_ms, game=self.game)
             probe.extra = extra
             return probe
         return as_async(bot)
@@ -206,7 +371,8 @@ class Checker:
             if isinstance(bot, ExternalBot):
                 async with bot:
                     if name == "hello":
-                        await bot.start(0, Ruleset(), default_catalogue())
+                        game = get_game(self.game)
+                        await bot.start(0, game.default_rules(), game.default_catalogue())
                         detail = f"ready as {bot.declared_name!r}"
                     else:
                         detail = await run(timed)
@@ -227,7 +393,8 @@ class Checker:
         from versus.engine.decisions import Outcome
 
         started = time.perf_counter()
-        await bot.finish(GameResult(Outcome.TURN_LIMIT, None), 0)
+        await bot.finish(GameResult(Outcome.TURN_LIMIT, None) if self.game == VERSUS
+                         else Finished("turn-limit", None), 0)
         spent = time.perf_counter() - started
         code = bot.returncode
         if code == 0:
@@ -252,10 +419,10 @@ def _failure(caught: BaseException) -> str:
     return f"crashed: {type(caught).__name__}: {caught}"[:300]
 
 
-async def check(spec: str, time_ms: int) -> list[Line]:
+async def check(spec: str, time_ms: int, game_id: str = VERSUS) -> list[Line]:
     tally = Tally(time_ms)
     external = parse_bot(spec).command is not None
-    checker = Checker(spec, time_ms, tally)
+    checker = Checker(spec, time_ms, tally, game_id)
 
     async def none(player: AsyncPlayer) -> str:
         return ""
@@ -268,12 +435,23 @@ async def check(spec: str, time_ms: int) -> list[Line]:
     else:
         lines.append(Line("hello", True, "not an external bot (nothing to exchange)"))
         lines.append(Line("quit", True, "not an external bot"))
-    scenarios = [("turn seat 0", game_scenario(0), False),
-                 ("turn seat 1", game_scenario(1), False),
-                 ("choice discard-from-hand", choice_scenario("discard-from-hand"), False),
-                 ("choice discard-from-field", choice_scenario("discard-from-field"), False)]
-    if external:
-        scenarios.append(("unknown fields", choice_scenario("discard-from-hand"), True))
+    if game_id == VERSUS:
+        scenarios = [("turn seat 0", game_scenario(0), False),
+                     ("turn seat 1", game_scenario(1), False),
+                     ("choice discard-from-hand", choice_scenario("discard-from-hand"), False),
+                     ("choice discard-from-field", choice_scenario("discard-from-field"), False)]
+        if external:
+            scenarios.append(("unknown fields", choice_scenario("discard-from-hand"), True))
+    else:
+        game = get_game(game_id)
+        positions = await decision_positions(game)
+        scenarios = [(f"turn seat {seat}", game_scenario_of(game, seat), False)
+                     for seat in (0, 1)]
+        scenarios += [(name, position_scenario(game, position), False)
+                      for name, position in positions.items()]
+        if external:
+            first = next(iter(positions.values()), None) or await first_turn(game)
+            scenarios.append(("unknown fields", position_scenario(game, first), True))
     for name, run, extra in scenarios:
         if not lines[0].ok:  # no ready, no decision (and each would wait out the hello again)
             lines.append(Line(name, False, "not run: the bot failed the hello"))
@@ -308,13 +486,14 @@ def cmd_bot_check(args: argparse.Namespace, out: IO[str]) -> int:
         program = shlex.split(spec.command)[0] if shlex.split(spec.command) else ""
         if shutil.which(program) is None and not Path(program).is_file():
             return fail(f"bot {args.bot!r}: program {program!r} not found")
-    if game != "versus42":
-        return fail(f"--game {game}: bot-check presents Versus decisions only (the external "
-                    "bot protocol sends Versus views); check with --game versus42")
+    players = get_game(game).players
+    if players != 2:
+        return fail(f"--game {game}: bot-check presents the decisions of two-player games; "
+                    f"{game} is a {players}-player game")
     time_ms = args.time_per_decision or (
         DEFAULT_TIME_MS if spec.time is None else max(1, round(spec.time * 1000)))
     try:
-        lines = trio.run(check, args.bot, time_ms)
+        lines = trio.run(check, args.bot, time_ms, game)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_FAIL)
     for line in lines:

@@ -419,7 +419,7 @@ def add_bot_check_parser(sub: Any) -> None:
         "bot-check", help="check a bot against the external bot protocol",
         description="Check a bot (cmd:<command line>, or any bot name) against the external "
                     "bot protocol (SPEC Part 7): hello and ready, turn decisions of a whole "
-                    "game from each seat, both choice kinds, unknown fields, result and quit, "
+                    "game from each seat, each choice kind, unknown fields, result and quit, "
                     "and over all of them: no crash, well-formed answers, legal actions, "
                     "answers in time. One line per check. Exit status: 0 all pass, 1 some "
                     "check failed, 2 bad command line.")
@@ -427,7 +427,7 @@ def add_bot_check_parser(sub: Any) -> None:
     parser.add_argument("--time-per-decision", type=decision_ms, default=None, metavar="MS",
                         help="the per-decision limit (default: the bot's time= option, else "
                              "1000 ms)")
-    add_game_option(parser, "the game whose decisions are presented")
+    add_game_option(parser, "the two-player game whose decisions are presented")
     parser.set_defaults(func=Lazy("versus.cli.bot_check:cmd_bot_check", guarded=False))
 
 

@@ -17,7 +17,8 @@
 # Games (issue 16): every game of a tournament is of the game `--game` names (default
 # versus42), under the rules its `--rule NAME=VALUE` options make (the manifest keeps both, so
 # `--resume` plays the same game); its participants must be bots that play it (`random` plays
-# every game; greedy, ismcts and external bots play Versus), and its default deal is decklist
+# every game, external `cmd:` bots every two-player game; greedy and ismcts play Versus and
+# the games that have their own, cli/bots/registry.py), and its default deal is decklist
 # for Versus, shared-pool for another game (cli/game_options.py).
 #
 # Paired deals, deal suites, SPRT (issue 21). By default every deal is played twice with the

@@ -60,6 +60,16 @@ class PlayerView:
         return self._state
 
     @property
+    def rules(self) -> Any:
+        """The match's ruleset (the external bot driver's hello carries it)."""
+        return self._state.rules
+
+    @property
+    def catalogue(self) -> Any:
+        """The match's card data."""
+        return self._state.cat
+
+    @property
     def turn(self) -> int:
         return self._state.turn
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-# A minimal external bot for Versus P2P (SPEC Part 7): it plays a uniformly random legal action.
-# Standard library only. It reads one JSON object per line on stdin and answers on stdout;
-# anything for humans goes to stderr. Try it against the built-in bots:
+# A minimal external bot for Versus P2P (SPEC Part 7): it plays a uniformly random legal action,
+# of any two-player game of the platform (the hello's `game` names it; the bot reads nothing
+# but the `legal` inputs of each decision). Standard library only. It reads one JSON object per
+# line on stdin and answers on stdout; anything for humans goes to stderr. Try it against the
+# built-in bots:
 #   .venv/bin/python -m versus.cli.bots "cmd:python3 examples/random_bot.py" greedy --games 2
-# or from Python: make_bot("cmd:python3 examples/random_bot.py") (cli/bots/registry.py).
+#   versus tournament random "cmd:python3 examples/random_bot.py" --game grid --games 2
+#   versus bot-check --game vanquishers "cmd:python3 examples/random_bot.py"
+# or from Python: make_bot("cmd:python3 examples/random_bot.py", game="grid")
+# (cli/bots/registry.py).
 import json
 import random
 import sys

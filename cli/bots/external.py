@@ -9,6 +9,15 @@
 #   - any failure raises `BotForfeit` with one line naming the bot and the decision, after the
 #     process is killed. The process is always reaped: `async with ExternalBot(...)` kills it on
 #     the way out, whatever happened.
+#
+# Every two-player game of the registry (issue 21): the driver knows its game (`game`, a
+# registry id) and speaks of it only through the Game interface and the game's view object:
+# the hello carries `game`, `rules` (`Game.rules_to_options`), `ruleset` (the canonical rules
+# encoding, when it is a JSON object) and `catalogue` (each card's `to_json()` with its `text`,
+# when the cards have one); the first decision's view gives the seat (`view.player`) and the
+# match's rules and card data (`view.rules`, `view.catalogue`); `decide.view` is
+# `view.to_dict()` and `legal` the inputs in the game's notation (`Game.format_input`).
+# For versus42 the messages are those of before, with `game` and `rules` added at the end.
 from __future__ import annotations
 
 import json
@@ -20,12 +29,12 @@ from typing import Any
 
 import trio
 
-from versus.engine import Action, Catalogue, GameResult, PlayerView, Ruleset
-from versus.engine.api import Finished
+from versus.engine import Action, GameResult, PlayerView
+from versus.engine.api import Finished, Game, Setup
+from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.match.table import MatchResult
 
 from .base import BotError, BotForfeit
-from .worlds import public_state
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024  # one line from the bot
@@ -36,16 +45,75 @@ QUIT_GRACE_S = 1.0  # after "quit", how long the bot may take to exit before it 
 MAX_NAME_CHARS = 40
 
 
-def ruleset_json(ruleset: Ruleset) -> dict[str, Any]:
-    return json.loads(ruleset.encode())  # type: ignore[no-any-return]
+#: what a game's view object must have for an external bot to play it (SPEC Part 7)
+VIEW_MEMBERS = ("player", "rules", "catalogue", "to_dict")
+_HOSTING: dict[str, str | None] = {}
 
 
-def catalogue_json(catalogue: Catalogue) -> list[dict[str, Any]]:
-    return [{**card.to_json(), "text": card.text} for card in catalogue.cards]
+def hosting_problem(game: Game) -> str | None:
+    """Why an external bot cannot play `game`, or None: it plays a two-player game whose view
+    object has VIEW_MEMBERS (checked once per game, on the view of a new game)."""
+    if game.id not in _HOSTING:
+        _HOSTING[game.id] = _hosting_problem(game)
+    return _HOSTING[game.id]
+
+
+def _hosting_problem(game: Game) -> str | None:
+    head = "an external bot (cmd:...)"
+    if game.players != 2:
+        return (f"{head} plays the two-player games; {game.id} is a {game.players}-player game "
+                "(versus solo --bot takes its own bots)")
+    try:
+        state = game.new_game(Setup(game.default_rules(), game.default_catalogue(),
+                                    b"versus/external-bot"))
+        view = game.view(state, 0, game.new_knowledge(0))
+    except Exception as error:  # a game's bug: said in one line, where the bot is chosen
+        return f"{head} cannot play {game.id}: its view fails ({type(error).__name__}: {error})"
+    missing = [name for name in VIEW_MEMBERS if not hasattr(view, name)]
+    if missing:
+        return (f"{head} cannot play {game.id}: its view has no {', '.join(missing)} "
+                "(SPEC Part 7)")
+    return None
+
+
+def game_ruleset_json(game: Game, rules: Any) -> dict[str, Any] | None:
+    """The hello's `ruleset`: the game's canonical rules encoding when it is a JSON object
+    (every game of the registry today), else None (the field is left out)."""
+    try:
+        obj = json.loads(game.encode_rules(rules))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def game_catalogue_json(catalogue: Any) -> list[dict[str, Any]] | None:
+    """The hello's `catalogue`: every card's own JSON form (`to_json()`) with its rules `text`
+    when the game's cards have both, else None (the field is left out)."""
+    cards = getattr(catalogue, "cards", None)
+    if not cards or not all(hasattr(c, "to_json") and hasattr(c, "text") for c in cards):
+        return None
+    return [{**card.to_json(), "text": card.text} for card in cards]
+
+
+def hello_message(game: Game, seat: int, rules: Any, catalogue: Any,
+                  time_ms: int) -> dict[str, Any]:
+    """The hello of protocol version 1 (SPEC Part 7): for versus42 the fields of before, in
+    their order, then `game` and `rules`; `ruleset` and `catalogue` only when the game has a
+    JSON form of them."""
+    hello: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat}
+    ruleset = game_ruleset_json(game, rules)
+    if ruleset is not None:
+        hello["ruleset"] = ruleset
+    cards = game_catalogue_json(catalogue)
+    if cards is not None:
+        hello["catalogue"] = cards
+    hello.update(time_ms=time_ms, game=game.id, rules=game.rules_to_options(rules))
+    return hello
 
 
 class ExternalBot:
-    """An AsyncPlayer backed by a child process speaking the external bot protocol.
+    """An AsyncPlayer backed by a child process speaking the external bot protocol, playing
+    `game` (a registry id of a two-player game).
 
     Use as `async with ExternalBot("python3 examples/random_bot.py") as bot:`; `start` sends
     the hello (or the first `choose` does, from its view); `finish(result)` says goodbye."""
@@ -54,13 +122,14 @@ class ExternalBot:
 
     def __init__(self, command: str | Sequence[str], *, name: str | None = None,
                  time_ms: int = DEFAULT_TIME_MS, hello_timeout: float = HELLO_TIMEOUT_S,
-                 max_line: int = MAX_LINE_BYTES) -> None:
+                 max_line: int = MAX_LINE_BYTES, game: str = DEFAULT_GAME) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise BotError("an external bot needs a command line, got an empty one")
         if not 1 <= time_ms <= 3_600_000:
             raise BotError(f"time_ms must be 1..3600000, got {time_ms}")
         self.argv = argv
+        self.game: Game = get_game(game)
         self.name = name or " ".join(argv)[:MAX_NAME_CHARS]
         self.time_ms = time_ms
         self.hello_timeout = hello_timeout
@@ -110,11 +179,9 @@ class ExternalBot:
         return None if self._proc is None else self._proc.returncode
 
     # --- the protocol -----------------------------------------------------------------------
-    async def start(self, seat: int, ruleset: Ruleset, catalogue: Catalogue) -> None:
-        """Send the hello and wait for the bot's ready."""
-        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat,
-                 "ruleset": ruleset_json(ruleset), "catalogue": catalogue_json(catalogue),
-                 "time_ms": self.time_ms}
+    async def start(self, seat: int, ruleset: Any, catalogue: Any) -> None:
+        """Send the hello (the game's rules and card data) and wait for the bot's ready."""
+        hello = hello_message(self.game, seat, ruleset, catalogue, self.time_ms)
         with trio.move_on_after(self.hello_timeout) as scope:
             await self._send(hello, "the hello")
             msg = await self._receive("the hello")
@@ -130,13 +197,16 @@ class ExternalBot:
         self.declared_name = name
         self.started = True
 
-    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+    async def choose(self, view: PlayerView | Any, legal: Sequence[Action | Any]) -> Any:
         if not self.started:
-            s = public_state(view)
-            await self.start(view.player, s.rules, s.cat)
+            rules, catalogue = getattr(view, "rules", None), getattr(view, "catalogue", None)
+            if rules is None or catalogue is None:
+                raise BotError(f"a {self.game.id} view has no rules or card data: an external "
+                               "bot cannot be told the match (SPEC Part 7)")
+            await self.start(view.player, rules, catalogue)
         self.decisions += 1
         k = self.decisions
-        by_text = {str(a): a for a in legal}
+        by_text = {self.game.format_input(a): a for a in legal}
         msg = {"type": "decide", "decision": k, "view": view.to_dict(),
                "legal": list(by_text), "time_ms": self.time_ms}
         where = f"decision {k}"

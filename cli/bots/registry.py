@@ -3,10 +3,12 @@
 # program (async only: wrap any of them with as_async).
 #
 # Only `random` plays every game (it knows a game through its legal inputs alone); the others
-# read Versus's views and search with its engine (the external bot protocol sends Versus views
-# too), so they play versus42 only, except the games' own bots of GAME_BOTS (grid: greedy and
-# ismcts, cli/bots/grid.py and grid_ismcts.py; vanquishers: greedy): `make_bot(name, game=...)`
-# says so in one line.
+# read Versus's views and search with its engine, so they play versus42 only, except the games'
+# own bots of GAME_BOTS (grid: greedy and ismcts, cli/bots/grid.py and grid_ismcts.py;
+# vanquishers: greedy): `make_bot(name, game=...)` says so in one line. An external bot
+# (`cmd:`) plays every two-player game whose view has player, rules, catalogue and to_dict()
+# (the protocol sends the game's own view, SPEC Part 7; external.hosting_problem): every one
+# of the platform's; not a solo game (multiverse: `versus solo --bot` takes its own bots).
 #
 # Bot options (issue 21): a name may carry options, `NAME:key=value,key=value`, e.g.
 # `ismcts:time=0.05`, `random:seed=7`, `cmd:./bot --x:name=Mine,time=0.2`. For `cmd:` the
@@ -34,7 +36,8 @@ VERSUS = "versus42"
 
 
 class UnsupportedGameError(BotError, ValueError):
-    """The bot does not play that game (greedy, ismcts and external bots play versus42)."""
+    """The bot does not play that game (greedy and ismcts play versus42 and their own games,
+    external bots the two-player games)."""
 
 
 class BotOptionError(BotError, ValueError):
@@ -134,13 +137,22 @@ def game_problem(name: str, game: str) -> str | None:
     if game == VERSUS or name in GENERIC_BOTS or name in GAME_BOTS.get(game, ()):
         return None
     if name.startswith("cmd:"):
-        return (f"an external bot (cmd:...) plays versus42 only (the external bot protocol "
-                f"sends Versus views); bots for {game}: "
-                f"{', '.join(GENERIC_BOTS + GAME_BOTS.get(game, ()))}")
+        return _external_problem(game)
     if name in KNOWN_BOTS:
         return (f"bot {name!r} plays versus42 only; bots for {game}: "
                 f"{', '.join(GENERIC_BOTS + GAME_BOTS.get(game, ()))}")
     return None  # an unknown name: make_bot says so
+
+
+def _external_problem(game: str) -> str | None:
+    from versus.engine.registry import UnknownGameError, get_game
+
+    from .external import hosting_problem
+
+    try:
+        return hosting_problem(get_game(game))
+    except UnknownGameError:
+        return None  # the caller's own check names it
 
 
 def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None,
@@ -177,7 +189,7 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
         if not command:
             raise UnknownBotError("bot 'cmd:' needs a command line after the colon")
         return ExternalBot(command, time_ms=time_ms_of(None if budget is None
-                                                       else budget.seconds))
+                                                       else budget.seconds), game=game)
     raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(KNOWN_BOTS)}")
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api import Finished, Pending
-from .notation import GridInput, Verb
+from .notation import GridInput, Verb, format_input
 from .state import GridState, Zone, cell_name, decision, legal_actions
 
 
@@ -69,6 +69,9 @@ class GridView:
     modifiers: tuple[tuple[int, str], ...]
     decision: Pending | Finished
     legal_actions: tuple[GridInput, ...] = field(default=())
+    #: the match's rules and card data (the external bot driver's hello carries them)
+    rules: Any = field(default=None, compare=False, repr=False)
+    catalogue: Any = field(default=None, compare=False, repr=False)
 
     def card_ids(self) -> set[str]:
         """Every card id this view names (the leak tests compare it with what is allowed)."""
@@ -90,7 +93,15 @@ class GridView:
             "decks": list(self.decks),
             "graveyards": [[[h, cid] for h, cid in g] for g in self.graveyards],
             "modifiers": [[h, cid] for h, cid in self.modifiers],
+            "decision": _decision_dict(self.decision),
+            "legal": [format_input(a) for a in self.legal_actions],
         }
+
+
+def _decision_dict(d: Pending | Finished) -> dict[str, Any]:
+    if isinstance(d, Finished):
+        return {"kind": "finished", "outcome": d.outcome, "winner": d.winner}
+    return {"kind": d.kind.value, "player": d.player, "label": d.label}
 
 
 def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
@@ -116,7 +127,7 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         tuple(s.deck_count(k) for k in range(1 if s.rules.shared else 2)),
         tuple(tuple((h, s.catalogue.cards[s.ident[h]].id) for h in g) for g in s.graves),
         tuple((h, s.catalogue.cards[s.ident[h]].id) for h in s.modifiers),
-        d, legal)
+        d, legal, s.rules, s.catalogue)
 
 
 # --- narration -----------------------------------------------------------------------------------

@@ -111,6 +111,16 @@ class View:
         self.useful_actions = useful_actions(s, player, knowledge) if mine else []
 
     @property
+    def rules(self) -> Rules:
+        """The match's rules (the external bot driver's hello carries them)."""
+        return self.state.rules
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The match's card data."""
+        return self.state.cat
+
+    @property
     def hand(self) -> list[tuple[int, str | None]]:
         """(handle, card id or None) of the player's hand: its own knowledge and public ids."""
         out = []

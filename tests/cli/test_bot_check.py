@@ -1,6 +1,7 @@
 # `versus bot-check` (cli/bot_check.py): the example bot passes every check; a bot broken in one
 # way (crash, garbage, illegal action, slow, strict about unknown fields, lingering after quit)
-# fails the check that names that way, with the driver's reason.
+# fails the check that names that way, with the driver's reason. `--game ID` (issue 21): the
+# same checks on another two-player game's decisions.
 from __future__ import annotations
 
 import sys
@@ -107,8 +108,12 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "cmd:./no-such-bot-program")
     assert status == 2 and err.strip() == ("versus bot-check: bot 'cmd:./no-such-bot-program': "
                                            "program './no-such-bot-program' not found")
-    status, _, err = run(capsys, "random", "--game", "grid")
-    assert status == 2 and len(err.strip().splitlines()) == 1 and "--game grid" in err
+    status, _, err = run(capsys, "random", "--game", "multiverse")
+    assert status == 2 and err.strip() == ("versus bot-check: --game multiverse: bot-check "
+                                           "presents the decisions of two-player games; "
+                                           "multiverse is a 1-player game")
+    status, _, err = run(capsys, EXAMPLE, "--game", "multiverse")
+    assert status == 2 and "plays the two-player games" in err
     status, _, err = run(capsys, "nosuchbot")
     assert status == 2 and "unknown bot" in err
 
@@ -126,3 +131,36 @@ def test_a_bot_without_a_ready_is_not_run_further(tmp_path: Path,
     assert "answered a line that is not JSON on the hello" in lines["hello"]
     assert lines["quit"] == lines["turn seat 0"] == "FAIL not run: the bot failed the hello"
     assert lines["well-formed"].startswith("FAIL") and lines["legal"].startswith("PASS")
+
+
+PROPERTIES = {"no-crash", "well-formed", "legal", "in-time"}
+
+
+@pytest.mark.parametrize(("game", "choices"), [
+    ("grid", {"choice free-window", "choice battle-order", "choice item-target"}),
+    ("vanquishers", {"choice spring-trap", "choice replace-weapon"}),
+])
+def test_the_example_bot_passes_every_check_of_another_game(
+        capsys: pytest.CaptureFixture[str], game: str, choices: set[str]) -> None:
+    status, lines, err = run(capsys, EXAMPLE, "--game", game)
+    assert status == 0, (lines, err)
+    assert set(lines) == {"hello", "quit", "turn seat 0", "turn seat 1", "unknown fields",
+                          *choices, *PROPERTIES}
+    assert all(v.startswith("PASS") for v in lines.values()), lines
+    assert "a whole game from seat 1" in lines["turn seat 1"]
+
+
+@pytest.mark.parametrize(("kind", "check", "reason"), [
+    ("crash", "no-crash", "exited with code 3 on decision 1: boom: no strategy"),
+    ("illegal", "legal", "answered an illegal action 'move a1 a9' on decision 1"),
+])
+def test_a_broken_bot_fails_the_right_check_of_grid(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    kind: str, check: str, reason: str) -> None:
+    status, lines, _ = run(capsys, bot(tmp_path, kind, HEAD + BROKEN[kind]), "--game", "grid")
+    assert status == 1
+    assert lines[check].startswith("FAIL") and reason in lines[check], lines
+    assert lines["hello"].startswith("PASS") and lines["quit"].startswith("PASS")
+    for name in ("turn seat 0", "turn seat 1", "choice free-window", "unknown fields"):
+        assert lines[name].startswith("FAIL") and reason in lines[name], lines
+    assert all(lines[name].startswith("PASS") for name in PROPERTIES - {check}), lines

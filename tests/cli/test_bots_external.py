@@ -1,8 +1,11 @@
 # The external bot protocol with real child processes: the example bot plays a whole game;
 # broken bots (crash, garbage, timeout, illegal action, overlong line, bad hello) forfeit with
-# a reason naming what they did, and their process is gone afterwards.
+# a reason naming what they did, and their process is gone afterwards. Issue 21: external bots
+# play whole matches of grid and vanquishers through the tournament's own path, and the hello of
+# versus42 keeps its fields.
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -130,3 +133,91 @@ async def test_bot_that_never_starts(tmp_path):
 async def test_silent_crash_at_start(tmp_path):
     argv = [sys.executable, "-c", "import sys; sys.exit(3)"]
     await expect_forfeit(argv, r"exited with code 3 on the hello$")
+
+
+# --- every two-player game (issue 21) ----------------------------------------------------------
+
+# The example bot's play, with every message it receives appended to the file argv[1].
+RECORDER = """
+import json, random, sys
+log = open(sys.argv[1], "a")
+rng = random.Random(7)
+for line in sys.stdin:
+    log.write(line)
+    log.flush()
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "recorder"}), flush=True)
+    elif m["type"] == "decide":
+        print(json.dumps({"type": "action", "action": rng.choice(m["legal"])}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.parametrize("game_id", ["grid", "vanquishers"])
+async def test_external_bots_play_a_whole_match_of_another_game(tmp_path, game_id):
+    """The tournament's own path (tournament_worker.play_job: a real match over TCP on
+    127.0.0.1, each bot in its guard): the example bot against a recording one; the match
+    verifies and the recorder saw the game's hello, views and legal inputs."""
+    from versus.cli.tournament_worker import play_job
+    from versus.engine.registry import get_game
+
+    recorder = tmp_path / "recorder.py"
+    recorder.write_text(RECORDER)
+    log = tmp_path / "messages.jsonl"
+    example = f"cmd:{sys.executable} {EXAMPLE}"
+    job = {"players": [example, f"cmd:{sys.executable} {recorder} {log}"], "game_id": game_id,
+           "rules": {}, "deal": "decklist", "seed": "0a0b0c", "time_ms": 5000,
+           "game_timeout": 60, "transcript": str(tmp_path / "game.vtr")}
+    record = await play_job(job)
+    assert record["verified"] and record["ending"] == "game", record
+    assert record["forfeit_seat"] is None and record["actions"] > 10
+
+    game = get_game(game_id)
+    rules, catalogue = game.default_rules(), game.default_catalogue()
+    messages = [json.loads(line) for line in log.read_text().splitlines()]
+    hello, *decides, result, quit_ = messages
+    assert hello["type"] == "hello" and hello["protocol"] == 1 and hello["seat"] == 1
+    assert hello["game"] == game_id and hello["rules"] == game.rules_to_options(rules)
+    assert hello["ruleset"] == json.loads(game.encode_rules(rules))
+    assert hello["catalogue"] == [{**card.to_json(), "text": card.text}
+                                  for card in catalogue.cards]
+    assert len(decides) > 5 and all(d["type"] == "decide" for d in decides)
+    for k, decide in enumerate(decides, 1):
+        assert decide["decision"] == k and decide["view"]["player"] == 1
+        assert all(game.format_input(game.parse_input(text)) == text for text in decide["legal"])
+    assert result["type"] == "result" and result["seat"] == 1 and quit_ == {"type": "quit"}
+
+
+def test_the_versus_hello_keeps_its_fields_and_adds_game_and_rules():
+    from versus.cli.bots.external import hello_message
+    from versus.engine.registry import get_game
+
+    game = get_game("versus42")
+    hello = hello_message(game, 1, Ruleset(), CAT, 1000)
+    assert list(hello) == ["type", "protocol", "seat", "ruleset", "catalogue", "time_ms", "game",
+                           "rules"]
+    assert hello["ruleset"] == json.loads(Ruleset().encode())
+    assert hello["catalogue"] == [{**card.to_json(), "text": card.text} for card in CAT.cards]
+    assert hello["game"] == "versus42" and hello["rules"] == Ruleset().to_options()
+
+
+def test_the_vanquishers_cards_of_the_hello_read_back():
+    from versus.engine.vanquishers.cards import CATALOGUE_FORMAT, default_catalogue, load_catalogue
+
+    catalogue = default_catalogue()
+    document = {"format": CATALOGUE_FORMAT, "cards": [card.to_json() for card in catalogue.cards]}
+    assert load_catalogue(json.dumps(document)).cards == catalogue.cards
+
+
+def test_cmd_bots_play_the_two_player_games_only():
+    from versus.cli.bots import make_bot
+    from versus.cli.bots.registry import UnsupportedGameError
+
+    for game_id in ("versus42", "grid", "vanquishers"):
+        bot = make_bot(f"cmd:{sys.executable} {EXAMPLE}", game=game_id)
+        assert isinstance(bot, ExternalBot) and bot.game.id == game_id
+    with pytest.raises(UnsupportedGameError, match="plays the two-player games; multiverse is "
+                                                   "a 1-player game"):
+        make_bot(f"cmd:{sys.executable} {EXAMPLE}", game="multiverse")

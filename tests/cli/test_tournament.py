@@ -40,6 +40,7 @@ for line in sys.stdin:
     elif m["type"] == "decide":
         time.sleep(60)
 """
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "random_bot.py"
 # A worker that says ready, then dies on its first job.
 DYING_WORKER = """
 import json, sys
@@ -73,7 +74,8 @@ def assert_consistent(out: Path, data: dict, rows: list[dict[str, str]]) -> None
         report = verify_transcript((out / game["transcript"]).read_bytes())
         assert report.ok, report.message
         assert report.summary["result"]["winner"] == game["winner_seat"]
-        assert game["seats"][game["winner_seat"]] == game["winner"]
+        if game["winner_seat"] is not None:  # a draw has no winner's seat
+            assert game["seats"][game["winner_seat"]] == game["winner"]
 
 
 def assert_standings_add_up(data: dict) -> None:
@@ -173,6 +175,22 @@ def test_broken_bots_lose_by_forfeit_and_the_tournament_goes_on(tmp_path, capsys
     table = {r["name"]: r for r in data["standings"]}
     assert table["random"]["wins"] == 6
     assert all(table[name]["forfeits"] == 2 for name in reasons)
+    assert_standings_add_up(data)
+
+
+def test_a_cmd_bot_plays_a_grid_tournament(tmp_path, capsys):
+    """An external bot in a tournament of another game (issue 21): its game is played to the
+    end (one game, the bot in seat 0: tests/cli/test_bots_external.py plays seat 1 through the
+    worker), and its transcript verifies."""
+    out = tmp_path / "t"
+    example = f"cmd:{sys.executable} {EXAMPLE}"
+    assert main(["tournament", example, "random", "--game", "grid", "--games", "1",
+                 "--unpaired", "--concurrency", "1", "--seed", "01", "--out", str(out)]) == 0
+    data, rows = results(out)
+    assert data["complete"] and len(data["games"]) == 1
+    assert data["games"][0]["seats"] == [example, "random"]
+    assert all(g["ending"] == "game" and g["forfeit_seat"] is None for g in data["games"])
+    assert_consistent(out, data, rows)
     assert_standings_add_up(data)
 
 
