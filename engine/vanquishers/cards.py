@@ -12,6 +12,7 @@
 # both peers bind into every state hash and the engine all read the same definitions.
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -205,6 +206,24 @@ class Card:
     def is_weapon_like(self) -> bool:
         return self.type in (CardType.WEAPON, CardType.HERO_ITEM)
 
+    def to_json(self) -> dict[str, Any]:
+        """The card in the catalogue file's form (data/cards.json): id, name, type, then the
+        fields its type has, each left out at its default unless the type requires it
+        (`load_catalogue` reads it back to an equal card). The external bot protocol's hello
+        lists the cards so."""
+        allowed, required = TYPE_FIELDS[self.type]
+        out: dict[str, Any] = {"id": self.id, "name": self.name, "type": self.type.value}
+        for name in (*_COMMON, *allowed):
+            value = getattr(self, name)
+            if name not in out and (name in required or value != _card_defaults()[name]):
+                out[name] = _plain(value)
+        return out
+
+    @property
+    def text(self) -> str:
+        """The rules text, generated from the definition (`rules_text`)."""
+        return rules_text(self)
+
 
 # --- the loader -------------------------------------------------------------------------------
 
@@ -252,6 +271,23 @@ SUBTYPE_EFFECTS = {
     Subtype.VITALITY: {Effect.BOOST},
 }
 WEAPON_ABILITIES = {Effect.KINETIC, Effect.SHIELD, Effect.CONDITION}
+
+
+@functools.cache
+def _card_defaults() -> dict[str, Any]:
+    """Each card field's default (computed on first use: loading the game stays cheap)."""
+    from dataclasses import fields
+
+    return {f.name: f.default for f in fields(Card)}
+
+
+def _plain(value: Any) -> Any:
+    """A card field's value as JSON: an enum as its value, a tuple as a list."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)
