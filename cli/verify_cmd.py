@@ -25,10 +25,10 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass
 from typing import IO, Any
 
 from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
+from versus.engine.frozen import frozen
 from versus.protocol.match.verify import SHOWN_TEXT, Report, verify_transcript
 from versus.protocol.solo import is_run
 from versus.protocol.wire.text import printable
@@ -44,7 +44,7 @@ class UnreadableFile(Exception):
     """A file that could not be read from disk (missing, a directory, no permission)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class FileVerdict:
     path: str
     report: Report | None  # None: the file could not be read, or its game is unknown

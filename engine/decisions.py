@@ -5,8 +5,9 @@
 # referee with full information), turn actions and choices by people or bots.
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from .frozen import frozen
 
 
 class DealPurpose(Enum):
@@ -27,32 +28,32 @@ class Outcome(Enum):
     TURN_LIMIT = "turn-limit"  # R10.3: more cards left wins; equal: a draw
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class TurnDecision:
     player: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ChoiceDecision:
     player: int
     kind: ChoiceKind
     options: tuple[int, ...]  # handles; answer with Action.pick(handle)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class DealDecision:
     player: int  # the owner of the deck
     purpose: DealPurpose
     area: int = -1  # purpose FIELD only: the area the card is placed on, face down
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class RevealDecision:
     player: int  # the owner of the card
     handle: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class GameResult:
     outcome: Outcome
     winner: int | None  # None: a draw

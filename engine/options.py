@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from .frozen import frozen
 
 _OPTION_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
@@ -13,7 +14,7 @@ def _is_int(x: object) -> bool:
     return type(x) is int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class RulesOption:
     """One rules option a game accepts, for listings (`versus games`) and command lines: an
     integer in minimum..maximum, or one of `choices` (a string)."""

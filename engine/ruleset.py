@@ -7,11 +7,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
 from enum import Enum, IntEnum
 from typing import Any
 
 from .errors import RulesetError
+from .frozen import frozen
 from .geometry import Geometry
 from .hashing import HashStream, tagged_hash
 from .options import RulesOption
@@ -36,7 +36,7 @@ class ActionOrder(Enum):
     ANY = "any"  # FR guide: in any order
 
 
-@dataclass(frozen=True)
+@frozen
 class Ruleset:
     deck_size: int = 12
     hand_size: int = 3
@@ -82,7 +82,7 @@ class Ruleset:
     @classmethod
     def from_options(cls, **options: Any) -> Ruleset:
         """Build from plain options (strings accepted for action_order); unknown names fail."""
-        known = {f.name for f in fields(cls)}
+        known = set(cls.__match_args__)
         for name in options:
             if name not in known:
                 raise RulesetError(f"unknown ruleset option {name!r}")
@@ -96,7 +96,7 @@ class Ruleset:
         return cls(**options)
 
     def to_options(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in self.__match_args__}
         d["action_order"] = self.action_order.value
         if not self.start:
             del d["start"]
@@ -140,7 +140,7 @@ class Ruleset:
 
 def _option(name: str, help: str, minimum: int = 0, maximum: int = 0,
             choices: tuple[str, ...] = ()) -> RulesOption:
-    default = Ruleset.__dataclass_fields__[name].default
+    default = getattr(Ruleset, name)
     return RulesOption(name, default.value if isinstance(default, Enum) else default, help,
                        minimum, maximum, choices)
 

@@ -73,6 +73,27 @@ def test_verifying_a_versus_transcript_loads_no_other_game_nor_mental_poker() ->
             "versus.protocol.deals.pool", "versus.protocol.crypto.shuffle"} & loaded == set()
 
 
+def test_the_verifiers_value_classes_are_cheap_to_create() -> None:
+    """Start-up (bench/startup.py): `dataclasses` compiles six methods per class, ≈ 1 ms each
+    on the bench's VM, and `versus verify` loads about forty frozen value classes; those use
+    @frozen (engine/frozen.py), which makes the same classes for a fraction of it."""
+    done = subprocess.run([sys.executable, "-c", (
+        "from versus.cli.main import build_parser; build_parser()\n"
+        "import versus.cli.verify_cmd\n"
+        "from versus.engine.registry import get_game\n"
+        "get_game('versus42')\n"
+        "import sys\n"
+        "for name, module in sorted(sys.modules.items()):\n"
+        "    if name.startswith('versus.'):\n"
+        "        for value in list(vars(module).values()):\n"
+        "            if (isinstance(value, type) and value.__module__ == name\n"
+        "                    and type(vars(value).get('__dataclass_fields__')) is dict):\n"
+        "                print(name + '.' + value.__qualname__)\n"
+        "print('dataclasses loaded' if 'dataclasses' in sys.modules else '')\n")],
+        capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.split() == []  # not one class, nor `dataclasses` (and inspect) itself
+
+
 def test_the_command_runs_from_outside_the_checkout(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "versus.cli.main", "--help"], cwd=tmp_path,
                           capture_output=True, text=True, check=False)

@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from versus.engine.frozen import field, frozen
 from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import (
     LocalProtocolError,
@@ -44,7 +44,7 @@ SHOWN_TEXT = 400
 SHOWN_CODE = 64
 
 
-@dataclass(frozen=True)
+@frozen
 class Fault:
     """A fault the transcript proves (from a re-checked EVIDENCE envelope)."""
 
@@ -58,7 +58,7 @@ class Fault:
                 "message": self.message}
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     ok: bool
     records: int  # records checked (HELLOs included)
@@ -156,7 +156,7 @@ def verify_transcript(transcript: Transcript | bytes, catalogue: Any = None, *,
     return _run(transcript, catalogue, expected_keys, full).report
 
 
-@dataclass(frozen=True)
+@frozen
 class ReplayStep:
     """One game input of a verified transcript, as the replay feeds it to `step`."""
 
@@ -166,7 +166,7 @@ class ReplayStep:
     text: str  # the input in engine notation
 
 
-@dataclass(frozen=True)
+@frozen
 class MatchReplay:
     """What a replay needs, taken from the same run as the verification (never re-parsed):
     the game's `new_game(Setup(rules.ruleset, catalogue, setup_seed))`, then `step` through
@@ -232,6 +232,11 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
             return _early(Report(False, 2, 1, MalformedMessage.code, None,
                                  f"the match rules cannot be dealt: {printable(str(error), 200)}",
                                  summary), catalogue)
+    problem = rules.start_problem(catalogue)
+    if problem is not None:  # both HELLOs agree on them, but no game starts (SPEC 3.C)
+        return _early(Report(False, 2, 1, MalformedMessage.code, None,
+                             f"the match rules cannot start a game with this card data: "
+                             f"{printable(problem, 200)}", summary), catalogue)
     if not full:
         fast = _replay(transcript, setup, rules, catalogue, dict(summary), fast=True)
         if fast is not None and fast.report.ok:

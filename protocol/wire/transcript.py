@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from versus.engine.frozen import frozen
 from versus.protocol.errors import (
     OversizeField,
     RemoteProtocolError,
@@ -34,7 +34,7 @@ MAX_TRANSCRIPT_SIZE = 256 << 20
 MAX_RECORDS = 1_000_000
 
 
-@dataclass(frozen=True)
+@frozen
 class Transcript:
     """The signed HELLOs (seat order) and chain envelopes of one match, as wire bytes."""
 
@@ -120,7 +120,7 @@ def _split_records(
     return records
 
 
-@dataclass(frozen=True)
+@frozen
 class ChainVerdict:
     """The outcome of verify_chain. `bad_index` indexes `Transcript.records` (0 and 1 are the
     hellos); `player` is the seat responsible when the evidence names one."""

@@ -217,9 +217,9 @@ def test_another_catalogue_than_the_positions_is_refused_at_the_start() -> None:
 
 
 def test_games_without_start_positions_say_so() -> None:
-    grid = get_game("grid")
-    with pytest.raises(PositionError, match="cannot start from a position"):
-        rules_for_position(grid, "{}")
+    solo = get_game("multiverse")
+    with pytest.raises(PositionError, match="'multiverse' cannot start from a position"):
+        rules_for_position(solo, "{}")
 
 
 def test_random_play_from_a_start_reaches_a_result() -> None:
