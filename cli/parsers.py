@@ -327,6 +327,9 @@ def add_replay_parser(sub: Any) -> None:
                         help="print every step (board and narration) instead of the app")
     parser.add_argument("--step", type=int, default=None, metavar="K",
                         help="print step K only (0 = the new game)")
+    parser.add_argument("--position", action="store_true",
+                        help="print the position of step K (default: the last) in the "
+                             "position format: public facts only, for --start and --deals")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: everything revealed (default when the reveals are "
                              "present), what seat 0 or 1 knew, or public information only "

@@ -440,6 +440,8 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         return EXIT_UNREADABLE
     try:
         replay = replay_inputs(data)
+        if getattr(args, "position", False):
+            return _print_position(GameTimeline(replay), args, out)
         if game not in (None, VERSUS):
             return _replay_game(GameTimeline(replay), args, out)
         timeline = Timeline(replay)
@@ -459,6 +461,19 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
               "input; --print writes the whole match instead", file=sys.stderr)
         return EXIT_UNREADABLE
     ReplayApp(timeline, lens, theme=getattr(args, "theme", None)).run()
+    return 0
+
+
+def _print_position(timeline: GameTimeline, args: argparse.Namespace, out: IO[str]) -> int:
+    """`--position`: the game's position text of step K (default: the last), one line. A
+    position never holds a hidden identity (SPEC 3.C), so it is safe to share whatever the
+    transcript revealed."""
+    k = timeline.last if args.step is None else args.step
+    if not 0 <= k <= timeline.last:
+        print(f"versus replay: --step {k}: the match has steps 0..{timeline.last}",
+              file=sys.stderr)
+        return 2
+    print(timeline.game.dump_position(timeline.states[k]), file=out)
     return 0
 
 
