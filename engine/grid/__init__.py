@@ -6,10 +6,12 @@
 #
 # How: this module is the thin adapter the registry holds; the rules live beside it
 # (rules.py options, cards.py card data, state.py the engine, notation.py inputs, views.py
-# views and narration, positions.py positions). Nothing here imports Versus: only the generic
-# interface (api.py, options.py, errors.py) and the generic tagged hash (hashing.py).
+# views and narration, positions.py positions, start.py start positions). Nothing here imports
+# Versus: only the generic interface (api.py, options.py, errors.py) and the generic tagged
+# hash (hashing.py).
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,8 +21,18 @@ from ..options import RulesOption
 from .cards import Catalogue, default_catalogue, load_catalogue
 from .notation import GridInput, Verb, format_input, parse_input
 from .rules import RULES_OPTIONS, GridRules
-from .state import GridState, decision, encode_state, legal_actions, new_game, state_hash, step
-from .views import GridKnowledge, GridView, narrate, narrate_start, view
+from .state import (
+    Dec,
+    GridState,
+    cell_name,
+    decision,
+    encode_state,
+    legal_actions,
+    new_game,
+    state_hash,
+    step,
+)
+from .views import GridKnowledge, GridView, known_id, narrate, narrate_start, view
 
 __all__ = ["GRID", "Grid", "GridInput", "GridKnowledge", "GridRules", "GridState", "GridView"]
 
@@ -56,6 +68,14 @@ class Grid:
     def describe_rules(self, rules: GridRules) -> str:
         return _rules(rules).describe()
 
+    def rules_for_position(self, text: str | bytes) -> GridRules:
+        """The rules of a match that starts from this position (its own rules, the position
+        as their `start`, SPEC Part G "Start positions"); PositionError says why it cannot."""
+        from .start import canonical_start
+
+        start = canonical_start(text)
+        return GridRules.from_options({**json.loads(start)["rules"], "start": start})
+
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
         return default_catalogue()
@@ -74,9 +94,17 @@ class Grid:
 
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: GridRules) -> tuple[HiddenDeck, ...]:
-        """Individual: player p's deck holds handles p*n .. p*n+n-1; shared: one deck of 2n."""
+        """Individual: player p's deck holds handles p*n .. p*n+n-1; shared: one deck of 2n.
+        From a start position: the position's hidden cards, numbered first (start.py)."""
         rules = _rules(rules)
         n = rules.deck_size
+        if rules.start:
+            from .start import start_plan
+
+            hidden = start_plan(rules.start).hidden
+            if rules.shared:
+                return (HiddenDeck(None, hidden[0], 0),)
+            return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
         if rules.shared:
             return (HiddenDeck(None, 2 * n, 0),)
         return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
@@ -121,9 +149,27 @@ class Grid:
 
     def narrate(self, before: GridState, inp: GridInput, after: GridState, viewer: int,
                 knowledge: GridKnowledge) -> list[str]:
-        return narrate(before, inp, after, viewer, knowledge)
+        lines = narrate(before, inp, after, viewer, knowledge)
+        if before.decision and before.decision[0] == Dec.PLACE and lines:
+            # a start position's placing deal (SPEC Part G "Start positions"): the card goes
+            # face down on its cell, named to its owner only
+            p, h = before.decision[1], inp.handle
+            mine = knowledge if (knowledge is not None and viewer == p
+                                 and knowledge.player == viewer) else None
+            cid = known_id(after, h, mine)
+            name = f"card {h}" if cid is None else \
+                f"{after.catalogue.card(cid).name} (card {h})"
+            who = ("You" if p == viewer else "The opponent") if viewer in (0, 1) else \
+                f"Player {p}"
+            cell = cell_name(before.decision[3], before.size)
+            lines[0] = f"{who} placed {name} face down on {cell} (start position)"
+        return lines
 
     def narrate_start(self, state: GridState, viewer: int) -> list[str]:
+        if state.rules.start:  # a match from a start position (SPEC Part G)
+            who = "you are" if state.active == viewer else "the opponent is"
+            return [f"the match starts from a position at turn {state.turn + 1}: {who} to "
+                    "play"]
         return narrate_start(state, viewer)
 
     # --- positions -------------------------------------------------------------------------

@@ -35,7 +35,7 @@ TASK_NAMES = {t: t.name.lower().replace("_", "-") for t in Task}
 DEC_NAMES = {d: d.name.lower() for d in Dec}
 #: decision -> number of fixed fields (None: a player, a handle, then a list)
 DEC_ARITY = {Dec.COIN: 0, Dec.DEAL: 2, Dec.REVEAL: 2, Dec.TURN: 1, Dec.WINDOW: 2,
-             Dec.ORDER: None, Dec.TARGET: None, Dec.DUEL: 0}
+             Dec.ORDER: None, Dec.TARGET: None, Dec.DUEL: 0, Dec.PLACE: 3}
 
 
 def _canonical(obj: Any) -> str:
@@ -224,8 +224,8 @@ class _Reader:
                 h for h in range(n) if zone[h] in (Zone.GRAVEYARD, Zone.MODIFIER)}:
             raise self.bad("graveyards", "must list each graveyard card, and modifiers each "
                                          "modifier, exactly once")
-        tasks = self._tasks(n)
-        dec = self._decision(n, rules, zone, holder, ident)
+        tasks = self._tasks(n, size)
+        dec = self._decision(n, rules, zone, holder, ident, taken)
         result = self._result()
         if (result[0] >= 0) == bool(dec):
             raise self.bad("decision", "a finished game has none, a game going on has one")
@@ -252,7 +252,7 @@ class _Reader:
             out.append([self.int_(f"{fld}[{g}][{k}]", h, 0, n - 1) for k, h in enumerate(lst)])
         return out
 
-    def _tasks(self, n: int) -> tuple[tuple[int, ...], ...]:
+    def _tasks(self, n: int, size: int) -> tuple[tuple[int, ...], ...]:
         raw = self.get("tasks", [])
         if not isinstance(raw, list) or len(raw) > 4096:
             raise self.bad("tasks", "must be a list of tasks")
@@ -276,13 +276,16 @@ class _Reader:
                 lo = -1 if (code in (Task.TURN_UP,) and k == 1) or (code == Task.FIGHT and
                                                                     k == 1) else 0
                 hi = 1 if (code in (Task.FILL, Task.DRAW, Task.PLAY) or
+                           (code == Task.PLACE and k == 0) or
                            (code == Task.USE and k >= 1)) else n - 1
+                if code == Task.PLACE and k == 1:  # a cell
+                    hi = size * size - 1
                 self.int_(f"{f}[{k + 1}]", v, lo, hi)
             out.append((int(code), *fields))
         return tuple(reversed(out))
 
     def _decision(self, n: int, rules: GridRules, zone: list[int], holder: list[int],
-                  ident: list[int]) -> tuple[int, ...]:
+                  ident: list[int], taken: dict[int, int]) -> tuple[int, ...]:
         raw = self.get("decision", None)
         if raw is None:
             return ()
@@ -296,7 +299,10 @@ class _Reader:
             raise self.bad("decision.fields", f"wrong number of fields for {raw['kind']!r}")
         for k, v in enumerate(fields):
             self.int_(f"decision.fields[{k}]", v, 0, 1 if k == 0 else n - 1)
-        if code == Dec.DEAL:
+        # a start position's placing deal: onto a free cell
+        if code == Dec.PLACE and (fields[2] >= rules.size ** 2 or fields[2] in taken):
+            raise self.bad("decision", "a placing deal puts its card on a free cell")
+        if code in (Dec.DEAL, Dec.PLACE):
             lo, hi = deck_range(rules, fields[1])
             if fields[1] != (0 if rules.shared else fields[0]) or \
                     not any(zone[h] == Zone.DECK for h in range(lo, hi)):

@@ -29,14 +29,26 @@ def random_chooser(rng: HashRng) -> Chooser:
 def random_deal(catalogue: Catalogue, rules: GridRules, seed: bytes
                 ) -> tuple[list[str], list[list[int]]]:
     """Card ids per handle and the deal order of each hidden deck: individual decks with the
-    recommended mix (built from `seed`), or a shared deck of twice the mix."""
+    recommended mix (built from `seed`), or a shared deck of twice the mix. From a start
+    position: its public cards are its own, and the hidden decks are its hidden cards."""
     if rules.shared:
         ids = build_pool(catalogue, rules.mode.value, rules.mix.value, seed)
-        return ids, [list(range(len(ids)))]
-    ids = (build_deck(catalogue, rules.mode.value, rules.mix.value, seed + b"/0")
-           + build_deck(catalogue, rules.mode.value, rules.mix.value, seed + b"/1"))
-    n = rules.deck_size
-    return ids, [list(range(0, n)), list(range(n, 2 * n))]
+        orders = [list(range(len(ids)))]
+    else:
+        ids = (build_deck(catalogue, rules.mode.value, rules.mix.value, seed + b"/0")
+               + build_deck(catalogue, rules.mode.value, rules.mix.value, seed + b"/1"))
+        n = rules.deck_size
+        orders = [list(range(0, n)), list(range(n, 2 * n))]
+    if rules.start:
+        from . import GRID
+        from .positions import load_position
+
+        known = load_position(rules.start, catalogue)
+        for h, i in enumerate(known.ident):
+            if i >= 0:
+                ids[h] = catalogue.cards[i].id
+        orders = [list(deck.handles) for deck in GRID.decks(rules)]
+    return ids, orders
 
 
 @dataclass

@@ -8,6 +8,7 @@
 # refuses any other spelling, so the bytes both peers sign have exactly one form.
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from ..options import RulesOption
 
 RULES_FORMAT = "versus-grid-rules/1"
 HAND_SIZE = 5
+#: the longest rules encoding `decode` reads (a start position's text is most of it)
+MAX_RULES_BYTES = 48 * 1024
 
 
 class Mode(Enum):
@@ -67,12 +70,24 @@ class GridRules:
     deck: DeckType = DeckType.INDIVIDUAL
     tie: Tie = Tie.DRAW
     mix: Mix = Mix.STANDARD
+    #: a start position (SPEC Part G, "Start positions"): its canonical text, or "" for the
+    #: new game. Encoded only when set, so every other rules value keeps its digest.
+    start: str = ""
 
     def __post_init__(self) -> None:
         for name, enum in _ENUMS.items():
             if not isinstance(getattr(self, name), enum):
                 raise RulesetError(f"grid option {name}={getattr(self, name)!r:.40}: must be a "
                                    f"{enum.__name__}")
+        if not isinstance(self.start, str):
+            raise RulesetError(f"grid option start={self.start!r:.40}: must be a position "
+                               "text or empty")
+        if self.start:
+            from .start import start_problem  # loads positions: only with a start
+
+            problem = start_problem(self)
+            if problem is not None:
+                raise RulesetError(f"grid option start: {problem}")
 
     @property
     def size(self) -> int:
@@ -97,12 +112,15 @@ class GridRules:
     def from_options(cls, options: Mapping[str, Any]) -> GridRules:
         if not isinstance(options, Mapping):
             raise RulesetError(f"grid options must be a mapping, not {type(options).__name__}")
-        unknown = sorted(set(options) - set(_ENUMS))
+        unknown = sorted(set(options) - set(_ENUMS) - {"start"})
         if unknown:
             raise RulesetError(f"unknown grid option {unknown[0]!r:.40} (known: "
                                f"{', '.join(_ENUMS)})")
-        values = {}
+        values: dict[str, Any] = {}
         for name, value in options.items():
+            if name == "start":
+                values[name] = value  # checked by __post_init__
+                continue
             enum = _ENUMS[name]
             if isinstance(value, enum):
                 values[name] = value
@@ -115,7 +133,10 @@ class GridRules:
         return cls(**values)
 
     def to_options(self) -> dict[str, str]:
-        return {name: getattr(self, name).value for name in _ENUMS}
+        out = {name: getattr(self, name).value for name in _ENUMS}
+        if self.start:
+            out["start"] = self.start
+        return out
 
     def encode(self) -> bytes:
         return json.dumps({"format": RULES_FORMAT, **self.to_options()}, sort_keys=True,
@@ -125,6 +146,8 @@ class GridRules:
     def decode(cls, data: bytes) -> GridRules:
         if not isinstance(data, bytes | bytearray):
             raise RulesetError(f"grid rules must be bytes, got {type(data).__name__}")
+        if len(data) > MAX_RULES_BYTES:
+            raise RulesetError(f"grid rules encoding longer than {MAX_RULES_BYTES} bytes")
         try:
             obj = json.loads(data)
         except (ValueError, UnicodeDecodeError, RecursionError):
@@ -137,6 +160,8 @@ class GridRules:
         return rules
 
     def digest(self) -> bytes:
+        if self.start:  # every state hash binds it: a start's long text is hashed once
+            return _start_digest(self)
         return tagged_hash("grid/rules", self.encode())
 
     def describe(self) -> str:
@@ -146,4 +171,14 @@ class GridRules:
         tie = "sudden death on equal counts" if self.tie is Tie.SUDDEN_DEATH else \
             "equal counts draw"
         mix = "" if self.mix is Mix.STANDARD else f", mix {self.mix.value}"
-        return f"{self.mode.value} {n}x{n} grid, {deck}, {tie}{mix}"
+        text = f"{self.mode.value} {n}x{n} grid, {deck}, {tie}{mix}"
+        if self.start:
+            from .start import describe_start
+
+            text += f", {describe_start(self)}"
+        return text
+
+
+@functools.lru_cache(maxsize=16)
+def _start_digest(rules: GridRules) -> bytes:
+    return tagged_hash("grid/rules", rules.encode())

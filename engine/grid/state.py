@@ -63,6 +63,7 @@ class Task(IntEnum):
     DEFEAT = 15  # (h) to the graveyard unless shielded (revealed first)
     BURY = 16  # (h) to the graveyard
     FINAL = 17  # () both players are out of cards: count
+    PLACE = 18  # (p, c) a start position's face-down grid card: p's next card, face down on c
 
 
 class Dec(IntEnum):
@@ -76,6 +77,7 @@ class Dec(IntEnum):
     ORDER = 6  # (p, h, e1..ek)
     TARGET = 7  # (p, f, t1..tk)
     DUEL = 8  # ()
+    PLACE = 9  # (p, deck, c) a deal that puts the card face down on cell c (start positions)
 
 
 class Outcome(IntEnum):
@@ -94,7 +96,7 @@ TASK_ARITY: dict[Task, int | None] = {
     Task.COIN: 0, Task.TURN: 0, Task.FILL: 1, Task.DRAW: 1, Task.PLAY: 1, Task.END_TURN: 0,
     Task.REVEAL: 1, Task.ARRIVE: 1, Task.TURN_UP: 2, Task.TRAP: 2, Task.WINDOW: 1,
     Task.FIGHT: None, Task.BATTLE: 2, Task.CHECK_WIN: 1, Task.USE: 3, Task.DEFEAT: 1,
-    Task.BURY: 1, Task.FINAL: 0,
+    Task.BURY: 1, Task.FINAL: 0, Task.PLACE: 2,
 }
 #: directions N (row + 1), E (column + 1), S, W as (d_row, d_col)
 DIRECTIONS = ((1, 0), (0, 1), (-1, 0), (0, -1))
@@ -322,6 +324,10 @@ def direction(a: int, b: int, size: int) -> int:
 
 
 def new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
+    if rules.start:  # a match from a start position (SPEC Part G, "Start positions")
+        from .start import start_state
+
+        return start_state(rules, catalogue)
     n = rules.cards
     blank = (-1,) * n
     zeros = (0,) * n
@@ -362,6 +368,11 @@ def _t_fill(w: _Work, p: int) -> None:
 def _t_draw(w: _Work, p: int) -> None:
     if w.deck_left(p):
         w.decision = (Dec.DEAL, p, deck_of(w.rules, p))
+
+
+def _t_place(w: _Work, p: int, c: int) -> None:
+    if w.deck_left(p):
+        w.decision = (Dec.PLACE, p, deck_of(w.rules, p), c)
 
 
 def _out_of_cards(w: _Work) -> bool:
@@ -579,7 +590,7 @@ _RUNNERS: dict[int, Any] = {
     Task.ARRIVE: _t_arrive, Task.TURN_UP: _t_turn_up, Task.TRAP: _t_trap,
     Task.WINDOW: _t_window, Task.FIGHT: _t_fight, Task.BATTLE: _t_battle,
     Task.CHECK_WIN: _t_check_win, Task.USE: _t_use, Task.DEFEAT: _t_defeat,
-    Task.BURY: _t_bury, Task.FINAL: _t_final,
+    Task.BURY: _t_bury, Task.FINAL: _t_final, Task.PLACE: _t_place,
 }
 assert set(_RUNNERS) == set(Task) == set(TASK_ARITY)
 
@@ -610,6 +621,8 @@ def decision(s: GridState) -> Pending | Finished:
     if code == Dec.DUEL:
         n = len(duel_pairs(s.ident, s.zone, s.catalogue))
         return Pending(DecisionKind.CHANCE, None, "sudden-death", outcomes=n)
+    if code == Dec.PLACE:
+        return Pending(DecisionKind.DEAL, d[1], "place", deck=d[2])
     raise AssertionError(f"unknown decision {d!r}")
 
 
@@ -684,10 +697,11 @@ def _legal(s: GridState) -> list[GridInput]:
 _AWAITING = {Dec.COIN: "the coin flip", Dec.DEAL: "a deal", Dec.REVEAL: "a reveal",
              Dec.TURN: "a turn", Dec.WINDOW: "a FREE-window choice",
              Dec.ORDER: "a battle-order choice", Dec.TARGET: "an item-target choice",
-             Dec.DUEL: "the sudden-death draw"}
+             Dec.DUEL: "the sudden-death draw", Dec.PLACE: "a placing deal"}
 _ANSWERS = {Dec.COIN: {Verb.FIRST}, Dec.DEAL: {Verb.DEAL}, Dec.REVEAL: {Verb.REVEAL},
             Dec.TURN: {Verb.PLACE, Verb.USE, Verb.END}, Dec.WINDOW: {Verb.PASS, Verb.FREE},
-            Dec.ORDER: {Verb.PICK}, Dec.TARGET: {Verb.PICK}, Dec.DUEL: {Verb.DUEL}}
+            Dec.ORDER: {Verb.PICK}, Dec.TARGET: {Verb.PICK}, Dec.DUEL: {Verb.DUEL},
+            Dec.PLACE: {Verb.DEAL}}
 
 
 def step(s: GridState, inp: GridInput) -> GridState:
@@ -709,13 +723,15 @@ def step(s: GridState, inp: GridInput) -> GridState:
         raise illegal("this input does not answer the pending decision")
     w = _Work(s)
     w.decision = ()
-    if code == Dec.DEAL:
-        _, p, deck = s.decision
+    if code in (Dec.DEAL, Dec.PLACE):
+        p, deck = s.decision[1], s.decision[2]
         lo, hi = deck_range(s.rules, deck)
         h = inp.handle
         if not (lo <= h < hi) or s.zone[h] != Zone.DECK:
             raise illegal(f"card {h} is not in deck {deck}")
         w.zone[h], w.holder[h], w.ctrl[h] = Zone.HAND, p, p
+        if code == Dec.PLACE:  # face down on its cell (a start position's grid card)
+            w.zone[h], w.cell[h] = Zone.GRID, s.decision[3]
     elif code == Dec.REVEAL:
         _, p, h = s.decision
         if inp.handle != h:

@@ -177,30 +177,36 @@ def test_paired_schedule_keeps_each_pair_together_and_old_manifests_resume(tmp_p
     assert not settings.paired and settings.srand is None and [g.deal for g in read] == [0, 0]
 
 
-def start_position_text(seed: bytes) -> str:
-    """A real mid-game position of a random game with a face-down field card (SPEC 3.C)."""
+def start_position_text(seed: bytes, game: str = "versus42") -> str:
+    """A real mid-game position of a random game with a face-down field card (SPEC 3.C; the
+    grid game: a face-down grid card, SPEC Part G)."""
+    if game == "grid":
+        from tests.engine.grid.test_start_positions import start_text
+
+        return start_text({}, seed)
     from tests.engine.test_start_positions import with_verso_field_cards
 
     return with_verso_field_cards(seed)
 
 
-@pytest.mark.parametrize("deal", ["decklist", "shared-pool"])
-def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, deal):
+@pytest.mark.parametrize(("game", "deal"), [("versus42", "decklist"),
+                                            ("versus42", "shared-pool"), ("grid", "decklist")])
+def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, game, deal):
     """Issue 21: `--deals` lists start positions (a bare position line, a labelled one, a JSON
     item): every game starts from its position, both games of a pair from the same deal, and
     the verifier, replaying from the start the HELLOs bind, certifies each result."""
-    from versus.engine import load_position
     from versus.engine.api import rules_for_position
     from versus.engine.registry import get_game
     from versus.protocol.match.verify import replay_inputs
 
-    versus = get_game("versus42")
-    first, second = start_position_text(b"start-1"), start_position_text(b"start-2")
+    impl = get_game(game)
+    first, second = start_position_text(b"start-1", game), start_position_text(b"start-2", game)
     deals = tmp_path / "deals.txt"
     deals.write_text(f"# two positions\n{first}\nmid {second}\n")
     out = tmp_path / "t"
-    assert main(["tournament", "random", "greedy", "--games", "4", "--concurrency", "2",
-                 "--deal", deal, "--out", str(out), "--deals", str(deals)]) == 0
+    assert main(["tournament", "random", "greedy", "--game", game, "--games", "4",
+                 "--concurrency", "2", "--deal", deal, "--out", str(out), "--deals",
+                 str(deals)]) == 0
     data = results(out)
     labels = [d["seed"] for d in data["settings"]["deals"]]
     assert labels[0].startswith("start-") and labels[1] == "mid"
@@ -210,19 +216,21 @@ def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, deal):
         raw = (out / g["transcript"]).read_bytes()
         assert verify_transcript(raw).ok
         replay = replay_inputs(raw)
-        assert replay.rules.ruleset == rules_for_position(versus, text)
-        given = load_position(text)
-        assert replay.rules.ruleset.start and given.turn == load_position(
+        assert replay.rules.game == game
+        assert replay.rules.ruleset == rules_for_position(impl, text)
+        given = impl.load_position(text)
+        assert replay.rules.ruleset.start and given.turn == impl.load_position(
             replay.rules.ruleset.start).turn
-    if deal != "decklist":
+    if deal != "decklist" or game != "versus42":
         return
     # the same file as JSON items plays the same deals (the same match ids)
     json_deals = tmp_path / "deals.json"
     json_deals.write_text(json.dumps([json.loads(first), {"seed": "mid",
                                                           "position": json.loads(second)}]))
     again = tmp_path / "again"
-    assert main(["tournament", "random", "greedy", "--games", "4", "--concurrency", "2",
-                 "--deal", deal, "--out", str(again), "--deals", str(json_deals)]) == 0
+    assert main(["tournament", "random", "greedy", "--game", game, "--games", "4",
+                 "--concurrency", "2", "--deal", deal, "--out", str(again), "--deals",
+                 str(json_deals)]) == 0
     assert [g["match_id"] for g in results(again)["games"]] == [g["match_id"] for g in games]
 
 

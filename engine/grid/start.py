@@ -1,0 +1,231 @@
+# Grid start positions (SPEC Part G, "Start positions", issue 21): a grid match that starts
+# from a given position instead of the coin flip, e.g. one deal of a tournament's deal suite.
+# The design is Versus's (engine/versus42/start.py, SPEC 3.C "Start positions").
+#
+# How it works. The rules carry the position's canonical text (`GridRules.start`), so the
+# HELLO, the match id, the state hash and the verifier all bind it and the protocol needs no
+# new message. A position is public: it never names a hidden card. The hidden cards (a deck's,
+# a hand's and the face-down grid cards whose identity is not public) form the hidden decks the
+# protocol deals from exactly as for a new game: individual decks, each player's own hidden
+# cards (`HiddenDeck(p, hidden_p, p*n)`); the shared deck, every hidden card of both players and
+# the deck as one shared hidden deck (`HiddenDeck(None, hidden, 0)`). The start state holds them
+# all in the deck and plans one deal per hidden hand card (task `draw`) and per face-down grid
+# card (task `place`, a deal that puts the card face down on its cell), player 0's first, then
+# the active player's `play` task, which gives it the position's turn decision; after those
+# deals the state is the position. Neither player chooses which of its cards lands where, as
+# neither chooses its opening hand.
+#
+# The canonical text numbers the hidden cards first (individual: within each player's handles,
+# hand, then grid, then deck; shared: player 0's hand and grid cards, player 1's, then the
+# deck), each in the position's order, then the public cards in theirs, so deals that take a
+# deck's handles in order rebuild the position card for card; `canonical_start` writes it from
+# any position text, and rules whose start is not canonical are refused (one text per start,
+# so one digest).
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PositionError, RulesetError
+from .cards import Catalogue, default_catalogue
+from .positions import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
+from .state import Dec, GridState, Task, Zone, _run, _Work
+
+if TYPE_CHECKING:
+    from .rules import GridRules
+
+#: the longest canonical start text (a 6x6 position of 80 cards is a few KiB)
+MAX_START_BYTES = 32 * 1024
+_DEALT_ZONES = (Zone.HAND, Zone.GRID)  # a player's hidden cards, in the order they are dealt
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """What a canonical start text fixes beyond the position: the rules it was made under
+    (without the start), the size of each hidden deck (by `decks` index) and the deals that
+    rebuild it, as tasks in the order they run."""
+
+    rules: GridRules
+    hidden: tuple[int, ...]
+    tasks: tuple[tuple[int, ...], ...]
+
+
+def canonical_start(text: str | bytes) -> str:
+    """The canonical start text of a position text (any numbering of its cards; a `start` in
+    its rules is dropped). PositionError names what makes it unusable as a start."""
+    s = load_position(_position_text(text), default_catalogue())
+    _check_startable(s)
+    n = s.rules.deck_size
+    order: list[int] = []
+    if s.rules.shared:
+        everything = range(2 * n)
+        for p in (0, 1):
+            for zone in _DEALT_ZONES:
+                order += [h for h in everything if _hidden(s, h) and s.zone[h] == zone
+                          and s.holder[h] == p]
+        order += [h for h in everything if s.zone[h] == Zone.DECK]
+        order += [h for h in everything if not _hidden(s, h)]
+    else:
+        for p in (0, 1):
+            mine = range(p * n, p * n + n)
+            for zone in (*_DEALT_ZONES, Zone.DECK):
+                order += [h for h in mine if _hidden(s, h) and s.zone[h] == zone]
+            order += [h for h in mine if not _hidden(s, h)]
+    new_of = {old: new for new, old in enumerate(order)}
+    written = json.loads(dump_position(s))
+    cards = written["cards"]
+    written["cards"] = [cards[old] for old in order]
+    written["graveyards"] = [[new_of[h] for h in g] for g in written["graveyards"]]
+    written["modifiers"] = [new_of[h] for h in written["modifiers"]]
+    out = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    if len(out) > MAX_START_BYTES:
+        raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
+                            f"is {len(out)}")
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def start_plan(text: str) -> StartPlan:
+    """The plan of a canonical start text; PositionError if the text is not one."""
+    if canonical_start(text) != text:
+        raise PositionError("the start position is not in canonical form (the hidden cards "
+                            "first: hand, grid, deck; compact JSON, sorted keys)")
+    s = load_position(text, default_catalogue())
+    n = s.rules.deck_size
+    tasks: list[tuple[int, ...]] = []
+    for p in (0, 1):
+        mine = [h for h in range(2 * n) if _hidden(s, h) and s.holder[h] == p]
+        tasks += [(Task.DRAW, p) for h in mine if s.zone[h] == Zone.HAND]
+        tasks += [(Task.PLACE, p, s.cell[h]) for h in mine if s.zone[h] == Zone.GRID]
+    if s.rules.shared:
+        hidden: tuple[int, ...] = (sum(_hidden(s, h) for h in range(2 * n)),)
+    else:
+        hidden = tuple(sum(_hidden(s, h) for h in range(p * n, p * n + n)) for p in (0, 1))
+    return StartPlan(s.rules, hidden, tuple(tasks))
+
+
+def start_problem(rules: GridRules) -> str | None:
+    """Why `rules.start` cannot start a match under `rules`, or None."""
+    if len(rules.start) > MAX_START_BYTES:
+        return f"a start position is at most {MAX_START_BYTES} bytes"
+    try:
+        plan = start_plan(rules.start)
+    except (PositionError, RulesetError) as error:
+        return str(error)
+    if plan.rules != replace(rules, start=""):
+        return ("the start position's rules differ from the rules' other options "
+                f"({json.dumps(plan.rules.to_options(), sort_keys=True)})")
+    return None
+
+
+def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:
+    """The first state of a match from `rules.start`: the position with every hidden hand and
+    face-down grid card back in the deck, the deals that put them back pending, then the
+    active player's turn."""
+    plan = start_plan(rules.start)
+    expected = default_catalogue().digest
+    if catalogue.digest != expected:
+        raise RulesetError(f"the start position was made with catalogue {expected.hex()}, the "
+                           f"match plays {catalogue.digest.hex()}")
+    w = _Work(load_position(rules.start, catalogue))
+    w.rules = rules
+    for h in range(len(w.zone)):
+        if w.ident[h] < 0 and w.zone[h] != Zone.DECK:
+            w.zone[h], w.holder[h], w.ctrl[h], w.cell[h], w.up[h] = Zone.DECK, -1, -1, -1, 0
+    w.decision = ()
+    w.tasks = [(Task.PLAY, w.active)]
+    w.push(*plan.tasks)
+    _run(w)
+    return w.freeze()
+
+
+def describe_start(rules: GridRules) -> str:
+    """The start in a few words, for the rules a joiner accepts and `versus verify` prints: a
+    short hash of the text and what a player must know before accepting to play from it."""
+    from ..hashing import tagged_hash
+
+    plan = start_plan(rules.start)
+    s = load_position(rules.start, default_catalogue())
+    short = tagged_hash("grid/start-position", rules.start.encode()).hex()[:8]
+    on_grid = [s.grid_count(p) for p in (0, 1)]
+    hidden = " and ".join(str(k) for k in plan.hidden)
+    return (f"from start position {short} (turn {s.turn + 1}, player {s.active} to play, cards "
+            f"on the grid {on_grid[0]} and {on_grid[1]}, hidden {hidden})")
+
+
+# --- checks -----------------------------------------------------------------------------------
+
+def _hidden(s: GridState, h: int) -> bool:
+    return s.ident[h] < 0
+
+
+def _position_text(text: str | bytes) -> str:
+    """The position text with a `start` in its rules dropped (a position of a match that had a
+    start), after the checks Versus's reader makes; the catalogue field is required."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    if not isinstance(text, bytes | bytearray):
+        raise PositionError(f"a position is text, not {type(text).__name__}")
+    if len(text) > MAX_POSITION_BYTES:
+        raise PositionError(f"position is {len(text)} bytes, limit {MAX_POSITION_BYTES}")
+    try:
+        obj: Any = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise PositionError(f"position is not JSON: {e}") from None
+    except RecursionError:
+        raise PositionError("position is not JSON: nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise PositionError("a position is a JSON object")
+    if obj.get("game") != GAME_ID:
+        raise PositionError(f"position field 'game': must be {GAME_ID!r} (a position of "
+                            f"{obj.get('game')!r:.40} starts that game)")
+    rules = obj.get("rules")
+    if isinstance(rules, dict) and "start" in rules:
+        obj["rules"] = {k: v for k, v in rules.items() if k != "start"}
+    digest = obj.get("catalogue")
+    if not isinstance(digest, str):
+        raise PositionError("position field 'catalogue': a start position names the catalogue "
+                            "it was made with (its digest in hex)")
+    if digest != default_catalogue().digest.hex():
+        raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
+                            "catalogue version (a start position uses one both peers have)")
+    return json.dumps(obj)
+
+
+def _check_startable(s: GridState) -> None:
+    """A start position waits for the active player's turn decision, with nothing pending, and
+    its hidden cards are ones the protocol can deal: in a deck, a hand, or face down on the
+    grid, held by the player who controls them."""
+    if s.finished:
+        raise PositionError("a start position is not finished, this one is")
+    if s.tasks or s.decision != (Dec.TURN, s.active) or (s.acted and not s.placements):
+        raise PositionError("a start position waits for the active player's turn decision, "
+                            "with no task pending (and a placement left once it has acted)")
+    for h in range(len(s.zone)):
+        where = f"position field 'cards[{h}]'"
+        if not _hidden(s, h):
+            if s.zone[h] == Zone.DECK:
+                raise PositionError(f"{where}: a deck card of a start position is hidden")
+            continue
+        if s.zone[h] not in (Zone.DECK, *_DEALT_ZONES) or s.up[h]:
+            raise PositionError(f"{where}: a start position's hidden cards are in a deck, a "
+                                "hand or face down on the grid")
+        if s.zone[h] != Zone.DECK and s.holder[h] != s.ctrl[h]:
+            raise PositionError(f"{where}: a hidden card of a start position is held by the "
+                                "player who controls it")
+        if s.zone[h] == Zone.GRID and (s.weaken[h] or s.boost[h] or s.shield[h]):
+            raise PositionError(f"{where}: a face-down grid card of a start position is not "
+                                "weakened, boosted or shielded unless its identity is public")
+    n = s.rules.deck_size
+    if s.rules.shared:
+        if not any(_hidden(s, h) for h in range(2 * n)):
+            raise PositionError("a start position of the shared deck has a hidden card (the "
+                                "protocol deals from a deck of at least one card)")
+        return
+    for p in (0, 1):
+        if not any(_hidden(s, h) for h in range(p * n, p * n + n)):
+            raise PositionError(f"player {p} has no hidden card: a start position leaves each "
+                                "player at least one (the protocol deals from a deck of at "
+                                "least one card)")
