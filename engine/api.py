@@ -378,3 +378,37 @@ def rules_for_position(game: Game, text: str | bytes) -> GameRules:
 
         raise PositionError(f"game {game.id!r} cannot start from a position (only its new game)")
     return member(text)
+
+
+def position_object_of(text: str | bytes, limit: int) -> dict[str, Any]:
+    """The JSON object of a position text (SPEC 3.C: untrusted input): at most `limit` bytes
+    of UTF-8 JSON whose top level is an object. PositionError says why not; nothing else
+    escapes (the JSON parser raises RecursionError on a deeply nested text)."""
+    import json
+
+    from .errors import PositionError
+
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    if not isinstance(text, bytes | bytearray):
+        raise PositionError(f"a position is text, not {type(text).__name__}")
+    if len(text) > limit:
+        raise PositionError(f"position is {len(text)} bytes, limit {limit}")
+    try:
+        obj = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise PositionError(f"position is not JSON: {e}") from None
+    except RecursionError:
+        raise PositionError("position is not JSON: nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise PositionError("a position is a JSON object")
+    return obj
+
+
+def without_start(obj: dict[str, Any]) -> dict[str, Any]:
+    """A position object with any `start` dropped from its rules: the position of a match that
+    had a start, about to start another one (SPEC 3.C "Start positions": no nesting)."""
+    rules = obj.get("rules")
+    if isinstance(rules, dict) and "start" in rules:
+        return {**obj, "rules": {k: v for k, v in rules.items() if k != "start"}}
+    return obj

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .actions import KIND_WORDS
+from .api import position_object_of
 from .catalogue import Catalogue, default_catalogue
 from .decisions import (
     ChoiceDecision,
@@ -161,19 +162,7 @@ def _decision_object(d: object, area_names: tuple[str, ...]) -> dict[str, Any] |
 
 def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> State:
     """The state a position text describes; PositionError names what is wrong."""
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogatepass")
-    if not isinstance(text, bytes | bytearray):
-        raise PositionError(f"a position is text, not {type(text).__name__}")
-    if len(text) > MAX_POSITION_BYTES:
-        raise PositionError(f"position is {len(text)} bytes, limit {MAX_POSITION_BYTES}")
-    try:
-        obj = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise PositionError(f"position is not JSON: {e}") from None
-    except RecursionError:
-        raise PositionError("position is not JSON: nested too deeply") from None
-    return position_from_object(obj, catalogue)
+    return position_from_object(position_object_of(text, MAX_POSITION_BYTES), catalogue)
 
 
 def position_from_object(obj: Any, catalogue: Catalogue | None = None) -> State:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..api import position_object_of
 from ..errors import CatalogueError, PositionError, RulesetError
 from .cards import Catalogue, Kind, Use, default_catalogue
 from .rules import GridRules
@@ -79,14 +80,7 @@ def dump_position(s: GridState) -> str:
 
 
 def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> GridState:
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogatepass")
-    if not isinstance(text, bytes | bytearray) or len(text) > MAX_POSITION_BYTES:
-        raise PositionError(f"a position is text of at most {MAX_POSITION_BYTES} bytes")
-    try:
-        obj = json.loads(text)
-    except (ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise PositionError(f"position is not JSON: {e}") from None
+    obj = position_object_of(text, MAX_POSITION_BYTES)
     return _Reader(obj, catalogue or default_catalogue()).state()
 
 

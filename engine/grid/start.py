@@ -26,8 +26,9 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..api import position_object_of, without_start
 from ..errors import PositionError, RulesetError
 from .cards import Catalogue, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
@@ -164,26 +165,10 @@ def _hidden(s: GridState, h: int) -> bool:
 def _position_text(text: str | bytes) -> str:
     """The position text with a `start` in its rules dropped (a position of a match that had a
     start), after the checks Versus's reader makes; the catalogue field is required."""
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogatepass")
-    if not isinstance(text, bytes | bytearray):
-        raise PositionError(f"a position is text, not {type(text).__name__}")
-    if len(text) > MAX_POSITION_BYTES:
-        raise PositionError(f"position is {len(text)} bytes, limit {MAX_POSITION_BYTES}")
-    try:
-        obj: Any = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise PositionError(f"position is not JSON: {e}") from None
-    except RecursionError:
-        raise PositionError("position is not JSON: nested too deeply") from None
-    if not isinstance(obj, dict):
-        raise PositionError("a position is a JSON object")
+    obj = without_start(position_object_of(text, MAX_POSITION_BYTES))
     if obj.get("game") != GAME_ID:
         raise PositionError(f"position field 'game': must be {GAME_ID!r} (a position of "
                             f"{obj.get('game')!r:.40} starts that game)")
-    rules = obj.get("rules")
-    if isinstance(rules, dict) and "start" in rules:
-        obj["rules"] = {k: v for k, v in rules.items() if k != "start"}
     digest = obj.get("catalogue")
     if not isinstance(digest, str):
         raise PositionError("position field 'catalogue': a start position names the catalogue "

@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..api import position_object_of, without_start
 from ..catalogue import Catalogue, find_catalogue
 from ..decisions import TurnDecision
 from ..errors import PositionError, RulesetError
@@ -148,24 +149,7 @@ def describe_start(ruleset: Ruleset) -> str:
 # --- checks -----------------------------------------------------------------------------------
 
 def _position_object(text: str | bytes) -> dict[str, Any]:
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogatepass")
-    if not isinstance(text, bytes | bytearray):
-        raise PositionError(f"a position is text, not {type(text).__name__}")
-    if len(text) > MAX_POSITION_BYTES:
-        raise PositionError(f"position is {len(text)} bytes, limit {MAX_POSITION_BYTES}")
-    try:
-        obj = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise PositionError(f"position is not JSON: {e}") from None
-    except RecursionError:
-        raise PositionError("position is not JSON: nested too deeply") from None
-    if not isinstance(obj, dict):
-        raise PositionError("a position is a JSON object")
-    rules = obj.get("rules")
-    if isinstance(rules, dict) and "start" in rules:  # a position of a match that had a start
-        obj["rules"] = {k: v for k, v in rules.items() if k != "start"}
-    return obj
+    return without_start(position_object_of(text, MAX_POSITION_BYTES))
 
 
 def _catalogue_of(obj: dict[str, Any]) -> Catalogue:
