@@ -147,6 +147,24 @@ def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
             "seconds": sum(r[2] for r in rows)}
 
 
+def figures(games: int = 200, game: tuple[str, ...] = GAMES, a: str = "greedy", b: str = "random",
+            jobs: int | None = None, salt: int = 0) -> list[dict[str, Any]]:
+    """A's win rate and the seconds per game, per game id, for bench/run_all.py (no target
+    documented: SPEC 7.G.7 gives figures only)."""
+    games += games % 2
+    jobs = jobs or max(1, min(8, multiprocessing.cpu_count()))
+    out: list[dict[str, Any]] = []
+    for game_id in game:
+        r = run(game_id, a, b, games, jobs, salt)
+        out.append({"name": f"bots_games {game_id} {a} vs {b}: win rate ({games} games, 95% CI "
+                            f"{r['low']:.0%}-{r['high']:.0%})", "value": 100 * r["rate"],
+                    "unit": "%", "target": None, "comparison": None})
+        out.append({"name": f"bots_games {game_id} {a} vs {b}: seconds per game",
+                    "value": r["seconds"] / games, "unit": "s", "target": None,
+                    "comparison": None})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per game id (even)")

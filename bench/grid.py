@@ -25,12 +25,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bots_games  # bench/bots_games.py: the duplicate-format loop
+
+# bench/ leaves the path again: under bench/run_all.py it would shadow engine/, protocol/, p2p/
+sys.path.remove(str(Path(__file__).resolve().parent))
 
 from versus.cli.bots import make_bot
 from versus.cli.tournament_stats import wilson
@@ -121,6 +125,62 @@ def print_rate(label: str, pairing: str, r: dict[str, float]) -> None:
           f"{r['seconds'] / r['games']:7.3f}", flush=True)
 
 
+def engine_rows(games: int, runs: int) -> Iterator[tuple[str, str, list[float]]]:
+    """Per mode and deck: (mode, deck, the medians of inputs/s, games/s, inputs/game and state
+    bytes over `runs` runs of `games` games)."""
+    for mode in MODES:
+        for deck in ("individual", "shared"):
+            rules = GridRules.from_options({"mode": mode, "deck": deck})
+            rows = [run_once(rules, games, r) for r in range(runs)]
+            yield mode, deck, [statistics.median(col) for col in zip(*rows, strict=True)]
+
+
+def bot_rows(bot_games: int, ismcts_games: int, ismcts: str, jobs: int, salt: int
+             ) -> Iterator[tuple[str, str, dict[str, float]]]:
+    """(mode, pairing, result) of greedy vs random per mode, then of ismcts vs greedy (fast)
+    when ismcts_games."""
+    bot_games += bot_games % 2
+    if bot_games:
+        for mode in MODES:
+            yield mode, "greedy vs random", duplicate(mode, "greedy", "random", bot_games)
+    if ismcts_games:
+        games = ismcts_games + ismcts_games % 2
+        yield "fast", f"{ismcts} vs greedy", bots_games.run("grid", ismcts, "greedy", games, jobs,
+                                                            salt)
+
+
+def transcript_rows() -> Iterator[tuple[str, list[tuple[int, int]]]]:
+    """Per mode: (mode, [(transcript bytes, records) per deal type of DEALS])."""
+    for mode in MODES:
+        yield mode, [demo_transcript(mode, deal, rules)[:2] for _, deal, rules in DEALS]
+
+
+def figures(games: int = 20, runs: int = 3, bot_games: int = 100, ismcts_games: int = 0,
+            ismcts: str = "ismcts", jobs: int = 1, salt: int = 0, transcripts: bool = True
+            ) -> list[dict[str, object]]:
+    """The script's tables as figures for bench/run_all.py. One target documented: ismcts
+    against greedy >= 60 % (SPEC 7.G.9), a row only with ismcts_games."""
+    out: list[dict[str, object]] = []
+
+    def fig(name: str, value: float, unit: str, target: float | None = None) -> None:
+        out.append({"name": f"grid {name}", "value": value, "unit": unit, "target": target,
+                    "comparison": None if target is None else ">="})
+
+    for mode, deck, med in engine_rows(games, runs):
+        for what, unit, value in zip(("inputs/s", "games/s", "inputs/game", "state bytes"),
+                                     ("/s", "/s", "inputs", "B"), med, strict=True):
+            fig(f"{mode} {deck} deck: {what}", value, unit)
+    for mode, pairing, r in bot_rows(bot_games, ismcts_games, ismcts, jobs, salt):
+        fig(f"{mode} {pairing}: win rate ({r['games']:.0f} games, 95% CI "
+            f"{r['low']:.0%}-{r['high']:.0%})", 100 * r["rate"], "%",
+            60.0 if pairing.endswith(" vs greedy") else None)
+    if transcripts:
+        for mode, cells in transcript_rows():
+            for (column, _, _), (size, records) in zip(DEALS, cells, strict=True):
+                fig(f"{mode} transcript bytes, {column} ({records} records)", size, "B")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=20, help="engine: games per run")
@@ -140,27 +200,18 @@ def main() -> None:
           f"{args.runs} runs of {args.games} games")
     print(f"{'mode':8} {'deck':10} {'inputs/s':>10} {'games/s':>9} {'inputs/game':>12} "
           f"{'state bytes':>12}")
-    for mode in MODES:
-        for deck in ("individual", "shared"):
-            rules = GridRules.from_options({"mode": mode, "deck": deck})
-            rows = [run_once(rules, args.games, r) for r in range(args.runs)]
-            med = [statistics.median(col) for col in zip(*rows, strict=True)]
-            print(f"{mode:8} {deck:10} {med[0]:10.0f} {med[1]:9.2f} {med[2]:12.0f} "
-                  f"{med[3]:12.0f}", flush=True)
+    for mode, deck, med in engine_rows(args.games, args.runs):
+        print(f"{mode:8} {deck:10} {med[0]:10.0f} {med[1]:9.2f} {med[2]:12.0f} "
+              f"{med[3]:12.0f}", flush=True)
 
-    bot_games = args.bot_games + args.bot_games % 2
     print("\nbots: duplicate games (each deal twice, seats swapped), individual decks; "
           "A's rate, draws as half, 95 % Wilson interval")
     print(f"{'mode':8} {'pairing':22} {'games':>5} {'wins':>5} {'draws':>5} {'A rate':>7} "
           f"{'95% interval':>15} {'deals +/=/-':>12} {'s/game':>7}")
-    if bot_games:
-        for mode in MODES:
-            print_rate(mode, "greedy vs random", duplicate(mode, "greedy", "random", bot_games))
-    if args.ismcts_games:
-        games = args.ismcts_games + args.ismcts_games % 2
-        r = bots_games.run("grid", args.ismcts, "greedy", games, args.jobs, args.salt)
-        print_rate("fast", f"{args.ismcts} vs greedy", r)
-    else:
+    for mode, pairing, r in bot_rows(args.bot_games, args.ismcts_games, args.ismcts, args.jobs,
+                                     args.salt):
+        print_rate(mode, pairing, r)
+    if not args.ismcts_games:
         print("fast     ismcts vs greedy       (skipped: --ismcts-games 200; SPEC 7.G.9 has "
               "the measured figure)")
 
@@ -168,12 +219,9 @@ def main() -> None:
         print(f"\ntranscripts: bytes of one `versus demo --game grid --seed {DEMO_SEED}` "
               "(random bots, loopback TCP, verified), records in parentheses")
         print(f"{'mode':8} " + " ".join(f"{column:>18}" for column, _, _ in DEALS))
-        for mode in MODES:
-            cells = []
-            for _, deal, rules in DEALS:
-                size, records, _ = demo_transcript(mode, deal, rules)
-                cells.append(f"{size:>10} ({records:>4})")
-            print(f"{mode:8} " + " ".join(f"{c:>18}" for c in cells), flush=True)
+        for mode, cells in transcript_rows():
+            print(f"{mode:8} " + " ".join(f"{f'{size:>10} ({records:>4})':>18}"
+                                          for size, records in cells), flush=True)
     print(f"\n(whole run {time.perf_counter() - started:.0f} s)")
 
 

@@ -152,8 +152,8 @@ def measure(n: int, tcp: int, seed: str) -> tuple[list[dict[str, Any]], list[str
 
     def fig(name: str, value: float, unit: str, target: float | None = None,
             comparison: str | None = None) -> None:
-        rows.append({"name": name, "value": value, "unit": unit, "target": target,
-                     "comparison": comparison})
+        rows.append({"name": f"multiverse {name}", "value": value, "unit": unit,
+                     "target": target, "comparison": comparison})
 
     lines.append(f"{n} challenges (easy/normal/hard in turn), one player key, both bots on the "
                  "same challenges")

@@ -1,5 +1,5 @@
 # Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit,
-# startup.
+# startup, tournament, grid, vanquishers, bots_games, balance, multiverse.
 #
 # Each bench script keeps its own command line and table, and exposes `figures(...)`: a list of
 # {"name", "value", "unit", "target", "comparison"} ("<=" or ">=", None where no target is
@@ -14,9 +14,17 @@
 #   .venv/bin/python bench/run_all.py [--full] [--only engine,deal] [--json FILE]
 #
 # Default (quick): every script at its own defaults except the bots benchmark, which plays 10
-# games per pairing instead of 200 (same ISMCTS budget: 0.5 s per decision), and the audit's
-# tournament section, 2 runs of 20 decklist games instead of 3 of 40. `--full` runs everything
-# at the scripts' defaults (bots: 200 games per pairing, ~31 minutes on 2 cores).
+# games per pairing instead of 200 (same ISMCTS budget: 0.5 s per decision), the audit's
+# tournament section, 2 runs of 20 decklist games instead of 3 of 40, and the later six at
+# smaller sizes (each well under a minute; see QUICK): tournament, sizes 4 and 12 games, one
+# run each, SPRT capped at 20 games (instead of 16/48, 3 runs, 400); grid, 1 run of 5 engine
+# games per mode and deck, 10 greedy vs random games per mode (20, 3 runs, 100); vanquishers,
+# 3 runs of 10 games, 2 protocol matches (40, 5); bots_games, 10 games per game (200);
+# balance, 30 greedy and 2 ismcts deals (2000, 60); multiverse, 60 challenges, 5 TCP runs
+# (500, 20). Their small-sample rates and targets (balance) say little in quick mode.
+# `--full` runs everything at the scripts' defaults (bots: 200 games per pairing, ~31 minutes
+# on 2 cores; balance: 4 120 games, an estimated ~20 minutes more; tournament ~4 minutes;
+# multiverse: 1 000 runs).
 from __future__ import annotations
 
 import argparse
@@ -33,17 +41,27 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 
-NAMES = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup")
+NAMES = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup", "tournament", "grid",
+         "vanquishers", "bots_games", "balance", "multiverse")
+
+#: quick mode's keyword arguments (the others run at their defaults)
+QUICK: dict[str, dict[str, Any]] = {
+    "bots": {"games": 10},
+    "audit": {"games": 20, "tournament_runs": 2},
+    "tournament": {"sizes": (4, 12), "runs": 1, "max_sprt_games": 20},
+    "grid": {"games": 5, "runs": 1, "bot_games": 10},
+    "vanquishers": {"games": 10, "runs": 3, "matches": 2},
+    "bots_games": {"games": 10},
+    "balance": {"pairs": 30, "ismcts_pairs": 2},
+    "multiverse": {"challenges_n": 60, "tcp": 5},
+}
 
 
 def settings(full: bool) -> dict[str, dict[str, Any]]:
     """The keyword arguments of each script's figures()."""
     if full:
         return {name: {} for name in NAMES}
-    return {name: {} for name in NAMES} | {
-        "bots": {"games": 10},
-        "audit": {"games": 20, "tournament_runs": 2},
-    }
+    return {name: {} for name in NAMES} | QUICK
 
 
 def load(name: str) -> ModuleType:

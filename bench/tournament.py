@@ -75,10 +75,6 @@ def throughput(sizes: tuple[int, int], runs: int, tmp: Path) -> dict[str, dict[s
     return rows
 
 
-def echo(data: bytes) -> bytes:
-    return data
-
-
 def overhead(transcripts: list[Path], tasks: int = 40) -> dict[str, float]:
     """What the cluster path adds to each game, measured directly: a task's round trip on a
     local:2 cluster carrying a transcript's bytes back (submit, schedule, run, return), and
@@ -94,10 +90,12 @@ def overhead(transcripts: list[Path], tasks: int = 40) -> dict[str, float]:
         verify.append(time.perf_counter() - started)
     trips = []
     with open_client("local:2") as client:
-        client.submit(echo, b"warm-up", pure=False).result()
+        # the task is `bytes`, a builtin: it returns its argument's bytes, and unlike a function
+        # of this file it unpickles in the workers under bench/run_all.py too (module bench_...)
+        client.submit(bytes, b"warm-up", pure=False).result()
         for k in range(tasks):
             started = time.perf_counter()
-            client.submit(echo, data[k % len(data)], pure=False).result()
+            client.submit(bytes, data[k % len(data)], pure=False).result()
             trips.append(time.perf_counter() - started)
     return {"round_trip_ms": 1000 * statistics.median(trips),
             "verify_ms": 1000 * statistics.median(verify),
@@ -128,6 +126,52 @@ def sprt(pair: tuple[str, str], elo1: float, max_games: int, tmp: Path) -> dict[
             "score": mean, "sd": sd, "wall_s": wall, "counts": counts}
 
 
+def measure(sizes: tuple[int, int], runs: int, pair: tuple[str, str], elo1: float,
+            max_sprt_games: int, skip: str | None = None
+            ) -> tuple[dict[str, dict[str, float]], dict[str, float] | None,
+                       dict[str, float] | None]:
+    """The throughput rows, the cluster's costs per game and the SPRT run (None if skipped)."""
+    with tempfile.TemporaryDirectory(prefix="versus-bench-tournament-") as name:
+        tmp = Path(name)
+        rows = {} if skip == "throughput" else throughput(sizes, runs, tmp)
+        costs = None if skip == "throughput" else overhead(
+            sorted(tmp.glob("local2-*/games/*.vtr"))[:20])
+        odds = None if skip == "sprt" else sprt(pair, elo1, max_sprt_games, tmp)
+    return rows, costs, odds
+
+
+def figures(sizes: tuple[int, int] = (16, 48), runs: int = 3, ismcts_time: float = 0.02,
+            elo1: float = 100.0, max_sprt_games: int = 400) -> list[dict[str, object]]:
+    """The table's figures for bench/run_all.py (no target documented: SPEC's figures of issue
+    21 are measurements only)."""
+    pair = (f"ismcts:time={ismcts_time:g}", "greedy")
+    rows, costs, odds = measure(tuple(sizes), runs, pair, elo1,  # type: ignore[arg-type]
+                                max_sprt_games)
+    out: list[dict[str, object]] = []
+
+    def fig(name: str, value: float, unit: str) -> None:
+        out.append({"name": f"tournament {name}", "value": value, "unit": unit, "target": None,
+                    "comparison": None})
+
+    for label, r in rows.items():
+        fig(f"{label}: matches/min ({sizes[1]} games, whole command)", r["per_min"], "/min")
+        fig(f"{label}: wall time per game (slope {sizes[0]}-{sizes[1]})", r["slope_ms"], "ms")
+        fig(f"{label}: fixed cost per run", r["fixed_s"], "s")
+        fig(f"{label}: a game inside its worker", r["in_worker_ms"], "ms")
+    if costs:
+        fig("local:2: task round trip with a transcript", costs["round_trip_ms"], "ms")
+        fig("local:2: organiser verifies a transcript", costs["verify_ms"], "ms")
+    if odds:
+        fig(f"SPRT games played ({pair[0]} vs {pair[1]}, elo1={elo1:g}, at most "
+            f"{max_sprt_games}; verdict {odds['verdict']}, LLR {odds['llr']:.2f})",
+            odds["played"], "games")
+        fig("SPRT fixed-length games at equal error", odds["fixed_games"], "games")
+        if odds["verdict"] != "none":
+            fig("SPRT games saved", odds["saved"], "games")
+        fig("SPRT wall time", odds["wall_s"], "s")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/tournament.py", description=__doc__)
     ap.add_argument("--sizes", default="16,48", help="two tournament sizes, games (default "
@@ -145,13 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     g1, g2 = (int(x) for x in args.sizes.split(","))
     pair = tuple(args.pair.split(",")) if args.pair else (f"ismcts:time={args.time:g}",
                                                           "greedy")
-    with tempfile.TemporaryDirectory(prefix="versus-bench-tournament-") as name:
-        tmp = Path(name)
-        rows = {} if args.skip == "throughput" else throughput((g1, g2), args.runs, tmp)
-        costs = None if args.skip == "throughput" else overhead(
-            sorted(tmp.glob("local2-*/games/*.vtr"))[:20])
-        odds = None if args.skip == "sprt" else sprt(pair, args.elo1,  # type: ignore[arg-type]
-                                                     args.max_sprt_games, tmp)
+    rows, costs, odds = measure((g1, g2), args.runs, pair, args.elo1,  # type: ignore[arg-type]
+                                args.max_sprt_games, args.skip)
     print(f"{'figure':<44}{'process pool':>16}{'local:2':>16}")
     if rows:
         pool, local = rows["process pool"], rows["local:2"]

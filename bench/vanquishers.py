@@ -65,6 +65,46 @@ def play(rules: Rules, seed: str) -> tuple[int, int, int]:
         inputs += 1
 
 
+def measure(rules: Rules, games: int, runs: int) -> dict[str, float]:
+    """`runs` runs of `games` random games: the medians of inputs/s, games/s and state bytes,
+    the mean inputs and dice per game."""
+    rates, game_rates, sizes = [], [], []
+    total_inputs = total_dice = 0
+    for run in range(runs):
+        start = time.perf_counter()
+        inputs = 0
+        for g in range(games):
+            applied, dice, size = play(rules, f"bench/{run}/{g}")
+            inputs += applied
+            total_inputs += applied
+            total_dice += dice
+            sizes.append(size)
+        elapsed = time.perf_counter() - start
+        rates.append(inputs / elapsed)
+        game_rates.append(games / elapsed)
+    return {"games": games * runs, "inputs/s": statistics.median(rates),
+            "games/s": statistics.median(game_rates),
+            "inputs/game": total_inputs / (games * runs), "dice/game": total_dice / (games * runs),
+            "state bytes": statistics.median(sizes)}
+
+
+def figures(games: int = 40, runs: int = 3, mode: str = "standard", deck: int = 30,
+            matches: int = 5) -> list[dict[str, object]]:
+    """The table's figures for bench/run_all.py (no target documented: SPEC V14 gives figures
+    only)."""
+    rules = Rules(deck_size=deck, mode=Mode(mode))
+    med = measure(rules, games, runs)
+    units = {"inputs/s": "/s", "games/s": "/s", "inputs/game": "inputs", "dice/game": "dice",
+             "state bytes": "B"}
+    out: list[dict[str, object]] = [
+        {"name": f"vanquishers {mode}: {what}", "value": med[what], "unit": unit,
+         "target": None, "comparison": None} for what, unit in units.items()]
+    out.append({"name": f"vanquishers {mode}: transcript bytes (decklist match, median of "
+                        f"{matches})", "value": transcript_bytes(rules, matches), "unit": "B",
+                "target": None, "comparison": None})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=40)
@@ -73,27 +113,13 @@ def main() -> None:
     parser.add_argument("--deck", type=int, default=30)
     args = parser.parse_args()
     rules = Rules(deck_size=args.deck, mode=Mode(args.mode))
-    rates, game_rates, sizes = [], [], []
-    total_inputs = total_dice = 0
-    for run in range(args.runs):
-        start = time.perf_counter()
-        inputs = 0
-        for g in range(args.games):
-            applied, dice, size = play(rules, f"bench/{run}/{g}")
-            inputs += applied
-            total_inputs += applied
-            total_dice += dice
-            sizes.append(size)
-        elapsed = time.perf_counter() - start
-        rates.append(inputs / elapsed)
-        game_rates.append(args.games / elapsed)
-    games = args.games * args.runs
-    print(f"vanquishers engine, {rules.describe()}, random play, {games} games")
-    print(f"  inputs/s        {statistics.median(rates):10.0f}")
-    print(f"  games/s         {statistics.median(game_rates):10.2f}")
-    print(f"  inputs/game     {total_inputs / games:10.1f}")
-    print(f"  dice/game       {total_dice / games:10.1f}")
-    print(f"  state bytes     {statistics.median(sizes):10.0f}")
+    med = measure(rules, args.games, args.runs)
+    print(f"vanquishers engine, {rules.describe()}, random play, {med['games']} games")
+    print(f"  inputs/s        {med['inputs/s']:10.0f}")
+    print(f"  games/s         {med['games/s']:10.2f}")
+    print(f"  inputs/game     {med['inputs/game']:10.1f}")
+    print(f"  dice/game       {med['dice/game']:10.1f}")
+    print(f"  state bytes     {med['state bytes']:10.0f}")
     print(f"  transcript bytes{transcript_bytes(rules):10.0f}   (decklist match through the "
           "protocol, random play; median of 5)")
 
