@@ -105,7 +105,9 @@ def open_client(text: str) -> Iterator[Any]:
                 stack.enter_context(dask.config.set(WORKER_CONFIG))
                 cluster = stack.enter_context(distributed.LocalCluster(
                     n_workers=address.workers, threads_per_worker=1, processes=True,
-                    host="127.0.0.1", dashboard_address=None,
+                    # (the scheduler's HTTP server starts even without a dashboard,
+                    # dask/distributed#7207: a free loopback port, never a fixed 8787)
+                    host="127.0.0.1", dashboard_address="127.0.0.1:0",
                     silence_logs=logging.CRITICAL))
                 client = stack.enter_context(distributed.Client(cluster))
             else:

@@ -45,7 +45,7 @@ def games_of(folder: Path) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                   silence_logs=50) as local:
         yield local.scheduler_address
 
