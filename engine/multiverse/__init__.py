@@ -15,13 +15,22 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..api import DecisionKind, Finished, HiddenDeck, Pending, Setup, only_version
+from ..api import (
+    DecisionKind,
+    Finished,
+    HiddenDeck,
+    Pending,
+    Setup,
+    only_version,
+    position_object_of,
+)
 from ..errors import PositionError
 from . import engine as E
 from . import rules as R
 from .cards import Catalogue, default, load
 
 POSITION_FORMAT = "versus-position/1"
+MAX_POSITION_BYTES = 64 * 1024  # a solo position is a few KiB
 
 
 class Knowledge:
@@ -177,8 +186,8 @@ class Multiverse:
                           sort_keys=True, separators=(",", ":"))
 
     def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> E.State:
+        obj = position_object_of(text, MAX_POSITION_BYTES)  # untrusted: size, depth, shape
         try:
-            obj = json.loads(text)
             rules = R.from_options(obj["rules"])
             d = obj["state"]
             if not isinstance(d, dict) or set(d) != set(E.new_game(rules, default()).d):
@@ -186,7 +195,7 @@ class Multiverse:
         except (ValueError, KeyError, TypeError) as e:
             raise PositionError(f"not a multiverse position: {e}") from None
         state = E.State(d, rules, catalogue or default())
-        text_s = text if isinstance(text, str) else text.decode()
+        text_s = text if isinstance(text, str) else bytes(text).decode()
         if self.dump_position(state) != text_s:
             raise PositionError("multiverse position is not canonical")
         return state

@@ -9,9 +9,12 @@
 #
 # Hidden information: one hidden deck per player, `HiddenDeck(p, n, p*n)` (decklist mode: each
 # player brings a constructed deck of the agreed size); a card's identity enters the public
-# state only through a REVEAL; every die is a CHANCE decision of 6 outcomes.
+# state only through a REVEAL; every die is a CHANCE decision of 6 outcomes. From a start
+# position (start.py, SPEC Part V "Start positions"): `HiddenDeck(p, hidden_p, p*n)`, each
+# player's hidden cards of the position.
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,6 +70,14 @@ class Vanquishers:
     def describe_rules(self, rules: Rules) -> str:
         return rules.describe()
 
+    def rules_for_position(self, text: str | bytes) -> Rules:
+        """The rules of a match that starts from this position (its own rules, the position
+        as their `start`, SPEC Part V "Start positions"); PositionError says why it cannot."""
+        from .start import canonical_start
+
+        start = canonical_start(text)
+        return Rules.from_options({**json.loads(start)["rules"], "start": start})
+
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
         return default_catalogue()
@@ -86,6 +97,11 @@ class Vanquishers:
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: Rules) -> tuple[HiddenDeck, ...]:
         n = rules.deck_size
+        if rules.start:  # each player's hidden cards of the position, numbered first
+            from .start import start_plan
+
+            hidden = start_plan(rules.start).hidden
+            return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
         return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
 
     def deal_input(self, handle: int) -> Move:

@@ -102,6 +102,7 @@ class T(IntEnum):
     TRAPS = 9
     END = 10
     PHASE = 11
+    PLACE = 12  # a start position's face-down trap (issue 21): p's next card, set at cost c
 
 
 class D(IntEnum):
@@ -113,6 +114,7 @@ class D(IntEnum):
     DEAL = 3
     REVEAL = 4
     CHANCE = 5
+    PLACE = 6  # a deal that sets the card face down as a trap of a cost (start positions)
 
 
 class ChoiceKind(IntEnum):
@@ -723,6 +725,8 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
         _end_turn(w)
     elif code == T.PHASE:
         w.phase = f[0]
+    elif code == T.PLACE:  # a start position's hidden trap: its deck holds exactly the cards
+        w.dec = (D.PLACE, f[0], f[1])
     else:  # pragma: no cover - the task codes above are all there is
         raise AssertionError(f"unknown task {task!r}")
 
@@ -829,7 +833,12 @@ def _resistance(w: _Work, defender: int, attacker: int) -> int:
 
 
 def new_state(rules: Rules, cat: Catalogue) -> State:
-    """The state at the start (V4.1): both setup dice pending."""
+    """The state at the start (V4.1): both setup dice pending; from a start position, the
+    position with its hidden cards' deals pending (start.py)."""
+    if rules.start:
+        from .start import start_state
+
+        return start_state(rules, cat)
     sides = []
     for p in (0, 1):
         hero_id = rules.heroes[p]
@@ -866,6 +875,8 @@ def decision(s: State) -> Pending | Finished:
         return Pending(DecisionKind.CHOICE, s.dec[1], CHOICE_LABELS[kind], tuple(s.dec[4:]))
     if code == D.DEAL:
         return Pending(DecisionKind.DEAL, s.dec[1], "hand", deck=s.dec[1])
+    if code == D.PLACE:
+        return Pending(DecisionKind.DEAL, s.dec[1], "trap", deck=s.dec[1])
     if code == D.REVEAL:
         return Pending(DecisionKind.REVEAL, s.dec[1], handle=s.dec[2])
     return Pending(DecisionKind.CHANCE, None, "d6", outcomes=6)
@@ -901,7 +912,8 @@ def step(s: State, inp: Move) -> State:
         raise GameOverError(f"input {text!r}: the game is over")
     code = s.dec[0]
     kind = {D.TURN: DecisionKind.TURN, D.CHOICE: DecisionKind.CHOICE, D.DEAL: DecisionKind.DEAL,
-            D.REVEAL: DecisionKind.REVEAL, D.CHANCE: DecisionKind.CHANCE}[D(code)]
+            D.REVEAL: DecisionKind.REVEAL, D.CHANCE: DecisionKind.CHANCE,
+            D.PLACE: DecisionKind.DEAL}[D(code)]
     answers = {DecisionKind.DEAL: {Verb.DEAL}, DecisionKind.REVEAL: {Verb.REVEAL},
                DecisionKind.CHANCE: {Verb.ROLL}, DecisionKind.CHOICE: {Verb.PICK, Verb.PASS}}
     if (kind is DecisionKind.TURN and inp.verb in {Verb.DEAL, Verb.REVEAL, Verb.ROLL,
@@ -916,6 +928,8 @@ def step(s: State, inp: Move) -> State:
             raise IllegalActionError(f"input {text!r}: card {h} is not in player {p}'s deck "
                                      f"({_where(s)})")
         w.zone[h] = Zone.HAND
+        if code == D.PLACE:  # face down as a set trap of the declared cost (start position)
+            w.zone[h], w.aux[h] = Zone.TRAP, s.dec[2]
     elif kind is DecisionKind.REVEAL:
         _reveal(w, s, inp, text)
     elif kind is DecisionKind.CHANCE:
@@ -949,7 +963,12 @@ def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
     limit = copy_limit(card)
     index = s.cat.index(card.id)
     if limit is not None:
-        copies = sum(1 for x in range(p * s.n, p * s.n + s.n) if s.card[x] == index) + 1
+        brought = range(p * s.n, p * s.n + s.n)
+        if s.rules.start:  # the cards p brought: its hidden deck, not the position's public
+            from .start import start_plan  # cards (SPEC Part V "Start positions")
+
+            brought = range(p * s.n, p * s.n + start_plan(s.rules.start).hidden[p])
+        copies = sum(1 for x in brought if s.card[x] == index) + 1
         if copies > limit:
             raise IllegalActionError(f"input {text!r}: player {p}'s deck would hold {copies} "
                                      f"copies of {card.id!r}, at most {limit} (V3.2)")

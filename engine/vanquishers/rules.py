@@ -9,6 +9,7 @@
 # the rules name (new_game checks).
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from ..options import RulesOption
 from .cards import MAX_DECK, MIN_DECK, CardType, _tagged, canonical_json, default_catalogue
 
 RULES_FORMAT = "vanquishers-rules/1"
+#: the longest rules encoding `decode` reads (a start position's text is most of it)
+MAX_RULES_BYTES = 48 * 1024
 
 
 class Mode(Enum):
@@ -51,6 +54,9 @@ class Rules:
     hero0: str = HEROES[0]
     hero1: str = HEROES[1]
     max_turns: int = 60
+    #: a start position (SPEC Part V "Start positions"): its canonical text, or "" for the new
+    #: game. Encoded only when set, so every other rules value keeps its encoding and digest.
+    start: str = ""
 
     def __post_init__(self) -> None:
         for name in ("deck_size", "max_turns"):
@@ -64,6 +70,15 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, str) or not value or len(value) > 40:
                 raise RulesetError(f"vanquishers option {name}={value!r:.50}: must be a hero id")
+        if not isinstance(self.start, str):
+            raise RulesetError(f"vanquishers option start={self.start!r:.40}: must be a "
+                               "position text or empty")
+        if self.start:
+            from .start import start_problem  # loads positions: only with a start
+
+            problem = start_problem(self)
+            if problem is not None:
+                raise RulesetError(f"vanquishers option start: {problem}")
 
     @property
     def heroes(self) -> tuple[str, str]:
@@ -74,15 +89,19 @@ class Rules:
         return self.mode is Mode.ADVANCED
 
     def to_options(self) -> dict[str, Any]:
-        return {"deck_size": self.deck_size, "mode": self.mode.value, "hero0": self.hero0,
-                "hero1": self.hero1, "max_turns": self.max_turns}
+        out: dict[str, Any] = {"deck_size": self.deck_size, "mode": self.mode.value,
+                               "hero0": self.hero0, "hero1": self.hero1,
+                               "max_turns": self.max_turns}
+        if self.start:
+            out["start"] = self.start
+        return out
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Rules:
         if not isinstance(options, Mapping):
             raise RulesetError(f"vanquishers options must be a mapping, not "
                                f"{type(options).__name__}")
-        unknown = sorted(set(options) - set(_OPTIONS))
+        unknown = sorted(set(options) - set(_OPTIONS) - {"start"})
         if unknown:
             raise RulesetError(f"unknown vanquishers option(s) {unknown}; known: "
                                f"{', '.join(_OPTIONS)}")
@@ -96,16 +115,18 @@ class Rules:
                 raise RulesetError(f"vanquishers option {name}={values[name]!r:.50}: must be "
                                    f"one of {', '.join(HEROES)}")
         return cls(values["deck_size"], Mode(mode), values["hero0"], values["hero1"],
-                   values["max_turns"])
+                   values["max_turns"], values.get("start", ""))
 
     def encode(self) -> bytes:
         return canonical_json({"format": RULES_FORMAT, **self.to_options()})
 
     @classmethod
     def decode(cls, data: bytes) -> Rules:
+        if isinstance(data, bytes | bytearray) and len(data) > MAX_RULES_BYTES:
+            raise RulesetError(f"vanquishers rules encoding longer than {MAX_RULES_BYTES} bytes")
         try:
             obj = json.loads(data)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             raise RulesetError(f"not vanquishers rules: {data!r:.60}") from None
         if not isinstance(obj, dict) or obj.pop("format", None) != RULES_FORMAT:
             raise RulesetError(f"vanquishers rules: field 'format' must be {RULES_FORMAT!r}")
@@ -115,8 +136,20 @@ class Rules:
         return rules
 
     def digest(self) -> bytes:
+        if self.start:  # every state hash binds it: a start's long text is hashed once
+            return _start_digest(self)
         return _tagged("rules", self.encode())
 
     def describe(self) -> str:
-        return (f"{self.mode.value} mode, decks of {self.deck_size}, {self.hero0} vs "
+        text = (f"{self.mode.value} mode, decks of {self.deck_size}, {self.hero0} vs "
                 f"{self.hero1}, {self.max_turns} turns max")
+        if self.start:
+            from .start import describe_start
+
+            text += f", {describe_start(self)}"
+        return text
+
+
+@functools.lru_cache(maxsize=16)
+def _start_digest(rules: Rules) -> bytes:
+    return _tagged("rules", rules.encode())

@@ -8,16 +8,16 @@
 # for people and bots; `legal_actions` are the game's, unfiltered.
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import DecisionKind, Finished
+from ..api import DecisionKind, Finished, position_object_of
 from ..errors import PositionError
 from .cards import Catalogue, canonical_json, default_catalogue
 from .engine import (
     CONDITIONS,
     SIDE_FIELDS,
+    D,
     Move,
     S,
     State,
@@ -158,7 +158,11 @@ def narrate(before: State, inp: Move, after: State, viewer: int,
     who = _who(p, viewer)
     v, h = inp.verb, inp.handle
     own = knowledge if p == viewer else None
-    if v is Verb.DEAL:
+    if v is Verb.DEAL and before.dec[0] == D.PLACE:  # a start position's trap (SPEC Part V)
+        what = _name(after, h, own) if p == viewer else "a card"
+        lines.append(f"{who} set{'s' if p != viewer else ''} {what} face down as a trap "
+                     f"({before.dec[2]} Storage Energy declared, start position)")
+    elif v is Verb.DEAL:
         lines.append(f"{who} draw{'s' if p != viewer else ''} "
                      f"{_name(after, h, own) if p == viewer else 'a card'}")
     elif v is Verb.REVEAL:
@@ -208,6 +212,11 @@ def narrate(before: State, inp: Move, after: State, viewer: int,
 
 
 def narrate_start(s: State, viewer: int) -> list[str]:
+    if s.rules.start:  # a match from a start position (SPEC Part V "Start positions")
+        who = "you are" if s.active == viewer else "the opponent is"
+        return [f"the match starts from a position at turn {s.turn + 1}: {who} to play",
+                f"you are player {viewer} with {s.hero(viewer).name}, against "
+                f"{s.hero(1 - viewer).name}"]
     return [f"you are player {viewer} with {s.hero(viewer).name}, against "
             f"{s.hero(1 - viewer).name}",
             "each player rolls a die: the highest plays first (ties roll again)"]
@@ -238,19 +247,7 @@ _STATE_FIELDS = ("active", "aux", "attack", "card", "decision", "dice", "exiles"
 def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> State:
     """The state of a position text; PositionError names the bad field."""
     cat = catalogue if catalogue is not None else default_catalogue()
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise PositionError("position: not UTF-8") from None
-    if not isinstance(text, str) or len(text) > MAX_POSITION_BYTES:
-        raise PositionError("position: not a text of at most 1 MiB")
-    try:
-        obj = json.loads(text)
-    except ValueError as e:
-        raise PositionError(f"position: not JSON ({e})") from None
-    if not isinstance(obj, dict):
-        raise PositionError("position: not a JSON object")
+    obj = position_object_of(text, MAX_POSITION_BYTES)  # (a deeply nested text too)
     if obj.get("format") != POSITION_FORMAT:
         raise PositionError(f"format: must be {POSITION_FORMAT!r}")
     if obj.get("game") != GAME_ID:

@@ -60,6 +60,24 @@ def test_grid_demo_from_a_position_over_tcp_verifies(tmp_path, capsys) -> None:
     assert replay.rules.ruleset == rules_for_position(get_game("grid"), text)
 
 
+def test_vanquishers_demo_from_a_position_over_tcp_verifies(tmp_path, capsys) -> None:
+    from tests.engine.vanquishers.test_start_positions import CASES, start_text
+
+    text = start_text(*CASES[0], uneven=True)
+    path = tmp_path / "vanquishers-position.json"
+    path.write_text(text)
+    out_dir = tmp_path / "out"
+    assert main(["demo", "--game", "vanquishers", "--start", str(path), "--deal", "decklist",
+                 "--bot-a", "greedy", "--seed", "5a", "--quiet", "--out", str(out_dir)]) == 0
+    assert "verify: OK:" in capsys.readouterr().out
+    raw = next(out_dir.glob("*/transcript.vtr")).read_bytes()
+    report = verify_transcript(raw)
+    assert report.ok and "from start position " in report.summary["rules_text"]
+    replay = replay_inputs(raw)
+    assert replay.rules.game == "vanquishers"
+    assert replay.rules.ruleset == rules_for_position(get_game("vanquishers"), text)
+
+
 def test_offline_demo_from_a_position(capsys, position) -> None:
     assert main(["demo", "--offline", "--start", str(position), "--seed", "5a"]) == 0
     assert "result: player " in capsys.readouterr().out

@@ -179,18 +179,24 @@ def test_paired_schedule_keeps_each_pair_together_and_old_manifests_resume(tmp_p
 
 def start_position_text(seed: bytes, game: str = "versus42") -> str:
     """A real mid-game position of a random game with a face-down field card (SPEC 3.C; the
-    grid game: a face-down grid card, SPEC Part G)."""
+    grid game: a face-down grid card, SPEC Part G; Vanquishers: a hidden trap)."""
     if game == "grid":
         from tests.engine.grid.test_start_positions import start_text
 
         return start_text({}, seed)
+    if game == "vanquishers":
+        from tests.engine.vanquishers.test_start_positions import start_text as trap_text
+        from versus.engine.vanquishers.rules import Rules
+
+        return trap_text(Rules(), seed.decode())
     from tests.engine.test_start_positions import with_verso_field_cards
 
     return with_verso_field_cards(seed)
 
 
 @pytest.mark.parametrize(("game", "deal"), [("versus42", "decklist"),
-                                            ("versus42", "shared-pool"), ("grid", "decklist")])
+                                            ("versus42", "shared-pool"), ("grid", "decklist"),
+                                            ("vanquishers", "decklist")])
 def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, game, deal):
     """Issue 21: `--deals` lists start positions (a bare position line, a labelled one, a JSON
     item): every game starts from its position, both games of a pair from the same deal, and

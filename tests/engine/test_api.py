@@ -304,3 +304,17 @@ def test_the_toy_game_plays_every_decision_kind_through_the_registry(toy):
     # player 0 holds "two" (+1: the roll 4 is above half of 4 sides), player 1 "one"
     assert d == Finished("showdown", 0)
     assert game.state_hash(s) != game.state_hash(game.new_game(Setup(4, (), b"toy")))
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, b"\xff\xfe", "x" * (2 << 20), "[]", "3",
+                                  '{"format": "versus-position/1"', ""])
+@pytest.mark.parametrize("game_id", ["versus42", "grid", "vanquishers", "multiverse"])
+def test_every_games_position_reader_refuses_hostile_text_with_a_position_error(
+        game_id: str, text: str | bytes) -> None:
+    """Found by review: Vanquishers' reader let the JSON parser's RecursionError out of a
+    deeply nested text (a traceback in `--start`, `--deals` and `load_position`)."""
+    from versus.engine.errors import PositionError
+    from versus.engine.registry import get_game
+
+    with pytest.raises(PositionError):
+        get_game(game_id).load_position(text)
