@@ -17,9 +17,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .frozen import frozen
 from .options import RulesOption
@@ -377,7 +377,7 @@ def rules_for_position(game: Game, text: str | bytes) -> GameRules:
         from .errors import PositionError
 
         raise PositionError(f"game {game.id!r} cannot start from a position (only its new game)")
-    return member(text)
+    return position_reader(member)(text)
 
 
 def position_object_of(text: str | bytes, limit: int) -> dict[str, Any]:
@@ -412,3 +412,29 @@ def without_start(obj: dict[str, Any]) -> dict[str, Any]:
     if isinstance(rules, dict) and "start" in rules:
         return {**obj, "rules": {k: v for k, v in rules.items() if k != "start"}}
     return obj
+
+
+_Read = TypeVar("_Read", bound=Callable[..., Any])
+
+
+def position_reader(read: _Read) -> _Read:
+    """For a function that reads an untrusted position (a loader, a start's canonical form):
+    an error its checks missed (a list used as a key, an engine error of a resolving step,
+    RecursionError of a deep value) becomes a PositionError naming it, so every caller
+    catches one class and never shows a traceback (SPEC 3.C)."""
+    import functools
+
+    from .errors import PositionError
+
+    @functools.wraps(read)
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return read(*args, **kwargs)
+        except PositionError:
+            raise
+        except (TypeError, KeyError, IndexError, ValueError, ArithmeticError, AttributeError,
+                RecursionError) as error:
+            raise PositionError(f"position is malformed ({type(error).__name__}: "
+                                f"{error})"[:300]) from None
+
+    return reading  # type: ignore[return-value]

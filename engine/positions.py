@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .actions import KIND_WORDS
-from .api import position_object_of
+from .api import position_object_of, position_reader
 from .catalogue import Catalogue, default_catalogue
 from .decisions import (
     ChoiceDecision,
@@ -160,11 +160,13 @@ def _decision_object(d: object, area_names: tuple[str, ...]) -> dict[str, Any] |
 
 # --- reading ----------------------------------------------------------------------------------
 
+@position_reader
 def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> State:
     """The state a position text describes; PositionError names what is wrong."""
     return position_from_object(position_object_of(text, MAX_POSITION_BYTES), catalogue)
 
 
+@position_reader
 def position_from_object(obj: Any, catalogue: Catalogue | None = None) -> State:
     """The state a position object (parsed JSON) describes; see load_position."""
     return _Reader(obj, default_catalogue() if catalogue is None else catalogue).state()

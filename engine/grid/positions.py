@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..api import position_object_of
+from ..api import position_object_of, position_reader
 from ..errors import CatalogueError, PositionError, RulesetError
 from .cards import Catalogue, Kind, Use, default_catalogue
 from .rules import GridRules
@@ -79,6 +79,7 @@ def dump_position(s: GridState) -> str:
     return _canonical(obj)
 
 
+@position_reader
 def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> GridState:
     obj = position_object_of(text, MAX_POSITION_BYTES)
     return _Reader(obj, catalogue or default_catalogue()).state()
@@ -285,7 +286,8 @@ class _Reader:
             return ()
         names = {v: k for k, v in DEC_NAMES.items()}
         if not isinstance(raw, dict) or set(raw) != {"kind", "fields"} or \
-                raw["kind"] not in names or not isinstance(raw["fields"], list):
+                not isinstance(raw["kind"], str) or raw["kind"] not in names or \
+                not isinstance(raw["fields"], list):
             raise self.bad("decision", "must be {\"kind\": name, \"fields\": [...]}")
         code, fields = names[raw["kind"]], raw["fields"]
         arity = DEC_ARITY[code]

@@ -666,6 +666,9 @@ def _run(w: _Work) -> None:
         if w.phase in (1, 3, 4, 5, 6) and _step_actions(w):
             w.dec = (D.TURN, w.active)
             return
+        if w.phase >= 7:  # the end step with nothing pending (a loaded position can say so;
+            w.push((T.END,))  # play always pushes `end` with it): the turn ends, never step 8
+            continue
         _advance(w)
 
 

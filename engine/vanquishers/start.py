@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..api import position_object_of, without_start
+from ..api import position_object_of, position_reader, without_start
 from ..errors import PositionError, RulesetError
 from .cards import Catalogue, _tagged, canonical_json, default_catalogue
 from .engine import HAND_LIMIT, D, S, State, T, Zone, _run, _Work, encode_state
@@ -52,6 +52,7 @@ class StartPlan:
     tasks: tuple[tuple[int, ...], ...]
 
 
+@position_reader
 def canonical_start(text: str | bytes) -> str:
     """The canonical start text of a position text (any numbering of its cards, any JSON
     layout; a `start` in its rules is dropped). PositionError names what makes it unusable."""
@@ -78,6 +79,7 @@ def canonical_start(text: str | bytes) -> str:
 
 
 @functools.lru_cache(maxsize=64)
+@position_reader
 def start_plan(text: str) -> StartPlan:
     """The plan of a canonical start text; PositionError if the text is not one."""
     if canonical_start(text) != text:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import DecisionKind, Finished, position_object_of
+from ..api import DecisionKind, Finished, position_object_of, position_reader
 from ..errors import PositionError
 from .cards import Catalogue, canonical_json, default_catalogue
 from .engine import (
@@ -244,6 +244,7 @@ _STATE_FIELDS = ("active", "aux", "attack", "card", "decision", "dice", "exiles"
                  "host", "result", "sides", "step", "tasks", "turn", "zone")
 
 
+@position_reader
 def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> State:
     """The state of a position text; PositionError names the bad field."""
     cat = catalogue if catalogue is not None else default_catalogue()

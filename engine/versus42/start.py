@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..api import position_object_of, without_start
+from ..api import position_object_of, position_reader, without_start
 from ..catalogue import Catalogue, find_catalogue
 from ..decisions import TurnDecision
 from ..errors import PositionError, RulesetError
@@ -48,6 +48,7 @@ class StartPlan:
     tasks: tuple[tuple[int, ...], ...]
 
 
+@position_reader
 def canonical_start(text: str | bytes) -> str:
     """The canonical start text of a position text (any numbering of its cards; a `start` in
     its rules is dropped). PositionError names what makes it unusable as a start."""
@@ -79,6 +80,7 @@ def canonical_start(text: str | bytes) -> str:
 
 
 @functools.lru_cache(maxsize=64)
+@position_reader
 def start_plan(text: str) -> StartPlan:
     """The plan of a canonical start text; PositionError if the text is not one."""
     if canonical_start(text) != text:

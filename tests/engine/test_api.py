@@ -318,3 +318,53 @@ def test_every_games_position_reader_refuses_hostile_text_with_a_position_error(
 
     with pytest.raises(PositionError):
         get_game(game_id).load_position(text)
+
+
+def _odd_values() -> list[object]:
+    return [None, [], {}, "x", -1, 10**9, 1.5, [[1]], {"a": 1}, True]
+
+
+def _mutations(obj: object, path: tuple[object, ...] = ()):  # type: ignore[no-untyped-def]
+    """(path, value) for every place of a JSON value (at most 3 levels down), each value odd."""
+    if len(path) >= 3:
+        return
+    items = (obj.items() if isinstance(obj, dict) else enumerate(obj[:4])
+             if isinstance(obj, list) else ())
+    for key, value in items:
+        for odd in _odd_values():
+            yield (*path, key), odd
+        yield from _mutations(value, (*path, key))
+
+
+def _set(obj: object, path: tuple[object, ...], value: object) -> object:
+    import copy
+
+    out = copy.deepcopy(obj)
+    target = out
+    for key in path[:-1]:
+        target = target[key]  # type: ignore[index]
+    target[path[-1]] = value  # type: ignore[index]
+    return out
+
+
+@pytest.mark.parametrize("game_id", ["versus42", "grid", "vanquishers"])
+def test_a_position_with_an_odd_value_anywhere_is_a_position_error(game_id: str) -> None:
+    """Found by review: grid's reader looked a list up in a dict (`decision.kind`), a
+    TypeError traceback from `--start` and `--deals`. Every field of a real start position
+    (three levels down) set to each of a few odd JSON values: the reader and
+    `rules_for_position` answer with the position, or a PositionError, nothing else."""
+    import contextlib
+    import json
+
+    from tests.cli.test_tournament_paired import start_position_text
+    from versus.engine.api import rules_for_position
+    from versus.engine.errors import PositionError
+    from versus.engine.registry import get_game
+
+    game = get_game(game_id)
+    obj = json.loads(start_position_text(b"start-1", game_id))
+    for path, value in _mutations(obj):
+        text = json.dumps(_set(obj, path, value))
+        for read in (game.load_position, lambda t: rules_for_position(game, t)):
+            with contextlib.suppress(PositionError):
+                read(text)

@@ -369,3 +369,38 @@ def test_a_match_from_a_start_position_verifies() -> None:
     assert replay_inputs(raw).rules.ruleset == rules
     sizes = [d.size for d in match_rules.decks]  # each seat's deck: its hidden cards' size
     assert sizes[0] != sizes[1]
+
+
+def test_a_start_with_any_one_field_changed_is_answered_at_once() -> None:
+    """Found by review: a start whose `step` was 7 (the end step) with nothing pending made
+    the engine step on to 8, 9, ... for ever, inside `Rules` validation, so one HELLO or offer
+    of ~2 KB hung a peer or the verifier. Every integer of the state set to a few values
+    (and the step to each of 0..7): each answer comes within a second."""
+    import signal
+
+    text = start_text(Rules(), "start-1")
+    obj = json.loads(text)
+
+    def mutations():  # type: ignore[no-untyped-def]
+        for step in range(8):
+            yield {**obj, "state": {**obj["state"], "step": step}}
+        for key, value in obj["state"].items():
+            if type(value) is int:
+                for other in (0, 1, 7, 99):
+                    yield {**obj, "state": {**obj["state"], key: other}}
+
+    def too_slow(*_: object) -> None:
+        raise TimeoutError("no answer within 1 s")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    try:
+        for mutated in mutations():
+            signal.alarm(1)
+            try:
+                G.rules_for_position(json.dumps(mutated))
+            except PositionError:
+                pass
+            finally:
+                signal.alarm(0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
