@@ -16,11 +16,11 @@
 # neither chooses its opening hand.
 #
 # The canonical text numbers the hidden cards first (individual: within each player's handles,
-# hand, then grid, then deck; shared: player 0's hand and grid cards, player 1's, then the
-# deck), each in the position's order, then the public cards in theirs, so deals that take a
-# deck's handles in order rebuild the position card for card; `canonical_start` writes it from
-# any position text, and rules whose start is not canonical are refused (one text per start,
-# so one digest).
+# hand, then grid cards by cell, then deck; shared: player 0's hand and grid cards, player 1's,
+# then the deck), then the public cards in the position's order, so deals that take a deck's
+# handles in order rebuild the position card for card; `canonical_start` writes it from any
+# position text (the hidden cards' numbering given makes no difference), and rules whose start
+# is not canonical are refused.
 from __future__ import annotations
 
 import functools
@@ -55,7 +55,8 @@ class StartPlan:
 
 @position_reader
 def canonical_start(text: str | bytes) -> str:
-    """The canonical start text of a position text (any numbering of its cards; a `start` in
+    """The canonical start text of a position text (any numbering of its hidden cards; the
+    public cards keep theirs; a `start` in
     its rules is dropped). PositionError names what makes it unusable as a start."""
     s = load_position(_position_text(text), default_catalogue())
     _check_startable(s)
@@ -65,15 +66,16 @@ def canonical_start(text: str | bytes) -> str:
         everything = range(2 * n)
         for p in (0, 1):
             for zone in _DEALT_ZONES:
-                order += [h for h in everything if _hidden(s, h) and s.zone[h] == zone
-                          and s.holder[h] == p]
+                order += sorted((h for h in everything if _hidden(s, h) and s.zone[h] == zone
+                                 and s.holder[h] == p), key=lambda h: s.cell[h])
         order += [h for h in everything if s.zone[h] == Zone.DECK]
         order += [h for h in everything if not _hidden(s, h)]
     else:
         for p in (0, 1):
             mine = range(p * n, p * n + n)
-            for zone in (*_DEALT_ZONES, Zone.DECK):
-                order += [h for h in mine if _hidden(s, h) and s.zone[h] == zone]
+            for zone in (*_DEALT_ZONES, Zone.DECK):  # face-down cards by cell: their only fact
+                order += sorted((h for h in mine if _hidden(s, h) and s.zone[h] == zone),
+                                key=lambda h: s.cell[h])
             order += [h for h in mine if not _hidden(s, h)]
     new_of = {old: new for new, old in enumerate(order)}
     written = json.loads(dump_position(s))

@@ -19,7 +19,7 @@
 # handle", V8.4, is still the same weapon), so deals that take a deck's handles in order
 # rebuild the position card for card, and the text does not depend on how the position
 # numbered its hidden cards; `canonical_start` writes it from any position text, and rules
-# whose start is not canonical are refused (one text per start, so one digest).
+# whose start is not canonical are refused.
 from __future__ import annotations
 
 import functools
@@ -54,8 +54,8 @@ class StartPlan:
 
 @position_reader
 def canonical_start(text: str | bytes) -> str:
-    """The canonical start text of a position text (any numbering of its cards, any JSON
-    layout; a `start` in its rules is dropped). PositionError names what makes it unusable."""
+    """The canonical start text of a position text (any numbering of its hidden cards, any
+    JSON layout; a `start` in its rules is dropped). PositionError names what makes it unusable."""
     s = load_position(_position_text(text), default_catalogue())
     _check_startable(s)
     n = s.n

@@ -10,10 +10,11 @@
 # face-down field card (`place`); after those deals the state is the position. Neither seat
 # chooses which of its cards lands where, as neither chooses its opening hand.
 #
-# The canonical text numbers each seat's hidden cards first (hand, then field, then deck, each
-# in the position's order), so the deals, which take a deck's handles in order, rebuild the
-# position card for card; `canonical_start` writes it from any position text, and a ruleset
-# whose start is not canonical is refused (one text per start, so one digest).
+# The canonical text numbers each seat's hidden cards first (hand, then field cards by area,
+# then deck), so the deals, which take a shared pool's handles in order, rebuild the position
+# card for card; `canonical_start` writes it from any position text, and a ruleset whose start
+# is not canonical is refused. The hidden cards' numbering given makes no difference (they
+# carry no facts but their places); the public cards keep the position's own order.
 from __future__ import annotations
 
 import functools
@@ -50,8 +51,8 @@ class StartPlan:
 
 @position_reader
 def canonical_start(text: str | bytes) -> str:
-    """The canonical start text of a position text (any numbering of its cards; a `start` in
-    its rules is dropped). PositionError names what makes it unusable as a start."""
+    """The canonical start text of a position text (any numbering of its hidden cards; the
+    public cards keep theirs; a `start` in its rules is dropped). PositionError names what makes it unusable as a start."""
     obj = _position_object(text)
     catalogue = _catalogue_of(obj)
     s = position_from_object(obj, catalogue)
@@ -60,8 +61,9 @@ def canonical_start(text: str | bytes) -> str:
     order: list[int] = []
     for p in (0, 1):
         mine = range(p * n, p * n + n)
-        for zone in _HIDDEN_ZONES:
-            order += [h for h in mine if s.ident[h] < 0 and s.zone[h] == zone]
+        for zone in _HIDDEN_ZONES:  # face-down field cards by area: their only fact
+            order += sorted((h for h in mine if s.ident[h] < 0 and s.zone[h] == zone),
+                            key=lambda h: s.pos[h])
         order += [h for h in mine if s.ident[h] >= 0]
     new_of = {old: new for new, old in enumerate(order)}
     written = position_object(s)

@@ -324,3 +324,33 @@ def test_a_match_from_a_start_position_verifies(options, mode) -> None:  # type:
     if not options:  # each seat's committed deck is the size of its hidden cards
         sizes = [d.size for d in match_rules.decks]
         assert sizes[0] != sizes[1]
+
+
+def test_the_canonical_text_ignores_how_hidden_cards_were_numbered_in_any_position() -> None:
+    """Review: the face-down grid cards kept the order given, so one position had several
+    canonical texts. Each player's hidden cards renumbered among themselves at random, over
+    every startable position of two games (individual decks): the same text."""
+    import random
+
+    rng = random.Random(11)  # which renumbering: nothing secret
+    tried = two_on_grid = 0
+    for options, seed in (((), b"start-1"), ((("mode", "vs"),), b"start-2")):
+        for text in positions(options, seed):
+            try:
+                canonical = rules_for_position(GRID, text).start
+            except PositionError:
+                continue
+            obj = json.loads(text)
+            s = load_position(text)
+            n = s.rules.deck_size
+            for p in (0, 1):
+                hidden = [h for h in range(p * n, (p + 1) * n) if s.ident[h] < 0]
+                two_on_grid += sum(s.zone[h] == Zone.GRID for h in hidden) >= 2
+                shuffled = hidden[:]
+                rng.shuffle(shuffled)
+                cards = list(obj["cards"])
+                for old, new in zip(hidden, shuffled, strict=True):
+                    obj["cards"][new] = cards[old]
+            assert rules_for_position(GRID, json.dumps(obj)).start == canonical
+            tried += 1
+    assert tried >= 10 and two_on_grid >= 1
