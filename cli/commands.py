@@ -66,6 +66,7 @@ from typing import Any, TextIO, TypeVar
 
 import trio
 
+from versus.engine.api import start_of
 from versus.engine.errors import EngineError
 from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import listening_port
@@ -913,6 +914,7 @@ async def join_match(args: argparse.Namespace, out: TextIO,
     say = note or (lambda line: print(line, file=out, flush=True))
     #: set by cmd_join once the person accepted the offer it read; else --accept-rules decides
     accepted: AcceptedOffer | None = getattr(args, "accepted_offer", None)
+    wanted_start = wanted_start_of(args)
     async with AsyncExitStack() as stack:
         player = person if args.bot is None else await enter_headless_bot(
             stack, args, _test_seed(args, "bot1"), args.game)
@@ -944,9 +946,21 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                     say(f"the host offers: {describe_offer(rules, seat)}")
                     made["other game"] = rules.game
                     return other_game(rules.game, args.game)
+                start = start_of(rules.game_impl, rules.ruleset)
+                if wanted_start is not None and start != wanted_start:
+                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    return ("the host offers another start than --start "
+                            f"{args.start}" if start else
+                            f"the host offers the new game, not the position of --start "
+                            f"{args.start}")
                 if accepted is not None:
                     if (rules, seat) != (accepted.rules, accepted.seat):
                         return "the host now offers other rules than the player accepted"
+                elif start and wanted_start is None and args.accept_rules:
+                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    return ("the host offers a match from a start position, which "
+                            "--accept-rules alone does not accept: join with --start FILE "
+                            "holding that position")
                 elif not args.accept_rules:
                     say(f"the host offers: {describe_offer(rules, seat)}")
                     made["not accepted"] = True
@@ -985,6 +999,23 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             attach(session)
         return await run_session(session, channel, link.reconnect, player,
                                  say if attach is None else None)
+
+
+def wanted_start_of(args: argparse.Namespace) -> str | None:
+    """`join --start FILE`: the canonical start the host's offer must carry (None: no
+    --start); CommandError, one line, for a file that is no start position of the game."""
+    path = getattr(args, "start", None)
+    if path is None:
+        return None
+    from versus.engine.registry import get_game
+
+    from .game_options import GameOptionError, start_rules
+
+    game = get_game(args.game)
+    try:
+        return start_of(game, start_rules(game, path, {}))
+    except GameOptionError as error:
+        raise CommandError(str(error)) from None
 
 
 def _session_address(link: JoinLink) -> str:

@@ -260,6 +260,9 @@ def add_network_parsers(sub: Any) -> None:
     join.add_argument("--accept-rules", action="store_true",
                       help="accept the rules the host offers without being asked (they are "
                            "printed); needed to join without a terminal or with --bot")
+    join.add_argument("--start", metavar="FILE", default=None,
+                      help="join only a match from this position (SPEC 3.C); without it, "
+                           "--accept-rules declines an offer that starts from a position")
     add_game_option(join, "the game to join (the host's offer must be of this game)")
     add_session_options(join)
     add_ui_options(join)

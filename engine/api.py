@@ -438,3 +438,10 @@ def position_reader(read: _Read) -> _Read:
                                 f"{error})"[:300]) from None
 
     return reading  # type: ignore[return-value]
+
+
+def start_of(game: Game, rules: GameRules) -> str:
+    """The start position the rules carry (its canonical text), or "" for the new game: a game
+    with start positions has the rules option `start` (SPEC 3.C "Start positions")."""
+    start = game.rules_to_options(rules).get("start", "")
+    return start if isinstance(start, str) else ""

@@ -27,7 +27,13 @@ from ..catalogue import Catalogue, find_catalogue
 from ..decisions import TurnDecision
 from ..errors import PositionError, RulesetError
 from ..game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
-from ..positions import MAX_POSITION_BYTES, load_position, position_from_object, position_object
+from ..positions import (
+    GAME_ID,
+    MAX_POSITION_BYTES,
+    load_position,
+    position_from_object,
+    position_object,
+)
 
 if TYPE_CHECKING:
     from ..ruleset import Ruleset
@@ -52,8 +58,12 @@ class StartPlan:
 @position_reader
 def canonical_start(text: str | bytes) -> str:
     """The canonical start text of a position text (any numbering of its hidden cards; the
-    public cards keep theirs; a `start` in its rules is dropped). PositionError names what makes it unusable as a start."""
+    public cards keep theirs; a `start` in its rules is dropped). PositionError names what
+    makes it unusable as a start."""
     obj = _position_object(text)
+    if obj.get("game") != GAME_ID:  # before the catalogue: another game's says nothing here
+        raise PositionError(f"position field 'game': must be {GAME_ID!r} (a position of "
+                            f"{obj.get('game')!r:.40} starts that game)")
     catalogue = _catalogue_of(obj)
     s = position_from_object(obj, catalogue)
     _check_startable(s)

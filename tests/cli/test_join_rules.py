@@ -157,3 +157,36 @@ def test_a_person_who_answers_no_joins_nothing(tmp_path) -> None:
     assert "offers: versus42, decklist" in out.getvalue() and "[y/N]" in out.getvalue()
     assert [READING_RULES in line for line in lines if "declined" in line] == [True]
     assert not any("joined" in line for line in lines)
+
+
+def test_a_headless_join_takes_a_start_only_with_the_same_start_file(tmp_path) -> None:
+    """Review: a host picks both the position and the seat it offers, so `--accept-rules`
+    alone would hand a bot a lost position. A start is accepted headless only with `--start
+    FILE` holding that position; another position (or none) is declined; the same plays."""
+    from tests.engine.test_start_positions import with_verso_field_cards
+
+    mine, other = tmp_path / "mine.json", tmp_path / "other.json"
+    mine.write_text(with_verso_field_cards(b"start-1"))
+    other.write_text(with_verso_field_cards(b"start-2"))
+    deadline = time.monotonic() + 90
+    host = _versus(tmp_path, "host", "host", "--port", "0", "--bot", "random", "--start",
+                   str(mine), "--no-map")
+    try:
+        invite, host_lines = _read_invite(host, deadline)
+        bare = _versus(tmp_path, "join", "join", invite, "--bot", "greedy", "--accept-rules")
+        bare_out, bare_err = bare.communicate(timeout=30)
+        wrong = _versus(tmp_path, "join", "join", invite, "--bot", "greedy", "--accept-rules",
+                        "--start", str(other))
+        wrong_out, wrong_err = wrong.communicate(timeout=30)
+        same = _versus(tmp_path, "join", "join", invite, "--bot", "greedy", "--accept-rules",
+                       "--start", str(mine))
+        same_out, same_err = same.communicate(timeout=max(1, deadline - time.monotonic()))
+        host.communicate(timeout=max(1, deadline - time.monotonic()))
+    finally:
+        host.kill()
+    assert bare.returncode == 1 and "from start position " in bare_out
+    assert len(bare_err.strip().splitlines()) == 1
+    assert "--accept-rules alone does not accept: join with --start FILE" in bare_err
+    assert wrong.returncode == 1 and "the host offers another start than --start" in wrong_err
+    assert same.returncode == 0, same_err
+    assert "transcript: " in same_out and host.returncode == 0
