@@ -136,7 +136,11 @@ def _fields(cls: type) -> dict[str, Field]:
 
 def _annotations(cls: type) -> dict[str, Any]:
     # the class's own, as dataclasses reads them (inspect.get_annotations would import inspect)
-    return cls.__dict__.get("__annotations__", {})  # noqa: RUF063
+    annotations = cls.__dict__.get("__annotations__")  # noqa: RUF063
+    if annotations is None and sys.version_info >= (3, 14):  # lazily evaluated (PEP 649)
+        raise TypeError(f"@frozen class {cls.__qualname__} needs `from __future__ import "
+                        "annotations` in its module (its fields are read from them)")
+    return annotations or {}
 
 
 def _slotted(cls: type, names: tuple[str, ...]) -> type:
@@ -209,10 +213,14 @@ def _comparison(cls: type, compared: list[str]) -> tuple[Callable[..., Any], ...
     def compiled() -> dict[str, Any]:
         mine, theirs = (f"({''.join(f'{who}.{name},' for name in compared)})"
                         for who in ("self", "other"))
+        # as this Python's dataclasses compares: the tuples up to 3.12, then field by field
+        # (from 3.13 a field equal to itself by identity but not by value, NaN, differs)
+        same = (" and ".join(f"self.{name} == other.{name}" for name in compared) or "True"
+                if sys.version_info >= (3, 13) else f"{mine} == {theirs}")
         scope: dict[str, Any] = {}
         exec(f"def __eq__(self, other):\n"  # our own source, made of the field names
              f"  if other.__class__ is self.__class__:\n"
-             f"    return {mine} == {theirs}\n"
+             f"    return {same}\n"
              f"  return NotImplemented\n"
              f"def __hash__(self):\n"
              f"  return hash({mine})\n", scope)
@@ -240,10 +248,10 @@ def _repr(names: list[str]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _frozen_error(name: str) -> Exception:
+def _frozen_error(name: str, verb: str = "assign to") -> Exception:
     from dataclasses import FrozenInstanceError
 
-    return FrozenInstanceError(f"cannot assign to field {name!r}")
+    return FrozenInstanceError(f"cannot {verb} field {name!r}")
 
 
 def _frozen_setattr(cls: type, names: tuple[str, ...]) -> Callable[[Any, str, Any], None]:
@@ -258,7 +266,7 @@ def _frozen_setattr(cls: type, names: tuple[str, ...]) -> Callable[[Any, str, An
 def _frozen_delattr(cls: type, names: tuple[str, ...]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is cls or name in names:
-            raise _frozen_error(name)
+            raise _frozen_error(name, "delete")
         super(cls, self).__delattr__(name)
 
     return __delattr__

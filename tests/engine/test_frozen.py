@@ -127,3 +127,29 @@ def test_frozen_keeps_the_methods_a_class_defines() -> None:
 def test_frozen_writes_the_docstring_dataclasses_writes(case: str) -> None:
     real, ours = both(**CASES[case])
     assert ours.__doc__ == real.__doc__
+
+
+def test_equality_follows_this_pythons_dataclasses_and_delete_says_delete() -> None:
+    """Review: dataclasses compares field by field from Python 3.13 (a NaN field makes two
+    values unequal) and tuples before; @frozen compared tuples everywhere. And `del` said
+    "cannot assign to"."""
+    import dataclasses
+
+    from versus.engine.frozen import frozen
+
+    @frozen
+    class F:
+        a: float
+        b: int = 0
+
+    @dataclasses.dataclass(frozen=True)
+    class D:
+        a: float
+        b: int = 0
+
+    nan = float("nan")
+    assert (F(nan) == F(nan)) == (D(nan) == D(nan))
+    assert (F(1.0) == F(1.0)) and hash(F(1.0, 2)) == hash(D(1.0, 2))
+    for value in (F(1.0), D(1.0)):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'a'"):
+            del value.a
