@@ -105,7 +105,7 @@ def test_mistakes_are_one_line(capsys, position, extra, says) -> None:
 
 @pytest.mark.parametrize(("text", "says"), [
     (None, "No such file"),
-    ("{}", "a start position names the catalogue"),
+    ("{}", "position field 'game': must be 'versus42'"),
     ("x" * (65 * 1024), "larger than 65536 bytes"),
 ])
 def test_a_bad_position_file_is_one_line(tmp_path, capsys, text, says) -> None:
