@@ -445,3 +445,38 @@ def start_of(game: Game, rules: GameRules) -> str:
     with start positions has the rules option `start` (SPEC 3.C "Start positions")."""
     start = game.rules_to_options(rules).get("start", "")
     return start if isinstance(start, str) else ""
+
+
+#: the longest canonical start text a game's rules carry (a 21-card Versus position is ~3 KiB)
+MAX_START_BYTES = 32 * 1024
+
+
+def start_problem(rules: Any, planned_rules: Callable[[str], Any]) -> str | None:
+    """Why `rules.start` (a game's frozen rules value with a `start` text) cannot start a match
+    under `rules`, or None: too long, not a canonical start of the game (`planned_rules` reads
+    it, raising PositionError or RulesetError), or made under other rules options."""
+    import json
+    from dataclasses import replace
+
+    from .errors import PositionError, RulesetError
+
+    if len(rules.start) > MAX_START_BYTES:
+        return f"a start position is at most {MAX_START_BYTES} bytes"
+    try:
+        planned = planned_rules(rules.start)
+    except (PositionError, RulesetError) as error:
+        return str(error)
+    if planned != replace(rules, start=""):
+        return ("the start position's rules differ from the rules' other options "
+                f"({json.dumps(planned.to_options(), sort_keys=True)})")
+    return None
+
+
+def checked_start_text(text: str) -> str:
+    """A canonical start text, refused (PositionError) over MAX_START_BYTES."""
+    from .errors import PositionError
+
+    if len(text) > MAX_START_BYTES:
+        raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
+                            f"is {len(text)}")
+    return text

@@ -25,10 +25,16 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..api import position_object_of, position_reader, without_start
+from ..api import (
+    checked_start_text,
+    position_object_of,
+    position_reader,
+    without_start,
+)
+from ..api import start_problem as generic_start_problem
 from ..errors import PositionError, RulesetError
 from .cards import Catalogue, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
@@ -37,8 +43,6 @@ from .state import Dec, GridState, Task, Zone, _run, _Work
 if TYPE_CHECKING:
     from .rules import GridRules
 
-#: the longest canonical start text (a 6x6 position of 80 cards is a few KiB)
-MAX_START_BYTES = 32 * 1024
 _DEALT_ZONES = (Zone.HAND, Zone.GRID)  # a player's hidden cards, in the order they are dealt
 
 
@@ -84,10 +88,7 @@ def canonical_start(text: str | bytes) -> str:
     written["graveyards"] = [[new_of[h] for h in g] for g in written["graveyards"]]
     written["modifiers"] = [new_of[h] for h in written["modifiers"]]
     out = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    if len(out) > MAX_START_BYTES:
-        raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
-                            f"is {len(out)}")
-    return out
+    return checked_start_text(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -113,16 +114,7 @@ def start_plan(text: str) -> StartPlan:
 
 def start_problem(rules: GridRules) -> str | None:
     """Why `rules.start` cannot start a match under `rules`, or None."""
-    if len(rules.start) > MAX_START_BYTES:
-        return f"a start position is at most {MAX_START_BYTES} bytes"
-    try:
-        plan = start_plan(rules.start)
-    except (PositionError, RulesetError) as error:
-        return str(error)
-    if plan.rules != replace(rules, start=""):
-        return ("the start position's rules differ from the rules' other options "
-                f"({json.dumps(plan.rules.to_options(), sort_keys=True)})")
-    return None
+    return generic_start_problem(rules, lambda text: start_plan(text).rules)
 
 
 def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:

@@ -23,11 +23,16 @@
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..api import position_object_of, position_reader, without_start
+from ..api import (
+    checked_start_text,
+    position_object_of,
+    position_reader,
+    without_start,
+)
+from ..api import start_problem as generic_start_problem
 from ..errors import PositionError, RulesetError
 from .cards import Catalogue, _tagged, canonical_json, default_catalogue
 from .engine import HAND_LIMIT, D, S, State, T, Zone, _run, _Work, encode_state
@@ -36,8 +41,6 @@ from .text import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
 if TYPE_CHECKING:
     from .rules import Rules
 
-#: the longest canonical start text (a position of two 70-card decks is about 5 KiB)
-MAX_START_BYTES = 32 * 1024
 _DEALT_ZONES = (Zone.HAND, Zone.TRAP)  # a player's hidden cards, in the order they are dealt
 
 
@@ -72,10 +75,7 @@ def canonical_start(text: str | bytes) -> str:
         host=tuple(-1 if s.host[h] < 0 else new_of[s.host[h]] for h in order),
         aux=tuple(s.aux[h] for h in order))
     out = dump_position(renumbered)
-    if len(out) > MAX_START_BYTES:
-        raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
-                            f"is {len(out)}")
-    return out
+    return checked_start_text(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -98,16 +98,7 @@ def start_plan(text: str) -> StartPlan:
 
 def start_problem(rules: Rules) -> str | None:
     """Why `rules.start` cannot start a match under `rules`, or None."""
-    if len(rules.start) > MAX_START_BYTES:
-        return f"a start position is at most {MAX_START_BYTES} bytes"
-    try:
-        plan = start_plan(rules.start)
-    except (PositionError, RulesetError) as error:
-        return str(error)
-    if plan.rules != replace(rules, start=""):
-        return ("the start position's rules differ from the rules' other options "
-                f"({json.dumps(plan.rules.to_options(), sort_keys=True)})")
-    return None
+    return generic_start_problem(rules, lambda text: start_plan(text).rules)
 
 
 def start_state(rules: Rules, catalogue: Catalogue) -> State:

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..api import position_object_of, position_reader, without_start
+from ..api import (
+    checked_start_text,
+    position_object_of,
+    position_reader,
+    without_start,
+)
+from ..api import start_problem as generic_start_problem
 from ..catalogue import Catalogue, find_catalogue
 from ..decisions import TurnDecision
 from ..errors import PositionError, RulesetError
@@ -38,8 +44,6 @@ from ..positions import (
 if TYPE_CHECKING:
     from ..ruleset import Ruleset
 
-#: the longest canonical start text (a 21-card deck's position is about 3 KiB)
-MAX_START_BYTES = 32 * 1024
 _HIDDEN_ZONES = (HAND, FIELD, DECK)  # the order a seat's hidden cards are numbered in
 
 
@@ -85,10 +89,7 @@ def canonical_start(text: str | bytes) -> str:
         renumbered[new_of[old]] = card
     written["cards"] = renumbered
     out = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    if len(out) > MAX_START_BYTES:
-        raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
-                            f"is {len(out)}")
-    return out
+    return checked_start_text(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -112,16 +113,7 @@ def start_plan(text: str) -> StartPlan:
 
 def start_problem(ruleset: Ruleset) -> str | None:
     """Why `ruleset.start` cannot start a match under `ruleset`, or None."""
-    if len(ruleset.start) > MAX_START_BYTES:
-        return f"a start position is at most {MAX_START_BYTES} bytes"
-    try:
-        plan = start_plan(ruleset.start)
-    except (PositionError, RulesetError) as error:
-        return str(error)
-    if plan.rules != replace(ruleset, start=""):
-        return ("the start position's rules differ from the ruleset's other options "
-                f"({json.dumps(plan.rules.to_options(), sort_keys=True)})")
-    return None
+    return generic_start_problem(ruleset, lambda text: start_plan(text).rules)
 
 
 def start_state(ruleset: Ruleset, catalogue: Catalogue) -> State:
