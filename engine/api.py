@@ -480,3 +480,28 @@ def checked_start_text(text: str) -> str:
         raise PositionError(f"a start position is at most {MAX_START_BYTES} bytes, this one "
                             f"is {len(text)}")
     return text
+
+
+def start_object(text: str | bytes, game_id: str, limit: int,
+                 find_catalogue: Callable[[bytes], Any]) -> tuple[dict[str, Any], Any]:
+    """A position text about to become a start (SPEC 3.C "Start positions"): its JSON object,
+    any `start` in its rules dropped, checked to be of `game_id` and to name a shipped card
+    data version (`find_catalogue(digest)`, None when not shipped); with that card data."""
+    from .errors import PositionError
+
+    obj = without_start(position_object_of(text, limit))
+    if obj.get("game") != game_id:  # first: another game's fields say nothing here
+        raise PositionError(f"position field 'game': must be {game_id!r} (a position of "
+                            f"{obj.get('game')!r:.40} starts that game)")
+    digest = obj.get("catalogue")
+    if not isinstance(digest, str):
+        raise PositionError("position field 'catalogue': a start position names the catalogue "
+                            "it was made with (its digest in hex)")
+    try:
+        found = find_catalogue(bytes.fromhex(digest))
+    except ValueError:
+        found = None
+    if found is None:
+        raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
+                            "catalogue version (a start position uses one both peers have)")
+    return obj, found

@@ -30,9 +30,8 @@ from typing import TYPE_CHECKING
 
 from ..api import (
     checked_start_text,
-    position_object_of,
     position_reader,
-    without_start,
+    start_object,
 )
 from ..api import start_problem as generic_start_problem
 from ..errors import PositionError, RulesetError
@@ -159,20 +158,15 @@ def _hidden(s: GridState, h: int) -> bool:
 
 
 def _position_text(text: str | bytes) -> str:
-    """The position text with a `start` in its rules dropped (a position of a match that had a
-    start), after the checks Versus's reader makes; the catalogue field is required."""
-    obj = without_start(position_object_of(text, MAX_POSITION_BYTES))
-    if obj.get("game") != GAME_ID:
-        raise PositionError(f"position field 'game': must be {GAME_ID!r} (a position of "
-                            f"{obj.get('game')!r:.40} starts that game)")
-    digest = obj.get("catalogue")
-    if not isinstance(digest, str):
-        raise PositionError("position field 'catalogue': a start position names the catalogue "
-                            "it was made with (its digest in hex)")
-    if digest != default_catalogue().digest.hex():
-        raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
-                            "catalogue version (a start position uses one both peers have)")
+    """The position text of a start-to-be: `start_object`'s checks (its game, the shipped
+    card data), any `start` in its rules dropped."""
+    obj, _ = start_object(text, GAME_ID, MAX_POSITION_BYTES, _shipped)
     return json.dumps(obj)
+
+
+def _shipped(digest: bytes) -> Catalogue | None:
+    catalogue = default_catalogue()
+    return catalogue if catalogue.digest == digest else None
 
 
 def _check_startable(s: GridState) -> None:

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..api import (
     checked_start_text,
-    position_object_of,
     position_reader,
-    without_start,
+    start_object,
 )
 from ..api import start_problem as generic_start_problem
 from ..errors import PositionError, RulesetError
@@ -134,21 +133,15 @@ def describe_start(rules: Rules) -> str:
 # --- checks -----------------------------------------------------------------------------------
 
 def _position_text(text: str | bytes) -> str:
-    """The canonical JSON of a position text with a `start` in its rules dropped (a position
-    of a match that had a start), after the checks of untrusted input; `catalogue` must be
-    the shipped card data's digest."""
-    obj: dict[str, Any] = without_start(position_object_of(text, MAX_POSITION_BYTES))
-    if obj.get("game") != GAME_ID:
-        raise PositionError(f"position field 'game': must be {GAME_ID!r} (a position of "
-                            f"{obj.get('game')!r:.40} starts that game)")
-    digest = obj.get("catalogue")
-    if not isinstance(digest, str):
-        raise PositionError("position field 'catalogue': a start position names the catalogue "
-                            "it was made with (its digest in hex)")
-    if digest != default_catalogue().digest.hex():
-        raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
-                            "catalogue version (a start position uses one both peers have)")
+    """The position text of a start-to-be: `start_object`'s checks (its game, the shipped
+    card data), any `start` in its rules dropped."""
+    obj, _ = start_object(text, GAME_ID, MAX_POSITION_BYTES, _shipped)
     return canonical_json(obj).decode()
+
+
+def _shipped(digest: bytes) -> Catalogue | None:
+    catalogue = default_catalogue()
+    return catalogue if catalogue.digest == digest else None
 
 
 def _check_startable(s: State) -> None:

@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import (
     checked_start_text,
-    position_object_of,
     position_reader,
-    without_start,
+    start_object,
 )
 from ..api import start_problem as generic_start_problem
 from ..catalogue import Catalogue, find_catalogue
@@ -64,11 +63,7 @@ def canonical_start(text: str | bytes) -> str:
     """The canonical start text of a position text (any numbering of its hidden cards; the
     public cards keep theirs; a `start` in its rules is dropped). PositionError names what
     makes it unusable as a start."""
-    obj = _position_object(text)
-    if obj.get("game") != GAME_ID:  # before the catalogue: another game's says nothing here
-        raise PositionError(f"position field 'game': must be {GAME_ID!r} (a position of "
-                            f"{obj.get('game')!r:.40} starts that game)")
-    catalogue = _catalogue_of(obj)
+    obj, catalogue = start_object(text, GAME_ID, MAX_POSITION_BYTES, find_catalogue)
     s = position_from_object(obj, catalogue)
     _check_startable(s)
     n = s.n
@@ -100,7 +95,7 @@ def start_plan(text: str) -> StartPlan:
         raise PositionError("the start position is not in canonical form (each seat's hidden "
                             "cards first: hand, field, deck; compact JSON, sorted keys)")
     obj = json.loads(text)
-    s = position_from_object(obj, _catalogue_of(obj))
+    s = position_from_object(obj, find_catalogue(bytes.fromhex(obj["catalogue"])))
     hidden: list[int] = []
     tasks: list[tuple[int, ...]] = []
     for p in (0, 1):
@@ -153,25 +148,6 @@ def describe_start(ruleset: Ruleset) -> str:
 
 
 # --- checks -----------------------------------------------------------------------------------
-
-def _position_object(text: str | bytes) -> dict[str, Any]:
-    return without_start(position_object_of(text, MAX_POSITION_BYTES))
-
-
-def _catalogue_of(obj: dict[str, Any]) -> Catalogue:
-    digest = obj.get("catalogue")
-    if not isinstance(digest, str):
-        raise PositionError("position field 'catalogue': a start position names the catalogue "
-                            "it was made with (its digest in hex)")
-    try:
-        found = find_catalogue(bytes.fromhex(digest))
-    except ValueError:
-        found = None
-    if found is None:
-        raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
-                            "catalogue version (a start position uses one both peers have)")
-    return found
-
 
 def _check_startable(s: State) -> None:
     """A start position waits for a turn action, with nothing else pending, and its hidden
