@@ -181,12 +181,16 @@ def test_a_headless_join_takes_a_start_only_with_the_same_start_file(tmp_path) -
         same = _versus(tmp_path, "join", "join", invite, "--bot", "greedy", "--accept-rules",
                        "--start", str(mine))
         same_out, same_err = same.communicate(timeout=max(1, deadline - time.monotonic()))
-        host.communicate(timeout=max(1, deadline - time.monotonic()))
+        host_out, _ = host.communicate(timeout=max(1, deadline - time.monotonic()))
     finally:
         host.kill()
+    declined = [line for line in "".join(host_lines).splitlines() + host_out.splitlines()
+                if "declined the match" in line]
+    assert len(declined) == 2  # the host logged both declines and kept waiting
     assert bare.returncode == 1 and "from start position " in bare_out
     assert len(bare_err.strip().splitlines()) == 1
     assert "--accept-rules alone does not accept: join with --start FILE" in bare_err
     assert wrong.returncode == 1 and "the host offers another start than --start" in wrong_err
+    assert "the host offers: " in wrong_out and "from start position " in wrong_out
     assert same.returncode == 0, same_err
     assert "transcript: " in same_out and host.returncode == 0
