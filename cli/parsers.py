@@ -220,6 +220,9 @@ def add_test_seed_option(parser: argparse.ArgumentParser) -> None:
     # faults. A seeded master secret is predictable, so the option is hidden from --help.
     parser.add_argument("--insecure-test-seed", type=hex_seed, default=None,
                         help=argparse.SUPPRESS)
+    # tests/netfaults cuts a link for longer than the idle timeout: a short one keeps it short
+    parser.add_argument("--insecure-test-idle-timeout", type=float, default=None,
+                        help=argparse.SUPPRESS)
 
 
 # --- the subcommands ----------------------------------------------------------------------------

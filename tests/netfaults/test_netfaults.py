@@ -43,7 +43,9 @@ PORT = 47820
 SEED = "0e7f4a17"  # the match every test plays
 IDENTITIES = {"host": "11" * 32, "join": "22" * 32}
 MATCH_ARGS = ("--deal", "decklist")  # the default ruleset; see the timing note in README
-IDLE_TIMEOUT = 30.0  # p2p.channel.ChannelConfig.idle_timeout: the cut must outlast it
+#: the channels' idle timeout in the cut test (the hidden --insecure-test-idle-timeout; 30 s by
+#: default): the cut must outlast it, and a short one keeps the suite short
+IDLE_TIMEOUT = 8.0
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -195,7 +197,8 @@ class Played:
     cut_at_bytes: int | None = None
 
 
-def _side(tmp: Path, name: str) -> tuple[list[str], dict[str, str]]:
+def _side(tmp: Path, name: str, idle_timeout: float | None = None
+          ) -> tuple[list[str], dict[str, str]]:
     key = tmp / f"{name}.key"
     key.write_text(f"versus-ed25519-secret-v1 {IDENTITIES[name]}\n")
     key.chmod(0o600)
@@ -203,6 +206,8 @@ def _side(tmp: Path, name: str) -> tuple[list[str], dict[str, str]]:
                XDG_DATA_HOME=str(tmp / name / "data"), PYTHONPATH=str(ROOT))
     common = ["--bot", "random", "--identity", str(key), "--data-dir",
               str(tmp / name / "matches"), "--insecure-test-seed", SEED, "--resume-window", "120"]
+    if idle_timeout is not None:
+        common += ["--insecure-test-idle-timeout", str(idle_timeout)]
     return common, env
 
 
@@ -232,11 +237,11 @@ def _transcript(output: str) -> bytes:
 
 
 def play_match(link: Link, tmp: Path, timeout: float, *, cut_after: int | None = None,
-               cut_seconds: float = 0.0) -> Played:
+               cut_seconds: float = 0.0, idle_timeout: float | None = None) -> Played:
     """One seeded match across `link`. With `cut_after`, the link goes down once the host's
     transcript holds that many bytes, for `cut_seconds`, then comes back."""
-    host_args, host_env = _side(tmp, "host")
-    join_args, join_env = _side(tmp, "join")
+    host_args, host_env = _side(tmp, "host", idle_timeout)
+    join_args, join_env = _side(tmp, "join", idle_timeout)
     start = time.monotonic()
     deadline = start + timeout
     host = _spawn(link.ns[0], ["host", "--port", str(PORT), "--bind", HOST_IP, *MATCH_ARGS,
@@ -351,7 +356,7 @@ def test_cut_link_resumes(reference: Played, make_link, tmp_path) -> None:
     size = len(reference.transcripts[0])
     link = make_link(delay=0.04)  # 40 ms each way, so the match is still running at the cut
     played = play_match(link, tmp_path, timeout=IDLE_TIMEOUT + 45, cut_after=size // 3,
-                        cut_seconds=IDLE_TIMEOUT + 3)
+                        cut_seconds=IDLE_TIMEOUT + 3, idle_timeout=IDLE_TIMEOUT)
     assert played.cut_at_bytes is not None and played.cut_at_bytes < size  # mid-match
     assert_same_match(played, reference)
     assert "retrying in" in played.outputs[1]  # the joiner's redials during the cut
