@@ -505,3 +505,24 @@ def start_object(text: str | bytes, game_id: str, limit: int,
         raise PositionError(f"position field 'catalogue': {digest[:70]!r} is not a shipped "
                             "catalogue version (a start position uses one both peers have)")
     return obj, found
+
+
+@frozen
+class StartPlan:
+    """What a game's canonical start text fixes beyond the position (SPEC 3.C "Start
+    positions"): the rules it was made under (without the start), the digest of its card data,
+    the size of each hidden deck (by `decks` index) and the deals that rebuild it, as the
+    game's tasks in the order they run."""
+
+    rules: Any
+    catalogue: bytes
+    hidden: tuple[int, ...]
+    tasks: tuple[tuple[int, ...], ...]
+
+    def check_catalogue(self, digest: bytes) -> None:
+        """RulesetError unless the match plays the card data the start was made with."""
+        if digest != self.catalogue:
+            from .errors import RulesetError
+
+            raise RulesetError(f"the start position was made with catalogue "
+                               f"{self.catalogue.hex()}, the match plays {digest.hex()}")

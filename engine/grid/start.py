@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..api import (
+    StartPlan,
     checked_start_text,
     position_reader,
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError, RulesetError
+from ..errors import PositionError
 from .cards import Catalogue, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
 from .state import Dec, GridState, Task, Zone, _run, _Work
@@ -43,17 +43,6 @@ if TYPE_CHECKING:
     from .rules import GridRules
 
 _DEALT_ZONES = (Zone.HAND, Zone.GRID)  # a player's hidden cards, in the order they are dealt
-
-
-@dataclass(frozen=True)
-class StartPlan:
-    """What a canonical start text fixes beyond the position: the rules it was made under
-    (without the start), the size of each hidden deck (by `decks` index) and the deals that
-    rebuild it, as tasks in the order they run."""
-
-    rules: GridRules
-    hidden: tuple[int, ...]
-    tasks: tuple[tuple[int, ...], ...]
 
 
 @position_reader
@@ -108,7 +97,7 @@ def start_plan(text: str) -> StartPlan:
         hidden: tuple[int, ...] = (sum(_hidden(s, h) for h in range(2 * n)),)
     else:
         hidden = tuple(sum(_hidden(s, h) for h in range(p * n, p * n + n)) for p in (0, 1))
-    return StartPlan(s.rules, hidden, tuple(tasks))
+    return StartPlan(s.rules, s.catalogue.digest, hidden, tuple(tasks))
 
 
 def start_problem(rules: GridRules) -> str | None:
@@ -121,10 +110,7 @@ def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:
     face-down grid card back in the deck, the deals that put them back pending, then the
     active player's turn."""
     plan = start_plan(rules.start)
-    expected = default_catalogue().digest
-    if catalogue.digest != expected:
-        raise RulesetError(f"the start position was made with catalogue {expected.hex()}, the "
-                           f"match plays {catalogue.digest.hex()}")
+    plan.check_catalogue(catalogue.digest)
     w = _Work(load_position(rules.start, catalogue))
     w.rules = rules
     for h in range(len(w.zone)):

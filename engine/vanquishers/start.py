@@ -23,16 +23,17 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..api import (
+    StartPlan,
     checked_start_text,
     position_reader,
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError, RulesetError
+from ..errors import PositionError
 from .cards import Catalogue, _tagged, canonical_json, default_catalogue
 from .engine import HAND_LIMIT, D, S, State, T, Zone, _run, _Work, encode_state
 from .text import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
@@ -41,17 +42,6 @@ if TYPE_CHECKING:
     from .rules import Rules
 
 _DEALT_ZONES = (Zone.HAND, Zone.TRAP)  # a player's hidden cards, in the order they are dealt
-
-
-@dataclass(frozen=True)
-class StartPlan:
-    """What a canonical start text fixes beyond the position: the rules it was made under
-    (without the start), each player's number of hidden cards (the size of its hidden deck)
-    and the deals that rebuild it, as tasks in the order they run."""
-
-    rules: Rules
-    hidden: tuple[int, int]
-    tasks: tuple[tuple[int, ...], ...]
 
 
 @position_reader
@@ -92,7 +82,7 @@ def start_plan(text: str) -> StartPlan:
         hidden.append(len(mine))
         tasks += [(T.DRAW, p) for h in mine if s.zone[h] == Zone.HAND]
         tasks += [(T.PLACE, p, s.aux[h]) for h in mine if s.zone[h] == Zone.TRAP]
-    return StartPlan(s.rules, (hidden[0], hidden[1]), tuple(tasks))
+    return StartPlan(s.rules, s.cat.digest, (hidden[0], hidden[1]), tuple(tasks))
 
 
 def start_problem(rules: Rules) -> str | None:
@@ -104,10 +94,7 @@ def start_state(rules: Rules, catalogue: Catalogue) -> State:
     """The first state of a match from `rules.start`: the position with every hidden hand card
     and hidden trap back in its owner's deck, and the deals that put them back pending."""
     plan = start_plan(rules.start)
-    expected = default_catalogue().digest
-    if catalogue.digest != expected:
-        raise RulesetError(f"the start position was made with catalogue {expected.hex()}, the "
-                           f"match plays {catalogue.digest.hex()}")
+    plan.check_catalogue(catalogue.digest)
     w = _Work(load_position(rules.start, catalogue))
     w.rules = rules
     for h in range(2 * w.n):

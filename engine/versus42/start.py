@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..api import (
+    StartPlan,
     checked_start_text,
     position_reader,
     start_object,
@@ -30,7 +30,7 @@ from ..api import (
 from ..api import start_problem as generic_start_problem
 from ..catalogue import Catalogue, find_catalogue
 from ..decisions import TurnDecision
-from ..errors import PositionError, RulesetError
+from ..errors import PositionError
 from ..game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
 from ..positions import (
     GAME_ID,
@@ -44,18 +44,6 @@ if TYPE_CHECKING:
     from ..ruleset import Ruleset
 
 _HIDDEN_ZONES = (HAND, FIELD, DECK)  # the order a seat's hidden cards are numbered in
-
-
-@dataclass(frozen=True)
-class StartPlan:
-    """What a canonical start text fixes beyond the position: the rules it was made under
-    (without the start), its catalogue, each seat's number of hidden cards (the size of that
-    seat's hidden deck) and the deals that rebuild it, as tasks in the order they run."""
-
-    rules: Ruleset
-    catalogue: bytes
-    hidden: tuple[int, int]
-    tasks: tuple[tuple[int, ...], ...]
 
 
 @position_reader
@@ -115,9 +103,7 @@ def start_state(ruleset: Ruleset, catalogue: Catalogue) -> State:
     """The first state of a match from `ruleset.start`: the position with every hidden hand and
     face-down field card back in its owner's deck, and the deals that put them back pending."""
     plan = start_plan(ruleset.start)
-    if catalogue.digest != plan.catalogue:
-        raise RulesetError(f"the start position was made with catalogue {plan.catalogue.hex()}, "
-                           f"the match plays {catalogue.digest.hex()}")
+    plan.check_catalogue(catalogue.digest)
     s = load_position(ruleset.start, catalogue)
     s.rules, s.rules_digest = ruleset, ruleset.digest()
     for h in range(2 * s.n):
