@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.engine.start_support import deal_back, placing_narration, without_start
 from versus.engine import (
     HashRng,
     PositionError,
@@ -67,21 +68,8 @@ def with_verso_field_cards(seed: bytes, uneven: bool = False) -> str:
 def deal_in_order(rules: Ruleset):  # type: ignore[no-untyped-def]
     """The start state after its deals, each deck dealt from its first handle up (as the
     protocol deals), and the number of deals."""
-    s = VERSUS.new_game(Setup(rules, CAT, b"seed"))
-    dealt = [0] * 2
-    decks = VERSUS.decks(rules)
-    count = 0
-    while (d := VERSUS.decision(s)).kind is DecisionKind.DEAL:
-        s = VERSUS.step(s, Deal(decks[d.deck].first + dealt[d.deck]))
-        dealt[d.deck] += 1
-        count += 1
-    return s, count
-
-
-def without_start(text: str) -> dict:  # type: ignore[type-arg]
-    obj = json.loads(text)
-    obj["rules"].pop("start", None)
-    return obj
+    state, labels = deal_back(VERSUS, rules, VERSUS.new_game(Setup(rules, CAT, b"seed")))
+    return state, len(labels)
 
 
 @pytest.mark.parametrize("seed", [b"start-1", b"start-2", b"start-3"])
@@ -256,22 +244,10 @@ def test_random_play_from_a_start_reaches_a_result() -> None:
 
 
 def test_the_placing_deals_are_told_to_the_owner_only() -> None:
-    from versus.engine.narrate import narrate
-    from versus.engine.views import Knowledge
-
     rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-1"))
-    s = VERSUS.new_game(Setup(rules, CAT, b"seed"))
-    decks = VERSUS.decks(rules)
-    told: dict[int, list[str]] = {0: [], 1: []}
-    while (d := VERSUS.decision(s)).kind is DecisionKind.DEAL:
-        inp = Deal(next(h for h in decks[d.deck].handles if s.zone[h] == DECK))
-        after = VERSUS.step(s, inp)
-        for viewer in (0, 1):
-            know = Knowledge(viewer)
-            if viewer == d.player:
-                know.learn(inp.handle, "dawn-moth")
-            told[viewer] += narrate(s, inp, after, viewer, know)
-        s = after
+    told, placers = placing_narration(VERSUS, rules, VERSUS.new_game(Setup(rules, CAT, b"seed")),
+                                      "dawn-moth", "field")
+    assert placers
     owner = next(p for p in (0, 1) if any("face down on" in line for line in told[p]
                                           if not line.startswith("Opponent")))
     mine = [line for line in told[owner] if "face down" in line and "Opponent" not in line]

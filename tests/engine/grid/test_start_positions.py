@@ -11,9 +11,10 @@ from dataclasses import replace
 
 import pytest
 
+from tests.engine.start_support import deal_back, placing_narration, without_start
 from versus.engine.api import DecisionKind, Finished, Setup, rules_for_position
 from versus.engine.errors import PositionError, RulesetError
-from versus.engine.grid import GRID, GridKnowledge
+from versus.engine.grid import GRID
 from versus.engine.grid.positions import dump_position, load_position
 from versus.engine.grid.referee import GridReferee, random_chooser, random_deal, random_game
 from versus.engine.grid.rules import GridRules
@@ -56,25 +57,6 @@ def start_text(options: dict[str, str], seed: bytes, uneven: bool = False) -> st
     raise AssertionError("no position with a face-down grid card")
 
 
-def deal(s, rules: GridRules, handle_of=None):  # type: ignore[no-untyped-def]
-    """The state after its pending deals, each deck dealt from its first handle up (as the
-    protocol deals), and the deal labels seen."""
-    decks = GRID.decks(rules)
-    dealt = [0] * len(decks)
-    labels = []
-    while (d := GRID.decision(s)).kind is DecisionKind.DEAL:
-        labels.append(d.label)
-        s = GRID.step(s, GRID.deal_input(decks[d.deck].first + dealt[d.deck]))
-        dealt[d.deck] += 1
-    return s, labels
-
-
-def without_start(text: str) -> dict:  # type: ignore[type-arg]
-    obj = json.loads(text)
-    obj["rules"].pop("start", None)
-    return obj
-
-
 @pytest.mark.parametrize(("options", "seed"), CASES, ids=IDS)
 def test_the_deals_rebuild_the_position_card_for_card(options, seed) -> None:  # type: ignore[no-untyped-def]
     text = start_text(options, seed)
@@ -92,7 +74,7 @@ def test_the_deals_rebuild_the_position_card_for_card(options, seed) -> None:  #
             (p, p * n, sum(h // n == p for h in hidden)) for p in (0, 1)]
     first = GRID.new_game(Setup(rules, CAT, b"seed"))
     assert all(first.zone[h] == Zone.DECK for h in hidden)
-    after, labels = deal(first, rules)
+    after, labels = deal_back(GRID, rules, first)
     assert set(labels) == {"draw", "place"}  # this position has both kinds of hidden card
     assert len(labels) == sum(position.zone[h] != Zone.DECK for h in hidden)
     assert without_start(dump_position(after)) == json.loads(rules.start)
@@ -200,22 +182,9 @@ def test_random_play_from_a_start_reaches_a_result(options, seed) -> None:  # ty
 
 def test_the_placing_deals_are_told_to_the_owner_only() -> None:
     rules = rules_for_position(GRID, start_text({}, b"start-1"))
-    s = GRID.new_game(Setup(rules, CAT, b"seed"))
-    decks = GRID.decks(rules)
     card = CAT.cards[0]
-    told: dict[int, list[str]] = {0: [], 1: []}
-    placers = set()
-    while (d := GRID.decision(s)).kind is DecisionKind.DEAL:
-        inp = GRID.deal_input(next(h for h in decks[d.deck].handles if s.zone[h] == Zone.DECK))
-        after = GRID.step(s, inp)
-        if d.label == "place":
-            placers.add(d.player)
-        for viewer in (0, 1):
-            know = GridKnowledge(viewer)
-            if viewer == d.player:
-                know.learn(inp.handle, card.id)
-            told[viewer] += GRID.narrate(s, inp, after, viewer, know)
-        s = after
+    told, placers = placing_narration(GRID, rules, GRID.new_game(Setup(rules, CAT, b"seed")),
+                                      card.id, "place")
     assert placers
     for p in placers:
         mine = [line for line in told[p] if line.startswith("You placed ")]
@@ -286,7 +255,7 @@ def test_the_position_of_a_start_match_starts_the_same_match() -> None:
     """A position written during a match from a start carries the start in its rules; as a
     start it is that position alone (a start is never nested)."""
     rules = rules_for_position(GRID, start_text({}, b"start-1"))
-    after, _ = deal(GRID.new_game(Setup(rules, CAT, b"x")), rules)
+    after, _ = deal_back(GRID, rules, GRID.new_game(Setup(rules, CAT, b"x")))
     assert "start" in json.loads(dump_position(after))["rules"]
     assert rules_for_position(GRID, dump_position(after)) == rules
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.engine.start_support import deal_back, placing_narration, without_start
 from versus.engine.api import DecisionKind, Finished, Setup, rules_for_position
 from versus.engine.errors import IllegalActionError, PositionError, RulesetError
 from versus.engine.vanquishers import VANQUISHERS as G
@@ -19,7 +20,7 @@ from versus.engine.vanquishers import starter_deck
 from versus.engine.vanquishers.cards import copy_limit
 from versus.engine.vanquishers.engine import D, Zone, _Work, encode_state, state_hash
 from versus.engine.vanquishers.rules import Mode, Rules
-from versus.engine.vanquishers.text import Knowledge, dump_position, load_position
+from versus.engine.vanquishers.text import dump_position, load_position
 
 from .referee import Game
 from .test_properties import spec_encoding
@@ -60,25 +61,6 @@ def start_text(rules: Rules, seed: str, uneven: bool = False) -> str:
     raise AssertionError("no position with a hidden trap")
 
 
-def deal(s, rules: Rules):  # type: ignore[no-untyped-def]
-    """The state after its pending deals, each deck dealt from its first handle up (as the
-    protocol deals), and the deal labels seen."""
-    decks = G.decks(rules)
-    dealt = [0] * len(decks)
-    labels = []
-    while (d := G.decision(s)).kind is DecisionKind.DEAL:
-        labels.append(d.label)
-        s = G.step(s, G.deal_input(decks[d.deck].first + dealt[d.deck]))
-        dealt[d.deck] += 1
-    return s, labels
-
-
-def without_start(text: str) -> dict:  # type: ignore[type-arg]
-    obj = json.loads(text)
-    obj["rules"].pop("start", None)
-    return obj
-
-
 def facts(s):  # type: ignore[no-untyped-def]
     """A player's public facts, whatever the numbering: (zone, card, aux) of each of its cards,
     with the card an attachment hangs on by its identity."""
@@ -101,7 +83,7 @@ def test_the_deals_rebuild_the_position_card_for_card(rules: Rules, seed: str) -
     first = G.new_game(Setup(start, CAT, b"seed"))
     assert all(first.zone[h] == Zone.DECK for h in hidden)
     assert first.sides == position.sides and first.dice == position.dice  # dice kept as given
-    after, labels = deal(first, start)
+    after, labels = deal_back(G, start, first)
     assert set(labels) == {"hand", "trap"}  # this position has both kinds of hidden card
     assert len(labels) == sum(position.zone[h] != Zone.DECK for h in hidden)
     assert without_start(dump_position(after)) == json.loads(start.start)
@@ -187,7 +169,7 @@ def test_positions_of_the_start_phase_round_trip() -> None:
 
 def test_random_play_from_a_start_reaches_a_result() -> None:
     rules = rules_for_position(G, start_text(*CASES[1]))
-    s, _ = deal(G.new_game(Setup(rules, CAT, b"seed")), rules)
+    s, _ = deal_back(G, rules, G.new_game(Setup(rules, CAT, b"seed")))
     rng = random.Random(5)  # a test's own stream: nothing here is secret
     identity = {}
     for deck in G.decks(rules):  # each player brings a legal deck of its hidden cards' size
@@ -206,23 +188,10 @@ def test_random_play_from_a_start_reaches_a_result() -> None:
 
 def test_the_placing_deals_are_told_to_the_owner_only() -> None:
     rules = rules_for_position(G, start_text(*CASES[0]))
-    s = G.new_game(Setup(rules, CAT, b"seed"))
-    decks = G.decks(rules)
     card = CAT.get("kinetic-rounds")
     assert card is not None
-    told: dict[int, list[str]] = {0: [], 1: []}
-    placers = set()
-    while (d := G.decision(s)).kind is DecisionKind.DEAL:
-        inp = G.deal_input(next(h for h in decks[d.deck].handles if s.zone[h] == Zone.DECK))
-        after = G.step(s, inp)
-        if d.label == "trap":
-            placers.add(d.player)
-        for viewer in (0, 1):
-            know = Knowledge(viewer)
-            if viewer == d.player:
-                know.learn(inp.handle, card.id)
-            told[viewer] += G.narrate(s, inp, after, viewer, know)
-        s = after
+    told, placers = placing_narration(G, rules, G.new_game(Setup(rules, CAT, b"seed")),
+                                      card.id, "trap")
     assert placers
     for p in placers:
         mine = [line for line in told[p] if line.startswith("you set ")]
@@ -236,7 +205,7 @@ def test_the_copy_limit_counts_the_cards_a_player_brought() -> None:
     """V3.2 in a start match: the position's public cards were given by the position, so a
     reveal is checked against the player's own hidden deck (the decklist it brought)."""
     rules = rules_for_position(G, start_text(*CASES[0]))
-    s, _ = deal(G.new_game(Setup(rules, CAT, b"seed")), rules)
+    s, _ = deal_back(G, rules, G.new_game(Setup(rules, CAT, b"seed")))
     p = 0
     deck = G.decks(rules)[p]
     unique = next(c for c in CAT.cards if c.type.value != "hero" and copy_limit(c) == 1)
@@ -329,7 +298,7 @@ def test_the_position_of_a_start_match_starts_the_same_match() -> None:
     """A position written during a match from a start carries the start in its rules; as a
     start it is that position alone (a start is never nested)."""
     rules = rules_for_position(G, start_text(*CASES[0]))
-    after, _ = deal(G.new_game(Setup(rules, CAT, b"x")), rules)
+    after, _ = deal_back(G, rules, G.new_game(Setup(rules, CAT, b"x")))
     assert "start" in json.loads(dump_position(after))["rules"]
     assert rules_for_position(G, dump_position(after)) == rules
 
