@@ -123,8 +123,12 @@ def position_object(s: State) -> dict[str, Any]:
 
 def dump_position(s: State) -> str:
     """The canonical position text: compact JSON with sorted keys, ASCII only."""
-    return json.dumps(position_object(s), sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=True)
+    return position_text(position_object(s))
+
+
+def position_text(obj: dict[str, Any]) -> str:
+    """A position object as its canonical text (dump_position's form)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def _task_object(s: State, task: tuple[int, ...]) -> list[Any]:

@@ -36,7 +36,7 @@ from ..api import (
 from ..api import start_problem as generic_start_problem
 from ..errors import PositionError
 from .cards import Catalogue, default_catalogue
-from .positions import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
+from .positions import GAME_ID, MAX_POSITION_BYTES, _canonical, dump_position, load_position
 from .state import Dec, GridState, Task, Zone, _run, _Work
 
 if TYPE_CHECKING:
@@ -75,8 +75,7 @@ def canonical_start(text: str | bytes) -> str:
     written["cards"] = [cards[old] for old in order]
     written["graveyards"] = [[new_of[h] for h in g] for g in written["graveyards"]]
     written["modifiers"] = [new_of[h] for h in written["modifiers"]]
-    out = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return checked_start_text(out)
+    return checked_start_text(_canonical(written))
 
 
 @functools.lru_cache(maxsize=64)

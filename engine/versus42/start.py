@@ -38,6 +38,7 @@ from ..positions import (
     load_position,
     position_from_object,
     position_object,
+    position_text,
 )
 
 if TYPE_CHECKING:
@@ -71,8 +72,7 @@ def canonical_start(text: str | bytes) -> str:
             card = {**card, "absorbed": [new_of[x] for x in card["absorbed"]]}
         renumbered[new_of[old]] = card
     written["cards"] = renumbered
-    out = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return checked_start_text(out)
+    return checked_start_text(position_text(written))
 
 
 @functools.lru_cache(maxsize=64)
