@@ -10,6 +10,15 @@
 #     process is killed. The process is always reaped: `async with ExternalBot(...)` kills it on
 #     the way out, whatever happened.
 #
+# Process lifetime (SPEC Part 7). The bot starts in a session of its own (`_spawn`,
+# start_new_session: its own process group, out of reach of the terminal's Ctrl-C), and ending
+# it ends the whole group: SIGTERM to the group, TERM_GRACE_S for the bot to exit, then SIGKILL
+# to the group (`_end_group`). So a child the bot started (a helper, or a `sleep` kept alive
+# only to hold the bot's stderr open) dies with it, and no wait of the cleanup depends on the
+# bot: the reap and the drains' end of file are each bounded (KILL_WAIT_S, DRAIN_GRACE_S), and
+# a pipe still held after that (by a process that left the group with setsid) is closed on our
+# side. Cleanup never decides a game: whoever scores it reads the board, not how we got out.
+#
 # Every two-player game of the registry (issue 21): the driver knows its game (`game`, a
 # registry id) and speaks of it only through the Game interface and the game's view object:
 # the hello carries `game`, `rules` (`Game.rules_to_options`), `ruleset` (the canonical rules
@@ -22,9 +31,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shlex
+import signal
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import trio
@@ -42,6 +53,9 @@ STDERR_KEEP_BYTES = 8 * 1024  # the tail of the bot's stderr kept for error mess
 DEFAULT_TIME_MS = 1000
 HELLO_TIMEOUT_S = 10.0  # starting an interpreter can be slow on a loaded machine
 QUIT_GRACE_S = 1.0  # after "quit", how long the bot may take to exit before it is killed
+TERM_GRACE_S = 0.5  # after SIGTERM to the bot's process group, before SIGKILL to it
+KILL_WAIT_S = 2.0  # after SIGKILL, how long we wait to reap the bot (a process in D state)
+DRAIN_GRACE_S = 0.5  # after the group is killed, how long the drains may wait for end of file
 MAX_NAME_CHARS = 40
 
 
@@ -141,6 +155,8 @@ class ExternalBot:
         self._buf = bytearray()
         self._stderr = bytearray()
         self._stderr_done = trio.Event()
+        self._drain_scope = trio.CancelScope()
+        self._ended = False  # the process group was ended (once: its id may be reused later)
         self._nursery_cm: Any = None
 
     # --- lifetime ---------------------------------------------------------------------------
@@ -148,9 +164,7 @@ class ExternalBot:
         self._nursery_cm = trio.open_nursery()
         nursery = await self._nursery_cm.__aenter__()
         try:
-            self._proc = await trio.lowlevel.open_process(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE)
+            self._proc = await _spawn(self.argv)
         except OSError as e:
             await self._nursery_cm.__aexit__(None, None, None)
             raise BotForfeit(f"bot {self.name!r} could not be started: {e}") from None
@@ -162,15 +176,19 @@ class ExternalBot:
         return await self._nursery_cm.__aexit__(*exc)  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
-        """Kill the process (if still running) and reap it."""
+        """End the bot's process group (if not done yet), reap the bot and close the pipes;
+        every wait is bounded, whatever the bot or its children do."""
         proc = self._proc
         if proc is None:
             return
-        if proc.returncode is None:
-            proc.kill()
         with trio.CancelScope(shield=True):
-            await proc.wait()
-            for stream in (proc.stdin, proc.stdout):
+            if not self._ended:
+                self._ended = True
+                await _end_group(proc, TERM_GRACE_S)
+            with trio.move_on_after(DRAIN_GRACE_S):
+                await self._stderr_done.wait()
+            self._drain_scope.cancel()  # a pipe still held by a process that left the group
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()
 
@@ -287,10 +305,11 @@ class ExternalBot:
     async def _drain_stderr(self) -> None:
         assert self._proc is not None and self._proc.stderr is not None
         try:
-            while chunk := await self._proc.stderr.receive_some(65536):
-                self._stderr += chunk
-                if len(self._stderr) > STDERR_KEEP_BYTES:
-                    del self._stderr[: len(self._stderr) - STDERR_KEEP_BYTES]
+            with self._drain_scope:
+                while chunk := await self._proc.stderr.receive_some(65536):
+                    self._stderr += chunk
+                    if len(self._stderr) > STDERR_KEEP_BYTES:
+                        del self._stderr[: len(self._stderr) - STDERR_KEEP_BYTES]
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
@@ -316,6 +335,36 @@ class ExternalBot:
     async def _forfeit(self, what: str) -> None:
         await self.aclose()
         raise BotForfeit(f"bot {self.name!r} {what}")
+
+
+async def _spawn(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
+                 env: Mapping[str, str] | None = None) -> trio.Process:
+    """Start a bot: `argv` with pipes on its stdin, stdout and stderr, in a session of its own
+    (so its process id is its process group's id, which `_end_group` ends whole). OSError when
+    it cannot be started."""
+    return await trio.lowlevel.open_process(
+        list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=cwd, env=None if env is None else dict(env), start_new_session=True)
+
+
+async def _end_group(proc: trio.Process, grace: float) -> None:
+    """End the process group that `proc` leads (started by `_spawn`): SIGTERM to the group,
+    up to `grace` seconds for `proc` to exit, then SIGKILL to the group (whatever is left of
+    it: children that ignored SIGTERM), and reap `proc` (bounded by KILL_WAIT_S)."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    with trio.move_on_after(grace):
+        await proc.wait()
+    _signal_group(proc.pid, signal.SIGKILL)
+    with trio.move_on_after(KILL_WAIT_S):
+        await proc.wait()
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    # An empty group is gone (ESRCH); EPERM: a member changed its user (a setuid program).
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _short(value: object, limit: int = 80) -> str:
