@@ -37,6 +37,8 @@ import contextlib
 import logging
 import os
 import re
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 
 INSTALL_HINT = "pip install 'versus-p2p[cluster]'"
 RESUBMITS = 2
+BACKSTOP_SLACK_S = 10.0  # see backstop()
 TASK_RETRIES = 1  # a task that raises (it should not: play_inline catches) runs once more
 #: the workers of `local:N`: no statistical profiler (it samples the game's thread every
 #: 10 ms) and a slow event-loop tick; either costs the game's thread the GIL (a game took
@@ -218,43 +221,67 @@ def run_on_cluster(run: Run) -> None:
     from .tournament_worker import play_inline
 
     assert run.cluster is not None
+    limit = run.task_limit
     with open_client(run.cluster) as client:
         distributed = require_distributed()
         window = 2 * threads(client)
-        pending = distributed.as_completed()
-        games: dict[str, tuple[Game, int]] = {}  # future key -> (game, submissions)
+        flight: dict[Any, tuple[Game, int, float]] = {}  # future -> (game, submissions, due)
+        settled = threading.Event()  # set by a future's callback when it is done
 
         def submit(game: Game, tries: int) -> None:
-            future = client.submit(play_inline, run.job(game), retries=TASK_RETRIES,
+            future = client.submit(play_inline, run.job(game), limit, retries=TASK_RETRIES,
                                    pure=False, key=f"versus-game-{game.id}-{os.urandom(6).hex()}")
-            games[future.key] = (game, tries)
-            pending.add(future)
+            flight[future] = (game, tries, time.monotonic() + backstop(limit))
+            future.add_done_callback(lambda _: settled.set())
 
         def top_up() -> None:
-            while pending.count() < window and (game := run.next_game()) is not None:
+            while len(flight) < window and (game := run.next_game()) is not None:
                 submit(game, 1)
 
         top_up()
-        for future in pending:
-            game, tries = games.pop(future.key)
-            if game.id in run.records and run.records[game.id]["ending"] != "abandoned":
+        while flight:
+            due = min(entry[2] for entry in flight.values())
+            settled.wait(max(0.0, due - time.monotonic()))
+            settled.clear()  # (a future done from here on is seen now or sets it again)
+            now = time.monotonic()
+            for future in [f for f, entry in flight.items() if f.done() or entry[2] <= now]:
+                game, tries, _ = flight.pop(future)
+                if game.id in run.records and run.records[game.id]["ending"] != "abandoned":
+                    future.release()
+                    continue  # recorded already: never counted twice
+                answer = _answer(future, game, tries, limit, submit, distributed)
                 future.release()
-                continue  # recorded already: never counted twice
-            try:
-                answer = future.result()
-            except Exception as error:  # KilledWorker, a lost result, a task that raised:
-                # never the game's own failure (play_inline answers those), so play it again
-                if tries <= RESUBMITS:
-                    submit(game, tries + 1)
-                    continue
-                why = (f"its worker died {tries} times" if isinstance(
-                    error, distributed.KilledWorker) else "the cluster task failed")
-                answer = {"abandoned": True,
-                          "reason": f"{why}: {type(error).__name__}: {error}"[:300]}
-            finally:
-                future.release()
-            run.record(game, accept(run, game, answer))
+                if answer is not None:  # (None: submitted again)
+                    run.record(game, accept(run, game, answer))
             top_up()
+
+
+def backstop(limit: float) -> float:
+    """How long after its submission the organiser gives a task up: the task keeps its own
+    `limit` (play_inline), but it may first wait in the queue behind one task (the window is
+    twice the threads), and a worker can be stuck beyond what the task's limit can cancel."""
+    return 2 * limit + BACKSTOP_SLACK_S
+
+
+def _answer(future: Any, game: Game, tries: int, limit: float, submit: Any,
+            distributed: Any) -> dict[str, Any] | None:
+    """The answer of a settled task (None: the game was submitted again)."""
+    if not future.done():
+        future.cancel()  # (a running task cannot be stopped: its thread stays busy)
+        return {"abandoned": True,
+                "reason": f"its cluster task did not answer within {backstop(limit):g} s "
+                          f"(the task's time limit is {limit:g} s, --task-timeout): its "
+                          "worker is stuck or gone"}
+    try:
+        return future.result()  # type: ignore[no-any-return]
+    except Exception as error:  # KilledWorker, a lost result, a task that raised:
+        # never the game's own failure (play_inline answers those), so play it again
+        if tries <= RESUBMITS:
+            submit(game, tries + 1)
+            return None
+        why = (f"its worker died {tries} times" if isinstance(
+            error, distributed.KilledWorker) else "the cluster task failed")
+        return {"abandoned": True, "reason": f"{why}: {type(error).__name__}: {error}"[:300]}
 
 
 # --- verify --------------------------------------------------------------------------------------

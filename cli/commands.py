@@ -1176,20 +1176,23 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     players: list[Any] = [None, None]
 
     async def connector(client: NetMatchClient) -> SessionOutcome:
-        async with AsyncExitStack() as stack, open_nursery() as nursery:
+        # the bot (its own nursery, for an external one) is entered outside ours: the stack
+        # ends it after our nursery has closed, as trio's nesting wants
+        async with AsyncExitStack() as stack:
             players[1 - seat] = await enter_guarded_player(stack, args.bot)
             decks: list[list[str] | None] = [None, None]
             decks[seat] = deck
+            async with open_nursery() as nursery:
 
-            def started(host: MatchSession, guest: MatchSession) -> None:
-                sessions[:] = [host, guest]
-                client.attach(sessions[seat])
-                nursery.start_soon(_leave_together, sessions[seat], sessions[1 - seat])
+                def started(host: MatchSession, guest: MatchSession) -> None:
+                    sessions[:] = [host, guest]
+                    client.attach(sessions[seat])
+                    nursery.start_soon(_leave_together, sessions[seat], sessions[1 - seat])
 
-            result = await play_loopback_match(
-                players, rules, transcript_dir=store.root, decks=(decks[0], decks[1]),
-                config=narrated_config(), on_start=started, drive=drive_player)
-            nursery.cancel_scope.cancel()
+                result = await play_loopback_match(
+                    players, rules, transcript_dir=store.root, decks=(decks[0], decks[1]),
+                    config=narrated_config(), on_start=started, drive=drive_player)
+                nursery.cancel_scope.cancel()
             return result.outcomes[seat]
 
     client = NetMatchClient(connector, seat=seat, waiting=f"starting a match against the "
@@ -1223,22 +1226,23 @@ def play_in_lines(args: argparse.Namespace, rules: MatchRules, out: TextIO,
     echoes: list[LogEcho] = []
 
     async def main() -> Any:
-        async with AsyncExitStack() as stack, open_nursery() as nursery:
+        async with AsyncExitStack() as stack:  # the bot outside our nursery (see cmd_play)
             players[1 - seat] = await enter_guarded_player(stack, args.bot, game=rules.game)
             players[seat] = person
+            async with open_nursery() as nursery:
 
-            def started(host: MatchSession, guest: MatchSession) -> None:
-                mine, bots = (host, guest) if seat == 0 else (guest, host)
-                echo = LogEcho(mine, lambda line: print(line, file=out, flush=True))
-                echoes.append(echo)
-                person.attach(mine, echo.flush)
-                nursery.start_soon(echo.follow)
-                nursery.start_soon(_leave_together, mine, bots)
+                def started(host: MatchSession, guest: MatchSession) -> None:
+                    mine, bots = (host, guest) if seat == 0 else (guest, host)
+                    echo = LogEcho(mine, lambda line: print(line, file=out, flush=True))
+                    echoes.append(echo)
+                    person.attach(mine, echo.flush)
+                    nursery.start_soon(echo.follow)
+                    nursery.start_soon(_leave_together, mine, bots)
 
-            result = await play_loopback_match(players, rules, transcript_dir=store.root,
-                                               config=narrated_config(), on_start=started,
-                                               drive=drive_player)
-            nursery.cancel_scope.cancel()
+                result = await play_loopback_match(
+                    players, rules, transcript_dir=store.root, config=narrated_config(),
+                    on_start=started, drive=drive_player)
+                nursery.cancel_scope.cancel()
             return result
 
     print(f"versus play: {rules.describe()}; you play seat {seat} against the {args.bot} bot",

@@ -413,6 +413,11 @@ def add_tournament_parser(sub: Any) -> None:
                         help="play the games on a Dask cluster: tcp://SCHEDULER:8786, or "
                              "local:N for a LocalCluster of N worker processes here (needs "
                              "pip install 'versus-p2p[cluster]')")
+    parser.add_argument("--task-timeout", type=seconds_up_to(86400), default=None,
+                        metavar="SECONDS",
+                        help="give up one game's worker process or cluster task after this "
+                             "long, recording the game abandoned (default: --game-timeout "
+                             "+ 20)")
 
     def error(message: str) -> None:  # one line, not the usage block
         print(f"versus tournament: {message}", file=sys.stderr)

@@ -11,8 +11,10 @@
 # DIR/games/<game>.json atomically (temporary file + rename) the moment each game ends. That
 # file is the game's only record: an interrupted tournament resumes (`--resume`) by reloading
 # the records, re-verifying each saved transcript, and playing only the games without a valid
-# record. A worker that dies or outlives the per-game limit (plus a grace) is killed and its
-# game recorded as abandoned (not scored; `--resume` plays it again); a new worker takes over.
+# record. A worker that dies or outlives the task limit (`--task-timeout`, by default the
+# per-game limit plus a grace) is killed and its game recorded as abandoned (not scored;
+# `--resume` plays it again); a new worker takes over. (A game a bot forfeits is scored by the
+# worker before it ends the bots, so no bot can turn its loss into an abandoned game.)
 #
 # Games (issue 16): every game of a tournament is of the game `--game` names (default
 # versus42), under the rules its `--rule NAME=VALUE` options make (the manifest keeps both, so
@@ -467,7 +469,7 @@ class Worker:
         with trio.move_on_after(limit):
             return await self._read_line()
         await self.kill()
-        raise WorkerDied(f"the worker exceeded the per-game limit of {limit:g} s and was "
+        raise WorkerDied(f"the worker exceeded the game's task limit of {limit:g} s and was "
                          "killed")
 
     async def _read_line(self) -> dict[str, Any]:
@@ -606,6 +608,15 @@ class Run:
     verdict: str | None = None  # the SPRT's, once a bound is crossed: "H0" or "H1"
     recorded: int = 0  # games recorded by this run
     cluster: str | None = None  # --cluster: play on this Dask cluster (cli/cluster.py)
+    task_timeout: float | None = None  # --task-timeout; None: the per-game limit + a grace
+
+    @property
+    def task_limit(self) -> float:
+        """How long one game's worker process or cluster task may take before it is given
+        up: --task-timeout, else the per-game limit plus WORKER_GRACE_S."""
+        if self.task_timeout is not None:
+            return self.task_timeout
+        return self.settings.game_timeout + WORKER_GRACE_S
 
     def __post_init__(self) -> None:
         if not self.names:
@@ -673,7 +684,7 @@ class Run:
 
 async def play_games(run: Run) -> None:
     """Play `run.todo` on `run.concurrency` workers (fewer if fewer games are left)."""
-    limit = run.settings.game_timeout + WORKER_GRACE_S
+    limit = run.task_limit
     slots = max(1, min(run.concurrency, len(run.todo), run.max_games or len(run.todo)))
 
     async def slot() -> None:
@@ -1187,7 +1198,8 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
         records = {}
     run = Run(folder, participants, settings, schedule, records,
               concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games,
-              rating_interval=args.rating_interval, cluster=cluster)
+              rating_interval=args.rating_interval, cluster=cluster,
+              task_timeout=getattr(args, "task_timeout", None))
     run.todo = [g for g in schedule if g.id not in records]
     return run
 

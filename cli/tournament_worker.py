@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import sys
@@ -140,7 +141,24 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 async def play_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Play one game and describe it (the runner's per-game record, minus the names)."""
+    """Play one game and describe it (the runner's per-game record, minus the names). The
+    record is made from the board the moment the game ends, before the bots are ended: how
+    their cleanup goes (bounded, cli/bots/external.py) cannot change it."""
+    record: dict[str, Any] | None = None
+    try:
+        async with AsyncExitStack() as stack:
+            record = await _play_and_score(job, stack)
+    except Exception:
+        if record is None:
+            raise
+        # a failure while ending the bots, after the game was scored: the result stands
+    assert record is not None
+    return record
+
+
+async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[str, Any]:
+    """Play the game with its bots entered on `stack` and return its record; the bots that
+    did not forfeit are then told the result (`stack` ends them all afterwards)."""
     seed = bytes.fromhex(job["seed"]) if job.get("seed") else None
     time_ms = job.get("time_ms")
     budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
@@ -150,50 +168,50 @@ async def play_job(job: dict[str, Any]) -> dict[str, Any]:
     rules = MatchRules(get_game(game).rules_from_options(options) if options else None,
                        DealMode(job["deal"]), game=game)
     started = time.perf_counter()
-    async with AsyncExitStack() as stack:
-        guards: list[_Guard] = []
-        externals: list[ExternalBot | None] = []
-        for seat, name in enumerate(job["players"]):
-            bot = make_bot(bot_of(name), seed=bot_seed(seed, seat), budget=budget, game=game)
-            if isinstance(bot, ExternalBot):
-                reason = None
-                try:
-                    await stack.enter_async_context(bot)
-                except BotForfeit as error:
-                    reason = error.reason
-                # the ExternalBot enforces its own time_ms (and the 10 s hello): no guard limit
-                guards.append(_Guard(bot, name, None, reason))
-                externals.append(bot)
-            else:
-                guards.append(_Guard(as_async(bot), name, builtin_limit))
-                externals.append(None)
-        identities = master_secrets = handshake = None
-        secret_seed = bytes.fromhex(job["deal_seed"]) if job.get("deal_seed") else seed
-        if secret_seed is not None:
-            identities = (Identity.generate(derive(secret_seed, "identity-0")),
-                          Identity.generate(derive(secret_seed, "identity-1")))
-            master_secrets = (derive(secret_seed, "master-0")(32),
-                              derive(secret_seed, "master-1")(32))
-        if job.get("deal_seed"):
-            handshake = (derive(secret_seed, "handshake-0"),  # type: ignore[arg-type]
-                         derive(secret_seed, "handshake-1"))  # type: ignore[arg-type]
-        try:
-            result = await play_loopback_match(
-                guards, rules, transcript_dir=None, identities=identities,
-                master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"],
-                drive=drive_player, handshake_rngs=handshake)
-        except trio.TooSlowError:
-            return _over_time(job, guards, started)
-        except (TransportError, LocalProtocolError, RemoteProtocolError, OSError) as error:
-            return {"abandoned": True, "reason": f"the match failed: {error}"[:300],
-                    "seconds": time.perf_counter() - started}
-        for seat, bot in enumerate(externals):
-            if bot is not None and guards[seat].forfeit is None:
-                match_result = result.result
-                with trio.move_on_after(2):
-                    await bot.finish(match_result if match_result is not None
-                                     and match_result.outcome is not None else None, seat)
-    return _describe(job, result, guards, started)
+    guards: list[_Guard] = []
+    externals: list[ExternalBot | None] = []
+    for seat, name in enumerate(job["players"]):
+        bot = make_bot(bot_of(name), seed=bot_seed(seed, seat), budget=budget, game=game)
+        if isinstance(bot, ExternalBot):
+            reason = None
+            try:
+                await stack.enter_async_context(bot)
+            except BotForfeit as error:
+                reason = error.reason
+            # the ExternalBot enforces its own time_ms (and the 10 s hello): no guard limit
+            guards.append(_Guard(bot, name, None, reason))
+            externals.append(bot)
+        else:
+            guards.append(_Guard(as_async(bot), name, builtin_limit))
+            externals.append(None)
+    identities = master_secrets = handshake = None
+    secret_seed = bytes.fromhex(job["deal_seed"]) if job.get("deal_seed") else seed
+    if secret_seed is not None:
+        identities = (Identity.generate(derive(secret_seed, "identity-0")),
+                      Identity.generate(derive(secret_seed, "identity-1")))
+        master_secrets = (derive(secret_seed, "master-0")(32),
+                          derive(secret_seed, "master-1")(32))
+    if job.get("deal_seed"):
+        handshake = (derive(secret_seed, "handshake-0"),  # type: ignore[arg-type]
+                     derive(secret_seed, "handshake-1"))  # type: ignore[arg-type]
+    try:
+        result = await play_loopback_match(
+            guards, rules, transcript_dir=None, identities=identities,
+            master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"],
+            drive=drive_player, handshake_rngs=handshake)
+    except trio.TooSlowError:
+        return _over_time(job, guards, started)
+    except (TransportError, LocalProtocolError, RemoteProtocolError, OSError) as error:
+        return {"abandoned": True, "reason": f"the match failed: {error}"[:300],
+                "seconds": time.perf_counter() - started}
+    record = _describe(job, result, guards, started)
+    for seat, bot in enumerate(externals):
+        if bot is not None and guards[seat].forfeit is None:
+            match_result = result.result
+            with trio.move_on_after(2):
+                await bot.finish(match_result if match_result is not None
+                                 and match_result.outcome is not None else None, seat)
+    return record
 
 
 def _over_time(job: dict[str, Any], guards: list[_Guard], started: float) -> dict[str, Any]:
@@ -257,17 +275,25 @@ def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
     return record
 
 
-def play_inline(job: dict[str, Any]) -> dict[str, Any]:
+def play_inline(job: dict[str, Any], limit: float | None = None) -> dict[str, Any]:
     """One game played where this runs (a Dask worker: cli/cluster.py): the record with the
     transcript's bytes (and the text record's text) instead of files, which the organiser
-    verifies and writes."""
+    verifies and writes. A game still running after `limit` seconds (the task's time limit)
+    is cancelled, its bots ended, and answered abandoned with that reason."""
     try:
-        record = trio.run(play_job, {**job, "inline": True})
+        record = trio.run(_play_within, {**job, "inline": True}, limit)
     except Exception as error:  # the game is abandoned, the task does not fail
         record = {"abandoned": True, "reason": f"the worker failed: "
                   f"{type(error).__name__}: {error}"[:300]}
     record["game"] = job["game"]
     return record
+
+
+async def _play_within(job: dict[str, Any], limit: float | None) -> dict[str, Any]:
+    with trio.move_on_after(math.inf if limit is None else limit):
+        return await play_job(job)
+    return {"abandoned": True, "reason": f"the game's task exceeded its time limit of "
+                                         f"{limit:g} s (--task-timeout)"}
 
 
 def result_tag(winner: int | None, abandoned: bool) -> str:

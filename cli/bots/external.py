@@ -29,6 +29,7 @@
 # For versus42 the messages are those of before, with `game` and `rules` added at the end.
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -361,10 +362,8 @@ async def _end_group(proc: trio.Process, grace: float) -> None:
 
 def _signal_group(pgid: int, signum: int) -> None:
     # An empty group is gone (ESRCH); EPERM: a member changed its user (a setuid program).
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _short(value: object, limit: int = 80) -> str:

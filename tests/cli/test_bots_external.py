@@ -2,7 +2,8 @@
 # broken bots (crash, garbage, timeout, illegal action, overlong line, bad hello) forfeit with
 # a reason naming what they did, and their process is gone afterwards. Issue 21: external bots
 # play whole matches of grid and vanquishers through the tournament's own path, and the hello of
-# versus42 keeps its fields.
+# versus42 keeps its fields. A bot's child that holds its stderr open neither hangs the driver
+# nor outlives the bot.
 from __future__ import annotations
 
 import json
@@ -15,6 +16,8 @@ import trio
 
 from versus.cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
 from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+
+from .bot_children import all_gone, children, holder_bot, kill_children
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "random_bot.py"
 CAT = default_catalogue()
@@ -221,3 +224,42 @@ def test_cmd_bots_play_the_two_player_games_only():
     with pytest.raises(UnsupportedGameError, match="plays the two-player games; multiverse is "
                                                    "a 1-player game"):
         make_bot(f"cmd:{sys.executable} {EXAMPLE}", game="multiverse")
+
+
+# --- process lifetime: the bot's whole process group ends with it -------------------------------
+
+
+@pytest.mark.parametrize("how", ["illegal", "exit"])
+async def test_a_child_holding_the_bots_stderr_neither_hangs_the_driver_nor_outlives_it(
+        tmp_path, how):
+    # before: the bot forfeits, but `async with` waits for the end of its stderr, which the
+    # child (`sleep 600`) holds open: the driver hung, and the child lived on
+    argv, pids = holder_bot(tmp_path, how)
+    try:
+        with trio.fail_after(8):
+            await expect_forfeit(argv, "illegal action" if how == "illegal" else
+                                 "exited with code 5 on decision 1")
+        assert children(pids) and all_gone(pids), "the bot's child outlived the bot"
+    finally:
+        kill_children(pids)
+
+
+async def test_ending_a_bot_ends_a_child_that_ignores_sigterm(tmp_path):
+    script = tmp_path / "stubborn.py"
+    script.write_text(f"""
+import json, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import signal, time; "
+                          "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
+open({str(tmp_path / "holder.pids")!r}, "w").write(f"{{child.pid}}\\n")
+for line in sys.stdin:
+    print(json.dumps({{"type": "ready", "name": "stubborn"}}), flush=True)
+""")
+    pids = tmp_path / "holder.pids"
+    try:
+        with trio.fail_after(8):
+            async with ExternalBot([sys.executable, str(script)]) as bot:
+                await bot.start(0, Ruleset(), CAT)
+                await bot.finish(None)
+        assert children(pids) and all_gone(pids)
+    finally:
+        kill_children(pids)

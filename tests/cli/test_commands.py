@@ -1,7 +1,8 @@
 # The networked commands end to end: `versus demo` over loopback TCP with its verdict, two
 # separate `versus host` / `versus join` processes playing a whole match on 127.0.0.1, and the
 # one-line errors and exit codes. Every process is started with temporary identity files and
-# XDG directories, and killed by a timeout if it hangs.
+# XDG directories, and killed by a timeout if it hangs. demo and play with a bot whose child
+# holds its stderr open end (the bot's process group is ended with it).
 from __future__ import annotations
 
 import os
@@ -18,6 +19,8 @@ from versus.cli.parsers import parse_clock
 from versus.p2p.keystore import load_or_create_identity
 from versus.protocol.match.verify import verify_transcript
 from versus.protocol.wire.transcript import load_transcript
+
+from .bot_children import all_gone, children, holder_bot, kill_children
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,6 +118,45 @@ def test_two_processes_play_a_whole_match_over_tcp(tmp_path) -> None:
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "versus.cli.main", *args], cwd=ROOT,
                           env=_env(tmp_path, "x"), capture_output=True, text=True, timeout=30)
+
+
+# A bot whose child holds its stderr open, forfeiting on its first decision (bot_children.py):
+# demo and play used to wait forever for the end of its stderr; now they end at once, the
+# forfeit is the result, and the child is gone.
+BOUND_S = 40  # the command's own few seconds, on a loaded machine
+
+
+def test_demo_with_a_bot_whose_child_holds_its_stderr_ends(tmp_path) -> None:
+    argv, pids = holder_bot(tmp_path)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "versus.cli.main", "demo", "--bot-b", "cmd:" + " ".join(argv),
+             "--quiet", "--out", str(tmp_path / "out")], cwd=ROOT, env=_env(tmp_path, "x"),
+            capture_output=True, text=True, timeout=BOUND_S)
+        assert result.returncode == 1, result.stderr
+        assert "result: seat 0 wins (forfeit: bot " in result.stdout
+        assert "answered an illegal action 'not a move' on decision 1" in result.stdout
+        assert "verify: OK" in result.stdout
+        assert children(pids) and all_gone(pids)
+    finally:
+        kill_children(pids)
+
+
+def test_play_with_a_bot_whose_child_holds_its_stderr_ends(tmp_path) -> None:
+    argv, pids = holder_bot(tmp_path)
+    # the person (seat 1 of grid, cards 20-24, home row 4) has a move ready when it plays first
+    moves = "".join(f"place {card} a4 down\n" for card in range(20, 25))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "versus.cli.main", "play", "--game", "grid", "--seat", "1",
+             "--bot", "cmd:" + " ".join(argv)], cwd=ROOT, env=_env(tmp_path, "x"),
+            input=moves, capture_output=True, text=True, timeout=BOUND_S)
+        assert result.returncode == 1, result.stderr
+        assert "seat 1 wins (forfeit: bot " in result.stdout.splitlines()[-1]
+        assert "player 0's bot forfeited" in result.stderr
+        assert len(children(pids)) >= 1 and all_gone(pids)
+    finally:
+        kill_children(pids)
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [

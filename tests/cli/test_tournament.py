@@ -2,12 +2,14 @@
 # 127.0.0.1; the results must agree with the saved transcripts (each verified again here), the
 # standings must add up, an interrupted tournament resumes without replaying finished games,
 # broken bots lose by forfeit with their reason and the tournament goes on, a worker process
-# that dies costs one abandoned game, and every error is one line.
+# that dies costs one abandoned game, and every error is one line. A bot whose child holds its
+# stderr open still loses by forfeit (its cleanup cannot turn the loss into an abandoned game).
 from __future__ import annotations
 
 import csv
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ import pytest
 from versus.cli import tournament
 from versus.cli.main import main
 from versus.protocol.match.verify import verify_transcript
+
+from .bot_children import all_gone, children, holder_bot, kill_children
 
 CRASH = """
 import json, sys
@@ -203,6 +207,30 @@ def test_a_bot_over_the_game_limit_forfeits(tmp_path):
     (game,) = results(out)[0]["games"]
     assert game["winner"] == "random" and game["ending"] == "forfeit"
     assert "still thinking when the game reached the per-game limit" in game["reason"]
+
+
+def test_a_bot_whose_child_holds_its_stderr_still_loses_by_forfeit(tmp_path):
+    # before: after the forfeit the worker waited forever for the end of the bot's stderr,
+    # held by the bot's child; the runner killed it at the limit and the game was "abandoned
+    # (not scored)": a bot could erase its losses. Now the bot's process group is ended, the
+    # game is scored from the board, and the child is gone.
+    out = tmp_path / "t"
+    argv, pids = holder_bot(tmp_path)
+    holder = "cmd:" + " ".join(argv)
+    started = time.monotonic()
+    try:
+        assert main(["tournament", "random", holder, "--games", "2", "--concurrency", "2",
+                     "--game-timeout", "5", "--out", str(out)]) == 0
+        seconds = time.monotonic() - started
+        data, rows = results(out)
+        assert [(g["winner"], g["ending"]) for g in data["games"]] == [("random", "forfeit")] * 2
+        assert all("answered an illegal action" in g["reason"] for g in data["games"])
+        assert {r["name"]: r["losses"] for r in data["standings"]}[holder] == 2
+        assert_consistent(out, data, rows)
+        assert seconds < 20, f"the tournament took {seconds:.1f} s"
+        assert len(children(pids)) == 2 and all_gone(pids), "a bot's child outlived its game"
+    finally:
+        kill_children(pids)
 
 
 def test_a_dead_worker_abandons_its_game_and_resume_plays_it(tmp_path, capsys, monkeypatch):
