@@ -1,7 +1,8 @@
 # The Dask executor (cli/cluster.py) against a real LocalCluster on 127.0.0.1: the same seeded
 # tournament gives the same records and standings as the process pool; a worker killed
 # mid-tournament loses no game and counts none twice; `verify --cluster` prints what the local
-# path prints; without `distributed`, `--cluster` is one line naming the extra, exit 2.
+# path prints; without `distributed`, `--cluster` is one line naming the extra, exit 2; a task
+# over its time limit (--task-timeout) is abandoned with that reason, not waited for.
 # `distributed` is in the `test` extra, so these run in CI; where it is missing they skip and
 # say so.
 from __future__ import annotations
@@ -130,6 +131,72 @@ def test_without_distributed_cluster_is_one_line(
     status, _, err = versus(capsys, "tournament", "random", "random", "--cluster", "nowhere",
                             "--out", str(tmp_path / "t"))
     assert status == 2 and "expected tcp://HOST:PORT" in err
+
+
+# --- a task's time limit (--task-timeout) ------------------------------------------------------
+
+# A bot that says ready, then thinks for a minute on its first decision.
+HUNG = """
+import json, sys, time
+for line in sys.stdin:
+    if json.loads(line)["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "hung"}), flush=True)
+    else:
+        time.sleep(60)
+"""
+
+
+def test_a_task_over_its_time_limit_is_abandoned_with_the_reason(
+        tmp_path: Path, cluster: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # before: a task had no time limit: the organiser waited for it as long as it ran
+    bot = tmp_path / "hung.py"
+    bot.write_text(HUNG)
+    started = time.monotonic()
+    status, _, err = versus(capsys, "tournament", "random", f"cmd:{sys.executable} {bot}",
+                            "--games", "1", "--unpaired", "--time-per-decision", "50000",
+                            "--game-timeout", "100", "--task-timeout", "2",
+                            "--cluster", cluster, "--out", str(tmp_path / "t"))
+    assert time.monotonic() - started < 20
+    assert status == 3, err  # unfinished: the game is abandoned, --resume plays it again
+    (game,) = games_of(tmp_path / "t")
+    assert game["ending"] == "abandoned"
+    assert game["reason"] == "the game's task exceeded its time limit of 2 s (--task-timeout)"
+
+
+STUCK = threading.Event()
+
+
+def _stuck_task(job: dict[str, Any], limit: float | None = None) -> dict[str, Any]:
+    """A task whose worker is stuck beyond what the task's own limit can cancel."""
+    STUCK.wait(30)
+    return {"abandoned": True, "reason": "released", "game": job["game"]}
+
+
+def test_the_organiser_gives_up_a_stuck_task_without_waiting_for_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from versus.cli import cluster as cluster_module
+
+    monkeypatch.setattr("versus.cli.tournament_worker.play_inline", _stuck_task)
+    monkeypatch.setattr(cluster_module, "BACKSTOP_SLACK_S", 0.5)
+    STUCK.clear()
+    # in this process (threads), so the stuck task is the one patched in here
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address="127.0.0.1:0", silence_logs=50) as local:
+        try:
+            started = time.monotonic()
+            status, _, err = versus(capsys, "tournament", "random", "random:name=r2",
+                                    "--games", "1", "--unpaired", "--task-timeout", "1",
+                                    "--cluster", local.scheduler_address,
+                                    "--out", str(tmp_path / "t"))
+            assert time.monotonic() - started < 15
+        finally:
+            STUCK.set()
+    assert status == 3, err
+    (game,) = games_of(tmp_path / "t")
+    assert game["ending"] == "abandoned"
+    assert game["reason"] == ("its cluster task did not answer within 2.5 s (the task's time "
+                              "limit is 1 s, --task-timeout): its worker is stuck or gone")
 
 
 # --- what the organiser believes of a worker's answer (cli/cluster.py accept) ------------------
