@@ -29,6 +29,12 @@
 # game is recorded once: an answer for a game already recorded is dropped. Games are
 # deterministic under `--seed`, so a replayed game is the same game.
 #
+# Time limit. Every task has one (`Run.task_limit`: --task-timeout, by default the per-game
+# limit plus the local worker's grace). The task keeps it itself (play_inline cancels its game
+# and answers it abandoned with that reason); and since a stuck worker can keep no limit, the
+# organiser gives a task up `backstop(limit)` after submitting it: it cancels the future and
+# records the game abandoned, never waits on it forever, and does not submit it again.
+#
 # `versus verify --cluster` sends each file's bytes to a task that runs the same check as the
 # local path (`verify_cmd.verify_data`) and prints the verdicts in the order given.
 from __future__ import annotations
