@@ -97,6 +97,7 @@ RESULTS_FORMAT = "versus-tournament-results/1"
 ENDINGS = (*(ending.value for ending in Ending), "forfeit", "abandoned")
 WORKER_GRACE_S = 20.0  # beyond the per-game limit before the runner kills a worker
 WORKER_START_S = 60.0
+WORKER_TERM_GRACE_S = 2.0  # after SIGTERM, for a worker to end its bots, before SIGKILL
 MAX_RECORD_FILE = 1 << 20
 MAX_MANIFEST_FILE = 16 << 20
 MAX_DEALS_FILE = 4 << 20
@@ -512,10 +513,16 @@ class Worker:
             pass
 
     async def kill(self) -> None:
+        """Stop the worker: SIGTERM (it ends its bots' process groups and exits), then SIGKILL
+        after WORKER_TERM_GRACE_S."""
         proc = self.proc
         if proc is None:
             return
         with trio.CancelScope(shield=True):
+            if proc.returncode is None:
+                proc.terminate()
+                with trio.move_on_after(WORKER_TERM_GRACE_S):
+                    await proc.wait()
             if proc.returncode is None:
                 proc.kill()
             await proc.wait()

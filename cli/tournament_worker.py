@@ -21,8 +21,12 @@
 # at that moment, or abandoned (no result) when nobody was.
 #
 # A process that is killed or dies is the runner's business (it records the game as abandoned
-# and starts another worker). With `seed` the game is reproducible: identities, master secrets
-# and bot seeds all derive from it (otherwise they come from `secrets`). With `deal_seed`
+# and starts another worker); the runner stops a worker with SIGTERM first, on which we end
+# our bots' process groups (each bot is in a session of its own) and exit.
+#
+# The record of a game is made from the board before its bots are ended (`play_job`), so a
+# bot's cleanup cannot change it. With `seed` the game is reproducible: identities, master
+# secrets and bot seeds all derive from it (otherwise they come from `secrets`). With `deal_seed`
 # (paired deals, deal suites: issue 21) the identities, master secrets and handshake randomness
 # of both seats derive from it instead, so two games on the same deal seed have the same match
 # id, decks, shuffles and layout whoever sits where; `seed` then seeds the bots only. With
@@ -36,6 +40,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -54,6 +59,7 @@ from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.match.rules import DealMode, MatchRules
 
 from .bots import AsyncPlayer, BotForfeit, Budget, ExternalBot, as_async, make_bot
+from .bots.external import end_live_groups
 from .driving import drive_player
 
 MAX_JOB_LINE = 64 * 1024
@@ -335,7 +341,15 @@ def serve(jobs: TextIO, answers: TextIO) -> None:
         answers.flush()
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM (the runner giving this worker up): end the bots' process groups, which are
+    out of reach of a signal to the worker's own group, then exit at once."""
+    end_live_groups()
+    os._exit(128 + signum)
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _stop)
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr

@@ -60,6 +60,9 @@ DRAIN_GRACE_S = 0.5  # after the group is killed, how long the drains may wait f
 MAX_NAME_CHARS = 40
 
 
+#: the process groups of this process's bots not ended yet (end_live_groups)
+LIVE_GROUPS: set[int] = set()
+
 #: what a game's view object must have for an external bot to play it (SPEC Part 7)
 VIEW_MEMBERS = ("player", "rules", "catalogue", "to_dict")
 _HOSTING: dict[str, str | None] = {}
@@ -166,6 +169,7 @@ class ExternalBot:
         nursery = await self._nursery_cm.__aenter__()
         try:
             self._proc = await _spawn(self.argv)
+            LIVE_GROUPS.add(self._proc.pid)
         except OSError as e:
             await self._nursery_cm.__aexit__(None, None, None)
             raise BotForfeit(f"bot {self.name!r} could not be started: {e}") from None
@@ -186,6 +190,7 @@ class ExternalBot:
             if not self._ended:
                 self._ended = True
                 await _end_group(proc, TERM_GRACE_S)
+                LIVE_GROUPS.discard(proc.pid)
             with trio.move_on_after(DRAIN_GRACE_S):
                 await self._stderr_done.wait()
             self._drain_scope.cancel()  # a pipe still held by a process that left the group
@@ -358,6 +363,15 @@ async def _end_group(proc: trio.Process, grace: float) -> None:
     _signal_group(proc.pid, signal.SIGKILL)
     with trio.move_on_after(KILL_WAIT_S):
         await proc.wait()
+
+
+def end_live_groups() -> None:
+    """SIGKILL to the process group of every bot of this process not ended yet: for a process
+    about to exit without its cleanup (a tournament worker told to stop, from its SIGTERM
+    handler: no waits here)."""
+    for pgid in list(LIVE_GROUPS):
+        _signal_group(pgid, signal.SIGKILL)
+    LIVE_GROUPS.clear()
 
 
 def _signal_group(pgid: int, signum: int) -> None:

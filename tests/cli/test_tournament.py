@@ -233,6 +233,24 @@ def test_a_bot_whose_child_holds_its_stderr_still_loses_by_forfeit(tmp_path):
         kill_children(pids)
 
 
+def test_a_worker_given_up_at_its_task_limit_ends_its_bots(tmp_path):
+    # the runner stops the worker with SIGTERM, on which the worker ends its bots' process
+    # groups (out of reach of a signal to the worker's own): the thinking bot is gone at once
+    out, pids = tmp_path / "t", tmp_path / "bot.pids"
+    hung = script(tmp_path, "hung.py", f"import os; open({str(pids)!r}, 'a').write("
+                                       f"f'{{os.getpid()}}\\n')\n" + HUNG)
+    try:
+        assert main(["tournament", "random", hung, "--games", "1", "--unpaired",
+                     "--concurrency", "1", "--time-per-decision", "50000", "--game-timeout",
+                     "100", "--task-timeout", "3", "--out", str(out)]) == tournament.EXIT_UNFINISHED
+        (game,) = results(out)[0]["games"]
+        assert game["ending"] == "abandoned"
+        assert "the worker exceeded the game's task limit of 3 s" in game["reason"]
+        assert len(children(pids)) == 1 and all_gone(pids, within=1), "the bot outlived it"
+    finally:
+        kill_children(pids)
+
+
 def test_a_dead_worker_abandons_its_game_and_resume_plays_it(tmp_path, capsys, monkeypatch):
     out = tmp_path / "t"
     dying = tmp_path / "dying_worker.py"
