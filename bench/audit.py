@@ -16,6 +16,11 @@
 # a game down from the records (median wall time of a game inside its worker, of which the
 # setup until PLAY) and gives the fixed cost of a run (worker start-up and the runner).
 #
+# Section "memory": the peak resident memory of `versus verify` (a fresh interpreter) on a hostile
+# file of --hostile-mb MB: a real transcript followed by copies of its last envelope, every one of
+# which parses, refused at the first copy. The row is the peak above that of verifying the small
+# real transcript alone. Target: under 64 MB + the largest record (64 KiB), whatever the file.
+#
 # Sections are functions in SECTIONS returning table rows, so another section is one more
 # function and one more entry. Run: .venv/bin/python bench/audit.py [--runs N] [--matches M]
 # [--section verify] [--section tournament --games G].
@@ -41,6 +46,7 @@ from versus.protocol.match.verify import verify_transcript
 Row = tuple[str, str, str]  # (what, median, note)
 TARGET_DECKLIST = 100.0
 TARGET_TOURNAMENT = 300.0  # matches per minute, decklist, concurrency 2
+TARGET_MEMORY_MB = 64.0  # verify's peak above a small file's, any hostile file
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -127,26 +133,66 @@ def section_tournament(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+_PEAK_RSS = """
+import resource, sys
+from versus.cli.main import main
+code = main(["verify", "--quiet", sys.argv[1]])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def verify_peak_mb(path: str) -> tuple[int, int]:
+    """(exit status, peak resident MiB) of `versus verify --quiet PATH` in a fresh process."""
+    done = subprocess.run([sys.executable, "-c", _PEAK_RSS, path], capture_output=True,
+                          text=True, timeout=600, check=True, cwd=ROOT)
+    code, peak = done.stdout.split()[-2:]
+    return int(code), int(peak)
+
+
+def section_memory(args: argparse.Namespace) -> list[Row]:
+    from tests.protocol.support import write_padded_transcript
+
+    real = transcripts(DealMode.DECKLIST, 1)[0]
+    with tempfile.TemporaryDirectory() as folder:
+        small, hostile = f"{folder}/real.vst", f"{folder}/hostile.vst"
+        Path(small).write_bytes(real)
+        records = write_padded_transcript(hostile, real, args.hostile_mb << 20)
+        peaks, bases = [], []
+        for _ in range(args.runs):
+            bases.append(verify_peak_mb(small)[1])
+            code, peak = verify_peak_mb(hostile)
+            if code != 1:
+                raise RuntimeError(f"the hostile file was not refused (exit {code})")
+            peaks.append(peak)
+    above = statistics.median(p - b for p, b in zip(peaks, bases, strict=True))
+    return [(f"verify {args.hostile_mb} MB hostile", f"{above:.0f}/MB",
+             f"{records} records; peak {statistics.median(peaks):.0f} MiB, a small file's "
+             f"{statistics.median(bases):.0f} (target: < {TARGET_MEMORY_MB:g} above it)")]
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "verify": section_verify,
     "tournament": section_tournament,
+    "memory": section_memory,
 }
 
 
-def figures(runs: int = 5, matches: int = 20, games: int = 40, tournament_runs: int = 3
-            ) -> list[dict[str, object]]:
+def figures(runs: int = 5, matches: int = 20, games: int = 40, tournament_runs: int = 3,
+            hostile_mb: int = 64) -> list[dict[str, object]]:
     """Every row of every section as a figure for bench/run_all.py: the median's number and
     unit ("123/s" -> 123, "/s"), with the target where the row has one."""
     args = argparse.Namespace(runs=runs, matches=matches, games=games,
-                              tournament_runs=tournament_runs)
-    targets = {"verify, decklist": TARGET_DECKLIST, "tournament, decklist": TARGET_TOURNAMENT}
+                              tournament_runs=tournament_runs, hostile_mb=hostile_mb)
+    targets = {"verify, decklist": (TARGET_DECKLIST, ">="),
+               "tournament, decklist": (TARGET_TOURNAMENT, ">="),
+               f"verify {hostile_mb} MB hostile": (TARGET_MEMORY_MB, "<")}
     out: list[dict[str, object]] = []
     for section in SECTIONS.values():
         for what, value, _note in section(args):
             number, _, unit = value.partition("/")
-            target = targets.get(what)
+            target, comparison = targets.get(what, (None, None))
             out.append({"name": f"audit {what}", "value": float(number), "unit": "/" + unit,
-                        "target": target, "comparison": None if target is None else ">="})
+                        "target": target, "comparison": comparison})
     return out
 
 
@@ -167,8 +213,10 @@ def main() -> None:
                         help="tournament: decklist games per run (shared pool: a quarter)")
     parser.add_argument("--tournament-runs", type=count, default=3,
                         help="tournament: runs per row (median)")
+    parser.add_argument("--hostile-mb", type=count, default=196,
+                        help="memory: size of the hostile file in MB (196)")
     args = parser.parse_args()
-    cores = {"verify": "one core", "tournament": "concurrency 2"}
+    cores = {"verify": "one core", "tournament": "concurrency 2", "memory": "MiB, one core"}
     for name in args.section or list(SECTIONS):
         print_table(f"{name} ({cores[name]})", SECTIONS[name](args))
 

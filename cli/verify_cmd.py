@@ -1,7 +1,10 @@
 # `versus verify FILE...`: the offline audit of match transcripts, for people and for scripts.
 #
-# How it works. Each file is read with a size limit (a stat first, so a huge file is refused
-# without reading it) and handed to `protocol.verify.verify_transcript`, which checks
+# How it works. Each file is checked against a size limit before anything is read (a stat), and
+# a transcript is never read whole: `open_transcript` walks its length prefixes and the verifier
+# reads one chain envelope at a time, so memory stays bounded whatever the file holds (standard
+# input, and a solo run of at most MAX_RUN bytes, are read whole). The transcript goes to
+# `protocol.verify.verify_transcript`, which checks
 # everything a live peer checks plus the end of the match (SPEC §4.11 "Offline verification").
 # This module only reads files and prints: a human summary per file by default, or with `--json`
 # one JSON document, a list with one report per file, in the order given. Human output shows
@@ -24,15 +27,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from typing import IO, Any
 
 from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
 from versus.engine.frozen import frozen
+from versus.protocol.errors import RemoteProtocolError
 from versus.protocol.match.verify import SHOWN_TEXT, Report, verify_transcript
-from versus.protocol.solo import is_run
+from versus.protocol.solo import MAX_RUN, is_run
 from versus.protocol.wire.text import printable
-from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE
+from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE, Transcript, open_transcript
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 MAX_FILE_SIZE = MAX_TRANSCRIPT_SIZE  # read at call time (tests lower it)
@@ -76,17 +81,17 @@ class FileVerdict:
         return f"{self.shown_path}: {self.report.describe()}"
 
 
-def transcript_game(data: bytes) -> str | None:
+def transcript_game(data: bytes | Transcript) -> str | None:
     """The registry id of the game a transcript's first HELLO names (a transcript of the
-    rules format before issue 16: versus42), or None when it cannot be read that far."""
+    first rules format: versus42), or None when it cannot be read that far."""
     from versus.protocol.match.rules import DEFAULT_GAME, RULES_FORMAT, RULES_FORMAT_V1
     from versus.protocol.match.setup import open_hello
     from versus.protocol.wire.canonical import decode
     from versus.protocol.wire.transcript import load_transcript
 
     try:
-        fields = decode(open_hello(load_transcript(data).hellos[0]).ruleset,
-                        max_size=64 * 1024)
+        transcript = data if isinstance(data, Transcript) else load_transcript(data)
+        fields = decode(open_hello(transcript.hellos[0]).ruleset, max_size=64 * 1024)
     except Exception:  # not a transcript as far as its first HELLO: the verifier says why
         return None
     if type(fields) is list and fields and fields[0] == RULES_FORMAT_V1:
@@ -97,7 +102,7 @@ def transcript_game(data: bytes) -> str | None:
     return None
 
 
-def unknown_game(data: bytes, game: str | None = None) -> str | None:
+def unknown_game(data: bytes | Transcript, game: str | None = None) -> str | None:
     """Why a transcript's game (`game`, else read from it) cannot be replayed here (one line
     naming its id), or None: the game is registered, or the transcript names none the verifier
     could read."""
@@ -135,20 +140,53 @@ def verify_file(path: str, catalogue: Catalogue | None = None,
     """`challenge`: a solo Challenge every run must be played on (--challenge): a run of
     another one, or a match transcript, is INVALID with check "wrong-challenge"."""
     try:
-        data = read_limited(path, MAX_FILE_SIZE)
+        if path == "-":
+            return verify_data(path, read_limited(path, MAX_FILE_SIZE), catalogue, challenge)
+        with open(path, "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):  # a pipe or a device: read with the limit
+                return verify_data(path, _read_open(file, MAX_FILE_SIZE), catalogue, challenge)
+            if info.st_size > MAX_FILE_SIZE:
+                return verify_data(path, None)
+            head = file.read(64)
+            file.seek(0)
+            if is_run(head) or challenge is not None:
+                limit = MAX_RUN if is_run(head) else MAX_FILE_SIZE
+                data = None if info.st_size > limit else _read_open(file, limit)
+                return verify_data(path, data, catalogue, challenge, limit)
+            return _verify_open(path, file, catalogue)
+    except OSError as error:
+        return FileVerdict(path, None, error.strerror or str(error))
     except UnreadableFile as error:
         return FileVerdict(path, None, str(error))
-    return verify_data(path, data, catalogue, challenge)
+
+
+def _read_open(file: IO[bytes], limit: int) -> bytes | None:
+    data = file.read(limit + 1)
+    return None if len(data) > limit else data
+
+
+def _verify_open(path: str, file: IO[bytes], catalogue: Catalogue | None) -> FileVerdict:
+    """A transcript file verified as it is read (open_transcript): bounded memory."""
+    try:
+        transcript = open_transcript(file, max_size=MAX_FILE_SIZE)  # type: ignore[arg-type]
+    except RemoteProtocolError as error:
+        return FileVerdict(path, Report(False, 0, None, error.code, None, str(error)))
+    report = verify_transcript(transcript, catalogue)
+    if not report.ok and report.bad_index in (0, 1) and (why := unknown_game(transcript)):
+        return FileVerdict(path, None, why, "unknown-game")
+    return FileVerdict(path, report)
 
 
 def verify_data(path: str, data: bytes | None, catalogue: Catalogue | None = None,
-                challenge: Any = None) -> FileVerdict:
-    """`verify_file` on bytes already read (None: over the limit); a `--cluster` task
-    (cli/cluster.py) runs it on a worker."""
+                challenge: Any = None, limit: int | None = None) -> FileVerdict:
+    """`verify_file` on bytes already read (None: over the limit, `limit` or the transcript
+    limit); a `--cluster` task (cli/cluster.py) runs it on a worker."""
     if data is None:
+        what = "solo run" if limit == MAX_RUN else "transcript"
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
-                                        f"the file exceeds the transcript limit of "
-                                        f"{MAX_FILE_SIZE} bytes"))
+                                        f"the file exceeds the {what} limit of "
+                                        f"{limit or MAX_FILE_SIZE} bytes"))
     if is_run(data) or challenge is not None:  # a solo run (issue 19)
         from versus.protocol.solo.run import RunReport, verify_run
 

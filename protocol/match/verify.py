@@ -246,16 +246,23 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
     return replay
 
 
-def _endorsed(transcript: Transcript) -> tuple[list[Envelope], set[int]] | None:
-    """The fast path's plan: every envelope parsed once, and the indices whose signature it
-    checks: each seat's last chain envelope (SPEC §4.4). None: something does not even parse
-    (the full path names it)."""
+def _endorsed(transcript: Transcript) -> tuple[list[Envelope] | None, set[int]] | None:
+    """The fast path's plan: the indices whose signature it checks, each seat's last chain
+    envelope (SPEC §4.4), and every envelope parsed once, kept for the pass when the
+    transcript is in memory (a file-backed one is parsed again as it is read: memory stays
+    bounded). None: something does not even parse (the full path names it)."""
+    keep = isinstance(transcript.envelopes, tuple)
+    parsed: list[Envelope] = []
+    last: dict[int, int] = {}
     try:
-        parsed = [parse_envelope(raw) for raw in transcript.envelopes]
+        for index, raw in enumerate(transcript.envelopes):
+            envelope = parse_envelope(raw)
+            last[envelope.sender] = index
+            if keep:
+                parsed.append(envelope)
     except RemoteProtocolError:
         return None
-    last = {envelope.sender: index for index, envelope in enumerate(parsed)}
-    return parsed, set(last.values())
+    return (parsed if keep else None), set(last.values())
 
 
 def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalogue: Any,
@@ -277,7 +284,8 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
     for index, raw in enumerate(transcript.envelopes, start=2):
         parsed, signature = None, True
         if plan is not None:
-            parsed, signature = plan[0][index - 2], index - 2 in plan[1]
+            parsed = None if plan[0] is None else plan[0][index - 2]
+            signature = index - 2 in plan[1]
         try:
             fault = _verify_one(core, raw, steps, parsed, signature) or fault
         except RemoteProtocolError as error:
@@ -287,7 +295,7 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
             break
     _summarise(core, summary, fault)
     if report is None:
-        report = _completeness(core, len(transcript.records), summary, fault)
+        report = _completeness(core, transcript.record_count, summary, fault)
     return MatchReplay(report, catalogue, rules, _setup_seed(core), tuple(steps),
                        core.full_deal())
 

@@ -8,6 +8,9 @@
 from __future__ import annotations
 
 RUN_FORMAT = "versus-solo-run/1"
+#: the largest run file read (a run is a few hundred KiB): `versus verify` refuses a larger one
+#: before reading it
+MAX_RUN = 8 << 20
 
 
 def is_run(data: bytes) -> bool:

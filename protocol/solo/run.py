@@ -22,7 +22,7 @@ from typing import Any
 from versus.engine.api import DecisionKind, Finished
 from versus.protocol.crypto.commitment import HashStream
 from versus.protocol.crypto.identity import Identity, fingerprint, verify_signature
-from versus.protocol.solo import RUN_FORMAT
+from versus.protocol.solo import MAX_RUN, RUN_FORMAT
 from versus.protocol.wire.canonical import TAG_SOLO_ATTEST as TAG_ATTEST
 from versus.protocol.wire.canonical import TAG_SOLO_GENESIS as TAG_GENESIS
 from versus.protocol.wire.canonical import TAG_SOLO_RECORD as TAG_RECORD
@@ -32,7 +32,6 @@ from versus.protocol.wire.canonical import decode, encode, tagged_hash
 
 from .challenge import Challenge, ChallengeError, commitment, parse_challenge
 
-MAX_RUN = 8 << 20
 MAX_RECORDS = 100_000
 
 #: every code verify_run may return, and what it means (SPEC M S6)

@@ -7,13 +7,21 @@
 # is accepted, and a crash leaves a readable prefix. Envelopes are kept as the bytes that were
 # signed, never re-encoded, so a signature checked today is the one checked by an auditor later.
 #
-# `load_transcript` checks only the framing and the limits; `verify_chain` replays setup and
+# `load_transcript` checks only the framing and the limits; `open_transcript` does the same for
+# a file without reading it whole: it walks the length prefixes (seeking over each record), keeps
+# their offsets, and reads a chain envelope only when it is asked for, so an auditor verifies a
+# file of any size in memory bounded by the offsets and one record (a hostile 200 MB file of tiny
+# records would otherwise become a million bytes objects and as many parsed envelopes).
+# `verify_chain` replays setup and
 # chain exactly as a live peer does (same code: MatchSetup and Chain) and reports the first bad
 # record and the seat responsible. It cannot see a truncated tail: completeness (the cosigned
 # RESULT at the end) is the match verifier's job, one layer up.
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO, overload
 
 from versus.engine.frozen import frozen
 from versus.protocol.errors import (
@@ -45,6 +53,11 @@ class Transcript:
     def records(self) -> tuple[bytes, ...]:
         """Everything in file order: the indices verify_chain reports."""
         return (*self.hellos, *self.envelopes)
+
+    @property
+    def record_count(self) -> int:
+        """len(records), without reading a file-backed transcript's envelopes."""
+        return len(self.hellos) + len(self.envelopes)
 
 
 def transcript_header() -> bytes:
@@ -120,6 +133,91 @@ def _split_records(
     return records
 
 
+class FileRecords(Sequence[bytes]):
+    """The chain envelopes of a transcript file, read from it one at a time when asked for
+    (by index or in order). Only the offsets and lengths stay in memory: 16 bytes a record."""
+
+    def __init__(self, file: BinaryIO, offsets: array, lengths: array) -> None:
+        self._file, self._offsets, self._lengths = file, offsets, lengths
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        self._file.seek(self._offsets[index])
+        raw = self._file.read(self._lengths[index])
+        if len(raw) != self._lengths[index]:  # the file shrank since it was scanned
+            raise TranscriptFormatError(f"chain record {index} was cut while it was read")
+        return raw
+
+    def __iter__(self) -> Iterator[bytes]:
+        for index in range(len(self)):
+            yield self[index]
+
+
+def open_transcript(
+    file: BinaryIO,
+    *,
+    max_size: int = MAX_TRANSCRIPT_SIZE,
+    max_record_size: int = MAX_ENVELOPE_SIZE,
+    max_records: int = MAX_RECORDS,
+) -> Transcript:
+    """`load_transcript` for an open, seekable binary file: the same checks and errors, but
+    the chain envelopes stay in the file (FileRecords) until they are read, so memory does not
+    grow with the file. The file must stay open while the transcript is used."""
+    size = os.fstat(file.fileno()).st_size
+    if size > max_size:
+        raise OversizeField(f"transcript of {size} bytes exceeds the limit of {max_size}")
+    header = file.read(len(HEADER))
+    if header[: len(MAGIC)] != MAGIC:
+        raise TranscriptFormatError(
+            f"not a Versus transcript: starts with {header[:len(MAGIC)].hex()}, expected "
+            f"{MAGIC.hex()}"
+        )
+    if len(header) < len(HEADER):
+        raise TranscriptFormatError("transcript header is truncated")
+    version = int.from_bytes(header[len(MAGIC) :], "big")
+    if version != FORMAT_VERSION:
+        raise TranscriptFormatError(
+            f"transcript format version {version} is not supported (this reads {FORMAT_VERSION})"
+        )
+    offsets, lengths = array("q"), array("q")
+    offset = len(HEADER)
+    while offset < size:
+        count = len(offsets)
+        if count >= max_records:
+            raise OversizeField(f"more than {max_records} records")
+        prefix = file.read(_LENGTH_SIZE)
+        if len(prefix) < _LENGTH_SIZE:
+            raise TranscriptFormatError(f"record {count} at offset {offset}: truncated length")
+        length = int.from_bytes(prefix, "big")
+        if length > max_record_size:
+            raise OversizeField(
+                f"record {count} at offset {offset}: {length} bytes exceed the limit of "
+                f"{max_record_size}"
+            )
+        start = offset + _LENGTH_SIZE
+        if start + length > size:
+            raise TranscriptFormatError(
+                f"record {count} at offset {offset}: {length} bytes announced, "
+                f"{size - start} present"
+            )
+        offsets.append(start)
+        lengths.append(length)
+        offset = file.seek(start + length)
+    if len(offsets) < 2:
+        raise TranscriptFormatError(f"a transcript starts with 2 hellos, found {len(offsets)}")
+    records = FileRecords(file, offsets, lengths)
+    return Transcript((records[0], records[1]),
+                      FileRecords(file, offsets[2:], lengths[2:]))  # type: ignore[arg-type]
+
+
 @frozen
 class ChainVerdict:
     """The outcome of verify_chain. `bad_index` indexes `Transcript.records` (0 and 1 are the
@@ -167,4 +265,4 @@ def verify_chain(
         except RemoteProtocolError as error:
             index = len(transcript.hellos) + offset
             return ChainVerdict(False, index, index, error.player, error, setup)
-    return ChainVerdict(True, len(transcript.records), setup=setup)
+    return ChainVerdict(True, transcript.record_count, setup=setup)

@@ -53,3 +53,22 @@ def play(setup: MatchSetup, players: tuple[Identity, Identity], turns: int) -> l
     for turn in range(turns):
         chain.seal(players[turn % 2], MessageKind.ACTION, [turn, "summon", [turn, 3], bytes(32)])
     return list(chain.envelopes)
+
+
+def write_padded_transcript(path: str, transcript: bytes, size: int) -> int:
+    """Write `transcript` (a real one's file bytes) to `path`, followed by copies of its last
+    record until the file holds about `size` bytes: a hostile file whose every record parses
+    (so a verifier that keeps what it parsed grows with it) and is refused at the first copy.
+    Returns the number of records written."""
+    from versus.protocol.wire.transcript import dump_transcript, encode_record, load_transcript
+
+    loaded = load_transcript(transcript)
+    last = encode_record(loaded.envelopes[-1])
+    copies = max(0, (size - len(transcript)) // len(last))
+    with open(path, "wb") as file:
+        file.write(dump_transcript(loaded))
+        chunk = last * 4096
+        for _ in range(copies // 4096):
+            file.write(chunk)
+        file.write(last * (copies % 4096))
+    return 2 + len(loaded.envelopes) + copies
