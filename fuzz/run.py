@@ -3,7 +3,7 @@
 #
 # The targets and their seeds live in fuzz/targets.py (shared with the test suite). With atheris
 # installed (`pip install -e '.[fuzz]'`) the run is coverage-guided by libFuzzer, over the
-# instrumented protocol/ and p2p/ packages; without it, or with `--engine builtin`, a plain loop
+# instrumented versus packages; without it, or with `--engine builtin`, a plain loop
 # mutates the seeds with `fuzz.targets.mutate` (no coverage feedback, but no dependency either).
 # Seeds are written to fuzz/corpus/TARGET/ (libFuzzer grows that corpus); a finding is saved to
 # fuzz/crashes/ with its traceback. Both folders are ignored by git.
@@ -27,7 +27,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-TARGET_NAMES = ("frame", "handshake", "envelope", "transcript", "pool", "announcement")
+TARGET_NAMES = ("frame", "handshake", "envelope", "transcript", "pool", "announcement",
+                "position", "solo", "reveal", "invite", "nat")
 CRASH_DIR = HERE / "crashes"
 CORPUS_DIR = HERE / "corpus"
 REPORT_EVERY = 10.0  # seconds between progress lines
@@ -111,7 +112,7 @@ def _write_seeds(name: str, seeds: list[bytes]) -> Path:
 def _run_atheris(name: str, seconds: float, runs: int) -> int:
     import atheris
 
-    with atheris.instrument_imports(include=["protocol", "p2p", "fuzz", "msgpack"]):
+    with atheris.instrument_imports(include=["versus", "fuzz", "msgpack"]):
         from fuzz.targets import TARGETS
     target = TARGETS[name]
     corpus = _write_seeds(name, target.seeds())

@@ -543,3 +543,26 @@ TARGETS: dict[str, Target] = {
                "protocol/deals/pool.py parse_message from canonical and from strict msgpack"),
     )
 }
+
+
+def _register_file_targets() -> None:
+    """The targets of fuzz/files.py (positions, solo files, reveal messages, invites, NAT
+    datagrams): imported here so that TARGETS names every target once."""
+    from . import files
+
+    for target in (
+        Target("position", files.fuzz_position, files.position_seeds,
+               "every game's load_position and rules_for_position; accepted ones played on"),
+        Target("solo", files.fuzz_solo, files.solo_seeds,
+               "protocol/solo challenge, secret and published files; verify_run of run files"),
+        Target("reveal", files.fuzz_reveal, files.reveal_seeds,
+               "protocol/solo/service.py RevealRequest.from_bytes and parse_answer"),
+        Target("invite", files.fuzz_invite, files.invite_seeds,
+               "p2p/invite.py parse_invite and p2p/nat/relay.py RelayAddress.parse"),
+        Target("nat", files.fuzz_nat, files.nat_seeds,
+               "p2p/nat PCP and NAT-PMP decode_response and decode_request"),
+    ):
+        TARGETS[target.name] = target
+
+
+_register_file_targets()
