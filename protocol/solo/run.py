@@ -33,11 +33,13 @@ from versus.protocol.wire.canonical import TAG_SOLO_RECORD as TAG_RECORD
 from versus.protocol.wire.canonical import TAG_SOLO_RECORD_SIG as TAG_RECORD_SIG
 from versus.protocol.wire.canonical import TAG_SOLO_VALUE as TAG_VALUE
 from versus.protocol.wire.canonical import decode, encode, tagged_hash
+from versus.protocol.wire.text import printable
 
 from .challenge import Challenge, ChallengeError, commitment, parse_challenge, solo_game
 
 MAX_RUN = 8 << 20
 MAX_RECORDS = 100_000
+SHOWN = 300  # characters of a message or summary field `describe` shows
 
 #: every code verify_run may return, and what it means (SPEC M S6)
 CHECKS = {
@@ -250,17 +252,20 @@ class RunReport:
                 "message": self.message, "summary": self.summary}
 
     def describe(self) -> str:
+        """The verdict line, then the run. Every field is shown printable and on one line (a
+        challenge names its game and the messages quote the file: never raw text)."""
         s = self.summary
         if self.ok:
-            head = f"OK: solo run verified, score {s.get('score')} ({s.get('outcome')})"
+            head = (f"OK: solo run verified, score {printable(s.get('score'), 20)} "
+                    f"({printable(s.get('outcome'), 40)})")
         else:
             where = "" if self.record is None else f" at record {self.record}"
-            head = f"INVALID{where}: {self.check}: {self.message}"
+            head = f"INVALID{where}: {self.check}: {printable(self.message, SHOWN)}"
         lines = [head]
         for key in ("game", "rules", "challenge", "organiser", "player", "records", "turns",
                     "randomness"):
             if key in s:
-                lines.append(f"  {key:<11}{s[key]}")
+                lines.append(f"  {key:<11}{printable(s[key], SHOWN)}")
         return "\n".join(lines)
 
 
