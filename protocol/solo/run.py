@@ -26,6 +26,7 @@ from typing import Any
 from versus.engine.api import DecisionKind, Finished
 from versus.protocol.crypto.commitment import HashStream
 from versus.protocol.crypto.identity import Identity, fingerprint, verify_signature
+from versus.protocol.errors import LocalProtocolError
 from versus.protocol.solo import RUN_FORMAT, RUN_FORMAT_PREFIX
 from versus.protocol.wire.canonical import TAG_SOLO_ATTEST as TAG_ATTEST
 from versus.protocol.wire.canonical import TAG_SOLO_GENESIS as TAG_GENESIS
@@ -140,9 +141,9 @@ def with_secret(data: bytes, secret: bytes, challenge: bytes | None = None) -> b
     return encode([RUN_FORMAT, ch_bytes, records, secret])
 
 
-def _setup(ch: Challenge) -> tuple[Any, Any]:
-    """The challenge's game (a registered one-player game) and its start state; ChallengeError
-    ("unknown-game", "not-solo", "rules") otherwise."""
+def _setup(ch: Challenge) -> tuple[Any, Any, Any]:
+    """The challenge's game (a registered one-player game), rules and start state;
+    ChallengeError ("unknown-game", "not-solo", "rules") otherwise."""
     from versus.engine.api import Setup
 
     game = solo_game(ch.game)
@@ -151,7 +152,7 @@ def _setup(ch: Challenge) -> tuple[Any, Any]:
         cat = game.catalogue_for_digest(ch.catalogue)  # any version the game shipped
         if cat is None:
             raise ValueError("the challenge's card data is not this game's")
-        return game, game.new_game(Setup(rules, cat, ch.digest))
+        return game, rules, game.new_game(Setup(rules, cat, ch.digest))
     except Exception as e:  # signed, but the game cannot start from it: any failure is "rules"
         raise ChallengeError("rules", f"the challenge's rules cannot be played: "
                              f"{type(e).__name__}: {e}"[:300]) from None
@@ -160,17 +161,20 @@ def _setup(ch: Challenge) -> tuple[Any, Any]:
 class _Dealer:
     """How a run answers the decisions nobody chooses, the same for the player (`play`) and
     the verifier: a DEAL is the deck's next position (no value); a REVEAL of a deck's card and
-    a CHANCE each take the next value of their stream (`stream`, then `answer`)."""
+    a CHANCE each take the next value of their stream (`stream`, then `answer`). A game that
+    deals or reveals outside its decks is a bug here (LocalProtocolError; in a verification,
+    INVALID at the record being replayed)."""
 
-    def __init__(self, game: Any, state: Any) -> None:
+    def __init__(self, game: Any, rules: Any) -> None:
         self.game = game
-        self.decks = game.decks(getattr(state, "rules", None))
+        self.decks = game.decks(rules)
         self.dealt = [0] * len(self.decks)
         self.counts: dict[str, int] = {}
 
     def deal(self, d: Any) -> Any:
         if not 0 <= d.deck < len(self.decks) or self.dealt[d.deck] >= self.decks[d.deck].size:
-            raise ValueError(f"the game deals from deck {d.deck}, which has no card left")
+            raise LocalProtocolError(f"the game deals from deck {d.deck}, which has no card "
+                                     "left")
         handle = self.decks[d.deck].first + self.dealt[d.deck]
         self.dealt[d.deck] += 1
         return self.game.deal_input(handle)
@@ -179,7 +183,8 @@ class _Dealer:
         for i, deck in enumerate(self.decks):
             if handle in deck.handles:
                 return i
-        raise ValueError(f"the game reveals handle {handle}, which is in none of its decks")
+        raise LocalProtocolError(f"the game reveals handle {handle}, which is in none of its "
+                                 "decks")
 
     def stream(self, d: Any) -> tuple[str, int]:
         """The stream and step the next value of `d` (a REVEAL or CHANCE) comes from."""
@@ -194,7 +199,8 @@ class _Dealer:
         if d.kind is DecisionKind.REVEAL:
             pool = self.game.unrevealed(state, self._deck(d.handle))
             if not pool:
-                raise ValueError(f"the game reveals handle {d.handle} from an exhausted deck")
+                raise LocalProtocolError(f"the game reveals handle {d.handle} from an exhausted "
+                                         "deck")
             return self.game.reveal_input(d.handle, pool[below(val, len(pool))])
         return self.game.legal_actions(state)[below(val, d.outcomes)]
 
@@ -205,13 +211,13 @@ def play(game: Any, challenge: Challenge, player: Identity, reveal: Reveal,
     """Play a whole run of `challenge` (whose game must be `game`): `chooser(game, state,
     legal)` answers every TURN and CHOICE, `reveal` every random step. Returns the signed run
     and the final state. ChallengeError when the challenge cannot be played here."""
-    own, state = _setup(challenge)
+    own, rules, state = _setup(challenge)
     if own is not game:
         raise ChallengeError("wrong-challenge", f"the challenge is of game {challenge.game!r}, "
                              f"not {getattr(game, 'id', '?')!r}")
     run = Run(challenge, player, head=genesis(challenge.digest, player.public_key))
     run.add("start", challenge.digest, player.public_key)
-    dealer = _Dealer(game, state)
+    dealer = _Dealer(game, rules)
     while True:
         d = game.decision(state)
         if isinstance(d, Finished):
@@ -311,8 +317,8 @@ def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any],
         raise _Bad("wrong-challenge", None, f"the run is of challenge {ch.id!r}, not of the "
                    f"expected {expected.id!r} (or not by the same organiser)")
     try:
-        game, state = _setup(ch)
-        summary["rules"] = game.describe_rules(game.decode_rules(ch.rules))
+        game, rules, state = _setup(ch)
+        summary["rules"] = game.describe_rules(rules)
     except ChallengeError as e:
         raise _Bad(e.check, None, str(e)) from None
     if secret is not None and commitment(secret) != ch.commitment:
@@ -325,7 +331,7 @@ def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any],
                              "attested step by step by the organiser (secret not published)")
     if player == ch.organiser:
         summary["randomness"] += "; self-issued practice challenge: proves nothing about luck"
-    _replay(game, state, ch, player, secret, bodies, summary, at)
+    _replay(game, _Dealer(game, rules), state, ch, player, secret, bodies, summary, at)
 
 
 def _chain(ch: Challenge, records: list[Any], at: _Cursor) -> tuple[bytes, list[list[Any]]]:
@@ -366,13 +372,13 @@ def _chain(ch: Challenge, records: list[Any], at: _Cursor) -> tuple[bytes, list[
 _WAITS = {"action": "an action", "random": "a random value", "end": "the end record"}
 
 
-def _replay(game: Any, state: Any, ch: Challenge, player: bytes, secret: bytes | None,
-            bodies: list[list[Any]], summary: dict[str, Any], at: _Cursor) -> None:
+def _replay(game: Any, dealer: _Dealer, state: Any, ch: Challenge, player: bytes,
+            secret: bytes | None, bodies: list[list[Any]], summary: dict[str, Any],
+            at: _Cursor) -> None:
     """Replay the records through the game: every action legal, every value attested (and
     the secret's, when published), the end record the replay's."""
     idx = 1
     at.record, at.check = 1, "illegal-action"
-    dealer = _Dealer(game, state)
 
     def take(kind: str) -> list[Any]:
         nonlocal idx
