@@ -40,11 +40,14 @@ def require_solo(game: Any) -> Any:
     """`game` if a solo run can play it: one seat, and `unrevealed(state, deck)` (the cards a
     REVEAL may name, from which the run's randomness draws it: run.py); ChallengeError
     ("not-solo") otherwise, naming the game and its seats."""
-    if getattr(game, "players", None) != 1 or not callable(getattr(game, "unrevealed", None)):
-        raise ChallengeError("not-solo", f"game {getattr(game, 'id', '?')!r:.40} is a "
-                             f"{getattr(game, 'players', '?')}-player game: solo challenges "
-                             "and runs are of a one-player game (`versus games` shows each game's "
-                             "players)")
+    name = f"game {getattr(game, 'id', '?')!r:.40}"
+    if getattr(game, "players", None) != 1:
+        raise ChallengeError("not-solo", f"{name} is a {getattr(game, 'players', '?')}-player "
+                             "game: solo challenges and runs are of a one-player game "
+                             "(`versus games` shows each game's players)")
+    if not callable(getattr(game, "unrevealed", None)):
+        raise ChallengeError("not-solo", f"{name} cannot be played as a solo run: it does not "
+                             "say which cards a reveal may name (`unrevealed`)")
     return game
 
 
