@@ -4,6 +4,8 @@
 # played or verified; a run of the older format says so ("old-format").
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -258,3 +260,24 @@ def test_a_failure_nobody_foresaw_is_a_verdict_at_its_record(real, monkeypatch):
     monkeypatch.setattr(type(G), "new_game", lambda self, setup: 1 / 0)
     rep = _verdict(data)
     assert rep.check == "rules" and "ZeroDivisionError" in rep.message
+
+
+_ATOMS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
+                   st.binary(max_size=70), st.text(max_size=12),
+                   st.sampled_from(["versus-challenge/1", "versus-challenge-secret/1",
+                                    "versus-challenge-published/1", R.RUN_FORMAT, "multiverse"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=st.recursive(_ATOMS, lambda inner: st.lists(inner, max_size=9), max_leaves=20))
+def test_challenge_secret_and_published_readers_raise_only_challenge_errors(value):
+    """Every reader of a solo file (challenge, secret, published secret, run completion)
+    answers any canonical value with its result or a ChallengeError (one line in the CLI)."""
+    from versus.protocol.solo.challenge import parse_secret
+
+    data = encode(value)
+    for read in (parse_challenge, parse_secret, S.parse_published,
+                 lambda d: R.with_secret(d, SECRET)):
+        with contextlib.suppress(ChallengeError):
+            read(data)
+    assert not _verdict(data).ok
