@@ -37,6 +37,7 @@ from versus.protocol.solo.challenge import (
     new_challenge,
     parse_challenge,
     parse_secret,
+    solo_game,
 )
 from versus.protocol.solo.run import MAX_RUN, play, verify_run, with_secret
 from versus.protocol.solo.service import (
@@ -189,9 +190,20 @@ def _identity(path: str | None) -> Any:
 
 
 def _game(name: str | None) -> Any:
-    from versus.engine.registry import get_game
+    """The one-player game `--game` names (default multiverse); a two-player game is a usage
+    error (exit 2, one line), caught before anything is made or played."""
+    try:
+        return solo_game(name or "multiverse")
+    except ChallengeError as e:
+        raise UsageError(f"--game {name}: {e}") from None
 
-    return get_game(name or "multiverse")
+
+def _challenge_game(args: argparse.Namespace, ch: Challenge) -> Any:
+    """The game of a challenge file (a one-player game: ChallengeError otherwise), which
+    `--game`, when given, must name."""
+    if args.game is not None and args.game != ch.game:
+        raise UsageError(f"--game {args.game}: the challenge {ch.id!r} is of game {ch.game!r}")
+    return solo_game(ch.game)
 
 
 def _rules(game: Any, pairs: list[tuple[str, Any]] | None) -> Any:
@@ -335,9 +347,7 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
     if args.challenge and not (args.service or args.secret):
         raise UsageError("a challenge is played against its reveal service (--service "
                          "HOST:PORT) or, for the organiser, with --secret FILE")
-    game = _game(args.game)
-    player = _identity(args.identity)
-    client = None
+    address = None
     if args.service:
         from .solo_service import ServiceClient, parse_address
 
@@ -345,12 +355,18 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
             address = parse_address(args.service)
         except ValueError as e:
             raise UsageError(str(e)) from None
+    if args.challenge:
         ch = _challenge_file(args.challenge)
+        game = _challenge_game(args, ch)
+    else:
+        game = _game(args.game)
+    player = _identity(args.identity)
+    client = None
+    if address is not None:
         client = ServiceClient(address, ch, player)
         reveal, secret = client.reveal, None
     else:
         if args.challenge:
-            ch = _challenge_file(args.challenge)
             sec = _secret_file(args.secret, ch)
         else:  # a self-issued practice challenge
             ch, sec = new_challenge(player, game, _rules(game, args.rule),

@@ -3,12 +3,15 @@
 #
 # Hidden cards. Two hidden decks, both owned by the player's seat: the Power deck (handles
 # 0..deck-1) and the Battleground deck (after it). Their CONTENTS are public (a function of the
-# rules and the card data, rules.power_decklist); their ORDER is the secret. A DEAL asks for
-# the next card of a deck (whoever runs the game answers it: a solo run from the challenge's
-# randomness, protocol/solo); a REVEAL follows whenever a card becomes visible (drawn into the
-# hand, discarded by the Multiverse, a battleground laid, a defense card flipped), and `step`
-# checks the revealed id against the public decklist. Face-down defense cards, the player's
-# own included, stay unrevealed until flipped (M5).
+# rules and the card data, rules.power_decklist); their ORDER is the secret. A handle is a deal
+# position (the k-th card dealt from a deck), never an index into the decklist, so no view, no
+# legal input and no narration names a card before its REVEAL. A DEAL takes the next position
+# of a deck (`deal H`, forced); a REVEAL follows whenever a card becomes visible (drawn into the
+# hand, discarded by the Multiverse, a battleground laid, a defense card flipped) and carries
+# the identity, which `step` checks against the deck's unrevealed contents (`unrevealed`).
+# Whoever runs the game answers the reveals (a solo run: from the challenge's randomness,
+# protocol/solo). Face-down defense cards, the player's own included, stay unrevealed until
+# flipped (M5).
 from __future__ import annotations
 
 import json
@@ -103,12 +106,11 @@ class Multiverse:
     def reveal_input(self, handle: int, card_id: str) -> str:
         return f"reveal {handle} {card_id}"
 
-    def card_of(self, state: E.State, handle: int) -> str:
-        """The card id of `handle` in the public decklists of the state's rules."""
-        return E.card_of(state.rules, state.cat, handle)
-
-    def undealt(self, state: E.State, deck: int) -> list[int]:
-        return E.deck_left(state.d, state.rules, state.cat, deck)
+    def unrevealed(self, state: E.State, deck: int) -> tuple[str, ...]:
+        """The cards a REVEAL from `deck` may name: the deck's decklist (M3 order) less one copy
+        of each of its cards revealed so far (the solo protocol draws a reveal's card from
+        these, protocol/solo/run.py)."""
+        return tuple(E.unrevealed(state.d, state.rules, state.cat, deck))
 
     def score(self, state: E.State) -> int:
         return E.score(state)
@@ -145,10 +147,15 @@ class Multiverse:
         return Knowledge(player)
 
     def view(self, state: E.State, player: int, knowledge: Any) -> dict[str, Any]:
+        """The public state (it holds no hidden identity: handles are deal positions) and the
+        inputs the player decides: none while a deal, a reveal or the die is pending (the die
+        is the run's randomness, never the player's choice)."""
         d = state.d
+        pending = self.decision(state)
+        mine = player == 0 and isinstance(pending, Pending) and pending.kind in (
+            DecisionKind.TURN, DecisionKind.CHOICE)
         return {"state": json.loads(state.encode()), "hand": list(d["hand"]),
-                "known": dict(d["known"]), "legal_actions": E.legal(state) if player == 0
-                and isinstance(self.decision(state), Pending) else []}
+                "known": dict(d["known"]), "legal_actions": E.legal(state) if mine else []}
 
     def encode_state(self, state: E.State) -> bytes:
         return state.encode()

@@ -4,13 +4,19 @@
 # the dict, applies the input to the operation at the head of the state's queue (`q`), then
 # runs the queue's automatic operations until one needs an input (a DEAL, a REVEAL, the d6, a
 # TURN or a CHOICE) or the game ends. A turn is a short list of operations pushed onto the
-# queue (`_push`); an effect that draws pushes its deals in front. Everything hidden is a handle
-# whose identity enters the state only through a REVEAL (`known`), checked against the public
-# decklist of the rules (the deck's ORDER is the secret, never its contents: M3).
+# queue (`_push`); an effect that draws pushes its deals in front.
+#
+# Hidden cards (M.4). A card's handle is its DEAL POSITION: the k-th card dealt from the Power
+# deck is handle k, the k-th Battleground is handle `rules.deck + k`. A handle never indexes
+# the public decklist, so a handle, the state and every view say nothing about a face-down
+# card; its identity enters the state only through a REVEAL (`known`), which `step` checks
+# against the deck's contents: the decklist (public, M3) less the cards already revealed from
+# it. Whoever answers the reveals (protocol/solo) is what binds identities to positions.
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from typing import Any
 
 from ..errors import GameOverError, IllegalActionError, MalformedActionError
@@ -48,14 +54,32 @@ def decklists(rules: Rules, cat: Catalogue) -> tuple[tuple[str, ...], tuple[str,
     return power_decklist(rules, cat), battleground_decklist(cat)
 
 
-def card_of(rules: Rules, cat: Catalogue, handle: int) -> str:
-    """The card id of `handle` (power deck handles first, then battlegrounds)."""
+def deck_handles(rules: Rules, cat: Catalogue, deck: int) -> range:
+    """The handles of `deck` (0 Power, 1 Battleground): its deal positions."""
     powers, bgs = decklists(rules, cat)
-    if 0 <= handle < len(powers):
-        return powers[handle]
-    if len(powers) <= handle < len(powers) + len(bgs):
-        return bgs[handle - len(powers)]
+    return range(0, len(powers)) if deck == 0 else range(len(powers), len(powers) + len(bgs))
+
+
+def deck_of(rules: Rules, cat: Catalogue, handle: int) -> int:
+    for deck in (0, 1):
+        if handle in deck_handles(rules, cat, deck):
+            return deck
     raise IllegalActionError(f"no card has handle {handle}")
+
+
+def unrevealed(d: dict[str, Any], rules: Rules, cat: Catalogue, deck: int) -> list[str]:
+    """The cards of `deck` not revealed yet (in the deck or face down), in decklist order: the
+    public decklist less one copy of each card of the deck revealed so far. What a REVEAL
+    from the deck may name."""
+    handles = deck_handles(rules, cat, deck)
+    gone = Counter(cid for h, cid in d["known"].items() if int(h) in handles)
+    out = []
+    for cid in decklists(rules, cat)[deck]:
+        if gone[cid]:
+            gone[cid] -= 1
+        else:
+            out.append(cid)
+    return out
 
 
 def new_game(rules: Rules, cat: Catalogue) -> State:
@@ -100,12 +124,14 @@ def _bg_bonus(d: dict[str, Any], cat: Catalogue, bg: int, kind: str) -> int:
     return b.amount if b.effect == kind else 0
 
 
-def deck_left(d: dict[str, Any], rules: Rules, cat: Catalogue, deck: int) -> list[int]:
-    """The undealt handles of `deck` (0 Power, 1 Battleground), ascending."""
-    powers, bgs = decklists(rules, cat)
-    first, size = (0, len(powers)) if deck == 0 else (len(powers), len(bgs))
-    gone = set(d["dealt"][deck])
-    return [h for h in range(first, first + size) if h not in gone]
+def deck_left(d: dict[str, Any], rules: Rules, cat: Catalogue, deck: int) -> int:
+    """How many cards of `deck` (0 Power, 1 Battleground) are not dealt yet."""
+    return len(deck_handles(rules, cat, deck)) - len(d["dealt"][deck])
+
+
+def next_handle(d: dict[str, Any], rules: Rules, cat: Catalogue, deck: int) -> int:
+    """The handle the next DEAL from `deck` gives: its next deal position."""
+    return deck_handles(rules, cat, deck).start + len(d["dealt"][deck])
 
 
 def _finish(d: dict[str, Any], label: str, winner: int | None) -> None:
@@ -354,8 +380,9 @@ def step(state: State, text: str) -> State:
             raise IllegalActionError(f"illegal input {text!r}: this input does not answer the "
                                      "pending decision (a deal)")
         h = inp[1]
-        if h not in deck_left(d, rules, cat, op[1]):
-            raise IllegalActionError(f"illegal input {text!r}: card {h} is not in deck {op[1]}")
+        if h != next_handle(d, rules, cat, op[1]):
+            raise IllegalActionError(f"illegal input {text!r}: the next card of deck {op[1]} "
+                                     f"is {next_handle(d, rules, cat, op[1])}")
         d["q"].pop(0)
         d["dealt"][op[1]].append(h)
         _place(d, op, h)
@@ -363,8 +390,10 @@ def step(state: State, text: str) -> State:
         if kind != "reveal" or inp[1] != op[1]:
             raise IllegalActionError(f"illegal input {text!r}: this input does not answer the "
                                      f"pending decision (reveal of card {op[1]})")
-        if inp[2] != card_of(rules, cat, op[1]):
-            raise IllegalActionError(f"illegal input {text!r}: card {op[1]} is not {inp[2]}")
+        deck = deck_of(rules, cat, op[1])
+        if inp[2] not in unrevealed(d, rules, cat, deck):
+            raise IllegalActionError(f"illegal input {text!r}: deck {deck} has no unrevealed "
+                                     f"{inp[2]!r:.40} left")
         d["q"].pop(0)
         d["known"][str(op[1])] = inp[2]
         _revealed(d, cat, op)
@@ -480,7 +509,7 @@ def score(state: State) -> int:
     Power cards left in the deck; otherwise 10 per Multiverse defense card defeated."""
     d = state.d
     if d["outcome"] is not None and d["outcome"][0] == "victory":
-        left = len(deck_left(d, state.rules, state.cat, 0))
+        left = deck_left(d, state.rules, state.cat, 0)
         return 100 + 10 * sum(h >= 0 for h in d["pdef"]) + left
     return 10 * d["defeated"]
 

@@ -52,7 +52,7 @@ def narrate(before: E.State, inp: str, after: E.State) -> list[str]:
 def board(state: E.State) -> str:
     """A few lines for the terminal: the Multiverse's rows, yours, your hand."""
     d: dict[str, Any] = state.d
-    lines = [f"turn {d['turn']}  deck {len(E.deck_left(d, state.rules, state.cat, 0))}  "
+    lines = [f"turn {d['turn']}  deck {E.deck_left(d, state.rules, state.cat, 0)}  "
              f"defeated {d['defeated']}  shield you/mv {d['shield']}  rally {d['rally']}"]
     for r in reversed(range(len(d["rows"]))):
         row = d["rows"][r]

@@ -7,12 +7,15 @@
 # run file from a match transcript without loading them (start-up).
 from __future__ import annotations
 
-RUN_FORMAT = "versus-solo-run/1"
+RUN_FORMAT = "versus-solo-run/2"
+#: every run format string starts so; an older one is recognised, then refused with its reason
+RUN_FORMAT_PREFIX = "versus-solo-run/"
 #: the largest run file read (a run is a few hundred KiB): `versus verify` refuses a larger one
 #: before reading it
 MAX_RUN = 8 << 20
 
 
 def is_run(data: bytes) -> bool:
-    """Whether `data` looks like a solo run file (its first field), for `versus verify`."""
-    return data[:40].find(RUN_FORMAT.encode()) >= 0
+    """Whether `data` looks like a solo run file of any version (its first field), for
+    `versus verify`."""
+    return data[:40].find(RUN_FORMAT_PREFIX.encode()) >= 0

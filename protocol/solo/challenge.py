@@ -36,6 +36,34 @@ class ChallengeError(ValueError):
         self.check = check
 
 
+def require_solo(game: Any) -> Any:
+    """`game` if a solo run can play it: one seat, and `unrevealed(state, deck)` (the cards a
+    REVEAL may name, from which the run's randomness draws it: run.py); ChallengeError
+    ("not-solo") otherwise, naming the game and its seats."""
+    name = f"game {getattr(game, 'id', '?')!r:.40}"
+    if getattr(game, "players", None) != 1:
+        raise ChallengeError("not-solo", f"{name} is a {getattr(game, 'players', '?')}-player "
+                             "game: solo challenges and runs are of a one-player game "
+                             "(`versus games` shows each game's players)")
+    if not callable(getattr(game, "unrevealed", None)):
+        raise ChallengeError("not-solo", f"{name} cannot be played as a solo run: it does not "
+                             "say which cards a reveal may name (`unrevealed`)")
+    return game
+
+
+def solo_game(game_id: object) -> Any:
+    """The registered one-player game `game_id`; ChallengeError ("unknown-game" or
+    "not-solo") otherwise."""
+    from versus.engine.errors import UnknownGameError
+    from versus.engine.registry import get_game
+
+    try:
+        game = get_game(game_id)  # type: ignore[arg-type]
+    except UnknownGameError as e:
+        raise ChallengeError("unknown-game", str(e)) from None
+    return require_solo(game)
+
+
 def commitment(secret: bytes) -> bytes:
     return tagged_hash(TAG_COMMIT, secret)
 
@@ -62,6 +90,7 @@ class Challenge:
 
 def make_challenge(organiser: Identity, game: Any, rules: Any, challenge_id: str,
                    secret: bytes, note: str = "") -> Challenge:
+    require_solo(game)
     if not _ID.fullmatch(challenge_id):
         raise ChallengeError("challenge-id", f"challenge id {challenge_id!r:.70} must be 1-64 "
                              "letters, digits, '.', '_', '-'")

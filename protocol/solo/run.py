@@ -1,18 +1,22 @@
 # Verifiable solo runs (SPEC Part M, S3-S7): playing a challenge, the run file and its
 # verification (the organiser's reveal service: service.py).
 #
-# How it works. Every DEAL and every d6 of a run is settled by a 32-byte value
+# How it works. Every card REVEAL and every d6 of a run is settled by a 32-byte value
 #     v(stream, k) = H(organiser secret, challenge digest, player key, stream, k)
-# where `stream` is "deck-<d>" (the k-th card drawn from hidden deck d) or "d6" (the k-th die):
-# the deck order and the dice are therefore fixed by the challenge and the player's key, never
-# by the player's choices, and restarting gives the same cards and dice (S3). The player never
-# holds the secret: before each value it signs and hash-chains every action it has taken, and
-# asks the reveal service for v(stream, k) with its chain head; the service answers only the
-# next k of each stream, once per head (a second history for the same step is refused), and
-# signs (challenge, player, stream, k, head, value) (S5; the service itself: service.py). The
-# run file holds the challenge, the player's signed records and, once the organiser publishes
-# it, the secret (`with_secret`). `verify_run` replays the run through the game and checks
-# everything (codes in CHECKS).
+# where `stream` is "deck-<d>" (the k-th card revealed from hidden deck d) or "d6" (the k-th
+# die). A DEAL takes no value: a card's handle is its deal position (the deck's next one), so
+# dealing says nothing about the card; its identity is drawn only when it is revealed, from the
+# cards of its deck not revealed yet (`game.unrevealed`), so a face-down card stays unknown to
+# everyone, the player included, until it is flipped (M5). The values are fixed by the
+# challenge and the player's key, never by the player's choices, and restarting gives the same
+# cards and dice (S3). The player never holds the secret: before each value it signs and
+# hash-chains every action it has taken, and asks the reveal service for v(stream, k) with its
+# chain head; the service answers only the next k of each stream, once per head (a second
+# history for the same step is refused), and signs (challenge, player, stream, k, head, value)
+# (S5; the service itself: service.py). The run file holds the challenge, the player's signed
+# records and, once the organiser publishes it, the secret (`with_secret`). `verify_run`
+# replays the run through the game and checks everything (codes in CHECKS); whatever the file
+# holds, it returns a verdict and never raises.
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,25 +26,30 @@ from typing import Any
 from versus.engine.api import DecisionKind, Finished
 from versus.protocol.crypto.commitment import HashStream
 from versus.protocol.crypto.identity import Identity, fingerprint, verify_signature
-from versus.protocol.solo import MAX_RUN, RUN_FORMAT
+from versus.protocol.errors import LocalProtocolError
+from versus.protocol.solo import MAX_RUN, RUN_FORMAT, RUN_FORMAT_PREFIX
 from versus.protocol.wire.canonical import TAG_SOLO_ATTEST as TAG_ATTEST
 from versus.protocol.wire.canonical import TAG_SOLO_GENESIS as TAG_GENESIS
 from versus.protocol.wire.canonical import TAG_SOLO_RECORD as TAG_RECORD
 from versus.protocol.wire.canonical import TAG_SOLO_RECORD_SIG as TAG_RECORD_SIG
 from versus.protocol.wire.canonical import TAG_SOLO_VALUE as TAG_VALUE
 from versus.protocol.wire.canonical import decode, encode, tagged_hash
+from versus.protocol.wire.text import printable
 
-from .challenge import Challenge, ChallengeError, commitment, parse_challenge
+from .challenge import Challenge, ChallengeError, commitment, parse_challenge, solo_game
 
 MAX_RECORDS = 100_000
+SHOWN = 300  # characters of a message or summary field `describe` shows
 
 #: every code verify_run may return, and what it means (SPEC M S6)
 CHECKS = {
     "malformed": "the file is not a solo run",
+    "old-format": "a run file of an older format, which this version cannot replay",
     "challenge-malformed": "the enclosed challenge is not a challenge file",
     "challenge-signature": "the challenge is not signed by the organiser key it names",
     "wrong-challenge": "the run was played on another challenge",
     "unknown-game": "the challenge's game is not registered here",
+    "not-solo": "the challenge's game is not a one-player game",
     "rules": "the challenge's rules or card data are not the game's",
     "record-signature": "a record is not signed by the run's player",
     "chain": "a record does not follow the previous one (sequence or hash)",
@@ -50,7 +59,7 @@ CHECKS = {
                         "(the run used randomness it could not have known at that point)",
     "secret-commitment": "the revealed secret does not match the challenge's commitment",
     "random-value": "a random value is not the one the secret derives",
-    "illegal-action": "the game refuses an action",
+    "illegal-action": "the game refuses an action (or fails on it)",
     "unfinished": "the run has no end record",
     "end-mismatch": "the end record's outcome, score or state differs from the replay",
     "trailing": "records follow the end record",
@@ -96,44 +105,118 @@ class Run:
         return encode([RUN_FORMAT, self.challenge.to_bytes(), self.records, secret])
 
 
+def _run_fields(data: bytes) -> tuple[bytes, list[Any], Any]:
+    """(challenge file, records, secret or None) of a run file of the current format;
+    _Bad("malformed"/"old-format") otherwise."""
+    try:
+        fmt, ch_bytes, records, secret = decode(data, max_size=MAX_RUN,
+                                                max_array_len=MAX_RECORDS)
+    except (ValueError, TypeError) as e:
+        raise _Bad("malformed", None, f"not a solo run file: {e}") from None
+    if type(fmt) is str and fmt.startswith(RUN_FORMAT_PREFIX) and fmt != RUN_FORMAT:
+        raise _Bad("old-format", None, f"a {fmt[:40]!r} run file: this version replays "
+                   f"{RUN_FORMAT!r} only (since /2 a card's handle is its deal position and "
+                   "its identity is drawn when it is revealed, so older runs do not replay)")
+    if fmt != RUN_FORMAT or type(ch_bytes) is not bytes or type(records) is not list or \
+            not (secret is None or (type(secret) is bytes and len(secret) == 32)):
+        raise _Bad("malformed", None, "not a solo run file: fields")
+    return ch_bytes, records, secret
+
+
 def with_secret(data: bytes, secret: bytes, challenge: bytes | None = None) -> bytes:
     """The run file `data` completed with the organiser's published secret (checked against
     its challenge's commitment, and the challenge digest `challenge` when given; ChallengeError
     otherwise). The records are not touched."""
     try:
-        fmt, ch_bytes, records, _old = decode(data, max_size=MAX_RUN, max_array_len=MAX_RECORDS)
-        if fmt != RUN_FORMAT or type(ch_bytes) is not bytes or type(records) is not list:
-            raise ValueError("fields")
-    except (ValueError, TypeError) as e:
-        raise ChallengeError("malformed", f"not a solo run file: {e}") from None
+        ch_bytes, records, _old = _run_fields(data)
+    except _Bad as bad:
+        raise ChallengeError(bad.check, bad.message) from None
     ch = parse_challenge(ch_bytes)
     if challenge is not None and challenge != ch.digest:
         raise ChallengeError("wrong-challenge", f"the run is of challenge {ch.id!r}, not the "
                              "secret's")
     if type(secret) is not bytes or commitment(secret) != ch.commitment:
         raise ChallengeError("secret-commitment", f"the secret is not challenge {ch.id!r}'s")
-    return encode([fmt, ch_bytes, records, secret])
+    return encode([RUN_FORMAT, ch_bytes, records, secret])
 
 
-def _setup(game: Any, ch: Challenge) -> Any:
+def _setup(ch: Challenge) -> tuple[Any, Any, Any]:
+    """The challenge's game (a registered one-player game), rules and start state;
+    ChallengeError ("unknown-game", "not-solo", "rules") otherwise."""
     from versus.engine.api import Setup
 
-    rules = game.decode_rules(ch.rules)
-    cat = game.catalogue_for_digest(ch.catalogue)  # any version the game shipped
-    if cat is None:
-        raise ChallengeError("rules", "the challenge's card data is not this game's")
-    return game.new_game(Setup(rules, cat, ch.digest))
+    game = solo_game(ch.game)
+    try:
+        rules = game.decode_rules(ch.rules)
+        cat = game.catalogue_for_digest(ch.catalogue)  # any version the game shipped
+        if cat is None:
+            raise ValueError("the challenge's card data is not this game's")
+        return game, rules, game.new_game(Setup(rules, cat, ch.digest))
+    except Exception as e:  # signed, but the game cannot start from it: any failure is "rules"
+        raise ChallengeError("rules", f"the challenge's rules cannot be played: "
+                             f"{type(e).__name__}: {e}"[:300]) from None
+
+
+class _Dealer:
+    """How a run answers the decisions nobody chooses, the same for the player (`play`) and
+    the verifier: a DEAL is the deck's next position (no value); a REVEAL of a deck's card and
+    a CHANCE each take the next value of their stream (`stream`, then `answer`). A game that
+    deals or reveals outside its decks is a bug here (LocalProtocolError; in a verification,
+    INVALID at the record being replayed)."""
+
+    def __init__(self, game: Any, rules: Any) -> None:
+        self.game = game
+        self.decks = game.decks(rules)
+        self.dealt = [0] * len(self.decks)
+        self.counts: dict[str, int] = {}
+
+    def deal(self, d: Any) -> Any:
+        if not 0 <= d.deck < len(self.decks) or self.dealt[d.deck] >= self.decks[d.deck].size:
+            raise LocalProtocolError(f"the game deals from deck {d.deck}, which has no card "
+                                     "left")
+        handle = self.decks[d.deck].first + self.dealt[d.deck]
+        self.dealt[d.deck] += 1
+        return self.game.deal_input(handle)
+
+    def _deck(self, handle: int) -> int:
+        for i, deck in enumerate(self.decks):
+            if handle in deck.handles:
+                return i
+        raise LocalProtocolError(f"the game reveals handle {handle}, which is in none of its "
+                                 "decks")
+
+    def stream(self, d: Any) -> tuple[str, int]:
+        """The stream and step the next value of `d` (a REVEAL or CHANCE) comes from."""
+        stream = (f"deck-{self._deck(d.handle)}" if d.kind is DecisionKind.REVEAL else "d6")
+        k = self.counts.get(stream, 0)
+        self.counts[stream] = k + 1
+        return stream, k
+
+    def answer(self, state: Any, d: Any, val: bytes) -> Any:
+        """The input `val` settles: the revealed card, drawn from the cards its deck has not
+        revealed yet; or the die's outcome."""
+        if d.kind is DecisionKind.REVEAL:
+            pool = self.game.unrevealed(state, self._deck(d.handle))
+            if not pool:
+                raise LocalProtocolError(f"the game reveals handle {d.handle} from an exhausted "
+                                         "deck")
+            return self.game.reveal_input(d.handle, pool[below(val, len(pool))])
+        return self.game.legal_actions(state)[below(val, d.outcomes)]
 
 
 def play(game: Any, challenge: Challenge, player: Identity, reveal: Reveal,
          chooser: Chooser, *, on_step: Callable[[Any, str, Any], None] | None = None
          ) -> tuple[Run, Any]:
-    """Play a whole run: `chooser(game, state, legal)` answers every TURN and CHOICE, `reveal`
-    every random step. Returns the signed run and the final state."""
+    """Play a whole run of `challenge` (whose game must be `game`): `chooser(game, state,
+    legal)` answers every TURN and CHOICE, `reveal` every random step. Returns the signed run
+    and the final state. ChallengeError when the challenge cannot be played here."""
+    own, rules, state = _setup(challenge)
+    if own is not game:
+        raise ChallengeError("wrong-challenge", f"the challenge is of game {challenge.game!r}, "
+                             f"not {getattr(game, 'id', '?')!r}")
     run = Run(challenge, player, head=genesis(challenge.digest, player.public_key))
     run.add("start", challenge.digest, player.public_key)
-    state = _setup(game, challenge)
-    counts: dict[str, int] = {}
+    dealer = _Dealer(game, rules)
     while True:
         d = game.decision(state)
         if isinstance(d, Finished):
@@ -141,13 +224,12 @@ def play(game: Any, challenge: Challenge, player: Identity, reveal: Reveal,
         if d.kind in (DecisionKind.TURN, DecisionKind.CHOICE):
             inp = chooser(game, state, list(game.legal_actions(state)))
             run.add("action", inp)
-        elif d.kind is DecisionKind.REVEAL:
-            inp = game.reveal_input(d.handle, game.card_of(state, d.handle))
+        elif d.kind is DecisionKind.DEAL:
+            inp = dealer.deal(d)
         else:
-            inp, stream = _random_input(game, state, d, counts, None)
-            k = counts[stream] - 1
+            stream, k = dealer.stream(d)
             val, sig = reveal(player.public_key, stream, k, run.head)
-            inp, _ = _random_input(game, state, d, None, val)
+            inp = dealer.answer(state, d, val)
             run.add("random", stream, k, val, sig)
         before = state
         state = game.step(state, inp)
@@ -156,21 +238,6 @@ def play(game: Any, challenge: Challenge, player: Identity, reveal: Reveal,
     fin = game.decision(state)
     run.add("end", fin.outcome, game.score(state), game.state_hash(state))
     return run, state
-
-
-def _random_input(game: Any, state: Any, d: Any, counts: dict[str, int] | None,
-                  val: bytes | None) -> tuple[str, str]:
-    """The stream of a DEAL/CHANCE (counting it when `counts` is given), and its input once
-    `val` is known."""
-    stream = f"deck-{d.deck}" if d.kind is DecisionKind.DEAL else "d6"
-    if counts is not None:
-        counts[stream] = counts.get(stream, 0) + 1
-    if val is None:
-        return "", stream
-    if d.kind is DecisionKind.DEAL:
-        left = game.undealt(state, d.deck)
-        return game.deal_input(left[below(val, len(left))]), stream
-    return game.legal_actions(state)[below(val, d.outcomes)], stream
 
 
 # --- verification --------------------------------------------------------------------------
@@ -190,17 +257,20 @@ class RunReport:
                 "message": self.message, "summary": self.summary}
 
     def describe(self) -> str:
+        """The verdict line, then the run. Every field is shown printable and on one line (a
+        challenge names its game and the messages quote the file: never raw text)."""
         s = self.summary
         if self.ok:
-            head = f"OK: solo run verified, score {s.get('score')} ({s.get('outcome')})"
+            head = (f"OK: solo run verified, score {printable(s.get('score'), 20)} "
+                    f"({printable(s.get('outcome'), 40)})")
         else:
             where = "" if self.record is None else f" at record {self.record}"
-            head = f"INVALID{where}: {self.check}: {self.message}"
+            head = f"INVALID{where}: {self.check}: {printable(self.message, SHOWN)}"
         lines = [head]
         for key in ("game", "rules", "challenge", "organiser", "player", "records", "turns",
                     "randomness"):
             if key in s:
-                lines.append(f"  {key:<11}{s[key]}")
+                lines.append(f"  {key:<11}{printable(s[key], SHOWN)}")
         return "\n".join(lines)
 
 
@@ -210,29 +280,33 @@ class _Bad(Exception):
         self.check, self.record, self.message = check, record, message
 
 
+@dataclass
+class _Cursor:
+    """Where the verification is: the record being checked (None before the records) and the
+    code a failure nobody foresaw gets there, so it is still reported at its record."""
+
+    record: int | None = None
+    check: str = "malformed"
+
+
 def verify_run(data: bytes, expected: Challenge | None = None) -> RunReport:
-    """Replay a run file (S6); `expected`: the challenge it must be a run of."""
+    """Replay a run file (S6); `expected`: the challenge it must be a run of. Never raises: a
+    file the checks did not foresee is INVALID at the record being checked."""
     summary: dict[str, Any] = {}
+    at = _Cursor()
     try:
-        _verify(data, expected, summary)
+        _verify(data, expected, summary, at)
     except _Bad as bad:
         return RunReport(False, bad.check, bad.record, bad.message, summary)
+    except Exception as e:  # the verifier's contract: any file gets a verdict, not a traceback
+        return RunReport(False, at.check, at.record, f"the run cannot be replayed here: "
+                         f"{type(e).__name__}: {e}"[:300], summary)
     return RunReport(True, None, None, "", summary)
 
 
-def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any]) -> None:
-    from versus.engine import UnknownGameError
-    from versus.engine.registry import get_game
-
-    try:
-        fmt, ch_bytes, records, secret = decode(data, max_size=MAX_RUN,
-                                                max_array_len=MAX_RECORDS)
-        if fmt != RUN_FORMAT or type(ch_bytes) is not bytes or type(records) is not list or \
-                not records or not (secret is None or (type(secret) is bytes
-                                                       and len(secret) == 32)):
-            raise ValueError("fields")
-    except (ValueError, TypeError) as e:
-        raise _Bad("malformed", None, f"not a solo run file: {e}") from None
+def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any],
+            at: _Cursor) -> None:
+    ch_bytes, records, secret = _run_fields(data)
     try:
         ch = parse_challenge(ch_bytes)
     except ChallengeError as e:
@@ -242,62 +316,78 @@ def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any]) ->
         raise _Bad("wrong-challenge", None, f"the run is of challenge {ch.id!r}, not of the "
                    f"expected {expected.id!r} (or not by the same organiser)")
     try:
-        game = get_game(ch.game)
-        state = _setup(game, ch)
-        summary["rules"] = game.describe_rules(game.decode_rules(ch.rules))
-    except UnknownGameError as e:
-        raise _Bad("unknown-game", None, str(e)) from None
-    except (ValueError, ChallengeError) as e:
-        raise _Bad("rules", None, str(e)) from None
+        game, rules, state = _setup(ch)
+        summary["rules"] = game.describe_rules(rules)
+    except ChallengeError as e:
+        raise _Bad(e.check, None, str(e)) from None
     if secret is not None and commitment(secret) != ch.commitment:
         raise _Bad("secret-commitment", None, "the secret in the run file does not match the "
                    "challenge's commitment")
-    # the records: signatures and chain first
+    player, bodies = _chain(ch, records, at)
+    summary["player"] = fingerprint(player)
+    summary["records"] = len(records)
+    summary["randomness"] = ("recomputed from the published secret" if secret is not None else
+                             "attested step by step by the organiser (secret not published)")
+    if player == ch.organiser:
+        summary["randomness"] += "; self-issued practice challenge: proves nothing about luck"
+    _replay(game, _Dealer(game, rules), state, ch, player, secret, bodies, summary, at)
+
+
+def _chain(ch: Challenge, records: list[Any], at: _Cursor) -> tuple[bytes, list[list[Any]]]:
+    """The player key and every record's [head before it, kind, fields...], once every
+    record's form, sequence number, chain link and signature are checked."""
+    if not records:
+        raise _Bad("malformed", None, "the run has no records")
     bodies: list[list[Any]] = []
-    player = b""
-    head = b""
+    player = head = b""
     for i, rec in enumerate(records):
+        at.record = i
         try:
             body, sig = decode(rec, max_size=MAX_RUN)
             fields = decode(body, max_size=MAX_RUN)
-            if type(fields) is not list or len(fields) < 3 or type(sig) is not bytes:
+            if type(fields) is not list or len(fields) < 3 or type(sig) is not bytes or \
+                    type(fields[0]) is not int or type(fields[2]) is not str:
                 raise ValueError("fields")
         except (ValueError, TypeError) as e:
             raise _Bad("malformed", i, f"record {i} is not a record: {e}") from None
         if i == 0:
-            if fields[2:] != ["start", fields[3] if len(fields) > 3 else None,
-                              fields[4] if len(fields) > 4 else None] or len(fields) != 5 \
-                    or type(fields[4]) is not bytes or len(fields[4]) != 32:
+            if fields[2:3] != ["start"] or len(fields) != 5 or type(fields[4]) is not bytes \
+                    or len(fields[4]) != 32:
                 raise _Bad("malformed", 0, "the first record is not a start record")
             if fields[3] != ch.digest:
                 raise _Bad("wrong-challenge", 0, "the run's records were made for another "
                            "challenge than the one the file encloses")
             player = fields[4]
             head = genesis(ch.digest, player)
-            summary["player"] = fingerprint(player)
         if fields[0] != i or fields[1] != head:
             raise _Bad("chain", i, f"record {i} does not follow record {i - 1}")
         if not verify_signature(player, sig, TAG_RECORD_SIG + body):
             raise _Bad("record-signature", i, f"record {i} is not signed by the run's player")
         bodies.append([head, *fields[2:]])
         head = tagged_hash(TAG_RECORD, body, sig)
-    summary["records"] = len(records)
-    summary["randomness"] = ("recomputed from the published secret" if secret is not None else
-                             "attested step by step by the organiser (secret not published)")
-    if player == ch.organiser:
-        summary["randomness"] += "; self-issued practice challenge: proves nothing about luck"
-    # the replay
+    return player, bodies
+
+
+_WAITS = {"action": "an action", "random": "a random value", "end": "the end record"}
+
+
+def _replay(game: Any, dealer: _Dealer, state: Any, ch: Challenge, player: bytes,
+            secret: bytes | None, bodies: list[list[Any]], summary: dict[str, Any],
+            at: _Cursor) -> None:
+    """Replay the records through the game: every action legal, every value attested (and
+    the secret's, when published), the end record the replay's."""
     idx = 1
-    counts: dict[str, int] = {}
+    at.record, at.check = 1, "illegal-action"
 
     def take(kind: str) -> list[Any]:
         nonlocal idx
         if idx >= len(bodies):
             raise _Bad("unfinished", None, "the run ends before the game does")
         rec = bodies[idx]
+        at.record = idx
         if rec[1] != kind:
-            raise _Bad("sequence", idx, f"record {idx} is a {rec[1]!r} record where the game "
-                       f"waits for {'an action' if kind == 'action' else 'a random value'}")
+            raise _Bad("sequence", idx, f"record {idx} is a {str(rec[1])[:20]!r} record where "
+                       f"the game waits for {_WAITS[kind]}")
         idx += 1
         return rec
 
@@ -307,25 +397,13 @@ def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any]) ->
             if len(rec) != 3 or type(rec[2]) is not str:
                 raise _Bad("malformed", idx - 1, "an action record holds one text")
             inp = rec[2]
-        elif d.kind is DecisionKind.REVEAL:
-            inp = game.reveal_input(d.handle, game.card_of(state, d.handle))
+        elif d.kind is DecisionKind.DEAL:
+            inp = dealer.deal(d)
         else:
-            _, stream = _random_input(game, state, d, counts, None)
-            k = counts[stream] - 1
+            stream, k = dealer.stream(d)
             rec = take("random")
-            if len(rec) != 6 or rec[2:4] != [stream, k] or type(rec[4]) is not bytes or \
-                    len(rec[4]) != 32 or type(rec[5]) is not bytes:
-                raise _Bad("random-order", idx - 1, f"record {idx - 1} should reveal {stream} "
-                           f"step {k}")
-            val, sig = rec[4], rec[5]
-            if not verify_signature(ch.organiser, sig,
-                                    attestation(ch.digest, player, stream, k, rec[0], val)):
-                raise _Bad("reveal-not-bound", idx - 1, f"{stream} step {k}: "
-                           + CHECKS["reveal-not-bound"])
-            if secret is not None and val != value(secret, ch.digest, player, stream, k):
-                raise _Bad("random-value", idx - 1, f"{stream} step {k} is not the value the "
-                           "published secret derives")
-            inp, _ = _random_input(game, state, d, None, val)
+            val = _value(rec, stream, k, ch, player, secret, idx - 1)
+            inp = dealer.answer(state, d, val)
         try:
             state = game.step(state, inp)
         except ValueError as e:
@@ -338,3 +416,20 @@ def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any]) ->
                    "final state than the replay's")
     if idx != len(bodies):
         raise _Bad("trailing", idx, "records follow the end record")
+
+
+def _value(rec: list[Any], stream: str, k: int, ch: Challenge, player: bytes,
+           secret: bytes | None, i: int) -> bytes:
+    """The value of random record `i`, checked: for this stream and step, attested by the
+    organiser for the head it is used at, and the secret's when the secret is published."""
+    if len(rec) != 6 or rec[2] != stream or type(rec[3]) is not int or rec[3] != k or \
+            type(rec[4]) is not bytes or len(rec[4]) != 32 or type(rec[5]) is not bytes:
+        raise _Bad("random-order", i, f"record {i} should reveal {stream} step {k}")
+    val, sig = rec[4], rec[5]
+    if not verify_signature(ch.organiser, sig, attestation(ch.digest, player, stream, k, rec[0],
+                                                           val)):
+        raise _Bad("reveal-not-bound", i, f"{stream} step {k}: " + CHECKS["reveal-not-bound"])
+    if secret is not None and val != value(secret, ch.digest, player, stream, k):
+        raise _Bad("random-value", i, f"{stream} step {k} is not the value the published "
+                   "secret derives")
+    return val

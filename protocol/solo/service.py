@@ -31,7 +31,7 @@ from versus.protocol.crypto.identity import Identity, verify_signature
 from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
 from versus.protocol.wire.canonical import TAG_SOLO_REQUEST, decode, encode
 
-from .challenge import Challenge, ChallengeError, OrganiserSecret
+from .challenge import Challenge, ChallengeError, OrganiserSecret, solo_game
 from .run import attestation, value
 
 WIRE_FORMAT = "versus-reveal/1"
@@ -267,7 +267,7 @@ class Entry:
 
 def stream_limits(game: Any, rules: Any) -> dict[str, int]:
     """The streams a run of `rules` uses and how many steps each can have: a deck's size (no
-    run deals more cards than its deck has), MAX_D6 dice."""
+    run reveals more cards than its deck has), MAX_D6 dice."""
     limits = {f"deck-{i}": deck.size for i, deck in enumerate(game.decks(rules))}
     if getattr(game, "chance", False):
         limits["d6"] = MAX_D6
@@ -344,9 +344,7 @@ class RevealService:
         if secret.challenge != challenge.digest:
             raise ChallengeError("secret-commitment", "the secret is not this challenge's")
         if limits is None:
-            from versus.engine.registry import get_game
-
-            game = get_game(challenge.game)
+            game = solo_game(challenge.game)  # ChallengeError: not a one-player game's
             limits = stream_limits(game, game.decode_rules(challenge.rules))
         self.challenge, self._secret = challenge, secret
         self.ledger = Ledger(limits, max_players)

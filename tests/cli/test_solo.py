@@ -95,3 +95,37 @@ def test_solo_usage_errors_are_one_line(tmp_path, capsys):
         assert err.count("\n") == 1 and err.startswith("versus "), (argv, err)
     assert main(["solo", "--challenge", s0, "--secret", s0, "--bot", "greedy"]) == 1
     assert "not a challenge file" in capsys.readouterr().err
+
+
+def test_two_player_games_are_refused_in_one_line(tmp_path, capsys):
+    """`versus solo --game grid` was an internal error (AttributeError) and `versus challenge
+    new --game grid` made a challenge no run could play: both are one line, exit 2."""
+    os.chmod(tmp_path, 0o700)
+    for game in ("grid", "versus42", "vanquishers"):
+        for argv in (["solo", "--game", game, "--bot", "greedy", "--identity",
+                      str(tmp_path / "me.key"), "--out", str(tmp_path / "r.run")],
+                     ["challenge", "new", "--game", game, "--identity",
+                      str(tmp_path / "org.key"), "--out", str(tmp_path / "c"), "--id", "g"],
+                     ["challenge", "daily", "--game", game, "--identity",
+                      str(tmp_path / "org.key"), "--out", str(tmp_path / "c")]):
+            capsys.readouterr()
+            assert main(argv) == 2, argv
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"game {game!r} is a 2-player game" in err, err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "r.run").exists()
+
+
+def test_verify_gives_hostile_run_files_a_verdict(tmp_path, capsys):
+    from tests.protocol.solo.test_hostile_runs import _two_player_run
+    from versus.protocol.wire.canonical import encode
+
+    files = {"grid.run": (_two_player_run("grid"), "not-solo"),
+             "old.run": (encode(["versus-solo-run/1", b"", [], None]), "old-format"),
+             "junk.run": (b"\x94\xb1versus-solo-run/2\x01\x02\x03", "malformed")}
+    for name, (data, check) in files.items():
+        (tmp_path / name).write_bytes(data)
+        capsys.readouterr()
+        assert main(["verify", str(tmp_path / name)]) == 1, name
+        out, err = capsys.readouterr()
+        assert out.startswith(f"{tmp_path / name}: INVALID: {check}: ") and err == "", \
+            (out, err)

@@ -1,11 +1,23 @@
 # Random playouts with invariants (SPEC Part M): cards are conserved, hidden cards never enter
-# `known` before a reveal, outcomes match the board, positions round-trip.
+# `known` before a reveal, outcomes match the board, positions round-trip. Each playout's decks
+# are in a random order (`orders`): a reveal names the card at the handle's deal position.
 from __future__ import annotations
 
 import hashlib
 
 from versus.engine.api import DecisionKind, Finished, Setup
 from versus.engine.multiverse import MULTIVERSE as G
+from versus.engine.multiverse import engine as E
+
+
+def orders(s, seed: int) -> list[list[str]]:
+    """Both decks' cards in a random (seeded) order: position k holds the k-th card dealt."""
+    out = []
+    for deck in (0, 1):
+        cards = list(G.unrevealed(s, deck))
+        keys = [hashlib.sha256(f"{seed}/{deck}/{i}".encode()).digest() for i in range(len(cards))]
+        out.append([c for _, c in sorted(zip(keys, cards, strict=True))])
+    return out
 
 
 def _zones(s) -> list[int]:
@@ -23,15 +35,17 @@ def test_playouts_invariants():
         diff = ("easy", "normal", "hard")[seed % 3]
         s = G.new_game(Setup(G.rules_from_options({"difficulty": diff}),
                              G.default_catalogue(), b"p"))
+        order = orders(s, seed)
         n = 0
         while not isinstance(d := G.decision(s), Finished):
             n += 1
             r = int.from_bytes(hashlib.sha256(f"{seed}/{n}".encode()).digest()[:8], "big")
             if d.kind is DecisionKind.DEAL:
-                left = G.undealt(s, d.deck)
-                inp = G.deal_input(left[r % len(left)])
+                inp = G.deal_input(E.next_handle(s.d, s.rules, s.cat, d.deck))
             elif d.kind is DecisionKind.REVEAL:
-                inp = G.reveal_input(d.handle, G.card_of(s, d.handle))
+                deck = E.deck_of(s.rules, s.cat, d.handle)
+                first = G.decks(s.rules)[deck].first
+                inp = G.reveal_input(d.handle, order[deck][d.handle - first])
             else:
                 legal = G.legal_actions(s)
                 inp = legal[r % len(legal)]
@@ -53,5 +67,5 @@ def test_playouts_invariants():
         if out == "defenses-eliminated":
             assert all(h < 0 for h in s.d["pdef"])
         if out == "deck-exhausted":
-            assert not G.undealt(s, 0)
+            assert E.deck_left(s.d, s.rules, s.cat, 0) == 0
         assert G.score(s) >= (100 if out == "victory" else 0)

@@ -17,7 +17,7 @@ from versus.engine.multiverse import cards as C
 from versus.engine.multiverse import engine as E
 from versus.engine.multiverse.rules import power_decklist
 
-from .support import advance, handle_in_hand, start
+from .support import advance, card, handle_in_hand, start
 
 NO_INSTANTS = ["ember-knight", "void-titan", "moss-giant", "storm-lancer", "rift-hound",
                "tide-warden", "quill-sage"]
@@ -200,8 +200,8 @@ def test_m17_enhance_replacement():
     row = s.d["rows"][0]
     assert G.decision(s).kind is DecisionKind.TURN and s.d["side"] == 0
     assert row["cards"][0] >= 0 and row["up"][0] is False  # a face-down replacement
-    assert G.card_of(s, row["cards"][0]) == "echo-twin"
-    assert any(G.card_of(s, h) == "spark" for h in s.d["discard"])
+    assert card(s, row["cards"][0]) == "echo-twin"
+    assert any(card(s, h) == "spark" for h in s.d["discard"])
 
 
 def test_m18_m14_mdraw_slow_super():
@@ -214,7 +214,7 @@ def test_m18_m14_mdraw_slow_super():
 
 def test_m19_draws_are_discards():
     s = _to_multiverse(["glass-sentinel"] * 3, ["spark", "dampen"])
-    ids = [G.card_of(s, h) for h in s.d["discard"]]
+    ids = [card(s, h) for h in s.d["discard"]]
     assert "spark" in ids and "dampen" in ids
 
 
@@ -235,7 +235,7 @@ def test_m21_m22_end_and_score():
     s = advance(G.step(s, f"attack {handle_in_hand(s, 'storm-lancer')} 2"), [])
     fin = G.decision(s)
     assert isinstance(fin, Finished) and fin.outcome == "victory" and fin.winner == 0
-    assert G.score(s) == 100 + 30 + len(G.undealt(s, 0))
+    assert G.score(s) == 100 + 30 + E.deck_left(s.d, s.rules, s.cat, 0)
     with pytest.raises(IllegalActionError):
         G.step(s, "draw")
 

@@ -28,3 +28,9 @@ def test_spec_worked_example_recomputes():
         assert f"v(d6, {k}) = `{v.hex()}` (below(6) = {below}: die {below + 1})" in ex
     daily = tagged_hash(TAG_SOLO_DAILY, b"\x01" * 32, "multiverse", "2025-03-01")
     assert re.search(rf"date 2025-03-01\) = `{daily.hex()}`", ex)
+
+
+def test_spec_s6_names_every_verify_code():
+    text = SPEC.read_text(encoding="utf-8")
+    s6 = text[text.index("- **S6 Verify**"):text.index("- **S7 What is proved")]
+    assert [c for c in R.CHECKS if f"`{c}`" not in s6] == []
