@@ -47,7 +47,8 @@ def _whose(q: int, seat: int) -> str:
 
 def _hero(card: object) -> str:
     name, kind = card.name, card.type  # type: ignore[attr-defined]
-    return name if kind is CardType.HERO else f"{name} (a {kind.value} card, not a hero)"
+    article = "an" if kind.value[0] in "aeiou" else "a"
+    return name if kind is CardType.HERO else f"{name} ({article} {kind.value} card, not a hero)"
 
 
 def _board_card(w: _Work, h: int) -> str:
