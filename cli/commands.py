@@ -441,10 +441,10 @@ def _wrapped(line: str) -> list[str]:
 
 def show_offer(say: Callable[[str], None], prefix: str, rules: MatchRules, seat: int,
                suffix: str = "") -> None:
-    """Say the offered rules in one line (`prefix`, then describe_offer, then `suffix`), then
-    the start position they carry, if any (start_lines)."""
-    say(printable(f"{prefix}{describe_offer(rules, seat)}{suffix}", MAX_START_LINE))
-    for line in start_lines(rules, seat):
+    """Say the offered rules (`prefix`, then describe_offer, then `suffix`: one line, wrapped
+    at OFFER_COLUMNS), then the start position they carry, if any (start_lines)."""
+    for line in [*_wrapped(f"{prefix}{describe_offer(rules, seat)}{suffix}"),
+                 *start_lines(rules, seat)]:
         say(line)
 
 

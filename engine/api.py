@@ -567,6 +567,22 @@ def fact_differences(facts: Sequence[Fact], new_game: Sequence[Fact]) -> tuple[s
     return tuple(out)
 
 
+def fact_lines(facts: Sequence[Fact], seat: int) -> list[str]:
+    """The facts of a two-player position as a few long lines (a terminal wraps them): the
+    general ones, then yours ("your ..." labels), then the opponent's ("opponent's ...")."""
+    sides: dict[str, list[str]] = {"your ": [], "opponent's ": []}
+    general: list[str] = []
+    for label, value in facts:
+        prefix = next((p for p in sides if label.startswith(p)), "")
+        (sides[prefix] if prefix else general).append(f"{label[len(prefix):]}: {value}")
+    lines = ["; ".join(general)] if general else []
+    lines += [f"{who} (player {player}): {'; '.join(sides[prefix])}"
+              for who, player, prefix in (("you", seat, "your "),
+                                          ("opponent", 1 - seat, "opponent's "))
+              if sides[prefix]]
+    return lines
+
+
 def first_turn(game: Game, rules: GameRules, catalogue: GameCatalogue,
                wanted: Callable[[GameState], bool], tries: int = 16) -> GameState:
     """A new game of `rules` (no start) played to its first turn decision, for what a start is

@@ -13,7 +13,7 @@
 # face-down cards are dealt to it later; here they are "face down" like the opponent's).
 from __future__ import annotations
 
-from ..api import Fact, StartView, fact_differences, first_turn
+from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
 from .cards import Kind
 from .positions import load_position
 from .rules import GridRules
@@ -32,7 +32,7 @@ def start_view(rules: GridRules, seat: int) -> StartView:
     new = first_turn(GRID, replace(rules, start=""), s.catalogue,
                      lambda state: state.first == s.first)
     facts = _facts(s, seat)
-    lines = _grid(s, seat) + [f"{k}: {v}" for k, v in facts]
+    lines = _grid(s, seat) + fact_lines(facts, seat)
     return StartView(tuple(lines), fact_differences(facts, _facts(new, seat)))
 
 

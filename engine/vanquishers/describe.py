@@ -15,7 +15,7 @@
 # declared cost, a hand or deck card a count).
 from __future__ import annotations
 
-from ..api import Fact, StartView, fact_differences, first_turn
+from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
 from .cards import CardType
 from .engine import CONDITIONS, S, State, Zone, _Work
 from .rules import Rules
@@ -120,14 +120,6 @@ def _facts(s: State, seat: int) -> list[Fact]:
 
 
 def _lines(s: State, seat: int) -> list[str]:
-    """Every fact, side by side as the text UI draws them: the turn, then each side."""
-    facts = dict(_facts(s, seat))
-    lines = [f"you are player {seat}; turn {facts['turn']}, {facts['to play']} to play, step "
-             f"{facts['step']}; exiles this turn {facts['exiles this turn']}"
-             + (f"; dice {facts['dice']}" if "dice" in facts else "")]
-    for q in (1 - seat, seat):
-        who = _whose(q, seat)
-        lines.append(f"{'you' if q == seat else 'opponent'} (player {q}):")
-        lines += [f"  {label[len(who) + 1:]}: {value}"
-                  for label, value in _side_facts(s, q, seat)]
-    return lines
+    """Every fact: the turn, then each side as the text UI gives it (its hero's values, its
+    board, its zones)."""
+    return fact_lines(_facts(s, seat), seat)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..api import Fact, StartView, fact_differences, first_turn
+from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
 from ..catalogue import find_catalogue
 from ..game import DECK, FIELD, HAND, State
 from ..positions import load_position, position_object
@@ -40,7 +40,7 @@ def start_view(ruleset: Ruleset, seat: int) -> StartView:
     new = first_turn(VERSUS42, replace(ruleset, start=""), s.cat,
                      lambda state: state.first == s.first)
     facts = _facts(s, seat)
-    lines = [f"you are player {seat}"] + _board(s, seat) + [f"{k}: {v}" for k, v in facts]
+    lines = _board(s, seat) + fact_lines(facts, seat)
     return StartView(tuple(lines), fact_differences(facts, _facts(new, seat)))
 
 
@@ -91,7 +91,7 @@ def _facts(s: State, seat: int) -> list[Fact]:
     obj = position_object(s)
     counts = [sum(t == tile for t in s.tiles) for tile in Tile]
     facts: list[Fact] = [
-        ("turn", str(s.turn + 1)),
+        ("turn", str(s.turn)),  # the position's counter, as the offer's line writes it
         ("to play", "you" if s.active == seat else "the opponent"),
         ("plays first", "you" if s.first == seat else "the opponent"),
         ("Actions used this turn", ", ".join(obj["used"]) or "none"),
