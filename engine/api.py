@@ -634,7 +634,8 @@ def start_view(game: Game, rules: GameRules, seat: int) -> StartView | None:
 
     try:
         view = member(rules, seat)
-    except (EngineError, ValueError, TypeError, KeyError, IndexError) as error:
+    except (EngineError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            ArithmeticError, AssertionError, RecursionError) as error:
         return StartView((), (f"the start position cannot be described ({type(error).__name__}:"
                               f" {error})"[:300],))
     if not isinstance(view, StartView):
