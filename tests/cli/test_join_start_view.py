@@ -221,3 +221,21 @@ def test_a_game_without_start_view_says_so() -> None:
     assert view is not None and view.lines == ()
     assert "does not describe its start positions" in view.differences[0]
     assert start_view(grid, replace(rules, start=""), 1) is None
+
+
+def test_a_description_is_printable_and_wrapped(monkeypatch) -> None:
+    """A game's description is peer-derived text (§4.13): escapes and bidi controls are shown
+    escaped, and every line is at most 80 columns."""
+    from versus.cli.commands import start_lines
+    from versus.engine import api
+    from versus.engine.api import StartView
+    from versus.protocol.match.rules import DealMode, MatchRules
+
+    grid = get_game("grid")
+    rules = MatchRules(rules_for_position(grid, json.dumps(fair("grid"))), DealMode.DECKLIST,
+                       game="grid")
+    monkeypatch.setattr(api, "start_view", lambda game, rules, seat: StartView(
+        ("\x1b[2Jcleared " + "word " * 40,), ("\u202eevil: 1 (new game: 0)",)))
+    lines = start_lines(rules, 1)
+    assert all(line.isprintable() and len(line) <= 80 for line in lines), lines
+    assert "\\x1b[2Jcleared" in lines[1] and "\\u202eevil" in lines[-1]
