@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
-from .cards import CardType
+from .cards import Card, CardType
 from .engine import CONDITIONS, S, State, Zone, _Work
 from .rules import Rules
 from .text import STEP_NAMES, load_position
@@ -26,27 +26,22 @@ def start_view(rules: Rules, seat: int) -> StartView:
     """The start of `rules` as `seat` sees it, and what differs from the new game."""
     from dataclasses import replace
 
+    from . import VANQUISHERS  # (the package imports this module on first use only)
+
     s = load_position(rules.start, None)
-    plain = replace(rules, start="")
-    game = _adapter()
     first = s.first if s.first >= 0 else s.active
-    new = first_turn(game, plain, s.cat, lambda state: state.active == first)
+    new = first_turn(VANQUISHERS, replace(rules, start=""), s.cat,
+                     lambda state: state.active == first)
     return StartView(tuple(_lines(s, seat)),
                      fact_differences(_facts(s, seat), _facts(new, seat)))
-
-
-def _adapter():  # type: ignore[no-untyped-def]
-    from . import VANQUISHERS
-
-    return VANQUISHERS
 
 
 def _whose(q: int, seat: int) -> str:
     return "your" if q == seat else "opponent's"
 
 
-def _hero(card: object) -> str:
-    name, kind = card.name, card.type  # type: ignore[attr-defined]
+def _hero(card: Card) -> str:
+    name, kind = card.name, card.type
     article = "an" if kind.value[0] in "aeiou" else "a"
     return name if kind is CardType.HERO else f"{name} ({article} {kind.value} card, not a hero)"
 
