@@ -399,6 +399,55 @@ def describe_offer(rules: MatchRules, seat: int) -> str:
     return "; ".join(parts)
 
 
+#: the width the joiner's view of a start is wrapped to (one terminal screen's width)
+OFFER_COLUMNS = 80
+#: longest line of a start's description before it is wrapped (a line quoting a long list)
+MAX_START_LINE = 2000
+
+
+def start_lines(rules: MatchRules, seat: int) -> list[str]:
+    """What a joiner is shown of an offered start position before it accepts (SPEC 3.C "What
+    the joiner is shown"): the position as its seat sees it, then each public value that
+    differs from the game's new game under the same rules, or that none does; [] for the new
+    game. Each line is printable (it comes from the peer's rules, §4.13) and at most
+    OFFER_COLUMNS wide: a longer one wraps, indented under its start."""
+    from versus.engine.api import start_view
+
+    view = start_view(rules.game_impl, rules.ruleset, seat)
+    if view is None:
+        return []
+    out = [f"the match starts from this position (you are player {seat}):"]
+    out += [x for line in view.lines for x in _wrapped("  " + line)]
+    if view.differences:
+        out.append(f"it differs from a new game of these rules in {len(view.differences)} "
+                   "public value(s):")
+        out += [x for line in view.differences for x in _wrapped("  - " + line)]
+    else:
+        out.append("no differences from a new game of these rules at its first turn")
+    return out
+
+
+def _wrapped(line: str) -> list[str]:
+    """One printable line, wrapped at OFFER_COLUMNS (a board row that fits stays as it is)."""
+    import textwrap
+
+    line = printable(line, MAX_START_LINE)
+    if len(line) <= OFFER_COLUMNS:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.wrap(line, OFFER_COLUMNS, subsequent_indent=indent,
+                         break_on_hyphens=False, drop_whitespace=True)
+
+
+def show_offer(say: Callable[[str], None], prefix: str, rules: MatchRules, seat: int,
+               suffix: str = "") -> None:
+    """Say the offered rules (`prefix`, then describe_offer, then `suffix`: one line, wrapped
+    at OFFER_COLUMNS), then the start position they carry, if any (start_lines)."""
+    for line in [*_wrapped(f"{prefix}{describe_offer(rules, seat)}{suffix}"),
+                 *start_lines(rules, seat)]:
+        say(line)
+
+
 class LogEcho:
     """Headless: the session's log lines (lost links, resumes, faults, claims; no narration
     without the UI) printed as they come, each one printable line (they quote the peer). Only
@@ -905,8 +954,8 @@ def other_game(offered: str, wanted: str) -> str:
 
 def ask_to_accept(offer: AcceptedOffer, out: TextIO, stdin: TextIO) -> bool:
     """Show the offered rules and read y/N (anything else, or end of input, is no)."""
-    print(f"{format_hostport(offer.host, offer.port)} offers: "
-          f"{describe_offer(offer.rules, offer.seat)}", file=out)
+    show_offer(lambda line: print(line, file=out), f"{format_hostport(offer.host, offer.port)}"
+               " offers: ", offer.rules, offer.seat)
     print("accept these rules and join? [y/N] ", end="", file=out, flush=True)
     return stdin.readline().strip().lower() in ("y", "yes")
 
@@ -949,12 +998,12 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                                                                    was_known)):
                     say(notice)
                 if rules.game != args.game:  # (before any offer is accepted)
-                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    show_offer(say, "the host offers: ", rules, seat)
                     made["other game"] = rules.game
                     return other_game(rules.game, args.game)
                 start = start_of(rules.game_impl, rules.ruleset)
                 if wanted_start is not None and start != wanted_start:
-                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    show_offer(say, "the host offers: ", rules, seat)
                     return ("the host offers another start than --start "
                             f"{args.start}" if start else
                             f"the host offers the new game, not the position of --start "
@@ -963,17 +1012,17 @@ async def join_match(args: argparse.Namespace, out: TextIO,
                     if (rules, seat) != (accepted.rules, accepted.seat):
                         return "the host now offers other rules than the player accepted"
                 elif start and wanted_start is None and args.accept_rules:
-                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    show_offer(say, "the host offers: ", rules, seat)
                     return ("the host offers a match from a start position, which "
                             "--accept-rules alone does not accept: join with --start FILE "
                             "holding that position")
                 elif not args.accept_rules:
-                    say(f"the host offers: {describe_offer(rules, seat)}")
+                    show_offer(say, "the host offers: ", rules, seat)
                     made["not accepted"] = True
                     return NOT_ACCEPTED
                 else:
-                    say(f"the host offers: {describe_offer(rules, seat)}; accepted "
-                        "(--accept-rules)")
+                    show_offer(say, "the host offers: ", rules, seat,
+                               "; accepted (--accept-rules)")
                 if deck is not None and rules.deal_mode is not DealMode.DECKLIST:
                     return "this player brings a deck, but the host deals from a shared pool"
                 try:
@@ -1135,9 +1184,9 @@ def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
                              "--accept-rules")
     if offer is not None:
         if args.accept_rules:
-            print(f"{format_hostport(offer.host, offer.port)} offers: "
-                  f"{describe_offer(offer.rules, offer.seat)}; accepted (--accept-rules)",
-                  file=out, flush=True)
+            show_offer(lambda line: print(line, file=out, flush=True),
+                       f"{format_hostport(offer.host, offer.port)} offers: ", offer.rules,
+                       offer.seat, "; accepted (--accept-rules)")
         elif not ask_to_accept(offer, out, stdin):
             raise CommandError("you did not accept the host's rules; nothing was joined")
         args.accepted_offer = offer

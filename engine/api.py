@@ -526,3 +526,119 @@ class StartPlan:
 
             raise RulesetError(f"the start position was made with catalogue "
                                f"{self.catalogue.hex()}, the match plays {digest.hex()}")
+
+
+# --- what a joiner is shown of a start (SPEC 3.C "What the joiner is shown") ------------------
+
+
+
+@frozen
+class StartView:
+    """A start position as one seat sees it before it accepts to play from it: `lines`, every
+    public value of the position (whose turn and step, each side's values, the board drawn as
+    the game's text UI draws it, face-up cards by name, hidden cards counted), and
+    `differences`, each public value that differs from the game's new game under the same
+    rules at its first turn decision, as "label: value (new game: value)". No differences: the
+    position is one a new game under these rules reaches before anybody has acted."""
+
+    lines: tuple[str, ...]
+    differences: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("lines", "differences"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple) or not all(isinstance(x, str) for x in value):
+                raise ValueError(f"StartView.{name} must be a tuple of str, got {value!r:.80}")
+
+
+#: a public value of a position as a seat sees it: (label, value), e.g. ("your Life", "20")
+Fact = tuple[str, str]
+
+
+def fact_differences(facts: Sequence[Fact], new_game: Sequence[Fact]) -> tuple[str, ...]:
+    """Each fact of a start that differs from the same-labelled fact of the new game (or that
+    the new game lacks, or has and the start lacks), in the start's order."""
+    theirs = dict(new_game)
+    ours = dict(facts)
+    out = [f"{label}: {value} (new game: {theirs.get(label, 'none')})"
+           for label, value in facts if theirs.get(label) != value]
+    out += [f"{label}: none (new game: {value})" for label, value in new_game
+            if label not in ours]
+    return tuple(out)
+
+
+def fact_lines(facts: Sequence[Fact], seat: int) -> list[str]:
+    """The facts of a two-player position as a few long lines (a terminal wraps them): the
+    general ones, then yours ("your ..." labels), then the opponent's ("opponent's ...")."""
+    sides: dict[str, list[str]] = {"your ": [], "opponent's ": []}
+    general: list[str] = []
+    for label, value in facts:
+        prefix = next((p for p in sides if label.startswith(p)), "")
+        (sides[prefix] if prefix else general).append(f"{label[len(prefix):]}: {value}")
+    lines = ["; ".join(general)] if general else []
+    lines += [f"{who} (player {player}): {'; '.join(sides[prefix])}"
+              for who, player, prefix in (("you", seat, "your "),
+                                          ("opponent", 1 - seat, "opponent's "))
+              if sides[prefix]]
+    return lines
+
+
+def first_turn(game: Game, rules: GameRules, catalogue: GameCatalogue,
+               wanted: Callable[[GameState], bool], tries: int = 16) -> GameState:
+    """A new game of `rules` (no start) played to its first turn decision, for what a start is
+    compared with: each DEAL takes its deck's handles in order (as from a shared pool), each
+    CHANCE an outcome of a fixed schedule, each CHOICE its first answer. Of the schedules tried
+    in order (the setup seed and the chance outcomes vary), the first whose state is `wanted`
+    (e.g. the same player plays first as in the start), else the first one."""
+    import hashlib
+
+    decks = game.decks(rules)
+    found = None
+    for attempt in range(tries):
+        state = game.new_game(Setup(rules, catalogue, b"new-game-%d" % attempt))
+        dealt, rolls = [0] * len(decks), 0
+        for _ in range(10 * MAX_DECK_CARDS):
+            d = game.decision(state)
+            if isinstance(d, Finished) or d.kind in (DecisionKind.TURN, DecisionKind.REVEAL):
+                break
+            if d.kind is DecisionKind.DEAL:
+                state = game.step(state, game.deal_input(decks[d.deck].first + dealt[d.deck]))
+                dealt[d.deck] += 1
+                continue
+            options = game.legal_actions(state)
+            if d.kind is DecisionKind.CHANCE:  # 0: high then low, 1: low then high, then mixed
+                pick = (len(options) - 1) * ((rolls + attempt + 1) % 2) if attempt < 2 else \
+                    hashlib.sha256(b"%d/%d" % (attempt, rolls)).digest()[0] % len(options)
+                rolls += 1
+            else:
+                pick = 0
+            state = game.step(state, options[pick])
+        if wanted(state):
+            return state
+        found = state if found is None else found
+    return found
+
+
+def start_view(game: Game, rules: GameRules, seat: int) -> StartView | None:
+    """What `seat` is shown of the start `rules` carry before it accepts (the game's optional
+    member `start_view(rules, seat)`), None for rules without a start. A game without the
+    member, or one whose description fails, says so as a difference: the joiner then knows it
+    is not shown what it would rely on."""
+    if not start_of(game, rules):
+        return None
+    member = getattr(game, "start_view", None)
+    if member is None:
+        return StartView((), (f"game {game.id!r} does not describe its start positions: what "
+                              "differs from its new game is not known",))
+    from .errors import EngineError
+
+    try:
+        view = member(rules, seat)
+    except (EngineError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            ArithmeticError, AssertionError, RecursionError) as error:
+        return StartView((), (f"the start position cannot be described ({type(error).__name__}:"
+                              f" {error})"[:300],))
+    if not isinstance(view, StartView):
+        raise TypeError(f"game {game.id!r}: start_view must return a StartView, got "
+                        f"{type(view).__name__}")
+    return view

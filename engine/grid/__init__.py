@@ -68,6 +68,12 @@ class Grid:
     def describe_rules(self, rules: GridRules) -> str:
         return _rules(rules).describe()
 
+    def start_view(self, rules: GridRules, seat: int) -> Any:
+        """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
+        from .describe import start_view
+
+        return start_view(rules, seat)
+
     def rules_for_position(self, text: str | bytes) -> GridRules:
         """The rules of a match that starts from this position (its own rules, the position
         as their `start`, SPEC Part G "Start positions"); PositionError says why it cannot."""

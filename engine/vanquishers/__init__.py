@@ -78,6 +78,12 @@ class Vanquishers:
         start = canonical_start(text)
         return Rules.from_options({**json.loads(start)["rules"], "start": start})
 
+    def start_view(self, rules: Rules, seat: int) -> Any:
+        """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
+        from .describe import start_view
+
+        return start_view(rules, seat)
+
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
         return default_catalogue()

@@ -70,6 +70,12 @@ class Versus42:
         options = json.loads(start)["rules"]
         return Ruleset.from_options(**{**options, "start": start})
 
+    def start_view(self, rules: Ruleset, seat: int) -> Any:
+        """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
+        from .describe import start_view
+
+        return start_view(rules, seat)
+
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
         return default_catalogue()

@@ -49,7 +49,7 @@ def test_the_offer_is_shown_and_only_yes_accepts() -> None:
                              ("", False), ("maybe\n", False)):
         out = io.StringIO()
         assert ask_to_accept(offer, out, io.StringIO(answer)) is accepted
-        text = out.getvalue()
+        text = " ".join(out.getvalue().split()) + " "  # the offer wraps at 80 columns
         assert text.startswith("127.0.0.1:4242 offers: versus42, decklist, deck 12, hand 3, "
                                "ordered actions, 5x4 field, 60 turns max, clock 300 s + 2 s; ")
         assert "you play seat 1" in text and text.endswith("[y/N] ")
@@ -72,7 +72,9 @@ def test_headless_join_needs_accept_rules(tmp_path) -> None:
         host_out, host_err = host.communicate(timeout=max(1, deadline - time.monotonic()))
     finally:
         host.kill()
-    # declined: the rules were shown, one line on stderr names the option, exit 1
+    # declined: the rules were shown (wrapped at 80 columns), one line on stderr names the
+    # option, exit 1
+    refused_out = " ".join(refused_out.split())
     assert refused.returncode == 1, refused_err
     assert "the host offers: versus42, decklist, deck 12, hand 3, ordered actions" in refused_out
     assert "clock 300 s + 2 s" in refused_out and "you play seat 1" in refused_out
@@ -187,6 +189,7 @@ def test_a_headless_join_takes_a_start_only_with_the_same_start_file(tmp_path) -
     declined = [line for line in "".join(host_lines).splitlines() + host_out.splitlines()
                 if "declined the match" in line]
     assert len(declined) == 2  # the host logged both declines and kept waiting
+    bare_out, wrong_out = " ".join(bare_out.split()), " ".join(wrong_out.split())
     assert bare.returncode == 1 and "from start position " in bare_out
     assert len(bare_err.strip().splitlines()) == 1
     assert "--accept-rules alone does not accept: join with --start FILE" in bare_err
