@@ -136,9 +136,9 @@ def _check_card(s: State, h: int) -> None:
         raise _bad(f"host[{h}]", host, "is set, but only a card on the board is attached")
     if card is None and zone not in (Zone.DECK, Zone.HAND, Zone.TRAP) and \
             not (zone is Zone.EXILE and s.dec == (D.REVEAL, p, h)):
-        raise _bad(f"card[{h}]", None, f"(hidden) in zone {zone.name.lower()}: a card leaves "
-                   "the deck, hand or traps only revealed (an exiled card: at its pending "
-                   "reveal, V6.4)")
+        raise _bad(f"zone[{h}]", int(zone), f"({zone.name.lower()}) holds a hidden card "
+                   f"(card[{h}] null): a card leaves the deck, hand or traps only revealed (an "
+                   "exiled card: at its pending reveal, V6.4)")
     if zone is Zone.DECK and card is not None:
         raise _bad(f"card[{h}]", card.id, "is named, but a deck card is never revealed")
     if zone is Zone.TRAP:

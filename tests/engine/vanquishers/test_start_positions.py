@@ -265,7 +265,7 @@ def _attached_hidden(st: dict) -> None:  # type: ignore[type-arg]
     (lambda o: o.pop("catalogue"), "catalogue"),
     (lambda o: o.update(catalogue="00" * 32), "not a shipped catalogue"),
     (lambda o: o.update(game="grid"), "must be 'vanquishers'"),
-    (_state(_hidden_discarded), r"state.card\[\d+\]: None \(hidden\) in zone discard"),
+    (_state(_hidden_discarded), r"state.zone\[\d+\]: 4 \(discard\) holds a hidden card"),
     (_state(_public_deck_card), r"state.card\[\d+\]: 'kinetic-rounds' is named, but a deck"),
     (_state(_attached_hidden), r"state.host\[\d+\]: 0 is set, but only a card on the board"),
     (_state(_no_hidden_card), "player 1 has no hidden card"),
