@@ -218,15 +218,18 @@ def mutate(text: str, changes: list[tuple]) -> str:  # type: ignore[type-arg]
 def play_from_start(rules: Rules, seed: int) -> Finished:
     """A random game from the start of `rules`: each player brings a legal deck of its hidden
     cards' size; every input is a deal, a true reveal, a die or a listed action; every state
-    hashes (the 16-bit encoding holds every counter)."""
+    hashes (the 16-bit encoding holds every counter) and its positions load."""
     rng = random.Random(seed)  # a test's own stream: nothing here is secret
     s, _ = deal_back(G, rules, G.new_game(Setup(rules, CAT, b"seed")))
     identity = {}
     for deck in G.decks(rules):
         cards = starter_deck(CAT, rules.heroes[deck.owner], 70)  # type: ignore[index]
         identity.update(zip(deck.handles, rng.sample(cards, deck.size), strict=False))
-    for _ in range(20_000):
+    for i in range(20_000):
         G.state_hash(s)
+        if i % 16 == 0:  # the positions of a start match load (a start's copies counted apart)
+            text = G.dump_position(s)
+            assert G.dump_position(load_position(text)) == text
         d = G.decision(s)
         if isinstance(d, Finished):
             return d
