@@ -18,8 +18,8 @@
 # Legality that depends on a hidden identity is settled when the card is revealed: an honest
 # player can answer every action `legal_actions` lists whatever its hidden cards are (a card
 # that turns out not to be activatable fizzles, V8.2; a face-down card that is no trap of the
-# declared cost is a decoy, V8.6), and a reveal that breaks a deck-building rule (copies, V3)
-# is refused: that is a cheat, blamed on the revealing seat.
+# declared cost, or a trap named as one set face up, is a decoy, V8.6), and a reveal that breaks
+# a deck-building rule (copies, V3) is refused: that is a cheat, blamed on the revealing seat.
 from __future__ import annotations
 
 import hashlib
@@ -772,11 +772,17 @@ def _end_turn(w: _Work) -> None:
 
 def _spring(w: _Work, t: int) -> None:
     """A triggered trap resolves (V8.6): a trap of the declared cost takes effect; any other
-    card set face down is a decoy and only goes to the discard pile."""
+    card set face down is a decoy and only goes to the discard pile. So is a trap that shares
+    its name with a trap its owner set face up: two traps of a name are never active at once,
+    the face-up one was checked when it was set, the face-down one could not be (its name was
+    hidden), so the face-down one gives way. Its reveal is still accepted: an honest player
+    whose listed `trap h c` turns out so is never refused."""
     owner, card, declared = w.owner(t), w.c(t), w.aux[t]
     _discard(w, t)
     if card is None or card.subtype is not Subtype.TRAP or card.cost != declared:
         return
+    if any(w.card[x] == w.card[t] for x in w.mine(owner, Zone.TRAP)):
+        return  # a second active trap of that name (V8.6): a decoy
     if card.effect is Effect.JAM:
         w.attack[2] = 1
     elif card.effect is Effect.EVADE:
@@ -975,10 +981,7 @@ def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
         if copies > limit:
             raise IllegalActionError(f"input {text!r}: player {p}'s deck would hold {copies} "
                                      f"copies of {card.id!r}, at most {limit} (V3.2)")
-    if s.zone[h] == Zone.TRAP and any(s.card[x] == index for x in s.handles(p, Zone.TRAP)):
-        raise IllegalActionError(f"input {text!r}: a trap named {card.id!r} is already set "
-                                 f"(V8.6)")
-    w.card[h] = index
+    w.card[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
 
 
 def _choose(w: _Work, s: State, inp: Move) -> None:

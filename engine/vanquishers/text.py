@@ -13,6 +13,7 @@ from typing import Any
 
 from ..api import DecisionKind, Finished, position_object_of, position_reader
 from ..errors import PositionError
+from .bounds import check_position
 from .cards import Catalogue, canonical_json, default_catalogue
 from .engine import (
     CONDITIONS,
@@ -316,6 +317,7 @@ def load_position(text: str | bytes, catalogue: Catalogue | None = None) -> Stat
         raise
     except Exception as e:
         raise PositionError(f"state.decision: not a valid decision ({e})") from None
+    check_position(s)  # every field within what the rules reach (bounds.py)
     if dump_position(s) != text:
         raise PositionError("position: not in canonical form (sorted keys, no spaces)")
     return s

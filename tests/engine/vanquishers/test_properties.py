@@ -7,12 +7,15 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from versus.engine.api import Finished, Setup
 from versus.engine.errors import PositionError
 from versus.engine.vanquishers import VANQUISHERS as G
+from versus.engine.vanquishers import starter_deck, validate_deck
+from versus.engine.vanquishers.engine import Verb, Zone
 from versus.engine.vanquishers.rules import Mode, Rules
 
 from .referee import Game, random_chooser, useful_chooser
@@ -83,6 +86,39 @@ def test_positions_round_trip(game: Game) -> None:
         assert G.dump_position(loaded) == text
         assert G.state_hash(loaded) == G.state_hash(after)
         assert G.legal_actions(loaded) == G.legal_actions(after)
+
+
+def trap_deck(hero: str, size: int = 30) -> list[str]:
+    """A legal deck with 4 of each of two traps: random play sets a trap face up (a trap played
+    face up fizzles and stays public) and a copy face down often."""
+    traps = ["tripwire"] * 4 + ["smoke-screen"] * 4
+    base = [c for c in starter_deck(CAT, hero, size) if c not in traps]
+    deck = base[:size - len(traps)] + traps
+    validate_deck(CAT, hero, deck, size)
+    return deck
+
+
+@pytest.mark.parametrize(("mode", "seed"), [(Mode.STANDARD, "vq-trap/8"),
+                                            (Mode.ADVANCED, "vq-trap/24")])
+def test_a_face_down_trap_named_as_a_face_up_one_springs_as_a_decoy(mode: Mode, seed: str
+                                                                     ) -> None:
+    """Found by review: the legal list offered `trap h c` for a hidden card; when it sprang and
+    was named as a trap its owner had set face up, its true reveal was refused ("a trap named
+    'tripwire' is already set"), so the engine framed an honest player. These random games
+    (seeds found so) reach that spring; they now end, and the card was a decoy (V8.6)."""
+    rules = Rules(mode=mode)
+    game = Game(rules, seed=seed, decks=(trap_deck(rules.hero0), trap_deck(rules.hero1)),
+                choosers=(random_chooser, random_chooser))
+    assert isinstance(game.play(), Finished)
+    sprung = []
+    for before, inp, after in game.history:
+        if inp.verb is Verb.REVEAL and before.zone[inp.handle] == Zone.TRAP:
+            owner = before.owner(inp.handle)
+            face_up = {before.card[t] for t in before.handles(owner, Zone.TRAP)}
+            if after.card[inp.handle] in face_up:
+                sprung.append(inp)
+    assert sprung  # the game reached the case, and went on
+    assert G.state_hash(game.state)
 
 
 def test_a_bad_position_names_the_field() -> None:

@@ -480,3 +480,29 @@ def test_v13_narration_names_a_hidden_card_only_to_its_owner() -> None:
         G.narrate(before, G.parse_input("trap 30 1"), after, 1, mine))
     start = G.new_game(Setup(Rules(), CAT, b"s"))
     assert "highest plays first" in " ".join(G.narrate_start(start, 0))
+
+
+def test_v8_a_face_down_trap_named_as_a_face_up_one_is_a_decoy_not_a_refused_reveal() -> None:
+    """The legal list offers `trap h c` for a hidden card; when it springs and turns out to be
+    named as a trap set face up, its true reveal is accepted and it is a decoy (V8.6)."""
+    s = Scene(hands=[[], ["tripwire", "tripwire"]], storage=(0, 4), active=1,
+              boards=[["rail-pistol", "kinetic-rounds"], []])
+    s.do("play 30")  # a trap played face up fizzles: now public in the hand (V8.2)
+    assert s.state.public_card(30).id == "tripwire" and s.zone(30) is Zone.HAND
+    assert "trap 30 1" in s.legal() and "trap 31 1" in s.legal()
+    s.do("trap 30 1", "trap 31 1", "end")
+    while s.state.active != 0 or s.state.phase != 6:
+        s.do("next")
+    s.do("target 0")
+    life = s.side(0)[S.SHIELD] + s.side(0)[S.LIFE]
+    s.dice = [1, 1]
+    s.do("pick 31")  # reveal 31 tripwire: accepted
+    assert s.state.public_card(31).id == "tripwire" and s.zone(31) is Zone.DISCARD
+    assert s.side(0)[S.SHIELD] + s.side(0)[S.LIFE] == life  # no counter damage: a decoy
+    assert s.zone(30) is Zone.TRAP  # the face-up tripwire stays set
+    while s.state.active != 0 or s.state.phase != 6:
+        s.do("next")
+    s.do("target 0")
+    s.dice = [1, 1]
+    s.do("pick 30")  # the face-up one still works
+    assert s.side(0)[S.SHIELD] + s.side(0)[S.LIFE] == life - 2

@@ -258,16 +258,16 @@ def _attached_hidden(st: dict) -> None:  # type: ignore[type-arg]
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (lambda o: o["state"].update(result=[0, 1], decision=[0]), "not finished"),
+    (lambda o: o["state"].update(result=[0, 1], decision=[0]), r"state.result: \[0, 1\] \("),
     (_state(lambda st: st.update(decision=[3, st["active"]])), "waits for the active player"),
-    (_state(lambda st: st.update(tasks=[[10]])), "no task, attack or roll pending"),
-    (_state(lambda st: st.update(dice=[4])), "no task, attack or roll pending"),
+    (_state(lambda st: st.update(tasks=[[10]])), r"state.decision: .* \(turn\) .* no task"),
+    (_state(lambda st: st.update(dice=[4])), r"state.decision: .* \(turn\) .* no task, die"),
     (lambda o: o.pop("catalogue"), "catalogue"),
     (lambda o: o.update(catalogue="00" * 32), "not a shipped catalogue"),
     (lambda o: o.update(game="grid"), "must be 'vanquishers'"),
-    (_state(_hidden_discarded), "hidden cards are in a deck, a hand or set face down"),
-    (_state(_public_deck_card), "deck card of a start position is hidden"),
-    (_state(_attached_hidden), "attached to nothing"),
+    (_state(_hidden_discarded), r"state.zone\[\d+\]: 4 \(discard\) holds a hidden card"),
+    (_state(_public_deck_card), r"state.card\[\d+\]: 'kinetic-rounds' is named, but a deck"),
+    (_state(_attached_hidden), r"state.host\[\d+\]: 0 is set, but only a card on the board"),
     (_state(_no_hidden_card), "player 1 has no hidden card"),
 ])
 def test_a_position_that_cannot_start_says_why(change, message) -> None:  # type: ignore[no-untyped-def]
