@@ -34,7 +34,7 @@ from versus.protocol.solo.challenge import (
     parse_secret,
 )
 
-from .targets import seeded_rng
+from .rng import seeded_rng
 
 #: the games whose position reader is fuzzed, picked by the first byte
 POSITION_GAMES = ("versus42", "grid", "vanquishers", "multiverse")

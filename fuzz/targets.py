@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from fuzz import files
+from fuzz.rng import seeded_rng
 from versus.p2p.discovery import (
     SIGNATURE_DOMAIN,
     GameTable,
@@ -73,20 +74,8 @@ from versus.protocol.wire.transcript import (
     verify_chain,
 )
 
-Rng = Callable[[int], bytes]
-
 #: the largest input a fuzzer should build for each target (bounds time per input)
 MAX_INPUT = 1 << 16
-
-
-def seeded_rng(label: str) -> Rng:
-    """Deterministic bytes (SHAKE-256 over a label and a counter), fresh on every call."""
-    counter = itertools.count()
-
-    def rng(size: int) -> bytes:
-        return hashlib.shake_256(f"fuzz/{label}/{next(counter)}".encode()).digest(size)
-
-    return rng
 
 
 @functools.cache
@@ -545,12 +534,10 @@ TARGETS: dict[str, Target] = {
 }
 
 
-def _register_file_targets() -> None:
+def _file_targets() -> tuple[Target, ...]:
     """The targets of fuzz/files.py (positions, solo files, reveal messages, invites, NAT
-    datagrams): imported here so that TARGETS names every target once."""
-    from . import files
-
-    for target in (
+    datagrams), so that TARGETS names every target once."""
+    return (
         Target("position", files.fuzz_position, files.position_seeds,
                "every game's load_position and rules_for_position; accepted ones played on"),
         Target("solo", files.fuzz_solo, files.solo_seeds,
@@ -561,8 +548,7 @@ def _register_file_targets() -> None:
                "p2p/invite.py parse_invite and p2p/nat/relay.py RelayAddress.parse"),
         Target("nat", files.fuzz_nat, files.nat_seeds,
                "p2p/nat PCP and NAT-PMP decode_response and decode_request"),
-    ):
-        TARGETS[target.name] = target
+    )
 
 
-_register_file_targets()
+TARGETS.update((target.name, target) for target in _file_targets())
