@@ -6,16 +6,20 @@
 # layer) then one canonical msgpack body (protocol/wire/canonical.py): a request of at most
 # MAX_REQUEST bytes, an answer or a refusal of at most MAX_ANSWER. The server reads a frame
 # within FRAME_TIMEOUT of its first byte, waits FRAME_TIMEOUT for a connection's first request
-# and at most IDLE_TIMEOUT for the next ones (a person thinks between random steps; the client
-# reconnects after), answers each request in order, and closes the connection after a frame
-# it cannot read (oversize, empty, not canonical) with a refusal saying why: the stream
-# position is lost or the client is broken. Every other refusal (wrong challenge, bad
-# signature, out of order, second history...) is answered and the connection closed too: a
-# connection holds its slot past its first request only while its requests are answered, so
-# no one can hold slots with requests that cost nothing to make (a wrong digest needs no
-# signature). At most MAX_CONNECTIONS at once, PER_SOURCE of them from one address; one more is
-# told "busy" and closed. The ledger step and its fsync run in a worker thread, one at a
-# time, so a slow disk does not stall the other connections.
+# and closes a connection IDLE_TIMEOUT after its last NEW step (a person thinks between random
+# steps; the client reconnects after): a repeated answer renews nothing, so asking the same
+# step again and again holds no slot. It answers each request in order, and closes the
+# connection after a frame it cannot read (oversize, empty, not canonical) with a refusal
+# saying why: the stream position is lost or the client is broken. Every other refusal (wrong
+# challenge, bad signature, out of order, second history...) is answered and the connection
+# closed too: a connection holds its slot past its first request only while its requests are
+# answered, so no one can hold slots with requests that cost nothing to make (a wrong digest
+# needs no signature). Who holds the MAX_CONNECTIONS slots is the sans-IO `Slots` policy
+# (protocol/solo/service.py): per address group (p2p/connect.py's `source_prefix`: an IPv4
+# address, an IPv6 /64), per player key, and a fair share when full, the newcomer evicting a
+# connection of a crowded group or one without progress; one that gets no slot is told "busy"
+# and closed. The ledger step and its fsync run in a worker thread, one at a time, so a slow
+# disk does not stall the other connections.
 #
 # Durability. The state file is an append-only log of frames: a header [format, challenge
 # digest] then one ledger entry per answered step, written and fsynced BEFORE the answer is sent
@@ -37,6 +41,7 @@ from typing import Any
 
 import trio
 
+from versus.p2p.connect import stream_source
 from versus.p2p.errors import FrameTooLargeError, MalformedFrameError, TransportError
 from versus.p2p.framing import LENGTH_PREFIX, FrameDecoder, encode_frame
 from versus.protocol.crypto.identity import Identity, fingerprint
@@ -53,6 +58,9 @@ from versus.protocol.solo.service import (
     RevealRequest,
     RevealService,
     ServiceBusy,
+    Slot,
+    SlotLimits,
+    Slots,
     StateError,
     Timeout,
     Unavailable,
@@ -65,7 +73,10 @@ IDLE_TIMEOUT = 300.0
 FRAME_TIMEOUT = 10.0
 SEND_TIMEOUT = 10.0
 MAX_CONNECTIONS = 64
-PER_SOURCE = 4  # connections at once from one address (a player needs one)
+PER_SOURCE = 4  # connections at once from one address group (a player needs one)
+PER_KEY = 2  # connections at once of one player key (a retry may overlap its lost one)
+REPEATS = 2  # repeated answers per step on one connection (a client retries once)
+GRACE = 10.0  # seconds without progress after which a connection yields its slot when full
 CLIENT_TIMEOUT = 30.0
 MAX_STATE_FRAME = 256
 
@@ -83,11 +94,21 @@ class Limits:
     send: float = SEND_TIMEOUT
     connections: int = MAX_CONNECTIONS
     per_source: int = PER_SOURCE
+    per_key: int = PER_KEY
+    repeats: int = REPEATS
+    grace: float = GRACE
 
     def __post_init__(self) -> None:
-        if min(self.idle, self.frame, self.send) <= 0 or min(self.connections,
-                                                              self.per_source) < 1:
+        if min(self.idle, self.frame, self.send) <= 0:
             raise ValueError(f"service limits must be positive: {self}")
+        self.slots()  # the connection limits are checked there
+
+    def slots(self) -> SlotLimits:
+        try:
+            return SlotLimits(self.connections, self.per_source, self.per_key, self.repeats,
+                              self.grace)
+        except LocalProtocolError as e:
+            raise ValueError(str(e)) from None
 
 
 # --- the state file -----------------------------------------------------------------------------
@@ -186,20 +207,18 @@ class _Closed(Exception):
 
 
 async def _read_frame(stream: trio.abc.Stream, decoder: FrameDecoder, limits: Limits,
-                      first: bool) -> bytes:
-    """The next request frame body: its first byte within `idle` (`frame` for the first
-    request of a connection: a client connects when it needs a value, so idle connections
-    cannot hold the slots), else _Closed, as at a clean end; all of it within `frame` of its
-    first byte (Timeout: no dripping); a bad frame as a RevealRefused (or the framing
-    layer's error)."""
+                      until: float) -> bytes:
+    """The next request frame body: its first byte by `until` (the connection's deadline:
+    its first request within `frame` of the connection, a later one within `idle` of its
+    last new step), else _Closed, as at a clean end; all of it within `frame` of its first
+    byte (Timeout: no dripping); a bad frame as a RevealRefused (or the framing layer's
+    error)."""
     deadline: float | None = None
     while (frame := decoder.next_frame()) is None:
         if decoder.in_frame and deadline is None:
             deadline = trio.current_time() + limits.frame
-        wait = limits.frame if first else limits.idle
-        until = deadline if deadline is not None else trio.current_time() + wait
         data = b""
-        with trio.move_on_at(until) as scope:
+        with trio.move_on_at(deadline if deadline is not None else until) as scope:
             data = await stream.receive_some(4096)
         if scope.cancelled_caught:
             if decoder.in_frame:
@@ -228,32 +247,34 @@ class Server:
         service.ledger.load(entries)
         self.service, self.state, self.log = service, state, log
         self.limits = limits or Limits()
-        self._slots = trio.Semaphore(self.limits.connections)
-        self._per_source: dict[str, int] = {}
+        self.slots = Slots(self.limits.slots())
+        self._scopes: dict[Slot, trio.CancelScope] = {}
         self._ledger_lock = trio.Lock()  # one ledger step (and its fsync) at a time
         self.answered = 0
+        self.evicted = 0
 
     async def handle(self, stream: trio.SocketStream) -> None:
         try:
             source, port = stream.socket.getpeername()[:2]
             peer = f"{source}:{port}"
         except OSError:
-            source = peer = "a client"
+            peer = "a client"
         try:
-            if self._slots.value == 0 or self._per_source.get(source, 0) >= \
-                    self.limits.per_source:
-                await _send(stream, refusal_bytes(ServiceBusy(
-                    f"the service serves {self.limits.connections} connections at once, "
-                    f"{self.limits.per_source} per address; retry later")), self.limits)
-                return
-            self._per_source[source] = self._per_source.get(source, 0) + 1
             try:
-                async with self._slots:
-                    await self._serve_connection(stream, peer)
+                slot, victim = self.slots.admit(stream_source(stream), trio.current_time())
+            except ServiceBusy as busy:
+                await _send(stream, refusal_bytes(busy), self.limits)
+                return
+            self._evict(victim)
+            try:
+                with trio.CancelScope() as scope:
+                    self._scopes[slot] = scope
+                    await self._serve_connection(stream, peer, slot)
+                if scope.cancelled_caught:
+                    self.log(f"{peer}: evicted to make room for another connection; closed")
             finally:
-                self._per_source[source] -= 1
-                if not self._per_source[source]:
-                    del self._per_source[source]
+                self.slots.release(slot)
+                self._scopes.pop(slot, None)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
             self.log(f"{peer}: connection lost: {e or type(e).__name__}")
         except trio.TooSlowError:
@@ -262,12 +283,23 @@ class Server:
             with trio.move_on_after(1):
                 await stream.aclose()
 
-    async def _serve_connection(self, stream: trio.SocketStream, peer: str) -> None:
+    def _evict(self, victim: Slot | None) -> None:
+        """Close the connection the slot policy gave up (silently: its client reconnects)."""
+        if victim is not None:
+            self.evicted += 1
+            scope = self._scopes.get(victim)
+            if scope is not None:
+                scope.cancel()
+
+    async def _serve_connection(self, stream: trio.SocketStream, peer: str,
+                                slot: Slot) -> None:
         decoder = FrameDecoder(MAX_REQUEST, peer=f"client {peer}")
         first = True
         while True:
+            until = slot.opened + self.limits.frame if first else \
+                slot.progress + self.limits.idle
             try:
-                frame = await _read_frame(stream, decoder, self.limits, first)
+                frame = await _read_frame(stream, decoder, self.limits, until)
                 first = False
             except _Closed:
                 return
@@ -278,17 +310,26 @@ class Server:
             except (MalformedRequest, Timeout) as e:
                 return await self._refuse_and_close(stream, peer, e)
             try:
-                async with self._ledger_lock:
-                    answer, refused = await trio.to_thread.run_sync(
-                        self.service.answer, frame, self.state.append)
-            except OSError as e:
-                self.log(f"cannot record a step in {self.state.path}: {e}")
-                return await self._refuse_and_close(stream, peer, Unavailable(
-                    "the service cannot record the step now; retry later"))
-            if refused is not None:  # answered, then closed (module comment)
+                answer = await self._answer(frame, slot)
+            except RevealRefused as refused:  # answered, then closed (module comment)
                 return await self._refuse_and_close(stream, peer, refused)
             self.answered += 1
             await _send(stream, answer, self.limits)
+
+    async def _answer(self, frame: bytes, slot: Slot) -> bytes:
+        """The answer to one request frame on `slot`; RevealRefused (Unavailable when our
+        disk fails)."""
+        request = self.service.request(frame)
+        self._evict(self.slots.bind(slot, request.player))
+        try:
+            async with self._ledger_lock:
+                answer, step = await trio.to_thread.run_sync(
+                    self.service.respond, request, self.state.append)
+        except OSError as e:
+            self.log(f"cannot record a step in {self.state.path}: {e}")
+            raise Unavailable("the service cannot record the step now; retry later") from None
+        self.slots.answered(slot, request.stream, request.k, step, trio.current_time())
+        return answer
 
     async def _refuse_and_close(self, stream: trio.SocketStream, peer: str,
                                 error: RevealRefused) -> None:

@@ -22,17 +22,27 @@
 #   renewed only by a strictly newer timestamp, so a repeated datagram never extends it: one
 #   datagram can keep a game listed at most until its timestamp + FRESHNESS_WINDOW + GAME_TTL.
 # - A bounded table with expiry. At most MAX_GAMES (64) games; an entry not renewed for
-#   GAME_TTL (10 s, ten announcement rounds) expires, and when the table is full a new game
-#   evicts the entry renewed least recently. A host that keeps announcing is the most recently
-#   renewed entry after each of its rounds, so a flood can hide it only while the flood lasts.
+#   GAME_TTL (10 s, ten announcement rounds) expires, and when the table is full a game let in
+#   evicts an entry heard in one round only (a fresh key sent once: what a flood is made of)
+#   before one heard in two, each time the least recently renewed. A host that keeps
+#   announcing is heard in two rounds, so a flood of fresh keys hides it only while the flood
+#   lasts, and once it is back they evict one another, not it.
 # - A rate limit per source. Each source address (IPv4, or IPv6 with its zone) may bring in
 #   at most NEW_GAMES_PER_SOURCE (4) distinct new games per fixed
 #   window of SOURCE_INTERVAL (10 s), and hold at most MAX_GAMES_PER_SOURCE (8) places at once.
-#   Renewals are free, and a game the source already brought in during the window comes back
-#   free after an eviction (so a flood from elsewhere cannot use up a real host's share). One
-#   neighbour therefore never holds more than 8 of the 64 places; keeping a host that announces
-#   every second out of the table takes 64 new games every second, so at least 160 source
-#   addresses (UDP sources can be forged on a LAN: this bounds a flood, it cannot stop one).
+#   One neighbour therefore never holds more than 8 of the 64 places; keeping a host that
+#   announces every second out of the table takes 64 new games every second, so at least 160
+#   source addresses (UDP sources can be forged on a LAN: this bounds a flood, it cannot stop
+#   one).
+# - A game a source has had listed is its own. The quota above is for NEW keys only: the table
+#   remembers the games each source has had listed (KNOWN_PER_SOURCE of them, with the time it
+#   first listed each, its seniority there). Renewals are free, a known game comes back free
+#   after an eviction or a pause (taking the place of a game its source listed after it, when
+#   the source holds its 8), and no game ever evicts one its own source listed before it. So
+#   fakes forged with a listed host's own address (UDP sources are not checked) cannot use up
+#   its share, nor take its place. What no table can do: tell a host it has never listed from
+#   fakes sent from its address before it (a listener that starts during such a flood lists
+#   the host only when the window leaves room).
 #   IPv6 counts per address too, not per /64 as p2p/connect.py's listener limits do: every
 #   machine on a LAN shares the LAN's /64 (and its link-local fe80::/64), so one neighbour
 #   flooding would otherwise shut out every other IPv6 host; on the link an IPv6 neighbour can
@@ -91,6 +101,7 @@ NEW_GAMES_PER_SOURCE = 4  # distinct new games one source may bring in per SOURC
 SOURCE_INTERVAL = 10.0  # seconds of the fixed rate-limit window
 MAX_GAMES_PER_SOURCE = 8  # places one source may hold at once
 MAX_SOURCES = 1024  # rate-limit windows remembered; the least recently used goes first
+KNOWN_PER_SOURCE = 16  # games a source has had listed, remembered (more than it may hold)
 
 _PREFIX = struct.Struct(">4sB")  # magic and format: read first, to name the format refused
 _HEAD = struct.Struct(">4sBHHQ32sB")  # 50 bytes
@@ -260,16 +271,28 @@ class _Entry:
     source: str  # source_unit(game.host), the unit of the rate limit
     timestamp_ms: int  # the newest timestamp accepted for this game
     renewed: float  # our clock when that announcement arrived
+    listed: float  # when its source first listed it (its seniority there; see `_Known`)
+    proven: bool  # heard from its source in two rounds (renewed, or back after an eviction)
 
 
 @dataclass(frozen=True)
-class _SourceWindow:
-    start: float
-    games: frozenset[GameKey]  # the new games the source brought in during this window
+class _Known:
+    """A game its source has had listed: since when (its seniority), last heard when."""
+
+    listed: float
+    heard: float
+
+
+@dataclass(frozen=True)
+class _Source:
+    start: float  # of the current rate-limit window
+    admitted: int  # new games brought in during that window
+    known: dict[GameKey, _Known]  # the games it has had listed, most recently heard last
 
 
 class GameTable:
-    """The games heard on the LAN: bounded, expiring, rate-limited per source.
+    """The games heard on the LAN: bounded, expiring, rate-limited per source, with the games
+    a source has had listed kept apart from its new ones (see the module comment).
 
     Pure: every call takes the datagram's source and our clock (`now`, unix seconds)."""
 
@@ -278,7 +301,7 @@ class GameTable:
             raise ValueError(f"a game table holds at least one game, not {capacity}")
         self._capacity = capacity
         self._entries: dict[GameKey, _Entry] = {}  # in the order first heard
-        self._sources: dict[str, _SourceWindow] = {}  # least recently used first
+        self._sources: dict[str, _Source] = {}  # least recently used first
 
     def offer(self, datagram: bytes, source: str, now: float) -> Offer:
         """Take a datagram from `source` (an IP address) received at `now`."""
@@ -299,16 +322,19 @@ class GameTable:
             if announcement.timestamp_ms <= entry.timestamp_ms:
                 return Offer.REPEATED
             self._entries[key] = dataclasses.replace(
-                entry, game=game, timestamp_ms=announcement.timestamp_ms, renewed=now
+                entry, game=game, timestamp_ms=announcement.timestamp_ms, renewed=now,
+                proven=True,
             )
+            self._heard(entry.source, key, entry.listed, now)
             return Offer.RENEWED
         prefix = source_unit(source)
-        if not self._admit(prefix, key, now):
+        listed = self._admit(prefix, key, now)
+        if listed is None:
             return Offer.RATE_LIMITED
-        if len(self._entries) >= self._capacity:
-            oldest = min(self._entries, key=lambda k: self._entries[k].renewed)
-            del self._entries[oldest]
-        self._entries[key] = _Entry(game, prefix, announcement.timestamp_ms, now)
+        self._entries[key] = _Entry(
+            game, prefix, announcement.timestamp_ms, now, listed, proven=listed < now
+        )
+        self._heard(prefix, key, listed, now)
         return Offer.ADDED
 
     def games(self, now: float) -> list[DiscoveredGame]:
@@ -320,21 +346,63 @@ class GameTable:
         for key in [k for k, e in self._entries.items() if now - e.renewed >= GAME_TTL]:
             del self._entries[key]
 
-    def _admit(self, prefix: str, key: GameKey, now: float) -> bool:
-        """Count a new game against its source's share; False when the source is over it."""
-        held = sum(1 for entry in self._entries.values() if entry.source == prefix)
-        window = self._sources.pop(prefix, None)
-        if window is None or not 0 <= now - window.start < SOURCE_INTERVAL:
-            window = _SourceWindow(now, frozenset())
-        admitted = held < MAX_GAMES_PER_SOURCE and (
-            key in window.games or len(window.games) < NEW_GAMES_PER_SOURCE
-        )
-        if admitted:
-            window = dataclasses.replace(window, games=window.games | {key})
-        self._sources[prefix] = window  # re-inserted last: the dict stays in order of use
+    def _record(self, prefix: str, now: float) -> _Source:
+        """The source's record, moved last (the least recently used is forgotten first)."""
+        record = self._sources.pop(prefix, None) or _Source(now, 0, {})
+        self._sources[prefix] = record
         while len(self._sources) > MAX_SOURCES:
             del self._sources[next(iter(self._sources))]
-        return admitted
+        return record
+
+    def _admit(self, prefix: str, key: GameKey, now: float) -> float | None:
+        """Make room for a game not listed, from `prefix`; its seniority at the source, or
+        None when it is over the source's share or there is no room it may take.
+
+        A game the source has had listed comes back free of the window and takes the place
+        of a game its source listed after it; a new one is counted against the window and
+        the source's places. Neither evicts a game its source listed before it: only the
+        table's least recently renewed entry of another source, or a junior of its own."""
+        record = self._record(prefix, now)
+        if not 0 <= now - record.start < SOURCE_INTERVAL:  # a new window
+            record = self._sources[prefix] = dataclasses.replace(record, start=now, admitted=0)
+        known = record.known.get(key)
+        mine = [k for k, e in self._entries.items() if e.source == prefix]
+        if known is not None:
+            listed = known.listed
+        elif record.admitted < NEW_GAMES_PER_SOURCE and len(mine) < MAX_GAMES_PER_SOURCE:
+            listed = now
+            self._sources[prefix] = dataclasses.replace(record, admitted=record.admitted + 1)
+        else:
+            return None
+        if len(mine) >= MAX_GAMES_PER_SOURCE or len(self._entries) >= self._capacity:
+            victim = self._victim(prefix, listed, full_source=len(mine) >= MAX_GAMES_PER_SOURCE)
+            if victim is None:
+                return None
+            del self._entries[victim]
+        return listed
+
+    def _victim(self, prefix: str, listed: float, *, full_source: bool) -> GameKey | None:
+        """The entry a game from `prefix` with seniority `listed` may evict: of its source's
+        juniors the youngest when the source holds all its places, else, among the entries
+        of other sources and its source's juniors, one heard in a single round (a fresh key
+        sent once) before one heard in two, each time the least recently renewed."""
+        juniors = [k for k, e in self._entries.items() if e.source == prefix and e.listed > listed]
+        if full_source:
+            return max(juniors, key=lambda k: self._entries[k].listed, default=None)
+        others = [k for k, e in self._entries.items() if e.source != prefix]
+        return min([*others, *juniors], default=None,
+                   key=lambda k: (self._entries[k].proven, self._entries[k].renewed))
+
+    def _heard(self, prefix: str, key: GameKey, listed: float, now: float) -> None:
+        """Remember that `prefix` had `key` listed (at most KNOWN_PER_SOURCE games a source;
+        the least recently heard one not listed now is forgotten first)."""
+        record = self._record(prefix, now)
+        known = {k: v for k, v in record.known.items() if k != key}
+        known[key] = _Known(listed, now)
+        while len(known) > KNOWN_PER_SOURCE:
+            gone = next((k for k in known if k not in self._entries), next(iter(known)))
+            del known[gone]
+        self._sources[prefix] = dataclasses.replace(record, known=known)
 
 
 # --- sockets ------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -100,10 +100,17 @@ class Timeout(RevealRefused):
     code = "timeout"
 
 
+class LimitReached(RevealRefused):
+    """A connection went past what one connection may ask (a second player key, the same
+    answer again and again)."""
+
+    code = "limit"
+
+
 REFUSALS: dict[str, type[RevealRefused]] = {
     c.code: c for c in (RevealRefused, MalformedRequest, RequestTooLarge, WrongChallenge,
                         RequestSignature, UnknownStream, OutOfOrder, SecondHistory, ServiceFull,
-                        ServiceBusy, Unavailable, Timeout)}
+                        ServiceBusy, Unavailable, Timeout, LimitReached)}
 
 
 class BadAnswer(RemoteProtocolError):
@@ -352,38 +359,173 @@ class RevealService:
     def reveal(self, player: bytes, stream: str, k: int, head: bytes,
                persist: Persist | None = None) -> tuple[bytes, bytes]:
         """v(stream, k) for `player` at `head` and its attestation; RevealRefused otherwise."""
+        val, sig, _ = self._reveal(player, stream, k, head, persist)
+        return val, sig
+
+    def _reveal(self, player: bytes, stream: str, k: int, head: bytes,
+                persist: Persist | None) -> tuple[bytes, bytes, Step]:
         try:
             entry = Entry(player, stream, k, head)
         except StateError as e:
             raise MalformedRequest(str(e)) from None
-        if self.ledger.check(entry) is Step.NEW:
+        step = self.ledger.check(entry)
+        if step is Step.NEW:
             if persist is not None:
                 persist(entry)  # durable before it is answered (OSError: nothing answered)
             self.ledger.commit(entry)
         val = value(self._secret.secret, self.challenge.digest, player, stream, k)
         sig = self._secret.key.sign(attestation(self.challenge.digest, player, stream, k, head,
                                                 val))
-        return val, sig
+        return val, sig, step
+
+    def request(self, frame: bytes) -> RevealRequest:
+        """The request in a frame body, for this challenge and signed by the key it names;
+        RevealRefused otherwise. Only then is its player key known (a connection counts
+        against a key only once the key has signed)."""
+        req = RevealRequest.from_bytes(frame)
+        if req.challenge != self.challenge.digest:
+            raise WrongChallenge(f"this service serves challenge {self.challenge.id!r}, "
+                                 "not the one asked for")
+        if not req.signature_ok():
+            raise RequestSignature("the request is not signed by the player key it names")
+        return req
+
+    def respond(self, req: RevealRequest, persist: Persist | None = None
+                ) -> tuple[bytes, Step]:
+        """The answer frame body to a checked request (`request`), and whether it was a new
+        step or a repeated one; RevealRefused when the ledger refuses it."""
+        val, sig, step = self._reveal(req.player, req.stream, req.k, req.head, persist)
+        return RevealAnswer(val, sig).to_bytes(), step
 
     def answer(self, frame: bytes, persist: Persist | None = None
                ) -> tuple[bytes, RevealRefused | None]:
         """The answer frame body to one request frame body, a value or a refusal, and the
         refusal (None for a value). Raises only OSError (from `persist`: our own disk)."""
         try:
-            req = RevealRequest.from_bytes(frame)
-            if req.challenge != self.challenge.digest:
-                raise WrongChallenge(f"this service serves challenge {self.challenge.id!r}, "
-                                     "not the one asked for")
-            if not req.signature_ok():
-                raise RequestSignature("the request is not signed by the player key it names")
-            val, sig = self.reveal(req.player, req.stream, req.k, req.head, persist)
+            body, _ = self.respond(self.request(frame), persist)
         except RevealRefused as refused:
             return refusal_bytes(refused), refused
-        return RevealAnswer(val, sig).to_bytes(), None
+        return body, None
 
     def publish_secret(self) -> bytes:
         """The secret, for when the challenge closes (every run then verifies by itself)."""
         return self._secret.secret
+
+
+# --- the connection slots -------------------------------------------------------------------
+
+# Who may hold one of the service's connections (SPEC M S9, Decided). Keys and connections
+# cost an attacker nothing, so no count alone protects a player; what an attacker cannot make
+# up freely is its number of address groups (an IPv4 address, an IPv6 /64: the caller names the
+# group) and fresh progress (a new step answered is a fsynced ledger entry the organiser sees).
+# So: a group holds at most `per_group` connections; a key at most `per_key` (its own oldest one
+# makes room: only the key's holder signs for it); when every slot is taken a newcomer evicts
+# a connection of a group holding at least two more than its own group does (max-min fair
+# share: a player's one connection is never the victim of that rule), else one that has made
+# no progress for `grace` seconds, the most crowded group's stalest first; else it is told
+# "busy". An evicted connection is closed without a word: the client reconnects for its next
+# request. Repeated answers (a retry gets the same answer) renew nothing and are capped per
+# step and connection.
+
+
+@dataclass(eq=False)
+class Slot:
+    """One connection's place. Mutable on purpose: the policy's own bookkeeping, keyed by
+    identity (eq=False), never shown to a peer."""
+
+    group: str
+    opened: float
+    progress: float  # when a new step was last answered on it (`opened` until then)
+    key: bytes | None = None  # the player key of its first answered request
+    repeats: dict[tuple[str, int], int] = field(default_factory=dict)  # per step: answered again
+
+
+@dataclass(frozen=True)
+class SlotLimits:
+    total: int = 64
+    per_group: int = 4
+    per_key: int = 2
+    repeats: int = 2
+    grace: float = 10.0
+
+    def __post_init__(self) -> None:
+        if min(self.total, self.per_group, self.per_key) < 1 or self.repeats < 0 or \
+                self.grace <= 0:
+            raise LocalProtocolError(f"connection limits must be positive: {self}")
+
+
+class Slots:
+    """The connection slots (see above), sans-IO: every call takes our clock `now`."""
+
+    def __init__(self, limits: SlotLimits) -> None:
+        self.limits = limits
+        self._slots: list[Slot] = []
+        self._groups: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def admit(self, group: str, now: float) -> tuple[Slot, Slot | None]:
+        """A slot for a new connection from `group`, and the connection it evicts (to be
+        closed by the caller); ServiceBusy when there is none to give."""
+        held = self._groups.get(group, 0)
+        if held >= self.limits.per_group:
+            raise ServiceBusy(f"the service serves {self.limits.per_group} connections at once "
+                              f"per address ({group}); retry later")
+        victim = None
+        if len(self._slots) >= self.limits.total:
+            victim = self._victim(held, now)
+            if victim is None:
+                raise ServiceBusy(f"the service serves {self.limits.total} connections at "
+                                  "once; retry later")
+            self.release(victim)
+        slot = Slot(group, now, now)
+        self._slots.append(slot)
+        self._groups[group] = held + 1
+        return slot, victim
+
+    def _victim(self, held: int, now: float) -> Slot | None:
+        def crowd(s: Slot) -> int:
+            return self._groups[s.group]
+
+        unfair = [s for s in self._slots if crowd(s) >= held + 2
+                  or now - s.progress >= self.limits.grace]
+        return max(unfair, key=lambda s: (crowd(s), now - s.progress), default=None)
+
+    def bind(self, slot: Slot, key: bytes) -> Slot | None:
+        """`slot` asks for `key` (its signature checked): the key's stalest other connection
+        when it already holds `per_key` (to be closed); LimitReached for a second key."""
+        if slot.key is not None:
+            if slot.key != key:
+                raise LimitReached("one player key per connection")
+            return None
+        slot.key = key
+        mine = [s for s in self._slots if s.key == key and s is not slot]
+        if len(mine) < self.limits.per_key:
+            return None
+        victim = min(mine, key=lambda s: s.progress)
+        self.release(victim)
+        return victim
+
+    def answered(self, slot: Slot, stream: str, k: int, step: Step, now: float) -> None:
+        """Count an answer: a new step renews the slot; a repeat renews nothing, and one step
+        is answered again at most `repeats` times per connection (LimitReached beyond). The
+        count is bounded: one per step the key has (a stream's size)."""
+        if step is Step.NEW:
+            slot.progress = now
+            return
+        again = slot.repeats[stream, k] = slot.repeats.get((stream, k), 0) + 1
+        if again > self.limits.repeats:
+            raise LimitReached(f"{stream} step {k} is answered again at most "
+                               f"{self.limits.repeats} times on one connection")
+
+    def release(self, slot: Slot) -> None:
+        """Give the slot back (again: nothing)."""
+        if slot in self._slots:
+            self._slots.remove(slot)
+            self._groups[slot.group] -= 1
+            if not self._groups[slot.group]:
+                del self._groups[slot.group]
 
 
 # --- the published secret -----------------------------------------------------------------------

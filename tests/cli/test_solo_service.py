@@ -252,3 +252,148 @@ async def test_no_one_holds_slots_with_requests_that_cost_nothing(tmp_path):
         run, _ = await _play(ch, svc.port)  # slots are given back
         assert R.verify_run(run.to_bytes(), ch).ok
         svc.stop()
+
+
+# --- denial of service: who holds the slots ----------------------------------------------------
+
+
+def _frame(who: Identity, ch, k: int, head: bytes = b"\x44" * 32) -> bytes:
+    body = S.RevealRequest.signed(who, ch.digest, "d6", k, head).to_bytes()
+    return struct.pack(">I", len(body)) + body
+
+
+async def _ask(stream, frame: bytes) -> list | None:
+    """Send one request, read its answer (None: the service closed the connection)."""
+    await stream.send_all(frame)
+    buf = b""
+    while len(buf) < 4 or len(buf) < 4 + struct.unpack(">I", buf[:4])[0]:
+        chunk = await stream.receive_some(4096)
+        if not chunk:
+            return None
+        buf += chunk
+    return decode(buf[4:], max_size=1024)
+
+
+async def _connect_from(address: str, port: int) -> trio.SocketStream:
+    sock = trio.socket.socket()
+    await sock.bind((address, 0))
+    await sock.connect(("127.0.0.1", port))
+    return trio.SocketStream(sock)
+
+
+class Flood:
+    """The attacker: from each of `addresses` loopback addresses, `per_address` connections,
+    each with its own fresh key; each makes a new step, asks it again (repeated answers), then
+    holds its connection, and reconnects at once (a new step) whenever it loses it."""
+
+    def __init__(self, ch, port: int, addresses: int, per_address: int) -> None:
+        self.ch, self.port = ch, port
+        self.sources = [f"127.0.0.{2 + i}" for i in range(addresses)]
+        self.per_address = per_address
+        self.held = 0
+        self.lost = 0
+
+    async def run(self, nursery) -> None:
+        for source in self.sources:
+            for _ in range(self.per_address):
+                nursery.start_soon(self._one, source)
+
+    async def _one(self, source: str) -> None:
+        key, k = Identity(os.urandom(32)), 0
+        while True:
+            try:
+                stream = await _connect_from(source, self.port)
+            except OSError:
+                await trio.sleep(0.2)
+                continue
+            async with stream:
+                try:
+                    answer = await _ask(stream, _frame(key, self.ch, k))
+                    if answer is None or answer[1] != "value":  # busy
+                        await trio.sleep(0.2)
+                        continue
+                    k += 1
+                    for _ in range(2):
+                        await _ask(stream, _frame(key, self.ch, k - 1))
+                    self.held += 1
+                    try:
+                        await stream.receive_some(4096)  # hold it until the service closes it
+                    finally:
+                        self.held -= 1
+                        self.lost += 1
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await trio.sleep(0.05)
+
+
+@pytest.mark.parametrize("addresses, per_address", [(16, 8), (63, 2)])
+async def test_a_player_is_served_while_a_flood_holds_every_slot(tmp_path, addresses,
+                                                                 per_address):
+    """Review finding: 16 loopback addresses x 4 connections with throwaway keys held all 64
+    slots, and every player was told "busy". The flood here comes from 16 addresses with 8
+    connections each (more than any address may hold), or from 63 addresses (the most that
+    SPEC M S9 promises to withstand), every connection with its own key, asking again and
+    again; a player from another address still plays a whole run that verifies."""
+    ch, sec = _challenge()
+    svc = Running(ch, sec, tmp_path / "s")
+    flood = Flood(ch, 0, addresses, per_address)
+    async with trio.open_nursery() as nursery:
+        await svc.start(nursery)
+        flood.port = svc.port
+        await flood.run(nursery)
+        with trio.fail_after(20):
+            while flood.held < 64:  # every slot is the attacker's
+                await trio.sleep(0.05)
+        run, _ = await _play(ch, svc.port)
+        assert R.verify_run(run.to_bytes(), ch).ok
+        assert flood.held >= 60  # the player took one slot, not the attacker's whole flood
+        nursery.cancel_scope.cancel()
+    svc.stop()
+
+
+async def test_a_repeated_ask_does_not_renew_the_idle_timer(tmp_path):
+    """Review finding: asking an answered step again was answered forever, each time renewing
+    the 300 s idle timer, so one connection held its slot as long as it kept asking."""
+    ch, sec = _challenge()
+    svc = Running(ch, sec, tmp_path / "s", Limits(idle=1.0))
+    async with trio.open_nursery() as nursery:
+        await svc.start(nursery)
+        stream = await trio.open_tcp_stream("127.0.0.1", svc.port)
+        async with stream:
+            assert (await _ask(stream, _frame(PLAYER, ch, 0)))[1] == "value"
+            progress = trio.current_time()
+            with trio.fail_after(5):  # a repeat every 0.45 s: two fit in the idle second
+                while True:
+                    await trio.sleep(0.45)
+                    answer = await _ask(stream, _frame(PLAYER, ch, 0))
+                    if answer is None:  # closed
+                        break
+                    assert answer[1] == "value"
+            assert trio.current_time() - progress < 2  # closed 1 s after the new step
+        svc.stop()
+
+
+async def test_repeats_keys_and_groups_are_limited_per_connection(tmp_path):
+    ch, sec = _challenge()
+    svc = Running(ch, sec, tmp_path / "s")
+    async with trio.open_nursery() as nursery:
+        await svc.start(nursery)
+        async with await trio.open_tcp_stream("127.0.0.1", svc.port) as stream:
+            assert (await _ask(stream, _frame(PLAYER, ch, 0)))[1] == "value"
+            for _ in range(2):  # a retry gets the same answer ...
+                assert (await _ask(stream, _frame(PLAYER, ch, 0)))[1] == "value"
+            refused = await _ask(stream, _frame(PLAYER, ch, 0))  # ... twice, then no more
+            assert refused[1:3] == ["refused", "limit"]
+        async with await trio.open_tcp_stream("127.0.0.1", svc.port) as stream:
+            assert (await _ask(stream, _frame(PLAYER, ch, 1)))[1] == "value"
+            other = Identity(b"\x03" * 32)
+            assert (await _ask(stream, _frame(other, ch, 0)))[2] == "limit"  # one key each
+        # a key's third connection closes its stalest one (only the key's holder can ask)
+        streams = [await trio.open_tcp_stream("127.0.0.1", svc.port) for _ in range(3)]
+        for k, stream in enumerate(streams):
+            assert (await _ask(stream, _frame(PLAYER, ch, 2 + k)))[1] == "value"
+        with trio.fail_after(5):
+            assert await streams[0].receive_some(4096) == b""
+        assert (await _ask(streams[1], _frame(PLAYER, ch, 5)))[1] == "value"
+        for stream in streams:
+            await stream.aclose()
+        svc.stop()

@@ -153,3 +153,55 @@ def test_any_bytes_get_a_refusal_never_an_exception(data):
 
 
 _SHARED = _svc()
+
+
+# --- the connection slots ----------------------------------------------------------------------
+
+
+def _full(slots: S.Slots, groups: dict[str, int], now: float = 0.0) -> list[S.Slot]:
+    return [slots.admit(g, now)[0] for g, n in groups.items() for _ in range(n)]
+
+
+def test_a_full_service_makes_room_for_a_newcomer_from_a_less_crowded_group():
+    slots = S.Slots(S.SlotLimits(total=8, per_group=4))
+    held = _full(slots, {"a": 4, "b": 4})
+    held[0].progress = 0.5  # "a"'s first connection made progress: its stalest is another
+    _, victim = slots.admit("player", 1.0)
+    assert victim is held[1] and len(slots) == 8
+    # the flood cannot win the slot back: "a" holds 3, the player 1 (not 2 fewer)
+    with pytest.raises(S.ServiceBusy, match="8 connections"):
+        slots.admit("a", 2.0)
+    with pytest.raises(S.ServiceBusy, match=r"per address \(b\)"):
+        slots.admit("b", 2.0)
+    # one connection per group everywhere: only a connection without progress for `grace`
+    # seconds makes room, and the player's (progress at 9.0) is not it
+    even = S.Slots(S.SlotLimits(total=3, per_group=4, grace=10.0))
+    x, y = _full(even, {"x": 1, "y": 1})
+    mine, _ = even.admit("player", 1.0)
+    even.answered(mine, "d6", 0, S.Step.NEW, 9.0)
+    with pytest.raises(S.ServiceBusy):
+        even.admit("z", 9.9)
+    assert even.admit("z", 10.0)[1] is x
+    assert even.admit("w", 10.0)[1] is y
+    with pytest.raises(S.ServiceBusy):
+        even.admit("v", 18.9)
+
+
+def test_slots_per_key_and_repeats():
+    slots = S.Slots(S.SlotLimits(per_key=2, repeats=1))
+    a, b, c = (slots.admit(f"10.0.0.{i}", float(i))[0] for i in range(3))
+    assert slots.bind(a, PLAYER.public_key) is None
+    assert slots.bind(b, PLAYER.public_key) is None
+    assert slots.bind(c, PLAYER.public_key) is a  # the key's stalest connection gives way
+    assert len(slots) == 2
+    with pytest.raises(S.LimitReached, match="one player key"):
+        slots.bind(c, OTHER.public_key)
+    slots.answered(c, "d6", 0, S.Step.NEW, 5.0)
+    slots.answered(c, "d6", 0, S.Step.REPEAT, 6.0)
+    assert c.progress == 5.0  # a repeat renews nothing
+    slots.answered(c, "deck-0", 0, S.Step.REPEAT, 6.0)  # another step: its own count
+    with pytest.raises(S.LimitReached, match="d6 step 0"):
+        slots.answered(c, "d6", 0, S.Step.REPEAT, 7.0)
+    slots.release(c)
+    slots.release(c)  # again: nothing
+    assert len(slots) == 1
