@@ -532,12 +532,10 @@ class MatchPeer:
         then waits on us; it is never evidence against us."""
         try:
             return self._automatic(kind)
-        except LocalProtocolError:
-            raise
         except Exception as error:
-            raise LocalProtocolError(
-                f"our own {kind.name} cannot be made: {type(error).__name__}: "
-                f"{printable(str(error), 160)}") from error
+            why = error if isinstance(error, LocalProtocolError) else \
+                f"{type(error).__name__}: {printable(str(error), 160)}"
+            raise LocalProtocolError(f"our own {kind.name} cannot be made: {why}") from error
 
     def _automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
         core = self.core

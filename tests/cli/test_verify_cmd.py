@@ -166,3 +166,29 @@ def test_a_file_name_with_escapes_is_printed_escaped(
     assert code == 2 and out == ""
     assert_printable(err)
     assert "gone\\x1b[2K\\x0dOK.vst: UNREADABLE" in err
+
+
+def test_an_engine_that_raises_on_replay_is_one_verdict_line_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript whose game's engine raises while it is replayed (any exception: here on
+    every input) is INVALID at that record in one line, exit 1; anything that still escapes
+    the verifier is the same one line (`internal-error`), never a traceback."""
+    from tests.protocol.test_engine_faults import FaultyToy, toy_pair
+    from versus.engine.registry import register_game, unregister_game
+
+    register_game(FaultyToy())
+    try:
+        path = tmp_path / "toy.vtr"
+        path.write_bytes(toy_pair("verify-cmd/faulty").run().peers[0].transcript_bytes())
+        unregister_game(FaultyToy.id)
+        register_game(FaultyToy(KeyError, "step", on=""))
+        code, out, err = run(capsys, "-q", path)
+        assert code == 1 and err == "" and out.count("\n") == 1, (out, err)
+        assert ": INVALID at record " in out and "unplayable-input" in out and "KeyError" in out
+    finally:
+        unregister_game(FaultyToy.id)
+    monkeypatch.setattr(verify_cmd, "verify_transcript", lambda *a, **k: [][0])
+    code, out, err = run(capsys, path)
+    assert code == 1 and err == "" and out.count("\n") == 1, (out, err)
+    assert "INVALID: internal-error" in out and "IndexError" in out
