@@ -212,7 +212,11 @@ class MatchCore:
     def receive(self, raw: bytes) -> list[Event]:
         """Authenticate, check and append a peer's (or, for the verifier, any) envelope."""
         envelope = self.chain.authenticate(raw)
-        events = self.check(envelope, own=False)
+        try:
+            events = self.check(envelope, own=False)
+        except UnplayableRules:  # a sound envelope: both transcripts end with it (see send)
+            self.chain.append(envelope)
+            raise
         self.chain.append(envelope)
         return events
 
@@ -234,6 +238,11 @@ class MatchCore:
             events = self._process(envelope, own=True)
         except RemoteProtocolError as error:  # our own message broke our own rules: a bug
             raise LocalProtocolError(f"our own {kind.name} was refused: {error}") from error
+        except UnplayableRules:
+            # Our last setup message was sound, the rules are not: it is kept (and sent, see
+            # MatchPeer), so both transcripts show the setup complete: unplayable-rules.
+            chain.append(envelope)
+            raise
         chain.append(envelope)
         return envelope, events
 
@@ -306,6 +315,7 @@ class MatchCore:
             state = self.game.new_game(Setup(self.rules.ruleset, self.catalogue, seed))
             pending = self.game.decision(state)
         except Exception as error:  # the rules, not a message: nobody signed anything wrong
+            self.phase = Phase.ABORTED  # nothing more can be played
             raise UnplayableRules(f"the match rules cannot be played: game {self.game.id!r} "
                                   f"cannot start: {_error_text(error)}") from error
         self.state, self.pending = state, pending

@@ -24,6 +24,7 @@ from versus.protocol.errors import (
     RemoteProtocolError,
     SequenceConflict,
     SetupMismatch,
+    UnplayableRules,
 )
 from versus.protocol.match.core import MatchCore, evidence_body
 from versus.protocol.match.rules import DealMode, MatchRules, master_rng
@@ -608,7 +609,11 @@ class MatchPeer:
                 for old in [seq for seq in self._sent_measures
                             if seq < self.core.chain.next_seq - 8]:
                     del self._sent_measures[old]  # a claim can cross only our latest envelopes
-        envelope, events = self.core.send(self.identity, kind, body)
+        try:
+            envelope, events = self.core.send(self.identity, kind, body)
+        except UnplayableRules:  # our sound setup message is kept: the peer must see it too
+            self._out.append(self.core.chain.envelopes[-1].raw)
+            raise
         self._out.append(envelope.raw)
         self._tick(now_ms, envelope)
         return events

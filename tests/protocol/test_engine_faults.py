@@ -229,6 +229,25 @@ def test_rules_whose_new_game_raises_cannot_be_played_at_record_1(engine: Any) -
             toy_pair("faulty/rules/peer")
 
 
+def test_live_rules_whose_new_game_raises_end_both_transcripts_at_the_setup(
+        engine: Any) -> None:
+    """Both seats took the rules, the joint seed makes the new game raise: the last setup
+    message (a SHUFFLE in the shared pool, else a REVEAL) is kept and sent, both seats stop
+    with UnplayableRules, and both identical transcripts say the rules cannot be played at
+    record 1 (not `incomplete` against the seat that sent it)."""
+    engine(IndexError, "new_game")
+    pair = toy_pair("faulty/rules/live").run()
+    pair.deliver()  # (the pair stops at its first error: the sending seat's)
+    assert sorted(seat for seat, _ in pair.errors) == [0, 1], pair.errors
+    assert all(type(e) is errors.UnplayableRules for _, e in pair.errors)
+    assert pair.transcript(0) == pair.transcript(1)
+    assert records_of(pair, 0)[-1].kind is K.SHUFFLE and len(records_of(pair, 0)) == 6
+    assert all(p.phase is Phase.ABORTED for p in pair.peers)
+    report = assert_same_both_paths(pair.transcript(0))
+    assert (report.ok, report.check, report.bad_index, report.player) == (
+        False, "unplayable-rules", 1, None), report.describe()
+
+
 def test_the_verifier_turns_its_own_failure_into_a_verdict_naming_the_record(
         engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     pair = toy_pair("faulty/internal").run()
