@@ -468,8 +468,7 @@ class MatchCore:
             else:
                 after = game.step(state, inp)
                 actual = game.state_hash(after)
-            if actual == claimed:
-                pending = game.decision(after)
+            pending = game.decision(after) if actual == claimed else None
         except EngineError as error:
             raise IllegalAction(f"{text!r}: {error}") from None
         except Exception as error:  # sorted by whose input it is: see the module comment
