@@ -180,7 +180,12 @@ def accept(run: Run, game: Game, answer: Any) -> dict[str, Any]:
     if not isinstance(data, bytes) or not 0 < len(data) <= MAX_TRANSCRIPT:
         return _abandoned("the worker's answer has no transcript the organiser can verify"
                           + (f" ({reason})" if reason else ""))
-    report = verify_transcript(data)
+    try:
+        report = verify_transcript(data)
+    except Exception as error:  # the verifier gives verdicts, but a worker's bytes are untrusted
+        return _abandoned(printable(f"the organiser's verifier failed on the worker's "
+                                    f"transcript: {type(error).__name__}: {error}",
+                                    MAX_ANSWER_TEXT))
     summary = report.summary
     result = summary.get("result") or {}
     job = run.job(game)

@@ -15,7 +15,9 @@
 # Exit status: 0 when every file is a valid transcript, 1 when at least one is not (including a
 # file that is not a transcript at all, or over the size limit), 2 on a usage error or when a
 # file cannot be read (missing, a directory, no permission); 2 wins over 1. A file that cannot
-# be used is one line (never a traceback).
+# be used is one line (never a traceback). The verifier turns whatever a file makes the game or
+# its own code raise into a verdict (`internal-error` at the record, blaming no one); should
+# anything escape it still, `verify_data` says so in the same one INVALID line (exit 1).
 #
 # The game. A transcript names its game (the rules in its HELLOs carry the registry id), and it
 # is replayed through that game (engine/registry.py). A transcript of a game this program does
@@ -34,7 +36,7 @@ from typing import IO, Any
 from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
 from versus.engine.frozen import frozen
 from versus.protocol.errors import RemoteProtocolError
-from versus.protocol.match.verify import SHOWN_TEXT, Report, verify_transcript
+from versus.protocol.match.verify import INTERNAL_ERROR, SHOWN_TEXT, Report, verify_transcript
 from versus.protocol.solo import MAX_RUN, is_run
 from versus.protocol.wire.text import printable
 from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE, Transcript, open_transcript
@@ -154,7 +156,10 @@ def verify_file(path: str, catalogue: Catalogue | None = None,
                 limit = MAX_RUN if is_run(head) else MAX_FILE_SIZE
                 data = None if info.st_size > limit else _read_open(file, limit)
                 return verify_data(path, data, catalogue, challenge, limit)
-            return _verify_open(path, file, catalogue)
+            try:
+                return _verify_open(path, file, catalogue)
+            except Exception as error:  # untrusted input: a verdict, never a traceback
+                return _failed(path, error)
     except OSError as error:
         return FileVerdict(path, None, error.strerror or str(error))
     except UnreadableFile as error:
@@ -187,6 +192,20 @@ def verify_data(path: str, data: bytes | None, catalogue: Catalogue | None = Non
         return FileVerdict(path, Report(False, 0, None, "oversize-field", None,
                                         f"the file exceeds the {what} limit of "
                                         f"{limit or MAX_FILE_SIZE} bytes"))
+    try:
+        return _verify_data(path, data, catalogue, challenge)
+    except Exception as error:  # a file is untrusted input: a verdict, never a traceback
+        return _failed(path, error)
+
+
+def _failed(path: str, error: Exception) -> FileVerdict:
+    return FileVerdict(path, Report(False, 0, None, INTERNAL_ERROR, None,
+                                    f"the verifier failed on this file: "
+                                    f"{type(error).__name__}: {error}"))
+
+
+def _verify_data(path: str, data: bytes, catalogue: Catalogue | None,
+                 challenge: Any) -> FileVerdict:
     if is_run(data) or challenge is not None:  # a solo run (issue 19)
         from versus.protocol.solo.run import RunReport, verify_run
 

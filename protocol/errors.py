@@ -32,6 +32,14 @@ class LocalProtocolError(ProtocolError):
     code = "local-protocol-error"
 
 
+class UnplayableRules(LocalProtocolError):
+    """The rules both HELLOs agree on cannot start a game: the game's `new_game` (or its first
+    decision) raised. Nobody's signed act: both seats took the rules, the seed is joint; the
+    verifier says so at record 1 and blames no seat (SPEC §4.9)."""
+
+    code = "unplayable-rules"
+
+
 class RemoteProtocolError(ProtocolError):
     """The peer broke the protocol; `evidence` holds the offending envelopes (or raw bytes).
 
@@ -173,6 +181,15 @@ class IllegalAction(RemoteProtocolError):
 
     code = "illegal-action"
     attributable = True
+
+
+class UnplayableInput(IllegalAction):
+    """An input the sender signed that the game's engine cannot apply: it raised something
+    other than its own refusal (an OverflowError while encoding the state after it, an
+    IndexError...). The sender's own engine raises the same (it is deterministic), so an honest
+    seat never signs it (SPEC §4.9)."""
+
+    code = "unplayable-input"
 
 
 class CommitmentMismatch(RemoteProtocolError):

@@ -13,6 +13,13 @@
 # seals instead, which the verifier re-checks. Every input to the game carries the hash of the
 # public state after it; the receiver applies the same input and compares (lockstep). The game
 # is reached only through its Game interface (engine/api.py): nothing here knows its rules.
+#
+# The engine is code we run on inputs someone else chose, so whatever it raises is sorted by
+# whose input it was (SPEC §4.9, Decided): on an input the peer signed it is the peer's fault
+# (UnplayableInput, evidence like any illegal move: the sender's own engine raises the same, so
+# an honest seat never signs it); on our own input it is our bug, a LocalProtocolError raised
+# before anything is signed (`prepare`, `send`); when the rules' new game raises, nobody signed
+# anything wrong (UnplayableRules).
 from __future__ import annotations
 
 import contextlib
@@ -37,6 +44,8 @@ from versus.protocol.errors import (
     RemoteProtocolError,
     ResultMismatch,
     StateHashMismatch,
+    UnplayableInput,
+    UnplayableRules,
 )
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.match.setup import MatchSetup
@@ -66,6 +75,7 @@ from versus.protocol.wire.envelope import (
     Envelope,
     MessageKind,
     parse_envelope,
+    seal,
 )
 from versus.protocol.wire.text import printable
 
@@ -139,7 +149,7 @@ class MatchCore:
         self.result: MatchResult | None = None
         self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
         self._on_draw = on_draw
-        self._pre: tuple[Any, Any] | None = None
+        self._pre: tuple[Any, Any, bytes] | None = None
         self.revealed = [False, False]  # whose SECRET_REVEAL is in
         self.claim: Envelope | None = None  # the TIMEOUT_CLAIM in the chain, if any
         self.disputed = False
@@ -202,17 +212,39 @@ class MatchCore:
     def receive(self, raw: bytes) -> list[Event]:
         """Authenticate, check and append a peer's (or, for the verifier, any) envelope."""
         envelope = self.chain.authenticate(raw)
-        events = self.check(envelope, own=False)
+        try:
+            events = self.check(envelope, own=False)
+        except UnplayableRules:  # a sound envelope: both transcripts end with it (see send)
+            self.chain.append(envelope)
+            raise
         self.chain.append(envelope)
         return events
 
     def send(self, identity: Identity, kind: MessageKind, body: Sequence[object]
              ) -> tuple[Envelope, list[Event]]:
-        envelope = self.chain.seal(identity, kind, body)
+        """Sign our next envelope, check it as the peer will, and only then append it: an
+        envelope our own rules refuse is a bug of ours (LocalProtocolError) and never enters
+        our transcript, so it is never sent nor held against us."""
+        chain = self.chain
+        if chain.error is not None:
+            raise LocalProtocolError(f"the chain is closed after {chain.error.code}: "
+                                     f"{chain.error}")
+        if identity.public_key not in chain.keys:
+            raise LocalProtocolError(f"{identity.fingerprint} is not a player of this match")
+        envelope = seal(identity, match_id=self.match_id, seq=chain.next_seq,
+                        prev_hash=chain.head, sender=chain.keys.index(identity.public_key),
+                        kind=kind, body=body)
         try:
-            return envelope, self._process(envelope, own=True)
+            events = self._process(envelope, own=True)
         except RemoteProtocolError as error:  # our own message broke our own rules: a bug
             raise LocalProtocolError(f"our own {kind.name} was refused: {error}") from error
+        except UnplayableRules:
+            # Our last setup message was sound, the rules are not: it is kept (and sent, see
+            # MatchPeer), so both transcripts show the setup complete: unplayable-rules.
+            chain.append(envelope)
+            raise
+        chain.append(envelope)
+        return envelope, events
 
     def check(self, envelope: Envelope, *, own: bool) -> list[Event]:
         """Run every check of one authenticated envelope; errors carry it as evidence.
@@ -279,8 +311,14 @@ class MatchCore:
     def _start_game(self) -> list[Event]:
         seed = self.setup_seed
         assert seed is not None
-        self.state = self.game.new_game(Setup(self.rules.ruleset, self.catalogue, seed))
-        self.pending = self.game.decision(self.state)
+        try:
+            state = self.game.new_game(Setup(self.rules.ruleset, self.catalogue, seed))
+            pending = self.game.decision(state)
+        except Exception as error:  # the rules, not a message: nobody signed anything wrong
+            self.phase = Phase.ABORTED  # nothing more can be played
+            raise UnplayableRules(f"the match rules cannot be played: game {self.game.id!r} "
+                                  f"cannot start: {_error_text(error)}") from error
+        self.state, self.pending = state, pending
         return [MatchStarted(self.match_id, self.state)]
 
     # --- setup handlers -------------------------------------------------------------------
@@ -335,7 +373,8 @@ class MatchCore:
             handle = self.next_handle(pending)
             card = self.pool.draw(envelope.sender, handle, _pool().DrawShare.from_wire(body[0]),
                                   own)
-        events = self._apply(envelope, self.game.deal_input(handle), claimed, own)
+        inp = self._engine(f"deal {handle}", self.game.deal_input, handle)
+        events = self._apply(envelope, inp, claimed, own)
         self.dealt[pending.deck] += 1
         if self._on_draw is not None:
             self._on_draw(owner, handle, card)
@@ -356,7 +395,8 @@ class MatchCore:
             card = self.pool.reveal(owner, handle, _pool().Reveal.from_wire(body[0]), own)
         if type(card) is not str:
             raise IllegalAction(f"card id {card!r:.40} is not a catalogue id")
-        return self._apply(envelope, self.game.reveal_input(handle, card), claimed, own)
+        inp = self._engine(f"reveal {handle} {card!r:.40}", self.game.reveal_input, handle, card)
+        return self._apply(envelope, inp, claimed, own)
 
     def _on_action(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         claimed = _state_hash_field(body, 2)
@@ -391,7 +431,7 @@ class MatchCore:
         assert self.chances is not None
         pair = (opened[1], preimage) if opened[0] == 0 else (preimage, opened[1])
         outcome = chance_outcome(self.match_id, self.chances.rolls, pair, pending.outcomes)
-        options = self.game.legal_actions(self.state)
+        options = self._engine("the chance outcomes", self.game.legal_actions, self.state)
         if len(options) != pending.outcomes:
             raise LocalProtocolError(f"game {self.game.id!r} lists {len(options)} answers to a "
                                      f"CHANCE of {pending.outcomes} outcomes")
@@ -402,29 +442,46 @@ class MatchCore:
         assert isinstance(pending, Pending) and pending.kind is kind, (pending, kind)
         return pending
 
+    def _engine(self, what: str, call: Callable[..., Any], *args: Any) -> Any:
+        """`call(*args)`, a call into the game on data a message carried: its refusal
+        (EngineError) is an illegal input, anything else it raises an unplayable one; both are
+        the sender's (`check` blames it; `send` turns it into our LocalProtocolError)."""
+        try:
+            return call(*args)
+        except EngineError as error:
+            raise IllegalAction(f"{printable(what, 80)}: {error}") from None
+        except Exception as error:
+            raise UnplayableInput(f"game {self.game.id!r} cannot apply {printable(what, 80)}: "
+                                  f"{_error_text(error)}") from None
+
     def _apply(self, envelope: Envelope, inp: Any, claimed: bytes, own: bool,
                text: str | None = None) -> list[Event]:
         """`text`: `format_input(inp)` when the caller already has it."""
         state, game = self.state, self.game
         assert state is not None
-        if own and self._pre is not None and self._pre[0] == inp:
-            after = self._pre[1]
-        else:
-            try:
+        pre, self._pre = self._pre, None
+        if text is None:
+            text = self._engine(f"input {inp!r:.60}", game.format_input, inp)
+        try:
+            if own and pre is not None and pre[0] == inp:
+                after, actual = pre[1], pre[2]
+            else:
                 after = game.step(state, inp)
-            except EngineError as error:
-                raise IllegalAction(f"{game.format_input(inp)!r}: {error}") from None
-        self._pre = None
-        actual = game.state_hash(after)
+                actual = game.state_hash(after)
+            pending = game.decision(after) if actual == claimed else None
+        except EngineError as error:
+            raise IllegalAction(f"{text!r}: {error}") from None
+        except Exception as error:  # sorted by whose input it is: see the module comment
+            raise UnplayableInput(f"game {game.id!r} cannot apply {text!r}: "
+                                  f"{_error_text(error)}") from None
         if actual != claimed:
             raise StateHashMismatch(
-                f"after {game.format_input(inp)!r} seat {envelope.sender} claims state "
+                f"after {text!r} seat {envelope.sender} claims state "
                 f"{claimed.hex()[:16]}…, the replay gives {actual.hex()[:16]}…")
         self.state = after
-        self.pending = game.decision(after)
+        self.pending = pending
         self.inputs += 1
-        events: list[Event] = [StateChanged(inp, envelope.sender,
-                                            text or game.format_input(inp), state, after)]
+        events: list[Event] = [StateChanged(inp, envelope.sender, text, state, after)]
         if isinstance(self.pending, Finished):
             self.game_result = self.pending
             self.phase = Phase.RESULT
@@ -443,11 +500,24 @@ class MatchCore:
         return deck.first + count
 
     def prepare(self, inp: Any) -> bytes:
-        """The state hash after `inp` (for our own next envelope; the state is cached)."""
+        """The state hash after `inp` (for our own next envelope; the state is cached). The
+        game's refusal is raised as its EngineError (the caller says why the input is illegal);
+        anything else the engine raises on our own input is our bug: a LocalProtocolError,
+        before anything is signed."""
         assert self.state is not None
-        after = self.game.step(self.state, inp)
-        self._pre = (inp, after)
-        return self.game.state_hash(after)  # type: ignore[no-any-return]
+        game = self.game
+        try:
+            after = game.step(self.state, inp)
+            digest = game.state_hash(after)
+            game.decision(after)
+        except EngineError:
+            raise
+        except Exception as error:
+            raise LocalProtocolError(f"the game's engine fails on our own input "
+                                     f"{_input_text(game, inp)!r}: {_error_text(error)}"
+                                     ) from error
+        self._pre = (inp, after, digest)
+        return digest  # type: ignore[no-any-return]
 
     # --- end handlers ---------------------------------------------------------------------
 
@@ -647,11 +717,28 @@ def _canonical_input(game: Any, text: str) -> Any:
     action, not a deal) is the game's `step` to check (SPEC Part 3)."""
     try:
         inp = game.parse_input(text)
+        canonical = game.format_input(inp)
     except EngineError as error:
         raise IllegalAction(f"{text!r:.60} is not an input: {error}") from None
-    if game.format_input(inp) != text:
+    except Exception as error:  # the game's reader failed on the sender's text
+        raise UnplayableInput(f"game {game.id!r} cannot read {text!r:.60}: "
+                              f"{_error_text(error)}") from None
+    if canonical != text:
         raise IllegalAction(f"{text!r:.60} is not a canonical input")
     return inp
+
+
+def _error_text(error: BaseException) -> str:
+    """An exception as one printable line: its class and message, cut short."""
+    return printable(f"{type(error).__name__}: {error}", 160)
+
+
+def _input_text(game: Any, inp: Any) -> str:
+    """`inp` in the game's notation, or its repr when even that fails."""
+    try:
+        return str(game.format_input(inp))
+    except Exception:
+        return printable(repr(inp), 60)
 
 
 def _pool() -> Any:

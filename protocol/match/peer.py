@@ -24,6 +24,7 @@ from versus.protocol.errors import (
     RemoteProtocolError,
     SequenceConflict,
     SetupMismatch,
+    UnplayableRules,
 )
 from versus.protocol.match.core import MatchCore, evidence_body
 from versus.protocol.match.rules import DealMode, MatchRules, master_rng
@@ -48,6 +49,7 @@ from versus.protocol.wire.envelope import (
     MessageKind,
     parse_envelope,
 )
+from versus.protocol.wire.text import printable
 from versus.protocol.wire.transcript import Transcript, dump_transcript, load_transcript
 
 if TYPE_CHECKING:  # the mental-poker modules load only for a shared-pool match (start-up)
@@ -209,18 +211,22 @@ class MatchPeer:
             raise LocalProtocolError(f"not our decision to make (awaiting {decision})")
         assert isinstance(decision, Pending)
         game = self.game
-        if isinstance(action, str):
-            try:
-                action = game.parse_input(action)
-            except EngineError as error:
-                raise LocalProtocolError(str(error)) from None
         assert self.core is not None
+        try:  # whatever the game raises on our own input is ours, never the peer's (§4.9)
+            if isinstance(action, str):
+                action = game.parse_input(action)
+            text = game.format_input(action)
+        except EngineError as error:
+            raise LocalProtocolError(str(error)) from None
+        except Exception as error:
+            raise LocalProtocolError(f"the game cannot read our own input {action!r:.60}: "
+                                     f"{type(error).__name__}: {error}") from error
         try:
             post = self.core.prepare(action)
         except EngineError as error:
             raise LocalProtocolError(f"illegal: {error}") from None
         kind = K.ACTION if decision.kind is DecisionKind.TURN else K.CHOICE
-        events = self._send(kind, [game.format_input(action), post], now_ms)
+        events = self._send(kind, [text, post], now_ms)
         return events + self._pump(now_ms)
 
     def resign(self, now_ms: int | None = None) -> list[Event]:
@@ -517,9 +523,20 @@ class MatchPeer:
                     assert isinstance(core.pending, Pending)
                     events.append(DecisionNeeded(core.pending))
                 break
-            kind, body = self._automatic(kinds[0])
+            kind, body = self._own_automatic(kinds[0])
             events += self._send(kind, body, now_ms)
         return events
+
+    def _own_automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
+        """`_automatic`, where whatever the game (or the deal) raises while we build our own
+        message is our bug: a LocalProtocolError, and nothing is signed (SPEC §4.9). The match
+        then waits on us; it is never evidence against us."""
+        try:
+            return self._automatic(kind)
+        except Exception as error:
+            why = error if isinstance(error, LocalProtocolError) else \
+                f"{type(error).__name__}: {printable(str(error), 160)}"
+            raise LocalProtocolError(f"our own {kind.name} cannot be made: {why}") from error
 
     def _automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
         core = self.core
@@ -592,7 +609,11 @@ class MatchPeer:
                 for old in [seq for seq in self._sent_measures
                             if seq < self.core.chain.next_seq - 8]:
                     del self._sent_measures[old]  # a claim can cross only our latest envelopes
-        envelope, events = self.core.send(self.identity, kind, body)
+        try:
+            envelope, events = self.core.send(self.identity, kind, body)
+        except UnplayableRules:  # our sound setup message is kept: the peer must see it too
+            self._out.append(self.core.chain.envelopes[-1].raw)
+            raise
         self._out.append(envelope.raw)
         self._tick(now_ms, envelope)
         return events

@@ -142,11 +142,16 @@ class MatchRules:
     def start_problem(self, catalogue: Any) -> str | None:
         """Why these rules cannot start a game with this card data, or None: the game's
         `new_game` tried once with a dummy seed (a start position made with other card data,
-        SPEC 3.C, fails here rather than at the first state of a match)."""
+        SPEC 3.C, fails here rather than at the first state of a match). Whatever the game
+        raises is such a reason (rules from a HELLO are untrusted: an engine error on them is no
+        traceback, SPEC §4.9)."""
         try:
-            self.game_impl.new_game(Setup(self.ruleset, catalogue, b"\x00" * 32))
+            game = self.game_impl
+            game.decision(game.new_game(Setup(self.ruleset, catalogue, b"\x00" * 32)))
         except EngineError as error:
             return " ".join(str(error).split())
+        except Exception as error:
+            return " ".join(f"{type(error).__name__}: {error}".split())[:300]
         return None
 
     @property

@@ -16,6 +16,12 @@
 # only for an envelope its own key signed: a record after the end is authenticated before it
 # blames anyone. Every string that came from the file (an EVIDENCE's code and message, a result
 # detail, an error message quoting peer data) goes through `printable` before it is shown.
+#
+# Nothing a file holds makes it raise (SPEC §8.1, Decided): a game engine that raises on the
+# rules is `unplayable-rules` at record 1, on a signed input `unplayable-input` against its
+# signer (core.py), and anything else that escapes a check (a bug of ours, a game's bug outside
+# an input) is `internal-error` at the record being checked, blaming no one; an outer guard
+# turns whatever is left into the same verdict without a record.
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -24,11 +30,11 @@ from typing import Any
 from versus.engine.frozen import field, frozen
 from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import (
-    LocalProtocolError,
     MalformedMessage,
     OutOfTurn,
     RemoteProtocolError,
     SetupMismatch,
+    UnplayableRules,
 )
 from versus.protocol.match import Ending, MatchCore, Phase, StateChanged
 from versus.protocol.match.rules import DealMode, MatchRules
@@ -42,6 +48,8 @@ from versus.protocol.wire.transcript import Transcript, load_transcript
 SHOWN_TEXT = 400
 #: how much of a check code taken from the file `describe` shows
 SHOWN_CODE = 64
+#: the check code of a record the verifier itself failed on (no seat blamed)
+INTERNAL_ERROR = "internal-error"
 
 
 @frozen
@@ -194,6 +202,21 @@ def replay_inputs(transcript: Transcript | bytes, catalogue: Any = None, *,
 
 def _run(transcript: Transcript | bytes, catalogue: Any,
          expected_keys: Sequence[bytes | None], full: bool = False) -> MatchReplay:
+    """`_checked_run` behind the outer guard: what still escapes it is a verdict too."""
+    try:
+        return _checked_run(transcript, catalogue, expected_keys, full)
+    except Exception as error:
+        return _early(Report(False, 0, None, INTERNAL_ERROR, None,
+                             f"the verifier failed on this transcript: {_error_text(error)}"),
+                      catalogue)
+
+
+def _error_text(error: BaseException) -> str:
+    return printable(f"{type(error).__name__}: {error}", 300)
+
+
+def _checked_run(transcript: Transcript | bytes, catalogue: Any,
+                 expected_keys: Sequence[bytes | None], full: bool = False) -> MatchReplay:
     try:
         if not isinstance(transcript, Transcript):
             transcript = load_transcript(transcript)
@@ -204,19 +227,15 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
         return _early(setup_or_report, catalogue)
     setup, rules = setup_or_report
     given = catalogue is not None
-    if catalogue is None:  # the shipped version the HELLOs name (SPEC Part 2, "Versions")
-        catalogue = (rules.game_impl.catalogue_for_digest(setup.catalogue_hash)
-                     or rules.game_impl.default_catalogue())
-    summary: dict[str, Any] = {
-        "match_id": setup.match_id.hex(),
-        "channel_binding": setup.hellos[0].binding.hex() if setup.hellos[0].bound else None,
-        "players": [fingerprint(key) for key in setup.keys],
-        "software": [hello.software for hello in setup.hellos],
-        "rules": rules.to_dict(),
-        "rules_text": rules.describe(),
-        "deal_mode": rules.deal_mode.value,
-    }
-    digest = rules.catalogue_digest(catalogue)
+    try:
+        if catalogue is None:  # the shipped version the HELLOs name (SPEC Part 2, "Versions")
+            catalogue = (rules.game_impl.catalogue_for_digest(setup.catalogue_hash)
+                         or rules.game_impl.default_catalogue())
+        summary = _setup_summary(setup, rules)
+        digest = rules.catalogue_digest(catalogue)
+    except Exception as error:  # the game's code on the HELLOs' rules: nobody signed a fault
+        return _early(_unplayable(f"game {rules.game!r} cannot read them: "
+                                  f"{_error_text(error)}", {}), catalogue)
     if digest != setup.catalogue_hash:
         return _early(Report(False, 2, 0, "catalogue-mismatch", None,
                              f"the match used catalogue {setup.catalogue_hash.hex()[:16]}…, not "
@@ -228,7 +247,7 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
     if rules.deal_mode is DealMode.SHARED_POOL:
         try:  # both HELLOs agree on these rules, but they cannot deal (pool too small, ...)
             rules.pool_ids(catalogue)
-        except LocalProtocolError as error:
+        except Exception as error:
             return _early(Report(False, 2, 1, MalformedMessage.code, None,
                                  f"the match rules cannot be dealt: {printable(str(error), 200)}",
                                  summary), catalogue)
@@ -244,6 +263,24 @@ def _run(transcript: Transcript | bytes, catalogue: Any,
     replay = _replay(transcript, setup, rules, catalogue, summary, fast=False)
     assert replay is not None
     return replay
+
+
+def _setup_summary(setup: MatchSetup, rules: MatchRules) -> dict[str, Any]:
+    return {
+        "match_id": setup.match_id.hex(),
+        "channel_binding": setup.hellos[0].binding.hex() if setup.hellos[0].bound else None,
+        "players": [fingerprint(key) for key in setup.keys],
+        "software": [hello.software for hello in setup.hellos],
+        "rules": rules.to_dict(),
+        "rules_text": rules.describe(),
+        "deal_mode": rules.deal_mode.value,
+    }
+
+
+def _unplayable(why: str, summary: dict[str, Any], records: int = 2) -> Report:
+    """The rules both HELLOs signed cannot be played (`why`): record 1, no seat at fault."""
+    return Report(False, records, 1, UnplayableRules.code, None,
+                  f"the match rules cannot be played: {why}", summary)
 
 
 def _endorsed(transcript: Transcript) -> tuple[list[Envelope] | None, set[int]] | None:
@@ -290,6 +327,13 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
             fault = _verify_one(core, raw, steps, parsed, signature) or fault
         except RemoteProtocolError as error:
             report = Report(False, index, index, error.code, error.player, str(error), summary)
+        except UnplayableRules as error:  # the HELLOs' rules, not this record, are at fault
+            report = Report(False, index, 1, error.code, None, str(error), summary)
+            break
+        except Exception as error:  # never a traceback: the record we failed on, no blame
+            report = Report(False, index, index, INTERNAL_ERROR, None,
+                            f"the verifier could not check this record: {_error_text(error)}",
+                            summary)
         if report is not None:
             _note_bad_envelope(summary, raw)
             break

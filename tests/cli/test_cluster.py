@@ -245,6 +245,20 @@ def test_an_answer_the_organiser_cannot_check_is_abandoned(tmp_path: Path, answe
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_answer_the_organiser_s_verifier_fails_on_is_abandoned(
+        tmp_path: Path, demo_transcript: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the verifier raises on a worker's bytes, accept() records the game abandoned
+    (replayed on --resume) instead of raising."""
+    from versus.cli.cluster import accept
+    from versus.protocol.match import verify
+
+    monkeypatch.setattr(verify, "verify_transcript", lambda data: {}["boom"])
+    answer = {"winner_seat": 0, "ending": "game", "transcript_bytes": demo_transcript}
+    record = accept(_Run(tmp_path, None), "g1", answer)  # type: ignore[arg-type]
+    assert record["abandoned"] is True and "KeyError" in record["reason"], record
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_result_is_read_from_the_transcript_not_from_the_worker(
         tmp_path: Path, demo_transcript: bytes) -> None:
     from versus.cli.cluster import accept

@@ -201,3 +201,29 @@ def test_a_hostile_file_is_refused_in_bounded_memory(files: dict[str, Path],
     code, peak = _verify_peak_mb(hostile)
     assert code == 1  # refused at the first copy
     assert peak - small < 12, f"verifying 24 MB took {peak - small} MiB more than a small file"
+
+
+def test_an_engine_that_raises_on_replay_is_one_verdict_line_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript whose game's engine raises while it is replayed (any exception: here on
+    every input) is INVALID at that record in one line, exit 1; anything that still escapes
+    the verifier is the same one line (`internal-error`), never a traceback."""
+    from tests.protocol.test_engine_faults import FaultyToy, toy_pair
+    from versus.engine.registry import register_game, unregister_game
+
+    register_game(FaultyToy())
+    try:
+        path = tmp_path / "toy.vtr"
+        path.write_bytes(toy_pair("verify-cmd/faulty").run().peers[0].transcript_bytes())
+        unregister_game(FaultyToy.id)
+        register_game(FaultyToy(KeyError, "step", on=""))
+        code, out, err = run(capsys, "-q", path)
+        assert code == 1 and err == "" and out.count("\n") == 1, (out, err)
+        assert ": INVALID at record " in out and "unplayable-input" in out and "KeyError" in out
+    finally:
+        unregister_game(FaultyToy.id)
+    monkeypatch.setattr(verify_cmd, "verify_transcript", lambda *a, **k: [][0])
+    code, out, err = run(capsys, path)
+    assert code == 1 and err == "" and out.count("\n") == 1, (out, err)
+    assert "INVALID: internal-error" in out and "IndexError" in out
