@@ -606,6 +606,7 @@ class Run:
     verdict: str | None = None  # the SPRT's, once a bound is crossed: "H0" or "H1"
     recorded: int = 0  # games recorded by this run
     cluster: str | None = None  # --cluster: play on this Dask cluster (cli/cluster.py)
+    sandbox: bool = False  # --sandbox: external bots run under bwrap (cli/bots/sandbox.py)
 
     def __post_init__(self) -> None:
         if not self.names:
@@ -622,6 +623,8 @@ class Run:
                "time_ms": self.settings.time_per_decision_ms,
                "game_timeout": self.settings.game_timeout,
                "transcript": str(self.folder.transcript_path(game).resolve())}
+        if self.sandbox:
+            job["sandbox"] = True
         if self.settings.records:
             job["record"] = str(self.folder.record_text_path(game).resolve())
             job["tags"] = {"Event": "versus tournament", "Game": game.id,
@@ -1155,6 +1158,14 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
             require_distributed()
         except ClusterError as error:
             raise TournamentError(str(error), error.status) from None
+    sandbox = bool(getattr(args, "sandbox", False))
+    if sandbox:  # before anything is written: no bubblewrap, no tournament
+        from .bots.sandbox import SandboxUnavailable, bwrap_program
+
+        try:
+            bwrap_program()
+        except SandboxUnavailable as error:
+            raise TournamentError(str(error), EXIT_USAGE) from None
     if args.resume:
         if not folder.manifest.exists():
             raise TournamentError(f"--resume: {folder.manifest} does not exist; start the "
@@ -1187,7 +1198,7 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
         records = {}
     run = Run(folder, participants, settings, schedule, records,
               concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games,
-              rating_interval=args.rating_interval, cluster=cluster)
+              rating_interval=args.rating_interval, cluster=cluster, sandbox=sandbox)
     run.todo = [g for g in schedule if g.id not in records]
     return run
 
