@@ -34,6 +34,9 @@
 # Participants may carry options (`ismcts:time=0.05,name=Fast`, cli/bots/registry.py): the
 # manifest keeps the given specs, records and standings use the participants' names.
 #
+# `--sandbox` runs the external bots under bubblewrap (cli/bots/sandbox.py): duplicate play
+# assumes the bots remember nothing between games; like --concurrency it is not a setting.
+#
 # `--cluster ADDR` plays the same jobs as tasks of a Dask cluster instead of worker processes
 # (cli/cluster.py): the organiser (this process) verifies and writes every transcript and
 # record itself, so resume, standings and results are the same.

@@ -26,9 +26,11 @@
 # (paired deals, deal suites: issue 21) the identities, master secrets and handshake randomness
 # of both seats derive from it instead, so two games on the same deal seed have the same match
 # id, decks, shuffles and layout whoever sits where; `seed` then seeds the bots only. With
-# `record` the worker also writes a text game record there (`game_record`). A job played on a
-# Dask cluster (`play_inline`, cli/cluster.py) writes nothing: the transcript's bytes and the
-# text record go back in the answer, and the organiser verifies and writes them.
+# `record` the worker also writes a text game record there (`game_record`). With `sandbox`
+# external bots run under bubblewrap (cli/bots/sandbox.py; each runs in its own per-game
+# directory anyway). A job played on a Dask cluster (`play_inline`, cli/cluster.py) writes
+# nothing: the transcript's bytes and the text record go back in the answer, and the
+# organiser verifies and writes them.
 from __future__ import annotations
 
 import hashlib
