@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 PASSED_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHOME", "PYENV_ROOT",
                     "PYENV_VERSION")
 DIRECTORY_PREFIX = "versus-bot-"
+PYTHON_QUERY_S = 10.0  # asking an interpreter where it lives (once per program and process)
+_PYTHONS: dict[str, tuple[str, ...]] = {}  # program -> (executable, prefix, base prefix)
 
 
 class SandboxUnavailable(BotError):
@@ -79,7 +82,10 @@ def private_launch(argv: Sequence[str], *, sandbox: bool = False) -> Launch:
     home = Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX)).resolve()
     env = bot_environment(home)
     if jail is not None:
-        command = bwrap_argv(jail, command, home)
+        python = python_installation(command[0], env, home)
+        if python:  # its real executable: a launcher (a pyenv shim) needs files we do not bind
+            command = [python[0], *command[1:]]
+        command = bwrap_argv(jail, command, home, python[1:])
     return Launch(tuple(command), env, home, jail is not None)
 
 
@@ -111,10 +117,31 @@ def bot_environment(home: Path, environ: Mapping[str, str] | None = None) -> dic
     return env
 
 
-def bwrap_argv(bwrap: str, command: Sequence[str], home: Path) -> list[str]:
-    """bwrap's command line around `command` (absolute words, `absolute_command`): see the
-    module comment. `--remount-ro /` and `/dev` come last, after every mount point exists, so
-    the sandbox's own root and /dev (its /dev/shm) take no writes either."""
+def python_installation(program: str, env: Mapping[str, str], cwd: Path) -> tuple[str, ...]:
+    """For a Python interpreter (its name starts with `python`): its real executable and its
+    prefixes (sys.executable, sys.prefix, sys.base_prefix, asked once per program, in the
+    bot's environment); () for another program or one that does not answer."""
+    if not os.path.basename(program).startswith("python"):
+        return ()
+    if program not in _PYTHONS:
+        try:
+            answer = subprocess.run(
+                [program, "-I", "-c", "import sys; print(sys.executable, sys.prefix, "
+                 "sys.base_prefix, sep='\\n')"], capture_output=True, timeout=PYTHON_QUERY_S,
+                env=dict(env), cwd=cwd, check=True).stdout.decode().splitlines()
+        except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+            answer = []
+        _PYTHONS[program] = tuple(answer) if len(answer) == 3 and all(
+            os.path.isabs(path) for path in answer) else ()
+    return _PYTHONS[program]
+
+
+def bwrap_argv(bwrap: str, command: Sequence[str], home: Path,
+               installations: Sequence[str] = ()) -> list[str]:
+    """bwrap's command line around `command` (absolute words, `absolute_command`), with the
+    directories `installations` visible too: see the module comment. `--remount-ro /` and
+    `/dev` come last, after every mount point exists, so the sandbox's own root and /dev (its
+    /dev/shm) take no writes either."""
     args = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for path in SYSTEM_PATHS:
         if os.path.islink(path):
@@ -122,19 +149,19 @@ def bwrap_argv(bwrap: str, command: Sequence[str], home: Path) -> list[str]:
         elif os.path.exists(path):
             args += ["--ro-bind", path, path]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    for path in visible_paths(command):
+    for path in visible_paths(command, installations):
         args += ["--ro-bind", path, path]
     args += ["--bind", str(home), str(home), "--chdir", str(home),
              "--remount-ro", "/dev", "--remount-ro", "/", "--", *command]
     return args
 
 
-def visible_paths(command: Sequence[str]) -> list[str]:
-    """What a sandboxed bot sees beyond SYSTEM_PATHS, read-only: each absolute word of its
-    command that exists (its program, its script), and the Python installation (a prefix with
-    lib/pythonX.Y or pyvenv.cfg) its program is in, as named and as resolved (a venv's python
-    is a link into its base installation)."""
-    paths: list[str] = []
+def visible_paths(command: Sequence[str], installations: Sequence[str] = ()) -> list[str]:
+    """What a sandboxed bot sees beyond SYSTEM_PATHS, read-only: `installations`, the Python
+    installation (a prefix with lib/pythonX.Y or pyvenv.cfg) its program is in, as named and
+    as resolved (a venv's python is a link into its base installation), and each absolute word
+    of its command that exists (its program, its script)."""
+    paths = [path for path in installations if path != "/" and os.path.isdir(path)]
     program = command[0]
     if os.path.isabs(program):  # installations first: a file bound inside one stays visible
         for binary in (program, os.path.realpath(program)):
@@ -144,9 +171,9 @@ def visible_paths(command: Sequence[str]) -> list[str]:
     for word in command:
         if os.path.isabs(word) and os.path.exists(word):
             paths.append(word)
-    unique: list[str] = []
-    for path in paths:
-        if path not in unique and not _under_system(path):
+    unique: list[str] = []  # a path inside one already bound is visible (and a bind there
+    for path in paths:      # fails where it is a link)
+        if not any(_inside(path, p) for p in (*SYSTEM_PATHS, *unique)):
             unique.append(path)
     return unique
 
@@ -155,7 +182,7 @@ def _python_prefix(prefix: Path) -> bool:
     return (prefix / "pyvenv.cfg").is_file() or any(prefix.glob("lib/python3*"))
 
 
-def _under_system(path: str) -> bool:
-    real = os.path.realpath(path)
-    return any(real == p or real.startswith(p + os.sep) for p in SYSTEM_PATHS
-               if not os.path.islink(p))
+def _inside(path: str, directory: str) -> bool:
+    """`path` as named is `directory` or inside it (a system link like /bin is in the sandbox
+    as the same link)."""
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)

@@ -170,3 +170,23 @@ def test_a_pair_shares_its_deal_and_nothing_of_its_bots():
     assert first.handshake[0](32) == second.handshake[0](32) != other.handshake[0](32)
     assert set(first.bot_seeds).isdisjoint(second.bot_seeds)
     assert set(first.bot_seeds).isdisjoint(other.bot_seeds)
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_given_by_a_relative_command_plays(monkeypatch):
+    """The README's `cmd:python3 examples/random_bot.py`, sandboxed: its script is found from
+    the organiser's cwd, its interpreter's installation is visible, and it answers."""
+    import trio
+
+    from versus.cli.bots import ExternalBot
+    from versus.engine.registry import get_game
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    game = get_game("versus42")
+
+    async def hello() -> str | None:
+        async with ExternalBot([sys.executable, "examples/random_bot.py"], sandbox=True) as bot:
+            await bot.start(0, game.default_rules(), game.default_catalogue())
+            return bot.declared_name
+
+    assert trio.run(hello) == "example-random"
