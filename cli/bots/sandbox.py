@@ -120,13 +120,15 @@ def bot_environment(home: Path, environ: Mapping[str, str] | None = None) -> dic
 def python_installation(program: str, env: Mapping[str, str], cwd: Path) -> tuple[str, ...]:
     """For a Python interpreter (its name starts with `python`): its real executable and its
     prefixes (sys.executable, sys.prefix, sys.base_prefix, asked once per program, in the
-    bot's environment); () for another program or one that does not answer."""
+    bot's environment, isolated and without `site`, so no .pth file of the bot's installation
+    runs outside the sandbox; it blocks: once per worker process); () for another program or
+    one that does not answer."""
     if not os.path.basename(program).startswith("python"):
         return ()
     if program not in _PYTHONS:
         try:
             answer = subprocess.run(
-                [program, "-I", "-c", "import sys; print(sys.executable, sys.prefix, "
+                [program, "-I", "-S", "-c", "import sys; print(sys.executable, sys.prefix, "
                  "sys.base_prefix, sep='\\n')"], capture_output=True, timeout=PYTHON_QUERY_S,
                 env=dict(env), cwd=cwd, check=True).stdout.decode().splitlines()
         except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
