@@ -396,6 +396,10 @@ def add_tournament_parser(sub: Any) -> None:
                         help="stop after starting K games (testing interruptions)")
     parser.add_argument("--unpaired", action="store_true",
                         help="play each deal once (default: twice, seats swapped)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run external bots under bubblewrap (bwrap): no network, nothing "
+                             "writable but their per-game directory, nothing kept between "
+                             "games (SPEC 8.3)")
     parser.add_argument("--deals", metavar="FILE", default=None,
                         help="play this deal suite (text: LABEL [NAME=VALUE...] per line, or a "
                              "JSON list), cycled; two runs then compare the same deals")

@@ -36,6 +36,9 @@
 # Participants may carry options (`ismcts:time=0.05,name=Fast`, cli/bots/registry.py): the
 # manifest keeps the given specs, records and standings use the participants' names.
 #
+# `--sandbox` runs the external bots under bubblewrap (cli/bots/sandbox.py): duplicate play
+# assumes the bots remember nothing between games; like --concurrency it is not a setting.
+#
 # `--cluster ADDR` plays the same jobs as tasks of a Dask cluster instead of worker processes
 # (cli/cluster.py): the organiser (this process) verifies and writes every transcript and
 # record itself, so resume, standings and results are the same.
@@ -616,6 +619,7 @@ class Run:
     recorded: int = 0  # games recorded by this run
     cluster: str | None = None  # --cluster: play on this Dask cluster (cli/cluster.py)
     task_timeout: float | None = None  # --task-timeout; None: the per-game limit + a grace
+    sandbox: bool = False  # --sandbox: external bots run under bwrap (cli/bots/sandbox.py)
 
     @property
     def task_limit(self) -> float:
@@ -640,6 +644,8 @@ class Run:
                "time_ms": self.settings.time_per_decision_ms,
                "game_timeout": self.settings.game_timeout,
                "transcript": str(self.folder.transcript_path(game).resolve())}
+        if self.sandbox:
+            job["sandbox"] = True
         if self.settings.records:
             job["record"] = str(self.folder.record_text_path(game).resolve())
             job["tags"] = {"Event": "versus tournament", "Game": game.id,
@@ -1173,6 +1179,14 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
             require_distributed()
         except ClusterError as error:
             raise TournamentError(str(error), error.status) from None
+    sandbox = bool(getattr(args, "sandbox", False))
+    if sandbox:  # before anything is written: no bubblewrap, no tournament
+        from .bots.sandbox import SandboxUnavailable, bwrap_program
+
+        try:
+            bwrap_program()
+        except SandboxUnavailable as error:
+            raise TournamentError(str(error), EXIT_USAGE) from None
     if args.resume:
         if not folder.manifest.exists():
             raise TournamentError(f"--resume: {folder.manifest} does not exist; start the "
@@ -1206,7 +1220,7 @@ def open_run(args: argparse.Namespace, warn: Callable[[str], None]) -> Run:
     run = Run(folder, participants, settings, schedule, records,
               concurrency=args.concurrency or os.cpu_count() or 1, max_games=args.max_games,
               rating_interval=args.rating_interval, cluster=cluster,
-              task_timeout=getattr(args, "task_timeout", None))
+              task_timeout=getattr(args, "task_timeout", None), sandbox=sandbox)
     run.todo = [g for g in schedule if g.id not in records]
     return run
 

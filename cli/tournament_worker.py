@@ -30,9 +30,11 @@
 # (paired deals, deal suites: issue 21) the identities, master secrets and handshake randomness
 # of both seats derive from it instead, so two games on the same deal seed have the same match
 # id, decks, shuffles and layout whoever sits where; `seed` then seeds the bots only. With
-# `record` the worker also writes a text game record there (`game_record`). A job played on a
-# Dask cluster (`play_inline`, cli/cluster.py) writes nothing: the transcript's bytes and the
-# text record go back in the answer, and the organiser verifies and writes them.
+# `record` the worker also writes a text game record there (`game_record`). With `sandbox`
+# external bots run under bubblewrap (cli/bots/sandbox.py; each runs in its own per-game
+# directory anyway). A job played on a Dask cluster (`play_inline`, cli/cluster.py) writes
+# nothing: the transcript's bytes and the text record go back in the answer, and the
+# organiser verifies and writes them.
 from __future__ import annotations
 
 import hashlib
@@ -45,6 +47,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -139,6 +142,38 @@ def bot_seed(seed: bytes | None, seat: int) -> int | None:
     return None if seed is None else int.from_bytes(derive(seed, f"bot-{seat}")(8), "big")
 
 
+@dataclass(frozen=True)
+class GameSecrets:
+    """What one game's randomness comes from (None: fresh from `secrets`). With a deal seed
+    (paired deals, deal suites) the match's secrets derive from it and are the same in both
+    games of a pair: the protocol binds every piece of luck (deck and draw orders, dice, coin,
+    shuffles) to the match id, which hashes both seats' identities, HELLO nonces and channel
+    handshakes, so one deal needs all of them (SPEC §8.3). The bots' seeds never come from
+    the deal seed: they are each game's own."""
+
+    identities: tuple[Identity, Identity] | None
+    master_secrets: tuple[bytes, bytes] | None
+    handshake: tuple[Callable[[int], bytes], Callable[[int], bytes]] | None
+    bot_seeds: tuple[int | None, int | None]
+
+
+def game_secrets(job: dict[str, Any]) -> GameSecrets:
+    """The secrets of the game `job` describes (see GameSecrets): from its deal seed, else
+    from its seed, else fresh; the bots' seeds from its seed (per game) or fresh."""
+    seed = bytes.fromhex(job["seed"]) if job.get("seed") else None
+    deal = bytes.fromhex(job["deal_seed"]) if job.get("deal_seed") else None
+    source = deal if deal is not None else seed
+    identities = master_secrets = handshake = None
+    if source is not None:
+        identities = (Identity.generate(derive(source, "identity-0")),
+                      Identity.generate(derive(source, "identity-1")))
+        master_secrets = (derive(source, "master-0")(32), derive(source, "master-1")(32))
+    if deal is not None:
+        handshake = (derive(deal, "handshake-0"), derive(deal, "handshake-1"))
+    return GameSecrets(identities, master_secrets, handshake,
+                       (bot_seed(seed, 0), bot_seed(seed, 1)))
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as file:
@@ -165,7 +200,6 @@ async def play_job(job: dict[str, Any]) -> dict[str, Any]:
 async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[str, Any]:
     """Play the game with its bots entered on `stack` and return its record; the bots that
     did not forfeit are then told the result (`stack` ends them all afterwards)."""
-    seed = bytes.fromhex(job["seed"]) if job.get("seed") else None
     time_ms = job.get("time_ms")
     budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
     builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
@@ -176,9 +210,11 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
     started = time.perf_counter()
     guards: list[_Guard] = []
     externals: list[ExternalBot | None] = []
+    chosen = game_secrets(job)
     for seat, name in enumerate(job["players"]):
-        bot = make_bot(bot_of(name), seed=bot_seed(seed, seat), budget=budget, game=game)
+        bot = make_bot(bot_of(name), seed=chosen.bot_seeds[seat], budget=budget, game=game)
         if isinstance(bot, ExternalBot):
+            bot.sandbox = bool(job.get("sandbox"))  # --sandbox: under bwrap
             reason = None
             try:
                 await stack.enter_async_context(bot)
@@ -190,21 +226,11 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
         else:
             guards.append(_Guard(as_async(bot), name, builtin_limit))
             externals.append(None)
-    identities = master_secrets = handshake = None
-    secret_seed = bytes.fromhex(job["deal_seed"]) if job.get("deal_seed") else seed
-    if secret_seed is not None:
-        identities = (Identity.generate(derive(secret_seed, "identity-0")),
-                      Identity.generate(derive(secret_seed, "identity-1")))
-        master_secrets = (derive(secret_seed, "master-0")(32),
-                          derive(secret_seed, "master-1")(32))
-    if job.get("deal_seed"):
-        handshake = (derive(secret_seed, "handshake-0"),  # type: ignore[arg-type]
-                     derive(secret_seed, "handshake-1"))  # type: ignore[arg-type]
     try:
         result = await play_loopback_match(
-            guards, rules, transcript_dir=None, identities=identities,
-            master_secrets=master_secrets, config=SESSION, timeout=job["game_timeout"],
-            drive=drive_player, handshake_rngs=handshake)
+            guards, rules, transcript_dir=None, identities=chosen.identities,
+            master_secrets=chosen.master_secrets, config=SESSION, timeout=job["game_timeout"],
+            drive=drive_player, handshake_rngs=chosen.handshake)
     except trio.TooSlowError:
         return _over_time(job, guards, started)
     except (TransportError, LocalProtocolError, RemoteProtocolError, OSError) as error:

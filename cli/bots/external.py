@@ -47,6 +47,7 @@ from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.match.table import MatchResult
 
 from .base import BotError, BotForfeit
+from .sandbox import Launch, SandboxUnavailable, private_launch
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024  # one line from the bot
@@ -140,7 +141,8 @@ class ExternalBot:
 
     def __init__(self, command: str | Sequence[str], *, name: str | None = None,
                  time_ms: int = DEFAULT_TIME_MS, hello_timeout: float = HELLO_TIMEOUT_S,
-                 max_line: int = MAX_LINE_BYTES, game: str = DEFAULT_GAME) -> None:
+                 max_line: int = MAX_LINE_BYTES, game: str = DEFAULT_GAME,
+                 sandbox: bool = False) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise BotError("an external bot needs a command line, got an empty one")
@@ -162,15 +164,22 @@ class ExternalBot:
         self._drain_scope = trio.CancelScope()
         self._ended = False  # the process group was ended (once: its id may be reused later)
         self._nursery_cm: Any = None
+        self.sandbox = sandbox  # run under bubblewrap (cli/bots/sandbox.py)
+        self._launch: Launch | None = None
 
     # --- lifetime ---------------------------------------------------------------------------
     async def __aenter__(self) -> ExternalBot:
         self._nursery_cm = trio.open_nursery()
         nursery = await self._nursery_cm.__aenter__()
         try:
-            self._proc = await _spawn(self.argv)
+            # a fresh private directory and environment per game (and bwrap when sandboxed):
+            # the bot forgets between games (cli/bots/sandbox.py)
+            self._launch = private_launch(self.argv, sandbox=self.sandbox)
+            self._proc = await _spawn(self._launch.argv, cwd=self._launch.cwd,
+                                      env=self._launch.env)
             LIVE_GROUPS.add(self._proc.pid)
-        except OSError as e:
+        except (OSError, SandboxUnavailable) as e:
+            self._remove_launch()
             await self._nursery_cm.__aexit__(None, None, None)
             raise BotForfeit(f"bot {self.name!r} could not be started: {e}") from None
         nursery.start_soon(self._drain_stderr)
@@ -197,6 +206,11 @@ class ExternalBot:
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()
+        self._remove_launch()
+
+    def _remove_launch(self) -> None:
+        if self._launch is not None:
+            self._launch.remove()
 
     @property
     def returncode(self) -> int | None:
