@@ -63,13 +63,13 @@ def deceptive_vanquishers() -> dict:
 
 
 def uneven_vanquishers() -> dict:
-    """A start that stays legal: other Life and Storage Energy."""
+    """A start that stays legal: other Life and Shield."""
     from versus.engine.vanquishers.engine import S
 
     obj = fair("vanquishers")
     host, joiner = _vanquishers_sides(obj)
     host[S.LIFE] -= 5
-    joiner[S.STORAGE] = 3
+    joiner[S.SHIELD] -= 2
     return obj
 
 
@@ -172,8 +172,7 @@ def test_a_fair_start_shows_no_differences(tmp_path, game) -> None:
     ("grid", uneven_grid, ["opponent's hand: 4 hidden card(s) (new game: 5",
                            "opponent's cards on the grid: a1 face down (new game: none)"]),
     ("vanquishers", uneven_vanquishers, ["opponent's Life: 15 of 20 (new game: 20 of 20)",
-                                         "your Storage Energy: 3 (0 spent this turn) "
-                                         "(new game: 0 (0 spent this turn))"]),
+                                         "your Shield: 8 of 10 (new game: 10 of 10)"]),
 ])
 def test_every_differing_value_is_named(tmp_path, game, build, expected) -> None:
     prompt, headless = join_output(tmp_path, game, build())

@@ -78,17 +78,24 @@ def _vanquishers(advanced: bool, any_deck: bool = False) -> Play:
 
 
 def _multiverse(seed: int) -> Iterator[tuple[Any, Any]]:
+    """Dealt as a solo run deals (protocol/solo/run.py): a DEAL is the deck's next position, a
+    REVEAL draws from the cards its deck has not revealed yet."""
     from versus.engine.hashing import HashRng
     from versus.engine.multiverse import MULTIVERSE as G
 
     rng = HashRng(f"multiverse/{seed}".encode(), "choices")
-    s = G.new_game(Setup(G.default_rules(), G.default_catalogue(), f"mv/{seed}".encode()))
+    rules = G.default_rules()
+    decks = G.decks(rules)
+    dealt = [0] * len(decks)
+    s = G.new_game(Setup(rules, G.default_catalogue(), f"mv/{seed}".encode()))
     while isinstance(d := G.decision(s), Pending):
         if d.kind is DecisionKind.DEAL:
-            left = G.undealt(s, d.deck)
-            inp = G.deal_input(left[rng.randrange(len(left))])
+            inp = G.deal_input(decks[d.deck].first + dealt[d.deck])
+            dealt[d.deck] += 1
         elif d.kind is DecisionKind.REVEAL:
-            inp = G.reveal_input(d.handle, G.card_of(s, d.handle))
+            deck = next(i for i, x in enumerate(decks) if d.handle in x.handles)
+            pool = G.unrevealed(s, deck)
+            inp = G.reveal_input(d.handle, pool[rng.randrange(len(pool))])
         else:
             legal = list(G.legal_actions(s))
             inp = legal[rng.randrange(len(legal))]
@@ -153,21 +160,9 @@ def _check_game(game_id: str, play: Play, seed: int) -> int:
     return checked
 
 
-#: cases that fail because of a known engine bug fixed on another branch (removed once merged)
-KNOWN: dict[tuple[str, str, int], str] = {}
-
-
 def _cases() -> list[Any]:
-    cases = []
-    for game_id, variant, play, seeds in VARIANTS:
-        for seed in range(seeds):
-            marks = []
-            reason = KNOWN.get((game_id, variant, seed))
-            if reason is not None:
-                marks.append(pytest.mark.xfail(reason=reason, strict=False))
-            cases.append(pytest.param(game_id, play, seed, marks=marks,
-                                      id=f"{game_id}-{variant}-{seed}"))
-    return cases
+    return [pytest.param(game_id, play, seed, id=f"{game_id}-{variant}-{seed}")
+            for game_id, variant, play, seeds in VARIANTS for seed in range(seeds)]
 
 
 @pytest.mark.parametrize(("game_id", "play", "seed"), _cases())
