@@ -56,7 +56,7 @@ from versus.p2p.store import (
     new_master_secret,
 )
 from versus.protocol.crypto.identity import Identity
-from versus.protocol.errors import LocalProtocolError, RemoteProtocolError
+from versus.protocol.errors import LocalProtocolError, RemoteProtocolError, UnplayableRules
 from versus.protocol.match import (
     Ending,
     Event,
@@ -642,6 +642,14 @@ class MatchSession:
                 self.log.append(f"The opponent broke the protocol ({error.code}): {error}"[:300])
             self._after_peer_call([])
             raise
+        except UnplayableRules as error:
+            # Both seats took rules whose new game fails with the joint seed: the last setup
+            # message is sound, so it is kept and sent like any other, and the match ends
+            # ABORTED on both sides with the same transcript (SPEC §4.9 "Engine errors").
+            self.log.append(f"The match cannot be played: {error}"[:300])
+            self._outcome_detail = " ".join(str(error).split())[:300]
+            self._after_peer_call([])
+            return []
         self._after_peer_call(events)
         return events
 

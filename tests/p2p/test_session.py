@@ -7,6 +7,7 @@ import pytest
 import trio
 
 from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, Stuck, make_sessions
+from tests.protocol.pair import identities, master_secret
 from versus.cli.driving import drive_player, narrated_config
 from versus.p2p.channel import ChannelConfig
 from versus.p2p.errors import ChannelClosedError, ReplayedFrameError
@@ -21,7 +22,7 @@ from versus.p2p.session import (
     open_nursery,
 )
 from versus.p2p.store import MatchStore
-from versus.protocol.match import Ending, Phase
+from versus.protocol.match import Ending, MatchPeer, Phase
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.match.verify import verify_transcript
 from versus.protocol.wire.transcript import load_transcript
@@ -291,3 +292,36 @@ async def test_a_broken_link_is_reported_by_its_cause_not_by_the_closed_channel(
         async with open_nursery() as nursery:
             nursery.start_soon(sender)
             nursery.start_soon(receiver)
+
+
+async def test_rules_whose_new_game_raises_end_both_sessions_with_one_transcript() -> None:
+    """Both seats took rules whose new game raises with the joint seed: the seat that finds
+    out first still sends its last setup message, so both sessions end at once (ABORTED, no
+    result, the reason said) with the same transcript, which says the rules cannot be played
+    at record 1; before, the session raised the error and never sent that message."""
+    from tests.protocol.test_engine_faults import FaultyToy
+    from versus.engine.registry import register_game, unregister_game
+
+    register_game(FaultyToy(IndexError, "new_game"))
+    try:
+        rules = MatchRules(game=FaultyToy.id)
+        ids = identities("session/unplayable")
+        sessions = [MatchSession(MatchPeer(seat, ids[seat], rules, FaultyToy().default_catalogue(),
+                                           master_secret=master_secret("session/unplayable",
+                                                                       seat), software="test"),
+                                 master_secret("session/unplayable", seat),
+                                 store=None, role=("host", "join")[seat]) for seat in (0, 1)]
+        with trio.fail_after(10):
+            outcomes = await play(sessions, MemLink(), resume=False)
+    finally:
+        unregister_game(FaultyToy.id)
+    assert all(o.result is None and "cannot be played" in o.detail for o in outcomes), outcomes
+    assert all(s.peer.phase is Phase.ABORTED for s in sessions)
+    first, second = (s.peer.transcript_bytes() for s in sessions)
+    assert first == second
+    register_game(FaultyToy(IndexError, "new_game"))
+    try:
+        report = verify_transcript(first)
+    finally:
+        unregister_game(FaultyToy.id)
+    assert (report.check, report.bad_index, report.player) == ("unplayable-rules", 1, None)
