@@ -109,7 +109,14 @@ async def drive_player(session: MatchSession, player: Player) -> None:
             await _resign_for(session, f"{player.name} answered an illegal action "
                                        f"{str(action)[:80]!r}")
             continue
-        await session.submit(action)
+        try:
+            await session.submit(action)
+        except LocalProtocolError as error:
+            # our own engine cannot apply an input it listed: a bug of ours, nothing was
+            # signed (SPEC §4.9 "Engine errors"); resigning ends the match instead of leaving
+            # the opponent waiting on a move that never comes
+            await _resign_for(session, f"our engine could not play {str(action)[:80]!r} "
+                                       f"({' '.join(str(error).split())[:120]})")
 
 
 async def _resign_for(session: MatchSession, why: str) -> None:

@@ -3,6 +3,8 @@
 # and the resume arithmetic. Clocks run on trio's autojump clock, so minutes pass in no time.
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import trio
 
@@ -325,3 +327,41 @@ async def test_rules_whose_new_game_raises_end_both_sessions_with_one_transcript
     finally:
         unregister_game(FaultyToy.id)
     assert (report.check, report.bad_index, report.player) == ("unplayable-rules", 1, None)
+
+
+async def test_a_listed_input_our_engine_cannot_apply_resigns_instead_of_stalling() -> None:
+    """The engine raises on an input it listed (every `pass`): the mover's own submit is a
+    LocalProtocolError (nothing signed), and the driver resigns for it, so the match ends
+    with a result instead of both sides waiting until a clock runs out."""
+    from tests.protocol.test_engine_faults import FaultyToy
+    from versus.engine.registry import register_game, unregister_game
+
+    class First:
+        name = "first"
+
+        async def choose(self, view: Any, legal: Any) -> Any:
+            return legal[0]
+
+    class TurnFault(FaultyToy):
+        def step(self, s: Any, inp: str) -> Any:
+            if inp in ("bet", "pass"):  # both inputs of a turn, as listed
+                raise KeyError(f"toy engine fault on {inp}")
+            return super().step(s, inp)
+
+    register_game(TurnFault())
+    try:
+        rules = MatchRules(game=FaultyToy.id)
+        ids = identities("session/listed")
+        sessions = [MatchSession(MatchPeer(seat, ids[seat], rules, FaultyToy().default_catalogue(),
+                                           master_secret=master_secret("session/listed", seat),
+                                           software="test"),
+                                 master_secret("session/listed", seat), store=None,
+                                 role=("host", "join")[seat]) for seat in (0, 1)]
+        with trio.fail_after(10):
+            outcomes = await play(sessions, MemLink(), (First(), First()), resume=False)
+    finally:
+        unregister_game(FaultyToy.id)
+    assert all(o.result is not None and o.result.ending is Ending.RESIGNATION
+               for o in outcomes), outcomes
+    assert any("our engine could not play" in line for s in sessions for line in s.log), \
+        [s.log for s in sessions]
