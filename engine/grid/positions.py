@@ -13,7 +13,7 @@ from typing import Any
 
 from ..api import position_object_of, position_reader
 from ..errors import CatalogueError, PositionError, RulesetError
-from .cards import Catalogue, Kind, Use, default_catalogue
+from .cards import Catalogue, Kind, Op, Use, default_catalogue
 from .rules import GridRules
 from .state import (
     OUTCOME_LABELS,
@@ -230,10 +230,97 @@ class _Reader:
             if up[h] and ident[h] < 0 and not (dec and dec[0] == Dec.REVEAL and dec[2] == h):
                 raise self.bad(f"cards[{h}].card", "a face-up card is public unless its "
                                                    "reveal is the pending decision")
-        return GridState(rules, self.cat, first, active, turn, int(acted), place, int(airdrop),
-                         tuple(zone), tuple(holder), tuple(ctrl), tuple(cell), tuple(up),
-                         tuple(ident), tuple(weaken), tuple(boost), tuple(shield),
-                         tuple(tuple(g) for g in graves), tuple(mods), tasks, dec, result)
+        state = GridState(rules, self.cat, first, active, turn, int(acted), place,
+                          int(airdrop), tuple(zone), tuple(holder), tuple(ctrl), tuple(cell),
+                          tuple(up), tuple(ident), tuple(weaken), tuple(boost), tuple(shield),
+                          tuple(tuple(g) for g in graves), tuple(mods), tasks, dec, result)
+        self._turn_counters(state)
+        self._controllers(state)
+        self._effects(state)
+        return state
+
+    def _turn_counters(self, s: GridState) -> None:
+        """The turn's counters as the rules keep them (SPEC G.E "Reachable"): a turn starts with
+        one placement, no airdrop and nothing done (G15), so a second placement or an airdrop
+        comes from an item used as the turn's action (G11); a turn decision is the active
+        player's, who holds a card and, once it has acted, has a placement left (G.D `play`);
+        every turn consumes a hand card or passes, so the turns are at most 4 per handle."""
+        limit = 4 * len(s.zone)
+        if s.turn > limit:
+            raise self.bad("turn", f"{s.turn} turns: every turn uses a card, or passes with an "
+                                   f"empty hand (G16), so a game has at most {limit}")
+        if not s.acted and (s.placements != 1 or s.airdrop):
+            raise self.bad("placements", f"{s.placements} placement(s) left"
+                                         f"{' and an airdrop' if s.airdrop else ''} before the "
+                                         "player has acted: a turn starts with one (G15)")
+        if s.decision and s.decision[0] == Dec.TURN:
+            p = s.decision[1]
+            if p != s.active:
+                raise self.bad("decision", f"a turn decision is the active player's "
+                                           f"({s.active}), got player {p}")
+            if not s.hand(p):
+                raise self.bad("decision", f"player {p} holds no card: its turn ends by itself "
+                                           "(G14), there is no turn decision")
+            if s.acted and not s.placements:
+                raise self.bad("decision", f"player {p} has acted and has no placement left: "
+                                           "its turn ends (G15), there is no turn decision")
+
+    def _controllers(self, s: GridState) -> None:
+        """Who controls a card: the player it was dealt to, except a character recalled from
+        the shared graveyard (G11 recall), which is public."""
+        for h in range(len(s.zone)):
+            if s.ctrl[h] < 0 or s.ctrl[h] == s.holder[h]:
+                continue
+            if not s.rules.shared:
+                raise self.bad(f"cards[{h}].controller", f"player {s.ctrl[h]}, but card {h} "
+                                                         f"was dealt to player {s.holder[h]}: "
+                                                         "with individual decks a player "
+                                                         "controls only its own cards")
+            card = s.card(h)
+            if card is None or card.kind is not Kind.CHARACTER or s.zone[h] == Zone.MODIFIER:
+                raise self.bad(f"cards[{h}].controller", f"player {s.ctrl[h]}, but card {h} "
+                                                         f"was dealt to player {s.holder[h]}: "
+                                                         "only a character recalled from the "
+                                                         "shared graveyard changes hands, and "
+                                                         "it is public")
+
+    def _effects(self, s: GridState) -> None:
+        """Weakening, boosts and shields each come from a spent card, which stays public in a
+        graveyard (a trap still face up on the grid while it resolves): the totals are at most
+        what those cards give (G9, G11). A weakened or boosted card is a face-up character
+        (the card that triggered the trap, a boost's target); before the active player has
+        acted, no FREE window has opened this turn, so the other player boosted and shielded
+        nothing (boosts and shields expire at the end of every turn, G12, G15)."""
+        spent = [h for g in s.graves for h in g] + [
+            h for h in range(len(s.zone)) if s.zone[h] == Zone.GRID and s.up[h]
+            and s.ident[h] >= 0 and self.cat.cards[s.ident[h]].kind is Kind.TRAP]
+        given = {Op.WEAKEN: 0, Op.BOOST: 0, Op.SHIELD: 0}
+        for h in spent:
+            card = self.cat.cards[s.ident[h]]
+            effect = card.effect
+            if effect is not None and effect.op in given and (
+                    card.kind is Kind.TRAP) == (effect.op is Op.WEAKEN):
+                given[effect.op] += 1 if effect.op is Op.SHIELD else effect.amount
+        for name, op, values in (("weaken", Op.WEAKEN, s.weaken), ("boost", Op.BOOST, s.boost),
+                                 ("shield", Op.SHIELD, s.shield)):
+            total = 0
+            for h in range(len(s.zone)):
+                if not values[h]:
+                    continue
+                card = s.card(h)
+                if op is not Op.SHIELD and not (s.up[h] and card is not None
+                                                and card.kind is Kind.CHARACTER):
+                    raise self.bad(f"cards[{h}].{name}", f"{values[h]} on a card that is not a "
+                                                          "face-up character")
+                if not s.acted and op is not Op.WEAKEN and s.ctrl[h] != s.active:
+                    raise self.bad(f"cards[{h}].{name}", f"{values[h]}, but player {s.ctrl[h]} "
+                                                          "had no FREE window this turn: the "
+                                                          "active player has not acted yet")
+                total += values[h]
+                if total > given[op]:
+                    raise self.bad(f"cards[{h}].{name}", f"{values[h]}, but the spent cards "
+                                                          f"give at most {given[op]} in all "
+                                                          f"({total} so far; G9, G11)")
 
     def _handle_lists(self, fld: str, count: int | None, n: int) -> list[list[int]]:
         raw = self.get(fld, [[]] * count if count else [])
