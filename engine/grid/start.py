@@ -164,7 +164,7 @@ def _check_startable(s: GridState) -> None:
     if s.tasks or s.decision != (Dec.TURN, s.active) or (s.acted and not s.placements):
         raise PositionError("a start position waits for the active player's turn decision, "
                             "with no task pending (and a placement left once it has acted)")
-    _check_turn_facts(s)
+    check_turn_facts(s)
     for h in range(len(s.zone)):
         where = f"position field 'cards[{h}]'"
         if not _hidden(s, h):
@@ -193,7 +193,7 @@ def _check_startable(s: GridState) -> None:
                                 "least one card)")
 
 
-def _check_turn_facts(s: GridState) -> None:
+def check_turn_facts(s: GridState) -> None:
     """What the rules make true of every position that waits for a turn decision with nothing
     pending, and a hand-set position may contradict (SPEC G.E "What can start")."""
     def fail(field: str, why: str) -> PositionError:

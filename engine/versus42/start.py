@@ -145,7 +145,7 @@ def _check_startable(s: State) -> None:
             or not _has_turn_action(s):
         raise PositionError("a start position waits for the active player's turn action, "
                             "with no battle and no task pending")
-    _check_turn_facts(s)
+    check_turn_facts(s)
     for h in range(2 * s.n):
         if s.ident[h] >= 0:
             continue
@@ -164,7 +164,7 @@ def _check_startable(s: State) -> None:
                                 "least one card)")
 
 
-def _check_turn_facts(s: State) -> None:
+def check_turn_facts(s: State) -> None:
     """What the rules make true of every position that waits for a turn action, and a hand-set
     position may contradict (SPEC 3.C "What can start"): whose turn it is, the tiles the
     ruleset lays out, a public field card is recto, the turn's Summons and Increases."""
