@@ -209,9 +209,10 @@ def check_turn_facts(s: GridState) -> None:
         if card is not None and card.kind is not Kind.CHARACTER and (
                 s.zone[h] == Zone.HAND or (s.zone[h] == Zone.GRID and not s.up[h])):
             where = "in a hand" if s.zone[h] == Zone.HAND else "face down on the grid"
-            raise fail(f"cards[{h}].card", f"{card.id!r} is a {card.kind.value}, but a public "
-                       f"card {where} is one a bounce or a recall took back to a hand: a "
-                       "character (G9, G11)")
+            article = "an" if card.kind is Kind.ITEM else "a"
+            raise fail(f"cards[{h}].card", f"{card.id!r} is {article} {card.kind.value}, but "
+                       f"a public card {where} is one a bounce or a recall took back to a "
+                       "hand: a character (G9, G11)")
         if s.zone[h] != Zone.GRID:
             continue
         p = s.ctrl[h]

@@ -151,8 +151,12 @@ DECEPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("change", "field", "value"), DECEPTIONS,
-                         ids=[c[0].__name__.strip("_") + f"-{c[1]}" for c in DECEPTIONS])
+NAMES = ["other-players-turn", "past-the-turn-limit", "increase-99", "increase-before-acting",
+         "public-verso", "back-in-order", "summons-over-cards-out", "summons-without-summon",
+         "recoloured-tiles", "absorbed-verso", "fourth-absorption", "verso-with-a-stack"]
+
+
+@pytest.mark.parametrize(("change", "field", "value"), DECEPTIONS, ids=NAMES)
 def test_a_deceptive_start_is_refused_naming_the_field_and_value(change, field, value) -> None:  # type: ignore[no-untyped-def]
     obj = json.loads(rich_start())
     change(obj)
