@@ -261,7 +261,8 @@ def accepted_mutations(base: tuple[Any, bytes], wanted: int) -> list[GridRules]:
 
 def test_accepted_mutated_starts_verify_through_the_protocol() -> None:
     """Accepted mutations of real starts (individual decks from decklists, the shared deck
-    from the shared pool), played as whole matches by the real MatchPeer pair and certified by the verifier."""
+    from the shared pool), played as whole matches by the real MatchPeer pair and certified
+    by the verifier."""
     from tests.protocol.pair import Pair
     from versus.protocol.match.rules import DealMode, MatchRules
     from versus.protocol.match.verify import verify_transcript
