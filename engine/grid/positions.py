@@ -14,7 +14,7 @@ from typing import Any
 from ..api import position_object_of, position_reader
 from ..errors import CatalogueError, PositionError, RulesetError
 from .cards import Catalogue, Kind, Op, Use, default_catalogue
-from .rules import GridRules
+from .rules import GridRules, Tie
 from .state import (
     OUTCOME_LABELS,
     TASK_ARITY,
@@ -23,11 +23,16 @@ from .state import (
     Outcome,
     Task,
     Zone,
+    _Work,
     cell_index,
     cell_name,
     deck_range,
+    duel_pairs,
+    item_targets,
 )
 
+#: the item effects that pick a target (G11)
+_TARGETED = (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST)
 POSITION_FORMAT = "versus-position/1"
 GAME_ID = "grid"
 MAX_POSITION_BYTES = 64 * 1024
@@ -237,7 +242,66 @@ class _Reader:
         self._turn_counters(state)
         self._controllers(state)
         self._effects(state)
+        self._pending(state)
         return state
+
+    def _pending(self, s: GridState) -> None:
+        """A pending decision is the one the rules would ask here, and every pending task
+        that reads a card's identity finds it public, by the pending reveal or by a `reveal`
+        task that runs first (as the engine pushes them, G.D)."""
+        known = {h for h in range(len(s.zone)) if s.ident[h] >= 0}
+        d = s.decision
+        if d and d[0] == Dec.REVEAL:
+            known.add(d[2])
+        reads = (Task.USE, Task.TRAP, Task.TURN_UP, Task.BURY)
+        for i, task in enumerate(reversed(s.tasks)):  # in the order they run
+            code, fields = task[0], task[1:]
+            if code == Task.REVEAL:
+                known.add(fields[0])
+            elif (code in reads or (code == Task.ARRIVE and s.up[fields[0]])) and \
+                    fields[0] not in known:
+                raise self.bad(f"tasks[{i}]", f"{TASK_NAMES[Task(code)]!r} reads card "
+                                              f"{fields[0]}'s identity, which is not public "
+                                              "and no reveal of it runs first")
+        if not d or d[0] not in (Dec.WINDOW, Dec.ORDER, Dec.TARGET, Dec.DUEL, Dec.COIN):
+            return
+        w = _Work(s)
+        if d[0] == Dec.COIN:
+            if s.first >= 0:
+                raise self.bad("decision", f"the coin flip is over: player {s.first} is first")
+            return
+        if d[0] == Dec.DUEL:
+            if s.rules.tie is not Tie.SUDDEN_DEATH or not duel_pairs(s.ident, s.zone, self.cat):
+                raise self.bad("decision", "a sudden-death draw needs the rules option tie "
+                                           "sudden-death and two public characters of "
+                                           "different top values (G14)")
+            return
+        p, h, options = d[1], d[2], list(d[3:])
+        if not ((s.zone[h] == Zone.GRID and s.up[h]) or d[0] == Dec.TARGET):
+            raise self.bad("decision.fields[1]", f"card {h} is not face up on the grid")
+        if d[0] == Dec.WINDOW:
+            if s.ctrl[h] != 1 - p or not w.enemies(h) or not w.hand(p):
+                raise self.bad("decision", f"no FREE window of player {p} opens before card "
+                                           f"{h}'s battles (G12)")
+            return
+        if d[0] == Dec.ORDER:
+            enemies = w.enemies(h)
+            if s.ctrl[h] != p or len(options) < 2 or len(set(options)) != len(options) or \
+                    not set(options) <= set(enemies):
+                raise self.bad("decision.fields", f"a battle order of player {p}'s card {h} "
+                                                  f"picks among two or more of its face-up "
+                                                  f"opponent characters next to it {enemies}, "
+                                                  f"got {options}")
+            return
+        card = s.card(h)
+        op = card.effect.op if card is not None and card.effect is not None else None
+        if card is None or card.kind is not Kind.ITEM or op not in _TARGETED:
+            raise self.bad("decision.fields[1]", f"card {h} is not a public item that picks a "
+                                                 "target (G11)")
+        want = item_targets(w, p, op)
+        if options != want:
+            raise self.bad("decision.fields", f"the targets of card {h} are {want}, got "
+                                              f"{options}")
 
     def _turn_counters(self, s: GridState) -> None:
         """The turn's counters as the rules keep them (SPEC G.E "Reachable"): a turn starts with

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -276,3 +277,44 @@ def test_accepted_mutated_starts_verify_through_the_protocol() -> None:
         report = verify_transcript(pair.peers[0].transcript_bytes())
         assert report.ok, report.describe()
         assert report.summary["result"] is not None
+
+
+# --- positions mid-resolution (the reader of any position, SPEC G.E "Reachable") --------------
+
+
+def _hidden_hand(o: dict[str, Any], player: int) -> list[int]:
+    return [h for h, c in enumerate(o["cards"])
+            if c["zone"] == "hand" and c["controller"] == player and "card" not in c]
+
+
+def _use_unrevealed(o: dict[str, Any]) -> None:
+    """A pending `use` of a hidden hand card that no reveal precedes (the engine asserted)."""
+    a = o["active"]
+    revealed, used = _hidden_hand(o, a)[:2]
+    o.update(decision={"kind": "reveal", "fields": [a, revealed]},
+             tasks=[["use", used, a, 0], ["play", a]])
+
+
+def _order_twice(o: dict[str, Any]) -> None:
+    """A battle order offering one enemy twice (the engine's decision raised ValueError)."""
+    a = o["active"]
+    mine, theirs = _first(o, _face_up(a)), _first(o, _face_up(1 - a))
+    o.update(decision={"kind": "order", "fields": [a, mine, theirs, theirs]})
+
+
+def _target_anything(o: dict[str, Any]) -> None:
+    """An item-target choice of a card that is no item."""
+    a = o["active"]
+    mine, theirs = _first(o, _face_up(a)), _first(o, _face_up(1 - a))
+    o.update(decision={"kind": "target", "fields": [a, mine, theirs]})
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (_use_unrevealed, "tasks[0]"), (_order_twice, "decision.fields"),
+    (_target_anything, "decision.fields[1]")], ids=["use-unrevealed", "order-twice",
+                                                   "target-no-item"])
+def test_a_position_mid_resolution_states_only_what_the_rules_ask(change, field) -> None:  # type: ignore[no-untyped-def]
+    obj = json.loads(rich_start())
+    change(obj)
+    with pytest.raises(PositionError, match=f"position field '{re.escape(field)}'"):
+        load_position(json.dumps(obj))
