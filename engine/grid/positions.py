@@ -308,7 +308,9 @@ class _Reader:
         one placement, no airdrop and nothing done (G15), so a second placement or an airdrop
         comes from an item used as the turn's action (G11); a turn decision is the active
         player's, who holds a card and, once it has acted, has a placement left (G.D `play`);
-        every turn consumes a hand card or passes, so the turns are at most 4 per handle."""
+        every turn consumes a hand card or passes, so the turns are at most 4 per handle.
+        A placement left after acting, or an airdrop, comes from a spent double or airdrop
+        item, public in a graveyard (G11)."""
         limit = 4 * len(s.zone)
         if s.turn > limit:
             raise self.bad("turn", f"{s.turn} turns: every turn uses a card, or passes with an "
@@ -317,6 +319,14 @@ class _Reader:
             raise self.bad("placements", f"{s.placements} placement(s) left"
                                          f"{' and an airdrop' if s.airdrop else ''} before the "
                                          "player has acted: a turn starts with one (G15)")
+        if s.acted and (s.placements or s.airdrop):
+            cards = [self.cat.cards[s.ident[h]] for g in s.graves for h in g]
+            spent = {c.effect.op for c in cards if c.kind is Kind.ITEM and c.effect is not None}
+            if (s.airdrop and Op.AIRDROP not in spent) or not spent & {Op.DOUBLE, Op.AIRDROP}:
+                raise self.bad("placements", f"{s.placements} placement(s) left"
+                                             f"{' and an airdrop' if s.airdrop else ''} after "
+                                             "the player has acted, but no double or airdrop "
+                                             "item is spent (G11)")
         if s.decision and s.decision[0] == Dec.TURN:
             p = s.decision[1]
             if p != s.active:

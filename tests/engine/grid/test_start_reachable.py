@@ -24,7 +24,7 @@ from tests.engine.start_support import mutate_position, play_out
 from versus.engine.api import Finished, rules_for_position
 from versus.engine.errors import PositionError, RulesetError
 from versus.engine.grid import GRID
-from versus.engine.grid.cards import Kind
+from versus.engine.grid.cards import Kind, Op
 from versus.engine.grid.positions import dump_position, load_position
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
@@ -86,8 +86,20 @@ def _boosted_before_acting(o: dict[str, Any]) -> None:
     o["cards"][_first(o, _face_up(1 - o["active"]))]["boost"] = 5
 
 
+def _spend(o: dict[str, Any], player: int, op: Op) -> None:
+    """One of the player's deck cards spent: an item of that effect, public in its graveyard."""
+    n = len(o["cards"]) // 2
+    h = next(h for h in range(player * n, (player + 1) * n) if o["cards"][h]["zone"] == "deck")
+    item = next(c.id for c in CAT.cards if c.kind is Kind.ITEM and c.effect is not None
+                and c.effect.op is op)
+    o["cards"][h] = {"zone": "graveyard", "holder": player, "card": item}
+    o["graveyards"][player].append(h)
+
+
 def _shielded_for_nothing(o: dict[str, Any]) -> None:
-    """The active player's card shielded, with no shield item spent."""
+    """The active player's card shielded, with no shield item spent (a double item spent, one
+    placement made)."""
+    _spend(o, o["active"], Op.DOUBLE)
     o.update(acted=True, placements=1)
     o["cards"][_first(o, _face_up(o["active"]))]["shield"] = True
 
@@ -158,6 +170,7 @@ DECEPTIONS = [
     (_boosted_before_acting, "boost", "5, but player"),
     (_shielded_for_nothing, "shield", "give at most 0"),
     (_placements_before_acting, "placements", "2 placement(s) left and an airdrop"),
+    (lambda o: o.update(acted=True, placements=2), "placements", "no double or airdrop"),
     (_empty_hand, "decision", "holds no card"),
     (_in_the_opponents_home_base, "cell", "home base"),
     (_face_down_public(Kind.TRAP), "card", "is a trap"),
@@ -167,6 +180,7 @@ DECEPTIONS = [
 ]
 NAMES = ["other-players-turn", "turn-30000", "controls-the-opponents-card", "weakened-99",
          "boosted-before-acting", "shielded-for-nothing", "placements-before-acting",
+         "placements-for-nothing",
          "empty-hand", "in-the-opponents-home-base", "public-face-down-trap",
          "public-item-in-hand", "face-down-next-to-the-opponent", "big-hand"]
 
