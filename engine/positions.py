@@ -16,7 +16,8 @@
 # the same checks, so tests, bug reports and bot suites set up positions without touching the
 # engine's private fields. A position without a "decision" is resolved as `step` would from
 # there: its pending tasks run, or the active player gets a turn decision (or its turn ends by
-# itself, R4.5).
+# itself, R4.5). The reader accepts only what the rules can reach at some moment (SPEC Part 3,
+# "Reachable"): faces, absorbed stacks and turn counters as the rules keep them.
 from __future__ import annotations
 
 import json

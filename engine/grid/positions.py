@@ -5,7 +5,10 @@
 # codes (zones, cells, task and decision names) as sorted, whitespace-free ASCII JSON.
 # `load_position` treats the text as untrusted: at most 64 KiB, every field checked, and a
 # PositionError naming the field (`cards[3].cell`, `tasks[0]`). A loaded position dumps back
-# to the same text, and hashes as the state it was written from.
+# to the same text, and hashes as the state it was written from. It accepts only what the rules
+# can reach (SPEC G.E "Reachable"): turn counters as a turn keeps them, controllers as cards
+# are dealt, weakening, boosts and shields no larger than the spent cards give, a pending
+# decision the rules would ask and tasks that find the identities they read.
 from __future__ import annotations
 
 import json

@@ -21,6 +21,11 @@
 # handles in order rebuild the position card for card; `canonical_start` writes it from any
 # position text (the hidden cards' numbering given makes no difference), and rules whose start
 # is not canonical are refused.
+#
+# A start is offered by one seat and accepted by the other on what it shows, so it may state
+# only what a turn decision of a real game can show (`check_turn_facts`): whose turn it is, no
+# card in an opponent's home base, no face-down card next to an opponent's, public cards in a
+# hand or face down only characters, hands no bigger than the fill and the spent cards allow.
 from __future__ import annotations
 
 import functools

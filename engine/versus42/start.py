@@ -15,6 +15,11 @@
 # card for card; `canonical_start` writes it from any position text, and a ruleset whose start
 # is not canonical is refused. The hidden cards' numbering given makes no difference (they
 # carry no facts but their places); the public cards keep the position's own order.
+#
+# A start is offered by one seat and accepted by the other on what it shows, so it may state
+# only what a turn decision of a real game can show (`check_turn_facts`): whose turn it is,
+# the ruleset's tiles, recto public field cards, the Summons and Increases this turn's Actions
+# can give. The position reader already refuses what no moment of a game holds.
 from __future__ import annotations
 
 import functools
