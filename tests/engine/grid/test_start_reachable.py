@@ -245,7 +245,7 @@ def _accepted(obj: dict[str, Any]) -> GridRules | None:
         return None
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(BASES), st.integers(1, 3), st.data())
 def test_every_mutated_start_the_reader_accepts_plays_to_the_end(base, count, data) -> None:  # type: ignore[no-untyped-def]
     obj = json.loads(rich_start(*base))
