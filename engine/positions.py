@@ -16,7 +16,8 @@
 # the same checks, so tests, bug reports and bot suites set up positions without touching the
 # engine's private fields. A position without a "decision" is resolved as `step` would from
 # there: its pending tasks run, or the active player gets a turn decision (or its turn ends by
-# itself, R4.5).
+# itself, R4.5). The reader accepts only what the rules can reach at some moment (SPEC Part 3,
+# "Reachable"): faces, absorbed stacks and turn counters as the rules keep them.
 from __future__ import annotations
 
 import json
@@ -56,7 +57,7 @@ from .game import (
     blank_state,
 )
 from .geometry import Geometry
-from .ruleset import Ruleset, Tile, layout_tiles
+from .ruleset import ActionOrder, Ruleset, Tile, layout_tiles
 
 POSITION_FORMAT = "versus-position/1"
 GAME_ID = "versus42"
@@ -238,8 +239,9 @@ class _Reader:
             s.used |= 1 << ACTION_WORDS.index(self.word(w, f"used[{i}]", ACTION_WORDS))
         s.order_pos = ACTION_WORDS.index(self.word(obj.get("order", "summon"), "order",
                                                    ACTION_WORDS))
-        s.summons = self.integer(obj.get("summons", 0), "summons", 0, 2 * s.n)
+        s.summons = self.integer(obj.get("summons", 0), "summons", 0, s.n)
         self.cards(obj["cards"])
+        self.turn_counters(obj.get("result") is not None)
         self.battle(obj.get("battle"))
         self.tasks(obj.get("tasks", []))
         result = obj.get("result")
@@ -257,6 +259,33 @@ class _Reader:
             _check_end(s)
             _run(s)
         return s
+
+    def turn_counters(self, finished: bool) -> None:
+        """The turn's counters as the rules keep them (SPEC 3.C "Reachable"): a game goes on
+        only below the turn limit (R10.3); `order` is the type of the last Action of the turn,
+        so it is among `used`, and with `ordered` Actions the highest of them (R4.3), or
+        `summon` when none is used yet; `summons` counts Summon Actions, so it is 0 exactly
+        when no Summon is used."""
+        s = self.s
+        limit = 2 * s.rules.max_turns
+        self.need(finished or s.turn < limit, "turn", f"turn {s.turn} is past the last turn "
+                  f"({limit - 1}, max_turns {s.rules.max_turns}): the game is over (R10.3), "
+                  "so the position needs its result")
+        used = [k for k in range(len(ACTION_WORDS)) if s.used >> k & 1]
+        last = ACTION_WORDS[s.order_pos]
+        if not used:
+            self.need(s.order_pos == 0, "order", f"no Action is used this turn, so the order "
+                      f"is 'summon', got {last!r}")
+        elif s.rules.action_order is ActionOrder.ORDERED:
+            self.need(s.order_pos == used[-1], "order", f"with ordered Actions (R4.3) the last "
+                      f"Action of the turn is the latest type used ({ACTION_WORDS[used[-1]]!r})"
+                      f", got {last!r}")
+        else:
+            self.need(s.order_pos in used, "order", f"the last Action of the turn is one of "
+                      f"the types used, got {last!r}")
+        summoned = bool(s.used & 1)
+        self.need(summoned == (s.summons > 0), "summons", f"{s.summons} Summon Actions this "
+                  f"turn, but 'summon' is {'' if summoned else 'not '}among the types used")
 
     def rules(self, options: Any) -> Ruleset:
         self.need(isinstance(options, dict), "rules", "must be an object of ruleset options")
@@ -294,11 +323,32 @@ class _Reader:
                 self.need(s.ident[h] >= 0, f"{where}.card", f"a {ZONE_NAMES[s.zone[h]]} "
                           f"{'card' if s.zone[h] == ABSORBED else 'recto card'}'s identity "
                           "is public (the rules read it)")
+            self.reachable_card(h, where)
         for p in (0, 1):
             hs = range(p * s.n, p * s.n + s.n)
             s.deck_n[p] = sum(s.zone[h] == DECK for h in hs)
             s.hand_n[p] = sum(s.zone[h] == HAND for h in hs)
             s.alive[p] = s.deck_n[p] + s.hand_n[p] + sum(s.zone[h] == FIELD for h in hs)
+
+    def reachable_card(self, h: int, where: str) -> None:
+        """What every card of a reachable state is (SPEC 3.C "Reachable"): a card turns recto
+        only once revealed (R5.1, R5.2, R7.3), so a recto card's identity is public; an
+        absorbed card was turned recto by its battle's Revelation (R7.3), and so was the card
+        that absorbed it; the fourth absorption ends the game (R8.5)."""
+        s = self.s
+        if s.face[h]:
+            self.need(s.ident[h] >= 0, f"{where}.card", "a card that was recto on the field "
+                      "was revealed first: its identity is public")
+        if s.zone[h] == ABSORBED:
+            self.need(s.face[h] == 1, f"{where}.face", "an absorbed card was turned recto in "
+                      "its battle (R7.3): its face is 'recto', got 'verso'")
+        if s.stack[h]:
+            self.need(s.face[h] == 1 and s.ident[h] >= 0, f"{where}.absorbed",
+                      f"card {h} absorbed {list(s.stack[h])} in battles that turned it recto "
+                      "(R7.3): it is recto and public")
+            self.need(len(s.stack[h]) < MAX_ABSORBED or self.obj.get("result") is not None,
+                      f"{where}.absorbed", f"{len(s.stack[h])} absorbed cards: the fourth "
+                      "absorption ends the game (R8.5), so the position needs its result")
 
     def card(self, h: int, card: Any, under: dict[int, int]) -> None:
         s, where = self.s, f"cards[{h}]"

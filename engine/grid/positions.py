@@ -5,7 +5,10 @@
 # codes (zones, cells, task and decision names) as sorted, whitespace-free ASCII JSON.
 # `load_position` treats the text as untrusted: at most 64 KiB, every field checked, and a
 # PositionError naming the field (`cards[3].cell`, `tasks[0]`). A loaded position dumps back
-# to the same text, and hashes as the state it was written from.
+# to the same text, and hashes as the state it was written from. It accepts only what the rules
+# can reach (SPEC G.E "Reachable"): turn counters as a turn keeps them, controllers as cards
+# are dealt, weakening, boosts and shields no larger than the spent cards give, a pending
+# decision the rules would ask and tasks that find the identities they read.
 from __future__ import annotations
 
 import json
@@ -13,8 +16,8 @@ from typing import Any
 
 from ..api import position_object_of, position_reader
 from ..errors import CatalogueError, PositionError, RulesetError
-from .cards import Catalogue, Kind, Use, default_catalogue
-from .rules import GridRules
+from .cards import Catalogue, Kind, Op, Use, default_catalogue
+from .rules import GridRules, Tie
 from .state import (
     OUTCOME_LABELS,
     TASK_ARITY,
@@ -23,11 +26,16 @@ from .state import (
     Outcome,
     Task,
     Zone,
+    _Work,
     cell_index,
     cell_name,
     deck_range,
+    duel_pairs,
+    item_targets,
 )
 
+#: the item effects that pick a target (G11)
+_TARGETED = (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST)
 POSITION_FORMAT = "versus-position/1"
 GAME_ID = "grid"
 MAX_POSITION_BYTES = 64 * 1024
@@ -230,10 +238,166 @@ class _Reader:
             if up[h] and ident[h] < 0 and not (dec and dec[0] == Dec.REVEAL and dec[2] == h):
                 raise self.bad(f"cards[{h}].card", "a face-up card is public unless its "
                                                    "reveal is the pending decision")
-        return GridState(rules, self.cat, first, active, turn, int(acted), place, int(airdrop),
-                         tuple(zone), tuple(holder), tuple(ctrl), tuple(cell), tuple(up),
-                         tuple(ident), tuple(weaken), tuple(boost), tuple(shield),
-                         tuple(tuple(g) for g in graves), tuple(mods), tasks, dec, result)
+        state = GridState(rules, self.cat, first, active, turn, int(acted), place,
+                          int(airdrop), tuple(zone), tuple(holder), tuple(ctrl), tuple(cell),
+                          tuple(up), tuple(ident), tuple(weaken), tuple(boost), tuple(shield),
+                          tuple(tuple(g) for g in graves), tuple(mods), tasks, dec, result)
+        self._turn_counters(state)
+        self._controllers(state)
+        self._effects(state)
+        self._pending(state)
+        return state
+
+    def _pending(self, s: GridState) -> None:
+        """A pending decision is the one the rules would ask here, and every pending task
+        that reads a card's identity finds it public, by the pending reveal or by a `reveal`
+        task that runs first (as the engine pushes them, G.D)."""
+        known = {h for h in range(len(s.zone)) if s.ident[h] >= 0}
+        d = s.decision
+        if d and d[0] == Dec.REVEAL:
+            known.add(d[2])
+        reads = (Task.USE, Task.TRAP, Task.TURN_UP, Task.BURY)
+        for i, task in enumerate(reversed(s.tasks)):  # in the order they run
+            code, fields = task[0], task[1:]
+            if code == Task.REVEAL:
+                known.add(fields[0])
+            elif (code in reads or (code == Task.ARRIVE and s.up[fields[0]])) and \
+                    fields[0] not in known:
+                raise self.bad(f"tasks[{i}]", f"{TASK_NAMES[Task(code)]!r} reads card "
+                                              f"{fields[0]}'s identity, which is not public "
+                                              "and no reveal of it runs first")
+        if not d or d[0] not in (Dec.WINDOW, Dec.ORDER, Dec.TARGET, Dec.DUEL, Dec.COIN):
+            return
+        w = _Work(s)
+        if d[0] == Dec.COIN:
+            if s.first >= 0:
+                raise self.bad("decision", f"the coin flip is over: player {s.first} is first")
+            return
+        if d[0] == Dec.DUEL:
+            if s.rules.tie is not Tie.SUDDEN_DEATH or not duel_pairs(s.ident, s.zone, self.cat):
+                raise self.bad("decision", "a sudden-death draw needs the rules option tie "
+                                           "sudden-death and two public characters of "
+                                           "different top values (G14)")
+            return
+        p, h, options = d[1], d[2], list(d[3:])
+        if not ((s.zone[h] == Zone.GRID and s.up[h]) or d[0] == Dec.TARGET):
+            raise self.bad("decision.fields[1]", f"card {h} is not face up on the grid")
+        if d[0] == Dec.WINDOW:
+            if s.ctrl[h] != 1 - p or not w.enemies(h) or not w.hand(p):
+                raise self.bad("decision", f"no FREE window of player {p} opens before card "
+                                           f"{h}'s battles (G12)")
+            return
+        if d[0] == Dec.ORDER:
+            enemies = w.enemies(h)
+            if s.ctrl[h] != p or len(options) < 2 or len(set(options)) != len(options) or \
+                    not set(options) <= set(enemies):
+                raise self.bad("decision.fields", f"a battle order of player {p}'s card {h} "
+                                                  f"picks among two or more of its face-up "
+                                                  f"opponent characters next to it {enemies}, "
+                                                  f"got {options}")
+            return
+        card = s.card(h)
+        op = card.effect.op if card is not None and card.effect is not None else None
+        if card is None or card.kind is not Kind.ITEM or op not in _TARGETED:
+            raise self.bad("decision.fields[1]", f"card {h} is not a public item that picks a "
+                                                 "target (G11)")
+        want = item_targets(w, p, op)
+        if options != want:
+            raise self.bad("decision.fields", f"the targets of card {h} are {want}, got "
+                                              f"{options}")
+
+    def _turn_counters(self, s: GridState) -> None:
+        """The turn's counters as the rules keep them (SPEC G.E "Reachable"): a turn starts with
+        one placement, no airdrop and nothing done (G15), so a second placement or an airdrop
+        comes from an item used as the turn's action (G11); a turn decision is the active
+        player's, who holds a card and, once it has acted, has a placement left (G.D `play`);
+        every turn consumes a hand card or passes, so the turns are at most 4 per handle.
+        A placement left after acting, or an airdrop, comes from a spent double or airdrop
+        item, public in a graveyard (G11)."""
+        limit = 4 * len(s.zone)
+        if s.turn > limit:
+            raise self.bad("turn", f"{s.turn} turns: every turn uses a card, or passes with an "
+                                   f"empty hand (G16), so a game has at most {limit}")
+        if not s.acted and (s.placements != 1 or s.airdrop):
+            raise self.bad("placements", f"{s.placements} placement(s) left"
+                                         f"{' and an airdrop' if s.airdrop else ''} before the "
+                                         "player has acted: a turn starts with one (G15)")
+        if s.acted and (s.placements or s.airdrop):
+            cards = [self.cat.cards[s.ident[h]] for g in s.graves for h in g]
+            spent = {c.effect.op for c in cards if c.kind is Kind.ITEM and c.effect is not None}
+            if (s.airdrop and Op.AIRDROP not in spent) or not spent & {Op.DOUBLE, Op.AIRDROP}:
+                raise self.bad("placements", f"{s.placements} placement(s) left"
+                                             f"{' and an airdrop' if s.airdrop else ''} after "
+                                             "the player has acted, but no double or airdrop "
+                                             "item is spent (G11)")
+        if s.decision and s.decision[0] == Dec.TURN:
+            p = s.decision[1]
+            if p != s.active:
+                raise self.bad("decision", f"a turn decision is the active player's "
+                                           f"({s.active}), got player {p}")
+            if not s.hand(p):
+                raise self.bad("decision", f"player {p} holds no card: its turn ends by itself "
+                                           "(G14), there is no turn decision")
+            if s.acted and not s.placements:
+                raise self.bad("decision", f"player {p} has acted and has no placement left: "
+                                           "its turn ends (G15), there is no turn decision")
+
+    def _controllers(self, s: GridState) -> None:
+        """Who controls a card: the player it was dealt to, except a character recalled from
+        the shared graveyard (G11 recall), which is public."""
+        for h in range(len(s.zone)):
+            if s.ctrl[h] < 0 or s.ctrl[h] == s.holder[h]:
+                continue
+            if not s.rules.shared:
+                raise self.bad(f"cards[{h}].controller", f"player {s.ctrl[h]}, but card {h} "
+                                                         f"was dealt to player {s.holder[h]}: "
+                                                         "with individual decks a player "
+                                                         "controls only its own cards")
+            card = s.card(h)
+            if card is None or card.kind is not Kind.CHARACTER or s.zone[h] == Zone.MODIFIER:
+                raise self.bad(f"cards[{h}].controller", f"player {s.ctrl[h]}, but card {h} "
+                                                         f"was dealt to player {s.holder[h]}: "
+                                                         "only a character recalled from the "
+                                                         "shared graveyard changes hands, and "
+                                                         "it is public")
+
+    def _effects(self, s: GridState) -> None:
+        """Weakening, boosts and shields each come from a spent card, which stays public in a
+        graveyard (a trap still face up on the grid while it resolves): the totals are at most
+        what those cards give (G9, G11). A weakened or boosted card is a face-up character
+        (the card that triggered the trap, a boost's target); before the active player has
+        acted, no FREE window has opened this turn, so the other player boosted and shielded
+        nothing (boosts and shields expire at the end of every turn, G12, G15)."""
+        spent = [h for g in s.graves for h in g] + [
+            h for h in range(len(s.zone)) if s.zone[h] == Zone.GRID and s.up[h]
+            and s.ident[h] >= 0 and self.cat.cards[s.ident[h]].kind is Kind.TRAP]
+        given = {Op.WEAKEN: 0, Op.BOOST: 0, Op.SHIELD: 0}
+        for h in spent:
+            card = self.cat.cards[s.ident[h]]
+            effect = card.effect
+            if effect is not None and effect.op in given and (
+                    card.kind is Kind.TRAP) == (effect.op is Op.WEAKEN):
+                given[effect.op] += 1 if effect.op is Op.SHIELD else effect.amount
+        for name, op, values in (("weaken", Op.WEAKEN, s.weaken), ("boost", Op.BOOST, s.boost),
+                                 ("shield", Op.SHIELD, s.shield)):
+            total = 0
+            for h in range(len(s.zone)):
+                if not values[h]:
+                    continue
+                card = s.card(h)
+                if op is not Op.SHIELD and not (s.up[h] and card is not None
+                                                and card.kind is Kind.CHARACTER):
+                    raise self.bad(f"cards[{h}].{name}", f"{values[h]} on a card that is not a "
+                                                          "face-up character")
+                if not s.acted and op is not Op.WEAKEN and s.ctrl[h] != s.active:
+                    raise self.bad(f"cards[{h}].{name}", f"{values[h]}, but player {s.ctrl[h]} "
+                                                          "had no FREE window this turn: the "
+                                                          "active player has not acted yet")
+                total += values[h]
+                if total > given[op]:
+                    raise self.bad(f"cards[{h}].{name}", f"{values[h]}, but the spent cards "
+                                                          f"give at most {given[op]} in all "
+                                                          f"({total} so far; G9, G11)")
 
     def _handle_lists(self, fld: str, count: int | None, n: int) -> list[list[int]]:
         raw = self.get(fld, [[]] * count if count else [])

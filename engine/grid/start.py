@@ -21,6 +21,11 @@
 # handles in order rebuild the position card for card; `canonical_start` writes it from any
 # position text (the hidden cards' numbering given makes no difference), and rules whose start
 # is not canonical are refused.
+#
+# A start is offered by one seat and accepted by the other on what it shows, so it may state
+# only what a turn decision of a real game can show (`check_turn_facts`): whose turn it is, no
+# card in an opponent's home base, no face-down card next to an opponent's, public cards in a
+# hand or face down only characters, hands no bigger than the fill and the spent cards allow.
 from __future__ import annotations
 
 import functools
@@ -35,9 +40,10 @@ from ..api import (
 )
 from ..api import start_problem as generic_start_problem
 from ..errors import PositionError
-from .cards import Catalogue, default_catalogue
+from .cards import Catalogue, Kind, Op, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, _canonical, dump_position, load_position
-from .state import Dec, GridState, Task, Zone, _run, _Work
+from .rules import HAND_SIZE
+from .state import Dec, GridState, Task, Zone, _run, _Work, cell_name, home_row, neighbour_cells
 
 if TYPE_CHECKING:
     from .rules import GridRules
@@ -163,6 +169,7 @@ def _check_startable(s: GridState) -> None:
     if s.tasks or s.decision != (Dec.TURN, s.active) or (s.acted and not s.placements):
         raise PositionError("a start position waits for the active player's turn decision, "
                             "with no task pending (and a placement left once it has acted)")
+    check_turn_facts(s)
     for h in range(len(s.zone)):
         where = f"position field 'cards[{h}]'"
         if not _hidden(s, h):
@@ -189,3 +196,68 @@ def _check_startable(s: GridState) -> None:
             raise PositionError(f"player {p} has no hidden card: a start position leaves each "
                                 "player at least one (the protocol deals from a deck of at "
                                 "least one card)")
+
+
+def check_turn_facts(s: GridState) -> None:
+    """What the rules make true of every position that waits for a turn decision with nothing
+    pending, and a hand-set position may contradict (SPEC G.E "What can start")."""
+    def fail(field: str, why: str) -> PositionError:
+        return PositionError(f"position field {field!r}: {why}")
+
+    due = s.first ^ (s.turn & 1)
+    if s.active != due:
+        raise fail("active", f"turn {s.turn} is player {due}'s (the first player, {s.first}, "
+                   f"plays the even turns: G4, G15), got player {s.active}")
+    size, board = s.size, s.board()
+    for h in range(len(s.zone)):
+        card = s.card(h)
+        if card is not None and card.kind is not Kind.CHARACTER and (
+                s.zone[h] == Zone.HAND or (s.zone[h] == Zone.GRID and not s.up[h])):
+            where = "in a hand" if s.zone[h] == Zone.HAND else "face down on the grid"
+            article = "an" if card.kind is Kind.ITEM else "a"
+            raise fail(f"cards[{h}].card", f"{card.id!r} is {article} {card.kind.value}, but "
+                       f"a public card {where} is one a bounce or a recall took back to a "
+                       "hand: a character (G9, G11)")
+        if s.zone[h] != Zone.GRID:
+            continue
+        p = s.ctrl[h]
+        if s.cell[h] // size == home_row(1 - p, size):
+            raise fail(f"cards[{h}].cell", f"{cell_name(s.cell[h], size)} is in player "
+                       f"{1 - p}'s home base: a card placed there is face up and wins once "
+                       "its battles are over, or leaves the grid (G6, G13)")
+        if not s.up[h]:
+            for c in neighbour_cells(s.cell[h], size):
+                if c in board and s.ctrl[board[c]] == 1 - p:
+                    raise fail(f"cards[{h}].up", f"a face-down card on "
+                               f"{cell_name(s.cell[h], size)} next to player {1 - p}'s card on "
+                               f"{cell_name(c, size)}: a card placed next to an opponent's is "
+                               "face up, and a face-up character placed next to a face-down "
+                               "card turns it up (G6, G8)")
+    extra = _extra_cards(s)
+    for p in (0, 1):
+        held = len(s.hand(p))
+        if held > HAND_SIZE + extra:
+            raise fail("cards", f"player {p} holds {held} cards: the hands are filled up to "
+                       f"{HAND_SIZE} (G4), and the spent draw, recall and bounce cards add at "
+                       f"most {extra}")
+    if s.rules.shared:
+        seen: dict[int, int] = {}
+        for h, i in enumerate(s.ident):
+            if i >= 0 and seen.setdefault(i, h) != h:
+                raise fail(f"cards[{h}].card", f"{s.catalogue.cards[i].id!r} is card "
+                           f"{seen[i]} too: the shared deck holds distinct cards (G.F)")
+
+
+def _extra_cards(s: GridState) -> int:
+    """The most cards the spent cards (every one public in a graveyard) can have added to the
+    hands beyond the fill up to the hand size: a draw item's amount, one per recall item and
+    bounce trap (G9, G11)."""
+    extra = 0
+    for grave in s.graves:
+        for h in grave:
+            effect = s.catalogue.cards[s.ident[h]].effect
+            if effect is not None and effect.op is Op.DRAW:
+                extra += effect.amount
+            elif effect is not None and effect.op in (Op.RECALL, Op.BOUNCE):
+                extra += 1
+    return extra

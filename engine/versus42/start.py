@@ -15,6 +15,11 @@
 # card for card; `canonical_start` writes it from any position text, and a ruleset whose start
 # is not canonical is refused. The hidden cards' numbering given makes no difference (they
 # carry no facts but their places); the public cards keep the position's own order.
+#
+# A start is offered by one seat and accepted by the other on what it shows, so it may state
+# only what a turn decision of a real game can show (`check_turn_facts`): whose turn it is,
+# the ruleset's tiles, recto public field cards, the Summons and Increases this turn's Actions
+# can give. The position reader already refuses what no moment of a game holds.
 from __future__ import annotations
 
 import functools
@@ -40,6 +45,7 @@ from ..positions import (
     position_object,
     position_text,
 )
+from ..ruleset import Tile
 
 if TYPE_CHECKING:
     from ..ruleset import Ruleset
@@ -144,6 +150,7 @@ def _check_startable(s: State) -> None:
             or not _has_turn_action(s):
         raise PositionError("a start position waits for the active player's turn action, "
                             "with no battle and no task pending")
+    check_turn_facts(s)
     for h in range(2 * s.n):
         if s.ident[h] >= 0:
             continue
@@ -160,3 +167,51 @@ def _check_startable(s: State) -> None:
             raise PositionError(f"player {p} has no hidden card: a start position leaves each "
                                 "player at least one (the protocol deals from a deck of at "
                                 "least one card)")
+
+
+def check_turn_facts(s: State) -> None:
+    """What the rules make true of every position that waits for a turn action, and a hand-set
+    position may contradict (SPEC 3.C "What can start"): whose turn it is, the tiles the
+    ruleset lays out, a public field card is recto, the turn's Summons and Increases."""
+    def fail(field: str, why: str) -> PositionError:
+        return PositionError(f"position field {field!r}: {why}")
+
+    due = s.first ^ (s.turn & 1)
+    if s.active != due:
+        raise fail("active", f"turn {s.turn} is player {due}'s (the first player, {s.first}, "
+                   f"plays the even turns: R3.3, R4.1), got player {s.active}")
+    rules = s.rules
+    for tile, want in ((Tile.GRAY, rules.gray_tiles), (Tile.WHITE, rules.white_tiles),
+                       (Tile.BLACK, rules.black_tiles)):
+        got = s.tiles.count(tile)
+        if got != want:
+            raise fail("tiles", f"{got} {tile.name.title()} tile(s), but the rules lay out "
+                       f"{rules.gray_tiles} Gray, {rules.white_tiles} White and "
+                       f"{rules.black_tiles} Black (R3.2)")
+    out = sum(s.zone[h] != DECK for h in s.handles(s.active))
+    if s.summons > out:
+        raise fail("summons", f"{s.summons} Summon Actions this turn, but player {s.active} "
+                   f"has only {out} card(s) out of its deck")
+    limit = max_increase(s)
+    for h in range(2 * s.n):
+        if s.zone[h] == FIELD and s.ident[h] >= 0 and not s.face[h]:
+            raise fail(f"cards[{h}].face", "a field card whose identity is public is recto "
+                       "once its turn-up has run (R5.2, R7.3): got 'verso'")
+        if s.temp[h] > limit:
+            raise fail(f"cards[{h}].increase", f"{s.temp[h]} is more than this turn's Actions "
+                       f"can have added ({limit}: Increases expire at the end of every turn, "
+                       "R9.3)")
+
+
+def max_increase(s: State) -> int:
+    """The largest temporary Increase a card can hold this turn (SPEC 3.C): none before the
+    turn's first Action; else one Active Increase (one Activate Action, R4.2) and one
+    triggered Passive Increase per battle this turn (a Summon, the Move, a teleport) and one
+    more (its Summon or its turning recto), each at most the catalogue's largest amount."""
+    if not s.used:
+        return 0
+    active = max((a.amount for a in s.cat.actives if a.op == "increase"), default=0)
+    passive = max((p.amount for p in s.cat.passives if p.op == "increase" and not p.continuous),
+                  default=0)
+    activated, moved = s.used >> 2 & 1, s.used >> 3 & 1
+    return active * activated + passive * (s.summons + moved + activated + 1)

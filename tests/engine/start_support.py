@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from versus.engine.api import DecisionKind, Game, Pending
+from versus.engine.api import DecisionKind, Finished, Game, Pending, Setup
 
 #: watches one deal: (the decision, the input, the state before, the state after)
 OnDeal = Callable[[Pending, Any, Any, Any], None]
@@ -57,3 +57,91 @@ def without_start(text: str) -> dict[str, Any]:
     obj = json.loads(text)
     obj["rules"].pop("start", None)
     return obj  # type: ignore[no-any-return]
+
+
+def play_out(game: Game, rules: Any, seed: int, max_steps: int = 20_000) -> Any:
+    """A whole random game from `rules` (a start's) through the Game interface, as the protocol
+    plays it: each deck dealt from its first handle up, each card revealed as an id drawn at
+    random (the same id every time it is revealed), every turn, choice and chance answered by a
+    random legal input; every state encoded (what the state hash reads). Returns the result."""
+    import random
+
+    rng = random.Random(seed)  # a test's own stream: nothing here is secret
+    catalogue = game.default_catalogue()
+    ids = list(game.card_ids(catalogue))
+    decks = game.decks(rules)
+    dealt = [0] * len(decks)
+    identity: dict[int, str] = {}
+    state = game.new_game(Setup(rules, catalogue, b"play-out"))
+    for _ in range(max_steps):
+        game.encode_state(state)
+        d = game.decision(state)
+        if isinstance(d, Finished):
+            return d
+        if d.kind is DecisionKind.DEAL:
+            inp = game.deal_input(decks[d.deck].first + dealt[d.deck])
+            dealt[d.deck] += 1
+        elif d.kind is DecisionKind.REVEAL:
+            inp = game.reveal_input(d.handle, identity.setdefault(d.handle, rng.choice(ids)))
+        else:
+            legal = list(game.legal_actions(state))
+            assert legal, f"{d} with no legal input"
+            inp = rng.choice(legal)
+        state = game.step(state, inp)
+    raise AssertionError(f"the game did not end within {max_steps} steps")
+
+
+#: values a mutation of a start position writes: the bounds of the readers' ranges, the words
+#: of their fields, and a few odd ones
+ODD_VALUES: tuple[Any, ...] = (
+    0, 1, 2, 3, 4, 5, 6, 11, 12, 19, 20, 21, 39, 40, 99, 100, 119, 120, 159, 161, 32767, -1,
+    True, False, None, "recto", "verso", "deck", "hand", "field", "grid", "graveyard",
+    "modifier", "discarded", "destroyed", "absorbed", "summon", "flip", "activate", "move",
+    "a1", "c3", "e4", "d4", "f6", "b2")
+
+
+def mutate_position(obj: dict[str, Any], choices: Callable[[Sequence[Any]], Any],
+                    card_ids: Sequence[str], count: int) -> dict[str, Any]:
+    """A copy of a position object with `count` changes, each chosen by `choices` (a function
+    picking one item of a sequence: hypothesis's or a random generator's): a value anywhere
+    (the rules and catalogue aside) set to an odd value or a card id, a card's key set, a key
+    dropped, or two cards swapped."""
+    import copy
+
+    out = copy.deepcopy(obj)
+
+    def pick(seq: Sequence[Any]) -> Any:  # an index drawn, so a report shows small values
+        return seq[choices(range(len(seq)))]
+
+    for _ in range(count):
+        places = list(_places(out))
+        cards = out.get("cards")
+        cards = cards if isinstance(cards, list) and cards else [{}]
+        kind = choices(("set", "card-key", "drop", "swap"))
+        if kind == "set" and places:
+            container, key = pick(places)
+            container[key] = pick((*ODD_VALUES, *card_ids[:3], pick(card_ids)))
+        elif kind == "card-key" and isinstance(card := pick(cards), dict):
+            card[choices(("card", "increase", "weaken", "boost", "shield", "up", "face",
+                          "absorbed", "holder", "controller", "cell", "area", "zone"))] = pick(
+                (*ODD_VALUES, pick(card_ids), [choices(range(len(cards)))]))
+        elif kind == "drop" and isinstance(card := pick(cards), dict) and card:
+            card.pop(choices(sorted(card)))
+        elif kind == "swap":
+            i, j = choices(range(len(cards))), choices(range(len(cards)))
+            cards[i], cards[j] = cards[j], cards[i]
+    return out
+
+
+def _places(obj: Any, depth: int = 0):  # type: ignore[no-untyped-def]
+    """(container, key) of every value of a position object, three levels down, its rules and
+    catalogue aside."""
+    if depth >= 3:
+        return
+    items = (obj.items() if isinstance(obj, dict) else enumerate(obj)
+             if isinstance(obj, list) else ())
+    for key, value in items:
+        if key in ("format", "game", "rules", "catalogue"):
+            continue
+        yield obj, key
+        yield from _places(value, depth + 1)

@@ -167,7 +167,7 @@ def test_positions_of_the_start_phase_round_trip() -> None:
 
 def eliminate_hidden_cards(obj: dict) -> None:  # type: ignore[type-arg]
     """A player with a field card has every hidden card named: discarded, or (on the field)
-    face down with a public identity."""
+    turned recto."""
     n = len(obj["cards"]) // 2
     p = next(p for p in (0, 1) if any(c["zone"] == "field" for c in obj["cards"][p * n:
                                                                                 (p + 1) * n]))
@@ -175,7 +175,7 @@ def eliminate_hidden_cards(obj: dict) -> None:  # type: ignore[type-arg]
         if "card" in card:
             continue
         if card["zone"] == "field":
-            card["card"] = "dawn-moth"
+            card.update(card="dawn-moth", face="recto")
         else:
             card.clear()
             card.update(zone="discarded", card="dawn-moth", face="recto")

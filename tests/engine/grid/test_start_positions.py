@@ -211,7 +211,19 @@ def _no_hidden_card(o: dict) -> None:  # type: ignore[type-arg]
 
 
 def _shielded_face_down(o: dict) -> None:  # type: ignore[type-arg]
-    next(c for c in o["cards"] if c["zone"] == "grid" and "card" not in c)["shield"] = True
+    """A hidden grid card shielded by a shield item its player spent (one of its deck cards,
+    now public in its graveyard), once the active player has acted (a FREE window may have
+    opened) and has a placement left (a double item spent)."""
+    n = len(o["cards"]) // 2
+    h = next(h for h, c in enumerate(o["cards"]) if c["zone"] == "grid" and "card" not in c)
+    o["cards"][h]["shield"] = True
+    a = h // n
+    o.update(acted=True, placements=1)  # a double spent, then one placement
+    for op in ("shield", "double"):
+        h = next(h for h in range(a * n, (a + 1) * n) if o["cards"][h]["zone"] == "deck")
+        item = next(c.id for c in CAT.cards if c.effect is not None and c.effect.op.value == op)
+        o["cards"][h] = {"zone": "graveyard", "holder": a, "card": item}
+        o["graveyards"][a].append(h)
 
 
 @pytest.mark.parametrize(("change", "message"), [
