@@ -113,7 +113,9 @@ def tournament_run(deal: str, games: int, concurrency: int) -> tuple[float, list
 
 def section_tournament(args: argparse.Namespace) -> list[Row]:
     rows: list[Row] = []
-    for deal, games in (("decklist", args.games), ("shared-pool", max(4, args.games // 4))):
+    # paired deals play each deal twice (seats swapped): an even number of games
+    shared = max(4, args.games // 4)
+    for deal, games in (("decklist", args.games), ("shared-pool", shared + shared % 2)):
         rates, per_game, setups, fixed = [], [], [], []
         for _ in range(args.tournament_runs):
             seconds, records = tournament_run(deal, games, 2)
