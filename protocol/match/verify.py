@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from versus.engine.frozen import field, frozen
 from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import (
     LocalProtocolError,
@@ -44,7 +44,7 @@ SHOWN_TEXT = 400
 SHOWN_CODE = 64
 
 
-@frozen
+@dataclass(frozen=True)
 class Fault:
     """A fault the transcript proves (from a re-checked EVIDENCE envelope)."""
 
@@ -58,7 +58,7 @@ class Fault:
                 "message": self.message}
 
 
-@frozen
+@dataclass(frozen=True)
 class Report:
     ok: bool
     records: int  # records checked (HELLOs included)
@@ -156,7 +156,7 @@ def verify_transcript(transcript: Transcript | bytes, catalogue: Any = None, *,
     return _run(transcript, catalogue, expected_keys, full).report
 
 
-@frozen
+@dataclass(frozen=True)
 class ReplayStep:
     """One game input of a verified transcript, as the replay feeds it to `step`."""
 
@@ -166,7 +166,7 @@ class ReplayStep:
     text: str  # the input in engine notation
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchReplay:
     """What a replay needs, taken from the same run as the verification (never re-parsed):
     the game's `new_game(Setup(rules.ruleset, catalogue, setup_seed))`, then `step` through
