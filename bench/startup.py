@@ -8,8 +8,8 @@
 #   lazy exports, the game registry, the subcommand table), so this figure is a lower bound;
 # - "all imports": the time spent inside importlib's `_find_and_load` (which both the import
 #   statement and `import_module` go through), outermost calls only, from the moment the command
-#   starts until it exits: every import the command makes, lazy ones included. The target is
-#   on this figure;
+#   starts until it exits: every import the command makes, lazy ones included. The target,
+#   150 ms, is on this figure;
 # - the wall time of the whole process, for reference.
 # The transcript is a seeded decklist demo, made once.
 #
@@ -36,7 +36,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 
 from versus.cli.argtypes import count  # noqa: E402
 
-TARGET_MS = 100.0
+TARGET_MS = 150.0  # of `versus verify`'s imports (SPEC, Packaging)
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 

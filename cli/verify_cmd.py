@@ -31,10 +31,10 @@ import json
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from typing import IO, Any
 
 from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
-from versus.engine.frozen import frozen
 from versus.protocol.errors import RemoteProtocolError
 from versus.protocol.match.verify import INTERNAL_ERROR, SHOWN_TEXT, Report, verify_transcript
 from versus.protocol.solo import MAX_RUN, is_run
@@ -51,7 +51,7 @@ class UnreadableFile(Exception):
     """A file that could not be read from disk (missing, a directory, no permission)."""
 
 
-@frozen
+@dataclass(frozen=True)
 class FileVerdict:
     path: str
     report: Report | None  # None: the file could not be read, or its game is unknown

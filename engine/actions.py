@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, NamedTuple
 
 from .errors import MalformedActionError
-from .frozen import frozen
 
 MAX_HANDLE = 1023
 MAX_TARGETS = 8
@@ -169,7 +169,7 @@ def _validate_action(a: Action) -> None:
         _check_area(t, "target", tuple(a))
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Deal:
     """Answer to a DealDecision: `handle` is the deciding player's top deck card."""
 
@@ -182,7 +182,7 @@ class Deal:
         return format_input(self)
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Reveal:
     """Answer to a RevealDecision: the card behind `handle` is catalogue card `card_id`."""
 

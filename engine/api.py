@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .frozen import frozen
 from .options import RulesOption
 
 #: a game's state, input, rules, card data, private knowledge and view: values of the game's
@@ -55,7 +55,7 @@ def _is_int(x: object) -> bool:
     return type(x) is int
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Pending:
     """The decision a game waits for. `player`: who answers (TURN, CHOICE) or whose card or
     deck it is (DEAL, REVEAL); None for CHANCE. `label`: the game's own sub-kind (Versus: the
@@ -108,7 +108,7 @@ class Pending:
             need(self.deck == -1, "only a deal names a deck")
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Finished:
     """The game is over: the game's outcome label and the winner (None: a draw)."""
 
@@ -125,7 +125,7 @@ class Finished:
                              f"got {self.winner!r}")
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class HiddenDeck:
     """A zone of face-down cards the protocol deals from (SPEC Part 3, "Hidden decks"): the
     cards with handles `first` .. `first + size - 1`, in a secret order fixed at setup.
@@ -168,7 +168,7 @@ def check_decks(decks: Sequence[HiddenDeck], players: int) -> tuple[HiddenDeck, 
     return decks
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Setup:
     """What a match starts from: the rules and card data both peers agreed (HELLO) and the
     setup seed they derived jointly (§4.6; Versus lays out its tiles with it)."""
@@ -507,7 +507,7 @@ def start_object(text: str | bytes, game_id: str, limit: int,
     return obj, found
 
 
-@frozen
+@dataclass(frozen=True)
 class StartPlan:
     """What a game's canonical start text fixes beyond the position (SPEC 3.C "Start
     positions"): the rules it was made under (without the start), the digest of its card data,

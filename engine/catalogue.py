@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from .errors import CatalogueError
-from .frozen import frozen
 from .hashing import tagged_hash
 
 FORMAT = "versus-catalogue/1"
@@ -69,7 +69,7 @@ _PASSIVE_REQUIRED = {"draw": ("amount",), "discard": ("amount",), "destroy": ("t
 _ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")  # fullmatch: `$` would allow a final newline
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Active:
     op: str
     target: str = ""
@@ -83,7 +83,7 @@ class Active:
                          "amount": self.amount, "max_strength": self.max_strength})
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Passive:
     trigger: str
     op: str
@@ -103,7 +103,7 @@ class Passive:
                          "colour": self.colour, "side": self.side})
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class Card:
     index: int
     id: str

@@ -5,9 +5,8 @@
 # referee with full information), turn actions and choices by people or bots.
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
-
-from .frozen import frozen
 
 
 class DealPurpose(Enum):
@@ -28,32 +27,32 @@ class Outcome(Enum):
     TURN_LIMIT = "turn-limit"  # R10.3: more cards left wins; equal: a draw
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class TurnDecision:
     player: int
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class ChoiceDecision:
     player: int
     kind: ChoiceKind
     options: tuple[int, ...]  # handles; answer with Action.pick(handle)
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class DealDecision:
     player: int  # the owner of the deck
     purpose: DealPurpose
     area: int = -1  # purpose FIELD only: the area the card is placed on, face down
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class RevealDecision:
     player: int  # the owner of the card
     handle: int
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class GameResult:
     outcome: Outcome
     winner: int | None  # None: a draw

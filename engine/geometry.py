@@ -9,10 +9,10 @@
 # so a Backline Move is a Move into the far row of the field.
 from __future__ import annotations
 
-from .frozen import field, frozen
+from dataclasses import dataclass, field
 
 
-@frozen
+@dataclass(frozen=True)
 class Geometry:
     rows: int
     cols: int

@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import re
-
-from .frozen import frozen
+from dataclasses import dataclass
 
 _OPTION_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
@@ -14,7 +13,7 @@ def _is_int(x: object) -> bool:
     return type(x) is int
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class RulesOption:
     """One rules option a game accepts, for listings (`versus games`) and command lines: an
     integer in minimum..maximum, or one of `choices` (a string)."""

@@ -20,11 +20,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from .api import GAME_ID_RE, Game, RulesOption, protocol_members
 from .errors import PositionError, UnknownGameError
-from .frozen import frozen
 
 DEFAULT_GAME = "versus42"
 #: the games shipped with the platform: id -> "module:attribute" of the object implementing
@@ -49,7 +49,7 @@ class GamePluginError(Exception):
     `game plugin 'x': <reason>`."""
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class GameInfo:
     """One line of `versus games`: a registered game's id, title and rules options."""
 

@@ -7,11 +7,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any
 
 from .errors import RulesetError
-from .frozen import frozen
 from .geometry import Geometry
 from .hashing import HashStream, tagged_hash
 from .options import RulesOption
@@ -36,7 +36,7 @@ class ActionOrder(Enum):
     ANY = "any"  # FR guide: in any order
 
 
-@frozen
+@dataclass(frozen=True)
 class Ruleset:
     deck_size: int = 12
     hand_size: int = 3

@@ -151,7 +151,7 @@ def _describe(mapping: Mapping) -> str:
 # --- UPnP-IGD (optional) ------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class _UpnpMapping:
     igd: Any
     external_address: str

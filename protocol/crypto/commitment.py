@@ -25,8 +25,8 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from versus.engine.frozen import field, frozen
 from versus.engine.hashing import fisher_yates
 from versus.protocol.errors import (
     CommitmentMismatch,
@@ -194,7 +194,7 @@ def card_commitment(match_id: bytes, owner: int, slot: int, card: CardId, salt: 
     return tagged_hash(TAG_CARD_COMMIT, match_id, owner, slot, card, salt)
 
 
-@frozen
+@dataclass(frozen=True)
 class Opening:
     """What opens one slot: the card and the salt it was committed with."""
 
@@ -238,7 +238,7 @@ def _decklist_entries(decklist: Mapping[CardId, int]) -> list[list[object]]:
     return sorted(([card, count] for card, count in decklist.items()), key=encode)
 
 
-@frozen
+@dataclass(frozen=True)
 class DeckCommitment:
     """The public side of a committed deck: one commitment per slot and the root over them."""
 
@@ -309,7 +309,7 @@ class DeckCommitment:
         return opening.card
 
 
-@frozen
+@dataclass(frozen=True)
 class SecretDeck:
     """The owner's side: the deck in its secret order with the salts. Never send it whole."""
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import nacl.bindings as _sodium
 from nacl.exceptions import BadSignatureError
-
-from versus.engine.frozen import field, frozen
 
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
@@ -87,7 +86,7 @@ def _check_public_key(public_key: bytes) -> None:
         )
 
 
-@frozen
+@dataclass(frozen=True)
 class Identity:
     """A player's key pair. Holds the secret key: never serialise it into a message."""
 

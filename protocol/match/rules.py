@@ -16,11 +16,11 @@ import enum
 import functools
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from versus.engine.api import Game, HiddenDeck, Setup, check_decks
 from versus.engine.errors import EngineError, RulesetError, UnknownGameError
-from versus.engine.frozen import frozen
 from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
@@ -46,7 +46,7 @@ class DealMode(enum.Enum):
     SHARED_POOL = "shared-pool"  # mental poker over one shuffled pool (SPEC Part 5)
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchRules:
     """The agreed rules of one match. Defaults: the casual match of the default game (standard
     ruleset, shared pool of the whole catalogue, no clock). `ruleset` holds the game's own rules

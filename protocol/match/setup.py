@@ -28,8 +28,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from versus.engine.frozen import frozen
 from versus.protocol.crypto.identity import PUBLIC_KEY_SIZE, Identity
 from versus.protocol.errors import LocalProtocolError, MalformedMessage, SetupMismatch
 from versus.protocol.wire.canonical import HASH_SIZE, TAG_MATCH_ID, tagged_hash
@@ -58,7 +58,7 @@ MAX_HELLO_SIZE = MAX_RULESET_SIZE + 1024
 _ZERO_HASH = bytes(HASH_SIZE)
 
 
-@frozen
+@dataclass(frozen=True)
 class Hello:
     """One peer's opening statement. `raw` is its signed HELLO envelope (what is hashed)."""
 
@@ -136,7 +136,7 @@ def open_hello(raw: bytes, *, max_size: int = MAX_HELLO_SIZE) -> Hello:
     return Hello(*body, raw=envelope.raw)
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchSetup:
     """The agreed start of a match: both Hellos in seat order and what follows from them."""
 

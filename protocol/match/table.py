@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from versus.engine.api import Pending
-from versus.engine.frozen import frozen
 from versus.protocol.wire.envelope import (
     MessageKind,
 )
@@ -52,7 +52,7 @@ class Ending(enum.Enum):
     FAULT = "fault"  # an EVIDENCE envelope: the match stopped on a protocol fault
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchResult:
     ending: Ending
     winner: int | None  # None: a draw, or no winner (a fault)
@@ -72,7 +72,7 @@ class MatchResult:
 # --- events (what receive/submit return) ----------------------------------------------------
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchStarted:
     """The game began: `state` is the game's first state (`Game.new_game` of the setup seed)."""
 
@@ -80,7 +80,7 @@ class MatchStarted:
     state: Any
 
 
-@frozen
+@dataclass(frozen=True)
 class StateChanged:
     """One input was applied: the states before and after it, so a reader (narration, a UI,
     a replay) never re-runs the game."""
@@ -92,14 +92,14 @@ class StateChanged:
     after: Any
 
 
-@frozen
+@dataclass(frozen=True)
 class DecisionNeeded:
     """Our seat answers the next TURN or CHOICE (`MatchPeer.submit`)."""
 
     decision: Pending
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchEnded:
     """The result is fixed (RESULT_COSIGN, RESIGN, TIMEOUT_CLAIM or EVIDENCE). After a game it
     comes before the SECRET_REVEALs and their deck checks: MatchClosed is the final word, and a
@@ -108,7 +108,7 @@ class MatchEnded:
     result: MatchResult
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchClosed:
     """Both SECRET_REVEALs are in and every deck check passed: the final word on a match."""
 
@@ -134,7 +134,7 @@ class Sender(enum.Enum):
     DETECTOR = "the seat that detected a fault"
 
 
-@frozen
+@dataclass(frozen=True)
 class Rule:
     """One row of the transition table. `phases`: where it applies; `decision`: in PLAY, the
     game's decision kind it answers (`DecisionKind` name; CHANCE_ANSWER: a CHANCE whose first

@@ -25,9 +25,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from versus.engine.frozen import field, frozen
 from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import (
     MalformedMessage,
@@ -52,7 +52,7 @@ SHOWN_CODE = 64
 INTERNAL_ERROR = "internal-error"
 
 
-@frozen
+@dataclass(frozen=True)
 class Fault:
     """A fault the transcript proves (from a re-checked EVIDENCE envelope)."""
 
@@ -66,7 +66,7 @@ class Fault:
                 "message": self.message}
 
 
-@frozen
+@dataclass(frozen=True)
 class Report:
     ok: bool
     records: int  # records checked (HELLOs included)
@@ -164,7 +164,7 @@ def verify_transcript(transcript: Transcript | bytes, catalogue: Any = None, *,
     return _run(transcript, catalogue, expected_keys, full).report
 
 
-@frozen
+@dataclass(frozen=True)
 class ReplayStep:
     """One game input of a verified transcript, as the replay feeds it to `step`."""
 
@@ -174,7 +174,7 @@ class ReplayStep:
     text: str  # the input in engine notation
 
 
-@frozen
+@dataclass(frozen=True)
 class MatchReplay:
     """What a replay needs, taken from the same run as the verification (never re-parsed):
     the game's `new_game(Setup(rules.ruleset, catalogue, setup_seed))`, then `step` through

@@ -22,10 +22,10 @@ from __future__ import annotations
 import enum
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from versus.engine.frozen import frozen
 from versus.protocol.crypto.identity import SIGNATURE_SIZE, Identity, verify_signature
 from versus.protocol.errors import (
     BadSignature,
@@ -97,7 +97,7 @@ class MessageKind(enum.IntEnum):
     DECRYPT_SHARE = 66  # shared-pool: decryption share + Chaum–Pedersen proof
 
 
-@frozen(eq=False)
+@dataclass(frozen=True, eq=False)
 class Envelope:
     """One signed message. Build with `seal`, parse with `open_envelope`; `raw` is the wire form.
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import BinaryIO, overload
 
-from versus.engine.frozen import frozen
 from versus.protocol.errors import (
     OversizeField,
     RemoteProtocolError,
@@ -42,7 +42,7 @@ MAX_TRANSCRIPT_SIZE = 256 << 20
 MAX_RECORDS = 1_000_000
 
 
-@frozen
+@dataclass(frozen=True)
 class Transcript:
     """The signed HELLOs (seat order) and chain envelopes of one match, as wire bytes."""
 
@@ -218,7 +218,7 @@ def open_transcript(
                       FileRecords(file, offsets[2:], lengths[2:]))  # type: ignore[arg-type]
 
 
-@frozen
+@dataclass(frozen=True)
 class ChainVerdict:
     """The outcome of verify_chain. `bad_index` indexes `Transcript.records` (0 and 1 are the
     hellos); `player` is the seat responsible when the evidence names one."""
