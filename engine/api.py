@@ -531,8 +531,7 @@ class StartPlan:
 # --- what a joiner is shown of a start (SPEC 3.C "What the joiner is shown") ------------------
 
 
-
-@frozen
+@dataclass(frozen=True)
 class StartView:
     """A start position as one seat sees it before it accepts to play from it: `lines`, every
     public value of the position (whose turn and step, each side's values, the board drawn as
