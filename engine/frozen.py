@@ -1,4 +1,4 @@
-# Frozen value classes that are cheap to create (issue 15, start-up of `versus verify`).
+# Frozen value classes that are cheap to create (start-up of `versus verify`).
 #
 # `@frozen` (and `@frozen(slots=True)`, `@frozen(eq=False)`) makes the class a frozen
 # dataclass would make, method for method: the same `__init__` (defaults, `field(...)`'s

@@ -1,4 +1,4 @@
-# engine/frozen.py makes the classes `@dataclass(frozen=True, ...)` makes, cheaper (issue 15):
+# engine/frozen.py makes the classes `@dataclass(frozen=True, ...)` makes, cheaper:
 # each case below declares one class both ways and checks they behave alike.
 from __future__ import annotations
 
