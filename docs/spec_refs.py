@@ -1,5 +1,5 @@
-# Rewrites references to SPEC.md sections from the old numbering (R-numbered rules, §3.1-§3.5,
-# §T-* transport sections, §7.11, Part 9/V/M with §9.1.1.., §9.1.., §10.2.1.., §11.1.1.., §11.1.., §11.7.1..) to the
+# Rewrites references to SPEC.md sections from the old numbering (R-numbered rules, 3.A-3.E,
+# §T-* transport sections, 7.G, Part G/V/M with G1.., G.A.., V1.., M1.., M.1.., S1..) to the
 # one numbering SPEC.md now uses (Parts 1..11, sections N.M, rules N.M.K), and checks that
 # every section a file cites exists.
 #
@@ -8,10 +8,10 @@
 #
 # Why a script: code comments, tests and the README cite SPEC sections, and branches written
 # before the renumbering keep citing the old names; the lead re-runs this after each merge.
-# It is idempotent: every old form starts with a letter (§1.7.2, §9.4, §6.5, §10.3, §11.7.8), every
+# It is idempotent: every old form starts with a letter (R7.2, G.D, §T-LAN, V13, M.5 S8), every
 # new form is digits only (§1.7.2, §9.4, §6.5, §10.3, §11.7.8), so a second run changes
-# nothing. Bare rule numbers of one game (§9.1.11, §10.1.5.6, §11.1.14, §11.7.9) are rewritten only in a file that
-# talks about that game, so an unrelated "§10.1.1" or "§11.7.1" elsewhere is left alone.
+# nothing. Bare rule numbers of one game (G11, V8.6, M14, S9) are rewritten only in a file that
+# talks about that game, so an unrelated "V4" or "S1" elsewhere is left alone.
 from __future__ import annotations
 
 import argparse
@@ -33,12 +33,12 @@ TRANSPORT = {"FRAME": "6.1", "HANDSHAKE": "6.2", "RECORD": "6.3", "TOFU": "6.4",
 PARTS = {"G": "9", "V": "10", "M": "11"}
 GRID_SECTIONS = {"A": "9.1", "B": "9.2", "C": "9.3", "D": "9.4", "E": "9.5", "F": "9.6",
                  "G": "9.7"}
-# Vanquishers: rules §10.1.1–10.1.8 under 10.1, options/cards/decks §10.2.1–10.2.3 under 10.2
+# Vanquishers: rules V4-V11 under 10.1, options/cards/decks V1-V3 under 10.2
 VANQ = {1: "10.2.1", 2: "10.2.2", 3: "10.2.3", 4: "10.1.1", 5: "10.1.2", 6: "10.1.3",
         7: "10.1.4", 8: "10.1.5", 9: "10.1.6", 10: "10.1.7", 11: "10.1.8", 12: "10.4",
         13: "10.3", 14: "10.7"}
 MULTI_SECTIONS = {1: "11.1", 2: "11.1", 3: "11.1", 4: "11.3", 5: "11.7", 6: "11.8"}
-BOT_SECTION = "7.11"  # the old §7.11
+BOT_SECTION = "7.11"  # the old 7.G
 
 
 def _vanq(major: int, minor: str | None) -> str | None:
@@ -73,7 +73,7 @@ def _m(n: str, m: str | None) -> str | None:
 
 
 def _s(n: str, m: str | None) -> str | None:
-    """Solo items §11.7.1–11.7.12; `m` is a letter suffix here (§11.7.3.1, the worked example)."""
+    """Solo items S1..S12; `m` is a letter suffix here (S3a, the worked example)."""
     if not 1 <= int(n) <= 12:
         return None
     return f"11.7.{n}" + (".1" if m == "a" else "")
@@ -81,7 +81,7 @@ def _s(n: str, m: str | None) -> str | None:
 
 def _family(letter: str, new: Callable[[str, str | None], str | None],
             sub: str = r"\.(\d+)") -> list[Rule]:
-    """Rules for one family of bare numbers (§1.7.2, §10.1.5.6, §9.1.11, §11.1.14, §11.7.3.1): ranges first."""
+    """Rules for one family of bare numbers (R7.2, V8.6, G11, M14, S3a): ranges first."""
     one = rf"{letter}(\d{{1,2}})(?:{sub})?"
     before = r"(?<![\w.§/-])"
 
@@ -97,7 +97,7 @@ def _family(letter: str, new: Callable[[str, str | None], str | None],
 
 
 _COMMON: list[Rule] = [
-    # "§1.7.2, §1.7.3", "§9.1.5, §9.1.6": two references of one family
+    # "R7.2/R7.3", "G5/G6": two references of one family
     (re.compile(r"(?<![\w.§/-])([RGVMS])(\d{1,2}(?:\.\d+)?)/\1(\d{1,2}(?:\.\d+)?)\b"),
      lambda m: f"{m.group(1)}{m.group(2)}, {m.group(1)}{m.group(3)}"),
     (re.compile(r"\bPart 6 §T-"), lambda m: "§T-"),
@@ -113,7 +113,7 @@ _COMMON: list[Rule] = [
 _GRID = _family("G", _g)
 _VANQ = _family("V", _v)
 _SOLO: list[Rule] = [
-    # "§11.7.8–11.7.9", "§11.7.8", "§11.7.9", "§11.7.4": the solo section then the item(s)
+    # "M.5 S8-S9", "M.5 S8", "M S9", "M-S4": the solo section then the item(s)
     (re.compile(r"(?<![\w.§/-])(?:M\.5 ?|M |M-)S(\d{1,2})\s?(?:-|–|\.\.)\s?S(\d{1,2})\b"),
      lambda m: f"§11.7.{m.group(1)}–11.7.{m.group(2)}"),
     (re.compile(r"(?<![\w.§/-])(?:M\.5 ?|M |M-)S(\d{1,2})([a-z]?)\b"),
@@ -153,12 +153,12 @@ def rewrite(text: str, python: bool = False) -> str:
     def apply(part: str) -> str:
         for pattern, repl in rules:
             part = pattern.sub(repl, part)
-        # "§" arises where the old form already had its own sign
+        # "§§" arises where the old form already had its own sign
         return part.replace("§§", "§")
 
     if not python:
         # Markdown: each section (from one heading to the next) is its own context, so the
-        # solo runs' §11.7.1–11.7.12 are not read into a transport section's "S1-S0" arithmetic
+        # solo runs' S1..S12 are not read into a transport section's "S1-S0" arithmetic
         sections = re.split(r"(?m)^(?=#{1,4} )", text)
         return "".join(rewrite_section(part) for part in sections)
     out, last = [], 0
@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="list references to sections SPEC.md lacks; rewrite nothing")
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args(argv)
+    # this file names the old forms on purpose: never rewrite or report it
+    args.files = [f for f in args.files if f.resolve() != Path(__file__).resolve()]
     if args.check:
         defined = defined_sections(SPEC.read_text(encoding="utf-8"))
         problems = [p for f in args.files for p in check(f, f.read_text(encoding="utf-8"), defined)]
