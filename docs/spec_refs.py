@@ -5,6 +5,7 @@
 #
 # Usage: python docs/spec_refs.py FILE...          rewrite in place (prints the files changed)
 #        python docs/spec_refs.py --check FILE...  list references to sections SPEC.md lacks
+#        python docs/spec_refs.py --contents       regenerate SPEC.md's linked contents list
 #
 # Why a script: code comments, tests and the README cite SPEC sections, and branches written
 # before the renumbering keep citing the old names; the lead re-runs this after each merge.
@@ -229,12 +230,58 @@ def check(path: Path, text: str, defined: set[str]) -> list[str]:
     return problems
 
 
+# --- the contents list -----------------------------------------------------------------------
+
+
+def anchor(title: str, seen: dict[str, int]) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, a
+    repeated one numbered."""
+    slug = "".join(c for c in title.strip().lower() if c.isalnum() or c in " -_").replace(" ", "-")
+    count = seen.get(slug, 0)
+    seen[slug] = count + 1
+    return slug if count == 0 else f"{slug}-{count}"
+
+
+def contents(spec: str) -> str:
+    """The linked contents list of `spec`: every Part and every numbered-level section."""
+    seen: dict[str, int] = {}
+    lines, in_code = [], False
+    for line in spec.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        match = None if in_code else re.match(r"^(#{1,6}) (.*)$", line)
+        if match is None:
+            continue
+        level, title = len(match.group(1)), match.group(2)
+        link = anchor(title, seen)
+        if level == 1 and title.startswith("Part "):
+            lines.append(f"- [{title}](#{link})")
+        elif level == 2 and title != "Contents":
+            indent = "" if title == "Packaging (Decided)" else "  "
+            lines.append(f"{indent}- [{title}](#{link})")
+    return "\n".join(lines)
+
+
+_CONTENTS = re.compile(r"(## Contents\n\n)(.*?)(\n\n## )", re.S)
+
+
+def with_contents(spec: str) -> str:
+    """`spec` with its contents list regenerated from its headings."""
+    return _CONTENTS.sub(lambda m: m.group(1) + contents(spec) + m.group(3), spec, count=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true",
                         help="list references to sections SPEC.md lacks; rewrite nothing")
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--contents", action="store_true",
+                        help="regenerate SPEC.md's linked contents list from its headings")
+    parser.add_argument("files", nargs="*", type=Path)
     args = parser.parse_args(argv)
+    if args.contents:
+        text = SPEC.read_text(encoding="utf-8")
+        SPEC.write_text(with_contents(text), encoding="utf-8")
+        return 0
     # this file names the old forms on purpose: never rewrite or report it
     args.files = [f for f in args.files if f.resolve() != Path(__file__).resolve()]
     if args.check:

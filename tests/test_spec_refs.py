@@ -57,3 +57,8 @@ def test_every_reference_spec_makes_to_itself_resolves() -> None:
     text = (ROOT / "SPEC.md").read_text(encoding="utf-8")
     assert spec_refs.check(Path("SPEC.md"), text, spec_refs.defined_sections(text)) == []
     assert spec_refs.rewrite(text) == text
+
+
+def test_the_contents_list_links_every_part_and_section() -> None:
+    text = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    assert spec_refs.with_contents(text) == text, "run: python docs/spec_refs.py --contents"
