@@ -1,4 +1,4 @@
-# Versus card balance (issue 22): bots play many paired games with decks drawn from the
+# Versus card balance: bots play many paired games with decks drawn from the
 # catalogue, and every card gets its *inclusion win rate*: over every deck that held it, the
 # share of games that deck's player won (a draw counts half), with a 95 % Wilson interval.
 # Also printed: Light vs Dark (games between a 12-card Light deck and a 12-card Dark deck) and

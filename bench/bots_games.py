@@ -1,4 +1,4 @@
-# Bot benchmark of the other games (issues 17 and 18, "Play"): greedy against random in grid
+# Bot benchmark of the other games ("Play"): greedy against random in grid
 # and vanquishers, in-process engine play through the generic Game interface (no protocol, no
 # network): a full-information loop deals each hidden deck in a seeded order (and tells each
 # player's knowledge what it is dealt), answers each reveal with the true card and each chance
@@ -150,7 +150,7 @@ def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
 def figures(games: int = 200, game: tuple[str, ...] = GAMES, a: str = "greedy", b: str = "random",
             jobs: int | None = None, salt: int = 0) -> list[dict[str, Any]]:
     """A's win rate and the seconds per game, per game id, for bench/run_all.py (no target
-    documented: SPEC 7.G.7 gives figures only)."""
+    documented: SPEC §7.11.7 gives figures only)."""
     games += games % 2
     jobs = jobs or max(1, min(8, multiprocessing.cpu_count()))
     out: list[dict[str, Any]] = []

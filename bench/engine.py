@@ -66,7 +66,7 @@ def medians(order: str, games: int, runs: int, deck: int = 12, hand: int = 3
 
 
 def figures(games: int = 300, runs: int = 5) -> list[dict[str, object]]:
-    """The headline figures for bench/run_all.py, with the targets of issue 2 (default rules:
+    """The headline figures for bench/run_all.py, with the engine's targets (default rules:
     at least 20,000 applied inputs/s, legal-action generation included, and 150 games/s)."""
     out: list[dict[str, object]] = []
     for order in ("ordered", "any"):

@@ -1,4 +1,4 @@
-# Grid game benchmark (issue 17, "Tests and figures"), per mode (fast 4x4, normal 5x5, vs 6x6):
+# Grid game benchmark ("Tests and figures"), per mode (fast 4x4, normal 5x5, vs 6x6):
 #
 #   1. engine: random self-play through the full-information referee (engine/grid/referee.py)
 #      on one core, per mode and deck type: engine inputs/s (legal-input generation included:
@@ -159,7 +159,7 @@ def figures(games: int = 20, runs: int = 3, bot_games: int = 100, ismcts_games: 
             ismcts: str = "ismcts", jobs: int = 1, salt: int = 0, transcripts: bool = True
             ) -> list[dict[str, object]]:
     """The script's tables as figures for bench/run_all.py. One target documented: ismcts
-    against greedy >= 60 % (SPEC 7.G.9), a row only with ismcts_games."""
+    against greedy >= 60 % (SPEC §7.11.9), a row only with ismcts_games."""
     out: list[dict[str, object]] = []
 
     def fig(name: str, value: float, unit: str, target: float | None = None) -> None:
@@ -212,7 +212,7 @@ def main() -> None:
                                      args.salt):
         print_rate(mode, pairing, r)
     if not args.ismcts_games:
-        print("fast     ismcts vs greedy       (skipped: --ismcts-games 200; SPEC 7.G.9 has "
+        print("fast     ismcts vs greedy       (skipped: --ismcts-games 200; SPEC §7.11.9 has "
               "the measured figure)")
 
     if not args.no_transcripts:

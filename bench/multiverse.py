@@ -1,4 +1,4 @@
-# "Against the Multiverse" solo runs benchmark (issue 19, SPEC Part M): the greedy and random
+# "Against the Multiverse" solo runs benchmark (SPEC Part 11): the greedy and random
 # bots each play the same N challenges (default 500, difficulties easy/normal/hard in turn)
 # with one player key, so both meet the same card order and dice: a paired comparison. Every
 # run goes through the real protocol (signed records, the organiser's reveal service in

@@ -1,4 +1,4 @@
-# Start-up cost of the `versus` command (issue 15): how long the imports of `versus --help` and
+# Start-up cost of the `versus` command: how long the imports of `versus --help` and
 # of `versus verify FILE` on a small transcript take, measured with `python -X importtime`.
 #
 # Each command runs in a fresh interpreter, N times; the figures are medians over runs:

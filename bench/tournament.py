@@ -1,4 +1,4 @@
-# Tournament benchmark (issue 21): the process pool against a Dask LocalCluster, and the games
+# Tournament benchmark: the process pool against a Dask LocalCluster, and the games
 # an SPRT saves. One run, one table, side by side.
 #
 # Throughput. Whole `versus tournament random random` commands (decklist, paired, seeded), each

@@ -90,7 +90,7 @@ def measure(rules: Rules, games: int, runs: int) -> dict[str, float]:
 
 def figures(games: int = 40, runs: int = 3, mode: str = "standard", deck: int = 30,
             matches: int = 5) -> list[dict[str, object]]:
-    """The table's figures for bench/run_all.py (no target documented: SPEC V14 gives figures
+    """The table's figures for bench/run_all.py (no target documented: bench/README.md gives figures
     only)."""
     rules = Rules(deck_size=deck, mode=Mode(mode))
     med = measure(rules, games, runs)

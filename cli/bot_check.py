@@ -21,7 +21,7 @@
 # positions), so a failure reproduces. Built-in bots can be checked too (their protocol lines
 # then say "not an external bot").
 #
-# Another game (`--game ID`, any two-player game of the registry; issue 21). The same checks,
+# Another game (`--game ID`, any two-player game of the registry). The same checks,
 # from that game's new games and through the Game interface alone: the hello carries the game's
 # default rules and card data; `turn seat 0/1` are whole games against `random` on scripted
 # decklist-mode deals (each hidden deck a seeded sample of the game's card ids, as a match deals

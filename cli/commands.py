@@ -30,7 +30,7 @@
 # that crashes, hangs or answers nonsense forfeits; the result line says "forfeit: <reason>"
 # and the command exits 1.
 #
-# Games (issue 16). Every command plays the game `--game` names (cli/game_options.py checks
+# Games. Every command plays the game `--game` names (cli/game_options.py checks
 # the game options while parsing; the rules come from `--rule NAME=VALUE` and, for Versus, its
 # own flags). Versus is played in the full-screen UI; another game, which has no UI of its
 # own, in the plain line interface of cli/line_ui.py (its narration, its view as text, its
@@ -225,7 +225,7 @@ def _is_loopback(host: str) -> bool:
 def invite_addresses(external: Sequence[Address], bind: str | None, port: int
                      ) -> list[Address]:
     """The addresses of the host's invite, in the order the joiner tries them (SPEC Part 6
-    §T-NAT): the mapped external ones, then global IPv6, then the LAN's (IPv4, then other
+    §6.10): the mapped external ones, then global IPv6, then the LAN's (IPv4, then other
     IPv6); loopback only when nothing else is known (it has its own invite line)."""
     local = [a for a in outward_addresses(bind) if not _is_loopback(a)]
 
@@ -406,7 +406,7 @@ MAX_START_LINE = 2000
 
 
 def start_lines(rules: MatchRules, seat: int) -> list[str]:
-    """What a joiner is shown of an offered start position before it accepts (SPEC 3.C "What
+    """What a joiner is shown of an offered start position before it accepts (SPEC §3.3 "What
     the joiner is shown"): the position as its seat sees it, then each public value that
     differs from the game's new game under the same rules, or that none does; [] for the new
     game. Each line is printable (it comes from the peer's rules, §4.13) and at most

@@ -1,4 +1,4 @@
-# The game a command plays, from its command line (issue 16): `--game ID` (a registry id,
+# The game a command plays, from its command line: `--game ID` (a registry id,
 # default versus42), `--rule NAME=VALUE` (the game's rules options, repeatable), and the options
 # that only Versus has.
 #
@@ -119,7 +119,7 @@ MAX_START_FILE = 64 * 1024
 
 
 def start_rules(game: Any, path: str, options: dict[str, Any]) -> Any:
-    """`--start FILE`: the game's rules with that position as their start (SPEC 3.C "Start
+    """`--start FILE`: the game's rules with that position as their start (SPEC §3.3 "Start
     positions"); GameOptionError, one line, for an unreadable file, rules options given beside
     it (the position carries its rules), or a position that cannot start a match."""
     from versus.engine.api import rules_for_position

@@ -24,7 +24,7 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     for game in listed:
         reason = reasons[game.id]
-        if game.players == 1:  # a solo game: verifiable runs on a challenge (SPEC Part M)
+        if game.players == 1:  # a solo game: verifiable runs on a challenge (SPEC Part 11)
             how = f", 1 player (solo: versus solo --game {game.id})"
         else:
             how = f", {game.players} players" + (

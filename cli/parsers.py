@@ -1,6 +1,6 @@
 # Every `versus` subcommand's command line, and nothing else: this module imports only argparse
 # and the argument types, so `versus --help`, a usage error and `versus verify` start without
-# importing trio, the network or the terminal UI (issue 15: ~330 ms saved on every `verify`).
+# importing trio, the network or the terminal UI (~330 ms saved on every `verify`).
 # Each subcommand names its implementation as "module:function"; `Lazy` imports that module
 # only when the subcommand runs. A test checks that every name resolves.
 from __future__ import annotations
@@ -182,7 +182,7 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", metavar="FILE", default=None,
                         help="start from this position (the position format, e.g. a "
                              "bug report's; it carries its rules) instead of the new game; "
-                             "each player's hidden cards are dealt as usual (SPEC 3.C)")
+                             "each player's hidden cards are dealt as usual (SPEC §3.3)")
 
 
 def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
@@ -264,7 +264,7 @@ def add_network_parsers(sub: Any) -> None:
                       help="accept the rules the host offers without being asked (they are "
                            "printed); needed to join without a terminal or with --bot")
     join.add_argument("--start", metavar="FILE", default=None,
-                      help="join only a match from this position (SPEC 3.C); without it, "
+                      help="join only a match from this position (SPEC §3.3); without it, "
                            "--accept-rules declines an offer that starts from a position")
     add_game_option(join, "the game to join (the host's offer must be of this game)")
     add_session_options(join)
@@ -458,7 +458,7 @@ def add_games_parser(sub: Any) -> None:
 
 
 def add_solo_parsers(sub: Any) -> None:
-    """`solo` and `challenge` (issue 19, SPEC Part M): verifiable solo runs."""
+    """`solo` and `challenge` (SPEC Part 11): verifiable solo runs."""
     solo = sub.add_parser("solo", help="play a verifiable solo run (Against the Multiverse)")
     add_game_option(solo, "the solo game (default multiverse)")
     add_rule_option(solo)

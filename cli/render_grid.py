@@ -1,4 +1,4 @@
-# A text rendering of a grid-game view for the line terminal (cli/line_ui.py; issue 17 "Play").
+# A text rendering of a grid-game view for the line terminal (cli/line_ui.py).
 #
 # What it shows: the board as a grid of cells (top row first: player 1's home base, then down
 # to player 0's on row 1), each cell naming its card's controller, face and handle; then one

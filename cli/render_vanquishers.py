@@ -1,5 +1,4 @@
-# A text rendering of a Vanquishers view for the line terminal (cli/line_ui.py; issue 18
-# "Play").
+# A text rendering of a Vanquishers view for the line terminal (cli/line_ui.py).
 #
 # What it shows: the turn and step, the last dice; per side the hero's stats (Life, Shield,
 # Defense, Storage Energy and what is left this turn, V-Trigger, conditions), the equipped

@@ -18,7 +18,7 @@
 # lens, q quits), drawn like the match UI (texts wrapped at word boundaries, cut with "…"), in
 # the colour theme of `--theme` (cli/ui/theme.py; NO_COLOR turns colours off).
 #
-# Other games (issue 16). A transcript names its game; all of the above is Versus's (its board,
+# Other games. A transcript names its game; all of the above is Versus's (its board,
 # its lenses, its turns). A match of another registered game is printed (there is no app for
 # it): every input in the game's notation with the game's own narration, public information
 # only (`GameTimeline`: `Game.new_game` of the setup, then `Game.step` through the inputs, each
@@ -466,7 +466,7 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _print_position(timeline: GameTimeline, args: argparse.Namespace, out: IO[str]) -> int:
     """`--position`: the game's position text of step K (default: the last), one line. A
-    position never holds a hidden identity (SPEC 3.C), so it is safe to share whatever the
+    position never holds a hidden identity (SPEC §3.3), so it is safe to share whatever the
     transcript revealed."""
     k = timeline.last if args.step is None else args.step
     if not 0 <= k <= timeline.last:

@@ -1,4 +1,4 @@
-# `versus solo` and `versus challenge`: verifiable solo runs (issue 19, SPEC Part M).
+# `versus solo` and `versus challenge`: verifiable solo runs (SPEC Part 11).
 #
 # `versus challenge new --out DIR` (an organiser): a signed challenge file and the secret file
 # the organiser keeps; `versus challenge daily --date D` the same for a date's public daily
@@ -454,7 +454,7 @@ def play_batch(game: Any, pairs: list[tuple[Challenge, OrganiserSecret]], bots: 
 
 
 def _batch(args: argparse.Namespace, out: TextIO) -> int:
-    """`versus solo --batch DIR --bot greedy,random --out DIR` (SPEC M.6)."""
+    """`versus solo --batch DIR --bot greedy,random --out DIR` (SPEC §11.8)."""
     if args.service or args.secret or args.challenge:
         raise UsageError("--batch plays the challenges of a folder with their secret files: "
                          "no --challenge, --secret or --service")

@@ -1,5 +1,5 @@
-# The reveal service over TCP (SPEC Part M, S8-S9): the organiser's trio server, its durable
-# state file, and the player's blocking client. The decisions (ledger, wire messages) are
+# The reveal service over TCP (SPEC Part 11, §11.7.8–11.7.9): the organiser's trio server, its
+# durable state file, and the player's blocking client. The decisions (ledger, wire messages) are
 # sans-IO in protocol/solo/service.py; this module moves their bytes and keeps them on disk.
 #
 # Wire. Each message is one frame: a u32 big-endian length (p2p/framing.py, the project's frame

@@ -16,14 +16,14 @@
 # `--resume` plays it again); a new worker takes over. (A game a bot forfeits is scored by the
 # worker before it ends the bots, so no bot can turn its loss into an abandoned game.)
 #
-# Games (issue 16): every game of a tournament is of the game `--game` names (default
+# Games: every game of a tournament is of the game `--game` names (default
 # versus42), under the rules its `--rule NAME=VALUE` options make (the manifest keeps both, so
 # `--resume` plays the same game); its participants must be bots that play it (`random` plays
 # every game, external `cmd:` bots every two-player game; greedy and ismcts play Versus and
 # the games that have their own, cli/bots/registry.py), and its default deal is decklist
 # for Versus, shared-pool for another game (cli/game_options.py).
 #
-# Paired deals, deal suites, SPRT (issue 21). By default every deal is played twice with the
+# Paired deals, deal suites, SPRT. By default every deal is played twice with the
 # seats swapped (`--unpaired`: once): the two games of a pair share a deal seed, from which the
 # identities, master secrets and handshake randomness of both seats derive, so both games have
 # the same match id, decks, shuffles and layout, and only the bots change seats (their own
@@ -134,7 +134,7 @@ class Settings:
     game_timeout: float = DEFAULT_GAME_TIMEOUT
     game: str = "versus42"  # the registry id of the game every match plays
     rules: tuple[tuple[str, Any], ...] = ()  # its rules options (--rule), as plain values
-    paired: bool = False  # each deal twice, seats swapped (issue 21; the CLI default)
+    paired: bool = False  # each deal twice, seats swapped (the CLI default)
     srand: int | None = None  # the random deal suite's number (None: fresh deals, unpaired)
     deals: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()  # --deals: (label, rules)
     sprt: tuple[tuple[str, Any], ...] | None = None  # --sprt, as Sprt.to_dict() items
@@ -152,8 +152,8 @@ class Settings:
 
     @classmethod
     def from_dict(cls, data: Any) -> Settings:
-        if isinstance(data, dict):  # a manifest from before issue 16: a Versus tournament;
-            # from before issue 21: unpaired, fresh deals, no SPRT
+        if isinstance(data, dict):  # a manifest from before games had ids: a Versus tournament;
+            # from before paired deals: unpaired, fresh deals, no SPRT
             data = {"game": "versus42", "rules": {}, "paired": False, "srand": None,
                     "deals": [], "sprt": None, "records": False, **data}
         if not isinstance(data, dict) or set(data) != set(cls().to_dict()) or not isinstance(
@@ -315,7 +315,7 @@ def read_manifest(folder: Folder) -> tuple[list[str], Settings, list[Game]]:
         settings = Settings.from_dict(data["settings"])
         schedule = make_schedule(participants, settings)
         expected = [g.to_dict() for g in schedule]
-        if "paired" not in data["settings"]:  # a manifest from before issue 21
+        if "paired" not in data["settings"]:  # a manifest from before paired deals
             expected = [{k: v for k, v in g.items() if k not in ("deal", "pair")}
                         for g in expected]
         if data["schedule"] != expected:

@@ -27,7 +27,7 @@
 # The record of a game is made from the board before its bots are ended (`play_job`), so a
 # bot's cleanup cannot change it. With `seed` the game is reproducible: identities, master
 # secrets and bot seeds all derive from it (otherwise they come from `secrets`). With `deal_seed`
-# (paired deals, deal suites: issue 21) the identities, master secrets and handshake randomness
+# (paired deals, deal suites) the identities, master secrets and handshake randomness
 # of both seats derive from it instead, so two games on the same deal seed have the same match
 # id, decks, shuffles and layout whoever sits where; `seed` then seeds the bots only. With
 # `record` the worker also writes a text game record there (`game_record`). With `sandbox`
@@ -203,7 +203,7 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
     time_ms = job.get("time_ms")
     budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
     builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
-    game = job.get("game_id", "versus42")  # (a job of a runner from before issue 16: Versus)
+    game = job.get("game_id", "versus42")  # (a job of a runner from before games had ids: Versus)
     options = job.get("rules") or {}
     rules = MatchRules(get_game(game).rules_from_options(options) if options else None,
                        DealMode(job["deal"]), game=game)

@@ -206,7 +206,7 @@ def _failed(path: str, error: Exception) -> FileVerdict:
 
 def _verify_data(path: str, data: bytes, catalogue: Catalogue | None,
                  challenge: Any) -> FileVerdict:
-    if is_run(data) or challenge is not None:  # a solo run (issue 19)
+    if is_run(data) or challenge is not None:  # a solo run
         from versus.protocol.solo.run import RunReport, verify_run
 
         if not is_run(data):

@@ -381,7 +381,7 @@ def rules_for_position(game: Game, text: str | bytes) -> GameRules:
 
 
 def position_object_of(text: str | bytes, limit: int) -> dict[str, Any]:
-    """The JSON object of a position text (SPEC 3.C: untrusted input): at most `limit` bytes
+    """The JSON object of a position text (SPEC §3.3: untrusted input): at most `limit` bytes
     of UTF-8 JSON whose top level is an object. PositionError says why not; nothing else
     escapes (the JSON parser raises RecursionError on a deeply nested text)."""
     import json
@@ -407,7 +407,7 @@ def position_object_of(text: str | bytes, limit: int) -> dict[str, Any]:
 
 def without_start(obj: dict[str, Any]) -> dict[str, Any]:
     """A position object with any `start` dropped from its rules: the position of a match that
-    had a start, about to start another one (SPEC 3.C "Start positions": no nesting)."""
+    had a start, about to start another one (SPEC §3.3 "Start positions": no nesting)."""
     rules = obj.get("rules")
     if isinstance(rules, dict) and "start" in rules:
         return {**obj, "rules": {k: v for k, v in rules.items() if k != "start"}}
@@ -421,7 +421,7 @@ def position_reader(read: _Read) -> _Read:
     """For a function that reads an untrusted position (a loader, a start's canonical form):
     an error its checks missed (a list used as a key, an engine error of a resolving step,
     RecursionError of a deep value) becomes a PositionError naming it, so every caller
-    catches one class and never shows a traceback (SPEC 3.C)."""
+    catches one class and never shows a traceback (SPEC §3.3)."""
     import functools
 
     from .errors import PositionError
@@ -442,7 +442,7 @@ def position_reader(read: _Read) -> _Read:
 
 def start_of(game: Game, rules: GameRules) -> str:
     """The start position the rules carry (its canonical text), or "" for the new game: a game
-    with start positions has the rules option `start` (SPEC 3.C "Start positions")."""
+    with start positions has the rules option `start` (SPEC §3.3 "Start positions")."""
     start = game.rules_to_options(rules).get("start", "")
     return start if isinstance(start, str) else ""
 
@@ -484,7 +484,7 @@ def checked_start_text(text: str) -> str:
 
 def start_object(text: str | bytes, game_id: str, limit: int,
                  find_catalogue: Callable[[bytes], Any]) -> tuple[dict[str, Any], Any]:
-    """A position text about to become a start (SPEC 3.C "Start positions"): its JSON object,
+    """A position text about to become a start (SPEC §3.3 "Start positions"): its JSON object,
     any `start` in its rules dropped, checked to be of `game_id` and to name a shipped card
     data version (`find_catalogue(digest)`, None when not shipped); with that card data."""
     from .errors import PositionError
@@ -509,7 +509,7 @@ def start_object(text: str | bytes, game_id: str, limit: int,
 
 @dataclass(frozen=True)
 class StartPlan:
-    """What a game's canonical start text fixes beyond the position (SPEC 3.C "Start
+    """What a game's canonical start text fixes beyond the position (SPEC §3.3 "Start
     positions"): the rules it was made under (without the start), the digest of its card data,
     the size of each hidden deck (by `decks` index) and the deals that rebuild it, as the
     game's tasks in the order they run."""
@@ -528,7 +528,7 @@ class StartPlan:
                                f"{self.catalogue.hex()}, the match plays {digest.hex()}")
 
 
-# --- what a joiner is shown of a start (SPEC 3.C "What the joiner is shown") ------------------
+# --- what a joiner is shown of a start (SPEC §3.3 "What the joiner is shown") ------------------
 
 
 @dataclass(frozen=True)

@@ -347,10 +347,10 @@ def _parse_passive(obj: Any, fail: Any) -> Passive:
 
 
 # --- rules text -------------------------------------------------------------------------------
-# A card's text states every rule a player needs to know what the card does (issue 22), so
-# nobody needs SPEC to read a card: a Strength limit hits recto cards only (R9.4), which card a
-# Passive Flip turns (the first by area order, R9.4), that a Flip Active ignores Gray (Part 2),
-# that a Copy cannot copy a Copy (R9.5), that "when destroyed" needs a recto card (Part 2), and
+# A card's text states every rule a player needs to know what the card does, so
+# nobody needs SPEC to read a card: a Strength limit hits recto cards only (§1.9.4), which card a
+# Passive Flip turns (the first by area order, §1.9.4), that a Flip Active ignores Gray (Part 2),
+# that a Copy cannot copy a Copy (§1.9.5), that "when destroyed" needs a recto card (Part 2), and
 # "this card" wherever "it" could be read as another card. Texts stay short: the match UI shows
 # a hand's texts only if they fit (tests/cli/test_ui.py).
 
@@ -376,7 +376,7 @@ def active_text(a: Active) -> str:
         where = " adjacent to this card" if a.range == "adjacent" else ""
         return f"Swap the areas of this card and {who}{where}."
     if a.op == "destroy":
-        # R9.4: a verso card's Strength is unknown, so a Strength limit needs a recto card
+        # §1.9.4: a verso card's Strength is unknown, so a Strength limit needs a recto card
         who = ("1 recto " if a.max_strength else "1 ") + ("enemy" if a.target == "enemy"
                                                           else "other card")
         where = " adjacent to this card" if a.range == "adjacent" else ""

@@ -21,10 +21,10 @@ class ChoiceKind(Enum):
 
 
 class Outcome(Enum):
-    ELIMINATION = "elimination"  # R10.1: all the loser's cards are eliminated
-    ABSORPTION = "absorption"  # R8.5: the winner's card absorbed its fourth card
-    MUTUAL_ELIMINATION = "mutual-elimination"  # R10.2: both eliminated at once: a draw
-    TURN_LIMIT = "turn-limit"  # R10.3: more cards left wins; equal: a draw
+    ELIMINATION = "elimination"  # §1.10.1: all the loser's cards are eliminated
+    ABSORPTION = "absorption"  # §1.8.5: the winner's card absorbed its fourth card
+    MUTUAL_ELIMINATION = "mutual-elimination"  # §1.10.2: both eliminated at once: a draw
+    TURN_LIMIT = "turn-limit"  # §1.10.3: more cards left wins; equal: a draw
 
 
 @dataclass(frozen=True, slots=True)

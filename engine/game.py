@@ -17,7 +17,7 @@
 # a rule that needs one pauses on a RevealDecision; a deck is only a set of handles and a
 # DealDecision asks which one is on top.
 #
-# SPEC Part 1 numbers the rules (R1..R11); comments cite them.
+# SPEC Part 1 numbers the rules (§1.1–1.11); comments cite them.
 from __future__ import annotations
 
 import struct
@@ -104,7 +104,7 @@ TASKS: tuple[TaskCode, ...] = (
     TaskCode(T_END_TURN, "end-turn", (),
              "the turn ends (R4.5): the `end` action pushes it"),
     TaskCode(T_PLACE, "place", ("player", "area"),
-             "a start position's face-down field card (issue 21): a deal (purpose field) puts "
+             "a start position's face-down field card: a deal (purpose field) puts "
              "the player's next card verso on the area"),
 )
 
@@ -240,13 +240,13 @@ def _describe(d: object) -> str:
 # --- setup ----------------------------------------------------------------------------------
 
 def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
-    """R2-R3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
+    """§1.2–1.3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
     if ruleset.start:  # a start position (SPEC Part 3 "Start positions"): its tiles, its cards
         from .versus42.start import start_state
 
         return start_state(ruleset, catalogue)
     s = blank_state(ruleset, catalogue, layout_tiles(ruleset, layout_seed))
-    # R2.3: each player draws hand_size cards, the first player first; executed in this order
+    # §1.2.3: each player draws hand_size cards, the first player first; executed in this order
     draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
     s.tasks = draws[::-1]
     _run(s)
@@ -318,7 +318,7 @@ def _step(state: State, inp: Input, report: StepReport | None) -> State:
 
 
 class EndedTurn(NamedTuple):
-    """A turn that ended by itself (R4.5): nothing but `end` was left to its player."""
+    """A turn that ended by itself (§1.4.5): nothing but `end` was left to its player."""
 
     turn: int  # 0-based, as State.turn
     player: int
@@ -328,11 +328,11 @@ class EndedTurn(NamedTuple):
 class StepReport:
     """What one step resolved that its two ends do not show, recorded by `step_with_report`
     as the tasks run (never part of a state, its encoding, hash or position): the Strengths
-    both participants had when the Absorption step (R7.4) decided their battle (a survivor
+    both participants had when the Absorption step (§1.7.4) decided their battle (a survivor
     that absorbed has its new level's bonus after the step, a destroyed card lost its
     Increase, an Increase "until the end of the turn" expires when the turn ends by itself),
-    the battles in progress during the step, decided or not (R7.5: a Passive may end one),
-    and the turns that ended by themselves (R4.5)."""
+    the battles in progress during the step, decided or not (§1.7.5: a Passive may end one),
+    and the turns that ended by themselves (§1.4.5)."""
 
     __slots__ = ("battles", "ended", "met")
 
@@ -410,7 +410,7 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
         elif d.purpose is DealPurpose.FIELD:  # a start position's verso card (T_PLACE)
             s.zone[h], s.pos[h], s.face[h] = FIELD, d.area, 0
             s.board[d.area] = h
-        else:  # R6.1: the top card is removed from play, then shown
+        else:  # §1.6.1: the top card is removed from play, then shown
             s.zone[h] = DISCARDED
             s.alive[p] -= 1
             s.tasks.append((T_REVEAL, h))
@@ -448,7 +448,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
             if _has_turn_action(s):
                 s.pending = TurnDecision(s.active)
                 return
-            end_turn(s)  # R4.5: nothing but `end` is left: the turn ends by itself
+            end_turn(s)  # §1.4.5: nothing but `end` is left: the turn ends by itself
             continue
         t = tasks.pop()
         handlers[t[0]](s, t)
@@ -456,7 +456,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
 
 
 def _check_end(s: State) -> None:
-    """R10.1/R10.2: a player with no card left in deck, hand and field loses."""
+    """§1.10.1, §1.10.2: a player with no card left in deck, hand and field loses."""
     if s.result is None and (s.alive[0] == 0 or s.alive[1] == 0):
         if s.alive[0] == 0 and s.alive[1] == 0:
             s.result = GameResult(Outcome.MUTUAL_ELIMINATION, None)
@@ -473,12 +473,12 @@ def _push(s: State, seq: Sequence[tuple[int, ...]]) -> None:
 
 def _end_turn(s: State) -> None:
     temp = s.temp
-    for h in range(2 * s.n):  # R9.3: Increases "until the end of the turn" expire
+    for h in range(2 * s.n):  # §1.9.3: Increases "until the end of the turn" expire
         if temp[h]:
             temp[h] = 0
     s.turn += 1
     s.used = s.order_pos = s.summons = 0
-    if s.turn >= 2 * s.rules.max_turns:  # R10.3
+    if s.turn >= 2 * s.rules.max_turns:  # §1.10.3
         a0, a1 = s.alive
         winner = None if a0 == a1 else (0 if a0 > a1 else 1)
         s.result = GameResult(Outcome.TURN_LIMIT, winner)
@@ -489,7 +489,7 @@ def _end_turn(s: State) -> None:
 # --- strength, allowed action types ---------------------------------------------------------
 
 def _strength(s: State, h: int) -> int:
-    """R9: printed Strength + temporary Increase; recto cards add tile and continuous bonuses."""
+    """§1.9: printed Strength + temporary Increase; recto cards add tile and continuous bonuses."""
     cid = s.ident[h]
     value = s.cat.strengths[cid] + s.temp[h]
     if not s.face[h]:
@@ -540,7 +540,7 @@ def _blue_active(s: State) -> bool:
 
 
 def _allowed(s: State, kind: int) -> bool:
-    """R4.2-R4.4: at most one Action of each type (Summon unlimited on a recto Blue)."""
+    """§1.4.2–1.4.4: at most one Action of each type (Summon unlimited on a recto Blue)."""
     if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
         return False
     if kind == _SUMMON:
@@ -549,7 +549,7 @@ def _allowed(s: State, kind: int) -> bool:
 
 
 def _sources(s: State, h: int) -> list[Active]:
-    """R8.2: a card's own Active, then those of the cards it absorbed, in absorption order."""
+    """§1.8.2: a card's own Active, then those of the cards it absorbed, in absorption order."""
     acts = s.cat.actives
     ident = s.ident
     return [acts[ident[h]]] + [acts[ident[x]] for x in s.stack[h]]
@@ -573,7 +573,7 @@ def legal_actions(state: State) -> list[Action]:
 
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
-# legal actions of that kind to a list (each checks R4.2-R4.4 with `_allowed` first).
+# legal actions of that kind to a list (each checks §1.4.2–1.4.4 with `_allowed` first).
 # `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` runs the cheap
 # kinds first and stops at the first that adds one, since `_run` asks it after every turn
 # action and a verifier replaying a transcript never needs the full list.
@@ -591,7 +591,7 @@ def _turn_actions(s: State) -> list[Action]:
 
 
 def _has_turn_action(s: State) -> bool:
-    """R4.5: whether the active player may do anything but `end`."""
+    """§1.4.5: whether the active player may do anything but `end`."""
     found: list[Action] = []
     _add_summons(s, found, stop_at_one=True)
     if found:
@@ -613,7 +613,7 @@ def _own_areas(s: State) -> list[int]:
 
 
 def _add_summons(s: State, out: list[Action], stop_at_one: bool = False) -> None:
-    """R5.1: a hand card onto any area of one's side, recto or verso (`stop_at_one`: only
+    """§1.5.1: a hand card onto any area of one's side, recto or verso (`stop_at_one`: only
     the first hand card's)."""
     p, n = s.active, s.n
     if s.hand_n[p] and _allowed(s, _SUMMON):
@@ -626,7 +626,7 @@ def _add_summons(s: State, out: list[Action], stop_at_one: bool = False) -> None
 
 
 def _add_flips(s: State, out: list[Action]) -> None:
-    """R5.2: any verso field card, except the opponent's on Gray."""
+    """§1.5.2: any verso field card, except the opponent's on Gray."""
     if _allowed(s, _FLIP):
         p, n, face, tiles, flip = s.active, s.n, s.face, s.tiles, s.ac.flip
         for a, c in enumerate(s.board):
@@ -636,7 +636,7 @@ def _add_flips(s: State, out: list[Action]) -> None:
 
 def _add_activates(s: State, own: list[int], out: list[Action],
                    stop_at_one: bool = False) -> None:
-    """R5.3/R8.2: each Active of each own recto card, with every valid target list
+    """§1.5.3, §1.8.2: each Active of each own recto card, with every valid target list
     (`stop_at_one`: only those of the first Active that has any: enough to know one exists)."""
     if _allowed(s, _ACTIVATE):
         p, board, face, names, fast = s.active, s.board, s.face, s.geom.names, Action._fast
@@ -651,7 +651,7 @@ def _add_activates(s: State, own: list[int], out: list[Action],
 
 
 def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
-    """R5.4: an own field card to any adjacent area."""
+    """§1.5.4: an own field card to any adjacent area."""
     if own and _allowed(s, _MOVE):
         moves_from = s.ac.moves_from
         for a in own:
@@ -699,7 +699,7 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
             if spec.range == "adjacent" and x not in adj:
                 continue
             c = s.board[x]
-            if len(s.stack[c]) >= 3:  # R8.4: immune to destruction by Actives
+            if len(s.stack[c]) >= 3:  # §1.8.4: immune to destruction by Actives
                 continue
             if spec.max_strength and (not s.face[c] or _strength(s, c) > spec.max_strength):
                 continue
@@ -709,7 +709,7 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
         adj = geom.adjacent[here]
         return [(names[x],) for x, c in enumerate(s.board)
                 if c >= 0 and not s.face[c] and (spec.range == "any" or x in adj)]
-    # copy (R9.5): another recto card's printed Active, used as if printed on this card
+    # copy (§1.9.5): another recto card's printed Active, used as if printed on this card
     if not allow_copy:
         return []
     out = []
@@ -750,7 +750,7 @@ def _not_in_hand(s: State, h: int, p: int) -> str:
 def _apply_turn_action(s: State, a: Action, before: State) -> None:
     kind = a.kind
     p = s.active
-    if kind == ActionKind.END:  # R4.5
+    if kind == ActionKind.END:  # §1.4.5
         s.tasks.append((T_END_TURN,))
         return
     if not _allowed(s, kind):
@@ -760,7 +760,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
             why = "actions go in the order summon, flip, activate, move (R4.3)"
         raise _illegal(before, a, why)
     board, n = s.board, s.n
-    if kind == ActionKind.SUMMON:  # R5.1
+    if kind == ActionKind.SUMMON:  # §1.5.1
         h = a.handle
         if not (0 <= h < 2 * n and h // n == p and s.zone[h] == HAND):
             raise _illegal(before, a, _not_in_hand(s, h, p))
@@ -770,7 +770,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
         _push(s, seq)
         s.summons += 1
-    elif kind == ActionKind.FLIP:  # R5.2
+    elif kind == ActionKind.FLIP:  # §1.5.2
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or s.face[c]:
@@ -779,7 +779,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         if c // n != p and s.tiles[area] == _GRAY:
             raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
         _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
-    elif kind == ActionKind.MOVE:  # R5.4
+    elif kind == ActionKind.MOVE:  # §1.5.4
         src = _area(before, a, a.area)
         dst = _area(before, a, a.to)
         c = board[src]
@@ -790,12 +790,12 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         board[src] = -1
         battle = _arrive(s, c, dst)
         seq = []
-        if s.geom.backline_of[dst] == 1 - p:  # R6.2: Backline Move
+        if s.geom.backline_of[dst] == 1 - p:  # §1.6.2: Backline Move
             seq.append((T_DISCARD, 1 - p))
         if battle:
             seq.append(battle)
         _push(s, seq)
-    elif kind == ActionKind.ACTIVATE:  # R5.3
+    elif kind == ActionKind.ACTIVATE:  # §1.5.3
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or c // n != p or not s.face[c]:
@@ -822,7 +822,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
 
 
 def _arrive(s: State, h: int, area: int) -> tuple[int, ...] | None:
-    """Put a card on an area; if occupied, a battle starts (R7.1) and its first task returns."""
+    """Put a card on an area; if occupied, a battle starts (§1.7.1) and its first task returns."""
     s.pos[h] = area
     resident = s.board[area]
     if resident < 0:
@@ -835,7 +835,7 @@ def _arrive(s: State, h: int, area: int) -> tuple[int, ...] | None:
 def _resolve_active(s: State, p: int, h: int, spec: Active, targets: list[int]) -> None:
     op = spec.op
     board = s.board
-    if op == "teleport":  # R7.6: not a Move Action (no Backline discard)
+    if op == "teleport":  # §1.7.6: not a Move Action (no Backline discard)
         card = h if spec.target == "self" else board[targets[0]]
         dst = targets[-1]
         board[s.pos[card]] = -1
@@ -882,7 +882,7 @@ def _remove(s: State, h: int) -> None:
 
 
 def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
-    """R7.4/R6.3: destroy a field card; returns the follow-up tasks (draw, then Passive)."""
+    """§1.7.4, §1.6.3: destroy a field card; returns the follow-up tasks (draw, then Passive)."""
     area = s.pos[h]
     _remove(s, h)
     owner = h // s.n
@@ -898,7 +898,7 @@ def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
 
 
 def _discard_picked(s: State, h: int) -> None:
-    """R6.1: a discard chosen from hand (deck empty) or field (deck and hand empty)."""
+    """§1.6.1: a discard chosen from hand (deck empty) or field (deck and hand empty)."""
     p = h // s.n
     if s.zone[h] == HAND:
         s.hand_n[p] -= 1
@@ -914,7 +914,7 @@ def _discard_picked(s: State, h: int) -> None:
 
 def _t_draw(s: State, t: tuple[int, ...]) -> None:
     p = t[1]
-    if s.deck_n[p]:  # R6.3: an empty deck draws nothing
+    if s.deck_n[p]:  # §1.6.3: an empty deck draws nothing
         s.pending = DealDecision(p, DealPurpose.HAND)
 
 
@@ -968,7 +968,7 @@ def _t_turn_up(s: State, t: tuple[int, ...]) -> None:
 
 
 def _t_location(s: State, t: tuple[int, ...]) -> None:
-    """R7.2: Location step: check the Passives this battle makes applicable."""
+    """§1.7.2: Location step: check the Passives this battle makes applicable."""
     _, area, a, b = t
     if s.battle != (area, a, b):
         return
@@ -986,7 +986,7 @@ def _t_location(s: State, t: tuple[int, ...]) -> None:
 
 
 def _t_revelation(s: State, t: tuple[int, ...]) -> None:
-    """R7.3: Revelation step: verso participants are revealed (not a Flip Action)."""
+    """§1.7.3: Revelation step: verso participants are revealed (not a Flip Action)."""
     _, area, a, b = t
     if s.battle != (area, a, b):
         return
@@ -1014,7 +1014,7 @@ def _t_turned(s: State, t: tuple[int, ...]) -> None:
 
 
 def _t_absorb(s: State, t: tuple[int, ...]) -> None:
-    """R7.4: the weaker card is destroyed (absorbed if an enemy); equal: both destroyed."""
+    """§1.7.4: the weaker card is destroyed (absorbed if an enemy); equal: both destroyed."""
     _, area, a, b = t
     if s.battle != (area, a, b):
         return
@@ -1025,14 +1025,14 @@ def _t_absorb(s: State, t: tuple[int, ...]) -> None:
         weak, strong = (a, b) if sa < sb else (b, a)
         enemy = weak // s.n != strong // s.n
         follow = _destroy(s, weak, strong if enemy else -1)
-        if enemy and len(s.stack[strong]) >= 4:  # R8.5: the fourth absorption wins
+        if enemy and len(s.stack[strong]) >= 4:  # §1.8.5: the fourth absorption wins
             s.result = GameResult(Outcome.ABSORPTION, strong // s.n)
     s.battle = None
     _push(s, follow)
 
 
 def _t_passive(s: State, t: tuple[int, ...]) -> None:
-    """R9.4: a triggered Passive (only a recto card's; a destroyed card's from where it was)."""
+    """§1.9.4: a triggered Passive (only a recto card's; a destroyed card's from where it was)."""
     _, h, other, area = t
     spec = s.cat.passives[s.ident[h]]
     if spec.trigger != "destroyed":
@@ -1062,7 +1062,7 @@ def _passive_victim(s: State, p: int, target: str, limit: int, other: int, area:
     n = s.n
 
     def ok(c: int) -> bool:
-        if len(s.stack[c]) >= 2:  # R8.3: immune to destruction by Passives
+        if len(s.stack[c]) >= 2:  # §1.8.3: immune to destruction by Passives
             return False
         return not limit or (s.face[c] == 1 and _strength(s, c) <= limit)
 

@@ -37,8 +37,8 @@ def length_prefixed(part: bytes) -> bytes:
 def fisher_yates(items: MutableSequence[Any], randbelow: Callable[[int], int]) -> None:
     """In-place Fisher-Yates (Durstenfeld) shuffle: for i from the last index down to 1, swap
     item i with item randbelow(i + 1), where randbelow(k) is uniform in [0, k). The engine's
-    one shuffle: the tile layout (R3.2), the referee's random deals and the protocol's permutations
-    (protocol/crypto: random_permutation, draw_permutation) use it."""
+    one shuffle: the tile layout (§1.3.2), the referee's random deals and the protocol's
+    permutations (protocol/crypto: random_permutation, draw_permutation) use it."""
     for i in range(len(items) - 1, 0, -1):
         j = randbelow(i + 1)
         items[i], items[j] = items[j], items[i]

@@ -11,8 +11,8 @@
 #
 # What the two states cannot tell, the engine's step reports (`game.step_with_report`, the
 # resolution `step` runs, watched as it goes): the Strength of both participants at each
-# Absorption (R7.4), the battles a Passive ended before that (R7.5: "destroyed by a Passive,
-# during its battle with ..."), and the turns that ended by themselves (R4.5). Both ends of a
+# Absorption (§1.7.4), the battles a Passive ended before that (§1.7.5: "destroyed by a Passive,
+# during its battle with ..."), and the turns that ended by themselves (§1.4.5). Both ends of a
 # step mislead about a battle: a survivor that absorbed has its new level's bonus, a destroyed
 # card lost its Increase, an Increase "until the end of the turn" expired when the turn ended by
 # itself after the Move. So a battle line gives the Strengths the battle was decided with,
@@ -149,7 +149,7 @@ class _Teller:
             if zb == DECK and za == HAND:
                 lines.append(f"{self.who(owner)} drew {self.card(h)}"
                              if owner == self.me else "Opponent drew a card")
-            elif zb == DECK and za == FIELD:  # a start position's face-down card (SPEC 3.C)
+            elif zb == DECK and za == FIELD:  # a start position's face-down card (SPEC §3.3)
                 where = self.name(a.pos[h])
                 lines.append(f"{self.who(owner)} placed {self.card(h)} face down on {where}"
                              if owner == self.me else
@@ -236,7 +236,7 @@ class _Teller:
                     f"{self.fighter(h, other, area)}: {self.owned(h)} destroyed"]
         where = f" on {self.name(area)}" if area is not None else ""
         foe = self.res.opponent(h) if self.res is not None else None
-        if foe is not None:  # R7.5: a Passive destroyed it before the battle was decided
+        if foe is not None:  # §1.7.5: a Passive destroyed it before the battle was decided
             where += f" by a Passive, during its battle with {self.owned(foe, face_hint=True)}"
         return [_cap(f"{self.owned(h, face_hint=True)} was destroyed{where}")]
 
@@ -287,7 +287,7 @@ class _Teller:
         return _strength(probe, h)
 
     def ended_lines(self) -> list[str]:
-        """The turns that ended by themselves in this step (R4.5)."""
+        """The turns that ended by themselves in this step (§1.4.5)."""
         out = []
         for ended in self.res.ended if self.res is not None else ():
             whose = "Your" if ended.player == self.me else "The opponent's"

@@ -16,7 +16,7 @@
 # the same checks, so tests, bug reports and bot suites set up positions without touching the
 # engine's private fields. A position without a "decision" is resolved as `step` would from
 # there: its pending tasks run, or the active player gets a turn decision (or its turn ends by
-# itself, R4.5). The reader accepts only what the rules can reach at some moment (SPEC Part 3,
+# itself, §1.4.5). The reader accepts only what the rules can reach at some moment (SPEC Part 3,
 # "Reachable"): faces, absorbed stacks and turn counters as the rules keep them.
 from __future__ import annotations
 
@@ -64,14 +64,14 @@ GAME_ID = "versus42"
 MAX_POSITION_BYTES = 1 << 16
 MAX_TASKS = 1024
 MAX_INCREASE = 99
-MAX_ABSORBED = 4  # R8.5: the fourth absorption ends the game
+MAX_ABSORBED = 4  # §1.8.5: the fourth absorption ends the game
 FACES = ("verso", "recto")
-ACTION_WORDS = KIND_WORDS[:4]  # the turn actions' types, in R4.3 order (bit k of `used`)
+ACTION_WORDS = KIND_WORDS[:4]  # the turn actions' types, in §1.4.3 order (bit k of `used`)
 _TASK_BY_NAME = {t.name: t for t in TASKS}
 _FIELDS = ("format", "game", "rules", "catalogue", "tiles", "turn", "active", "used", "order",
            "summons", "cards", "battle", "tasks", "decision", "result")
 _REQUIRED = ("format", "game", "tiles", "cards")
-_CARD_KEYS = {  # which keys a card may have in each zone (R1.2: eliminated cards stay known)
+_CARD_KEYS = {  # which keys a card may have in each zone (§1.1.2: eliminated cards stay known)
     "deck": {"zone"},
     "hand": {"zone"},
     "field": {"zone", "area", "face", "card", "increase", "absorbed"},
@@ -261,9 +261,9 @@ class _Reader:
         return s
 
     def turn_counters(self, finished: bool) -> None:
-        """The turn's counters as the rules keep them (SPEC 3.C "Reachable"): a game goes on
-        only below the turn limit (R10.3); `order` is the type of the last Action of the turn,
-        so it is among `used`, and with `ordered` Actions the highest of them (R4.3), or
+        """The turn's counters as the rules keep them (SPEC §3.3 "Reachable"): a game goes on
+        only below the turn limit (§1.10.3); `order` is the type of the last Action of the turn,
+        so it is among `used`, and with `ordered` Actions the highest of them (§1.4.3), or
         `summon` when none is used yet; `summons` counts Summon Actions, so it is 0 exactly
         when no Summon is used."""
         s = self.s
@@ -331,10 +331,10 @@ class _Reader:
             s.alive[p] = s.deck_n[p] + s.hand_n[p] + sum(s.zone[h] == FIELD for h in hs)
 
     def reachable_card(self, h: int, where: str) -> None:
-        """What every card of a reachable state is (SPEC 3.C "Reachable"): a card turns recto
-        only once revealed (R5.1, R5.2, R7.3), so a recto card's identity is public; an
-        absorbed card was turned recto by its battle's Revelation (R7.3), and so was the card
-        that absorbed it; the fourth absorption ends the game (R8.5)."""
+        """What every card of a reachable state is (SPEC §3.3 "Reachable"): a card turns recto
+        only once revealed (§1.5.1, §1.5.2, §1.7.3), so a recto card's identity is public; an
+        absorbed card was turned recto by its battle's Revelation (§1.7.3), and so was the card
+        that absorbed it; the fourth absorption ends the game (§1.8.5)."""
         s = self.s
         if s.face[h]:
             self.need(s.ident[h] >= 0, f"{where}.card", "a card that was recto on the field "
@@ -601,7 +601,7 @@ class PositionBuilder:
         return h
 
     def absorbed(self, into: int, card: str, *, handle: int | None = None) -> int:
-        """An enemy card absorbed by card `into` (after those it absorbed before, R8.1)."""
+        """An enemy card absorbed by card `into` (after those it absorbed before, §1.8.1)."""
         if not (type(into) is int and 0 <= into < 2 * self.n):
             raise PositionError(f"no card {into!r} to absorb into")
         h = self._take(1 - into // self.n, handle)

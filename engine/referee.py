@@ -44,7 +44,7 @@ def random_deal(catalogue: Catalogue, ruleset: Ruleset, rng: RandRange
     pool = list(range(len(catalogue)))
     fisher_yates(pool, rng.randrange)
     ids = [catalogue.cards[i].id for i in pool[: 2 * n]]
-    if ruleset.start:  # a start position's public cards are its own (SPEC 3.C)
+    if ruleset.start:  # a start position's public cards are its own (SPEC §3.3)
         from .positions import load_position
 
         known = load_position(ruleset.start, catalogue)
@@ -61,7 +61,7 @@ def random_deal(catalogue: Catalogue, ruleset: Ruleset, rng: RandRange
 
 def deck_handles(ruleset: Ruleset, player: int) -> range:
     """The handles of `player`'s hidden deck: all its cards, or a start position's hidden ones
-    (the game's `decks`, SPEC 3.C)."""
+    (the game's `decks`, SPEC §3.3)."""
     from .versus42 import VERSUS42
 
     return VERSUS42.decks(ruleset)[player].handles

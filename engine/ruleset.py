@@ -47,7 +47,7 @@ class Ruleset:
     gray_tiles: int = 3
     white_tiles: int = 8
     black_tiles: int = 8
-    max_turns: int = 60  # turns per player; see SPEC R10.3
+    max_turns: int = 60  # turns per player; see SPEC §1.10.3
     #: a start position (SPEC Part 3 "Start positions"): its canonical text, or "" for the
     #: game's new game. Encoded only when set, so every other ruleset keeps its digest.
     start: str = ""
@@ -181,7 +181,7 @@ def layout_tiles(ruleset: Ruleset, seed: bytes) -> tuple[int, ...]:
 
 
 def first_player(ruleset: Ruleset, tiles: tuple[int, ...]) -> int:
-    """R3.3: the player whose opponent's side holds the Blue tile starts."""
+    """§1.3.3: the player whose opponent's side holds the Blue tile starts."""
     blue = tiles.index(Tile.BLUE)
     return 1 - ruleset.geometry.owner[blue]
 

@@ -1,7 +1,7 @@
 # Fuzz targets: one function per decoder of untrusted bytes, and seed inputs from real objects.
 #
 # A target takes one byte string and returns normally whatever the bytes are; the decoders' own
-# documented errors (SPEC §4.9, §T-ERRORS) are swallowed. Anything that escapes is a finding:
+# documented errors (SPEC §4.9, §6.11) are swallowed. Anything that escapes is a finding:
 # another exception class (a crash the peer could trigger), or an AssertionError from an
 # invariant the target checks on inputs the decoder accepted (decode → encode gives the same
 # bytes; frames split the same whatever the chunking; a re-signed envelope opens).

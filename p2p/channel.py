@@ -1,6 +1,6 @@
 # SecureChannel: the encrypted, authenticated message pipe the session layer talks through.
 #
-# After the handshake every frame body is a sealed record (SPEC Part 6 §T-RECORD):
+# After the handshake every frame body is a sealed record (SPEC §6.3):
 #
 #     counter u64 BE ‖ ChaCha20-Poly1305(key, nonce = 0x00000000 ‖ counter u64 BE, kind ‖ payload)
 #

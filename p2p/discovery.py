@@ -1,6 +1,6 @@
 # LAN discovery: a host announces its game in small signed UDP datagrams; joiners listen.
 #
-# Datagram (SPEC Part 6 §T-LAN), at most 178 bytes:
+# Datagram (SPEC §6.5), at most 178 bytes:
 #
 #   "VSLD" ‖ format u8 (2) ‖ transport version u16 ‖ game port u16 ‖ timestamp u64 ‖
 #   Ed25519 public key 32 ‖ name length u8 (1..64) ‖ name UTF-8 ‖ signature 64

@@ -1,6 +1,6 @@
 # Framing: how bytes on a TCP stream become whole messages, sans-IO.
 #
-# Layering (SPEC Part 6, §T-FRAME):
+# Layering (SPEC Part 6, §6.1):
 #
 #     TCP byte stream
 #       └─ frame       = length (u32 big-endian, ≥ 1) ‖ body

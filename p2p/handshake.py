@@ -15,7 +15,7 @@
 # -> R  0x03 ‖ seal(k, 1, s_i ‖ sig_i, ad=h) REJECT  R -> I  0x7F ‖ reason u8 ‖ UTF-8 text (≤ 200
 # bytes), instead of WELCOME
 #
-# SPEC Part 6 §T-HANDSHAKE gives the hash and key schedule byte for byte. The machine is driven by
+# SPEC §6.2 gives the hash and key schedule byte for byte. The machine is driven by
 # `start()` (initiator) and `receive(message)`; each returns the message to send, if any. All
 # transitions live in `_TRANSITIONS`; anything else is a HandshakeError. Randomness comes in through
 # `rng`, so tests can replay a handshake exactly.

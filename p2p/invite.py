@@ -13,7 +13,7 @@
 # the fingerprint). The text form round-trips: `Invite.parse(str(invite)) == invite`. IPv6
 # addresses go in brackets (RFC 3986), with a zone as `%25zone`. Parsing is strict about structure
 # and forgiving about the fingerprint (case, separators) and the scheme's case, and every error
-# names the input and what is wrong with it. SPEC Part 6 §T-TOFU and §T-NAT give the grammar.
+# names the input and what is wrong with it. SPEC §6.4 and §6.10 give the grammar.
 from __future__ import annotations
 
 import base64

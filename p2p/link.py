@@ -1,5 +1,5 @@
 # Finding the other player and getting it back: the host's listener and the joiner's dialler,
-# and the one-round "offer" that tells the joiner the rules (SPEC Part 6 §T-SESSION).
+# and the one-round "offer" that tells the joiner the rules (SPEC §6.6).
 #
 # The offer. The host sends {"t": "offer", "rules": MatchRules.encode(), "seat": 1}; the joiner
 # answers {"t": "accept"} or {"t": "decline", "reason": text}. The joiner's program answers at
@@ -25,7 +25,7 @@
 # redials with exponential backoff (0.25 s doubling to 5 s), pinning the host's fingerprint
 # from the first handshake, until the session's resume window ends.
 #
-# Several addresses and a relay (SPEC Part 6 §T-NAT). The joiner dials every address of the
+# Several addresses and a relay (SPEC §6.10). The joiner dials every address of the
 # invite with happy eyeballs (connect.connect_any), and only when all fail meets the host at the
 # invite's relay (nat/relay.py), for the first connection and every reconnection alike; the pin
 # is the same on every path. The host, given a relay, keeps one connection waiting there

@@ -1,5 +1,5 @@
 # The match session: one player's MatchPeer (protocol/match/peer.py, sans-IO) driven from trio over
-# a SecureChannel, with the transcript kept on disk, clocks, and resume (SPEC Part 6 §T-SESSION).
+# a SecureChannel, with the transcript kept on disk, clocks, and resume (SPEC §6.6).
 #
 # How it works. Every call into the MatchPeer (a remote envelope, a local action, a resignation,
 # a timeout claim) is followed by `_after_peer_call`: new envelopes of ours are appended to the
@@ -274,7 +274,7 @@ class MatchSession:
         return session
 
     def _restore_clock(self) -> None:
-        """Put the clocks back as the last reading in clock.json had them (SPEC §T-CLOCK): the
+        """Put the clocks back as the last reading in clock.json had them (SPEC §6.7): the
         clock that was running then has kept running (the peer's side charges it too), so the
         wall-clock time since it started is charged to it now."""
         if self._clock_to_restore is None:

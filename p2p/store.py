@@ -1,5 +1,5 @@
 # Match directories on disk: what a session keeps so that a match survives a dropped
-# connection or a restarted program (SPEC Part 6 §T-STORE).
+# connection or a restarted program (SPEC §6.9).
 #
 #   $XDG_DATA_HOME/versus/matches/<match id hex>/     (else ~/.local/share/versus/...)
 #       secret          the per-match master secret (32 bytes from `secrets`), mode 0600: the
@@ -10,7 +10,7 @@
 #       clock.json      timed matches: the last clock reading (remaining ms per seat, the
 #                       running seat, the wall-clock time it started running, the chain length),
 #                       rewritten at every change: envelopes carry no times, so this is what
-#                       a restarted program resumes the clocks from (SPEC Part 6 §T-CLOCK)
+#                       a restarted program resumes the clocks from (SPEC §6.7)
 #       rollback.json   after a roll-back (the timeout race): the seqs of our dropped branch,
 #                       which the rewritten transcript no longer shows and at which a
 #                       restarted program must never sign again (SPEC §4.11)

@@ -1,4 +1,4 @@
-# Packaging (issue 15): the project installs under one name, `versus`, and its command starts
+# Packaging: the project installs under one name, `versus`, and its command starts
 # without importing what a subcommand does not use.
 #
 #   * no module of the checkout imports the bare folder names (`engine`, `protocol`, `p2p`,

@@ -2,10 +2,10 @@
 #
 # How it works. It scores a full-information world (a public `State` plus one card id per
 # handle, see worlds.py) for one player as score(me) - score(opponent), where a side's score
-# counts what wins games of Versus: cards still alive (R1, R10.3), presence and Strength on the
-# field, absorption levels (R8: level 4 wins, level 2-3 protect), Backline pressure (a card
-# that can Move into the opponent's Backline makes it discard every turn, R6.2), and the
-# captures its cards threaten (a card next to a weaker enemy absorbs it by moving, R7.4),
+# counts what wins games of Versus: cards still alive (§1.1, §1.10.3), presence and Strength on the
+# field, absorption levels (§1.8: level 4 wins, level 2-3 protect), Backline pressure (a card
+# that can Move into the opponent's Backline makes it discard every turn, §1.6.2), and the
+# captures its cards threaten (a card next to a weaker enemy absorbs it by moving, §1.7.4),
 # counted more for the side about to act. `win_probability` squashes the score into [0, 1]
 # for the tree search. It reads the state's flat lists directly: it runs on every leaf.
 from __future__ import annotations

@@ -19,7 +19,7 @@
 # a pipe still held after that (by a process that left the group with setsid) is closed on our
 # side. Cleanup never decides a game: whoever scores it reads the board, not how we got out.
 #
-# Every two-player game of the registry (issue 21): the driver knows its game (`game`, a
+# Every two-player game of the registry: the driver knows its game (`game`, a
 # registry id) and speaks of it only through the Game interface and the game's view object:
 # the hello carries `game`, `rules` (`Game.rules_to_options`), `ruleset` (the canonical rules
 # encoding, when it is a JSON object) and `catalogue` (each card's `to_json()` with its `text`,

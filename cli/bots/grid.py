@@ -1,4 +1,4 @@
-# The greedy bot of the grid game (SPEC Part 7, "Bots of the other games"; issue 17 "Play").
+# The greedy bot of the grid game (SPEC Part 7, "Bots of the other games").
 #
 # What it sees: exactly its seat's `GridView` (the public grid, its own hand and face-down
 # cards through its knowledge, the graveyards, the modifiers) and the legal inputs. Nothing

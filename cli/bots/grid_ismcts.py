@@ -1,4 +1,4 @@
-# The ISMCTS bot of the grid game (SPEC Part 7, "Bots of the other games", 7.G.9; issue 17).
+# The ISMCTS bot of the grid game (SPEC Part 7, "Bots of the other games", §7.11.9).
 #
 # What it sees: exactly its seat's `GridView` and the legal inputs, as the greedy bot
 # (cli/bots/grid.py): it rebuilds the same simulation state from the view, in which only the
@@ -21,7 +21,7 @@
 # that wins a battle, a trap it walks into, a path to the home base); a played-out reply can.
 # Why through its own next turn: greedy's evaluation assumes the opponent moves next (an enemy
 # threat on the home base weighs 90, its own 25), so a leaf is scored where that holds; leaves
-# at the start of its own turn (one turn fewer) scored worse (SPEC 7.G.9).
+# at the start of its own turn (one turn fewer) scored worse (SPEC §7.11.9).
 #
 # A world is a full-information simulation state: the sampled identities are written into the
 # state's identity column, so the engine resolves reveals by itself and every choice of either
@@ -185,7 +185,7 @@ def policy(s: GridState, player: int) -> GridInput:
     for action in legal:
         if action.verb is Verb.PLACE and action.up and _known_kind(s, action.handle) \
                 is not Kind.CHARACTER:
-            continue  # wasted (G10): every identity is known in a world
+            continue  # wasted (§9.1.10): every identity is known in a world
         score = _Sim(player, {}).value(step(s, action))
         if score > best_score:
             best, best_score = action, score

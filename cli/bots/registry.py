@@ -10,7 +10,7 @@
 # (the protocol sends the game's own view, SPEC Part 7; external.hosting_problem): every one
 # of the platform's; not a solo game (multiverse: `versus solo --bot` takes its own bots).
 #
-# Bot options (issue 21): a name may carry options, `NAME:key=value,key=value`, e.g.
+# Bot options: a name may carry options, `NAME:key=value,key=value`, e.g.
 # `ismcts:time=0.05`, `random:seed=7`, `cmd:./bot --x:name=Mine,time=0.2`. For `cmd:` the
 # options are the text after the command's last colon when that text is a key=value list (end
 # the command with a lone `:` to keep a colon-bearing command whole). Keys (`parse_bot`):

@@ -1,4 +1,4 @@
-# The greedy bot of Vanquishers (SPEC Part 7, "Bots of the other games"; issue 18 "Play").
+# The greedy bot of Vanquishers (SPEC Part 7, "Bots of the other games").
 #
 # What it sees: exactly its seat's `View` (engine/vanquishers/text.py): the public state (no
 # hidden identity is ever in it) and its own knowledge (the cards dealt to it). It chooses among
@@ -21,7 +21,7 @@
 # against the enemy's defense, times the damage, halved while ammunition is missing), the
 # attacks still unused this turn, Storage Energy (concave: the first points matter most), the
 # hand (concave) and set traps. Each side's Life counts minus the draws it is projected to fail
-# (`draw_fails`: an empty deck or a full hand costs 1 Life per draw, V6.3; two draws a turn
+# (`draw_fails`: an empty deck or a full hand costs 1 Life per draw, §10.1.3.3; two draws a turn
 # with the V-Trigger), every upcoming draw counted, so that ending the turn (which runs the
 # opponent's draw) and attacking first are judged on the same horizon. Ties go to a seeded
 # random one of the best: the bot is deterministic given its seed.
@@ -112,7 +112,7 @@ DRAW_WEIGHT = 1.0
 
 
 def draw_fails(s: State, w: _Work, q: int) -> float:
-    """The draws q is projected to fail (1 Life each, V6.3): the draws pending now, then one
+    """The draws q is projected to fail (1 Life each, §10.1.3.3): the draws pending now, then one
     draw step (two with the V-Trigger) per own turn ahead, within the turn limit and
     `DRAW_HORIZON`, against the cards left in q's deck; plus the pending draws a full hand
     refuses. Counting every upcoming draw keeps the horizon consistent: a state just before

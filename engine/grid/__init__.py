@@ -1,4 +1,4 @@
-# The "[versus]" grid game (seed 002, SPEC Part G) on the generic Game interface
+# The "[versus]" grid game (seed 002, SPEC Part 9) on the generic Game interface
 # (engine/api.py), registry id "grid": two players place character cards on a 4x4, 5x5 or 6x6
 # grid, battle by touching sides, trigger face-down traps, use TURN/FREE/MODIFIER items, and
 # win by a character surviving on the opponent's home base (or by the card count once both
@@ -69,14 +69,14 @@ class Grid:
         return _rules(rules).describe()
 
     def start_view(self, rules: GridRules, seat: int) -> Any:
-        """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
+        """The start of `rules` as `seat` sees it before accepting (SPEC §3.3)."""
         from .describe import start_view
 
         return start_view(rules, seat)
 
     def rules_for_position(self, text: str | bytes) -> GridRules:
         """The rules of a match that starts from this position (its own rules, the position
-        as their `start`, SPEC Part G "Start positions"); PositionError says why it cannot."""
+        as their `start`, SPEC Part 9 "Start positions"); PositionError says why it cannot."""
         from .start import canonical_start
 
         start = canonical_start(text)
@@ -157,7 +157,7 @@ class Grid:
                 knowledge: GridKnowledge) -> list[str]:
         lines = narrate(before, inp, after, viewer, knowledge)
         if before.decision and before.decision[0] == Dec.PLACE and lines:
-            # a start position's placing deal (SPEC Part G "Start positions"): the card goes
+            # a start position's placing deal (SPEC Part 9 "Start positions"): the card goes
             # face down on its cell, named to its owner only
             p, h = before.decision[1], inp.handle
             mine = knowledge if (knowledge is not None and viewer == p
@@ -172,7 +172,7 @@ class Grid:
         return lines
 
     def narrate_start(self, state: GridState, viewer: int) -> list[str]:
-        if state.rules.start:  # a match from a start position (SPEC Part G)
+        if state.rules.start:  # a match from a start position (SPEC Part 9)
             who = "you are" if state.active == viewer else "the opponent is"
             return [f"the match starts from a position at turn {state.turn + 1}: {who} to "
                     "play"]

@@ -1,4 +1,4 @@
-# The grid game's card data (SPEC Part G, "Catalogue"): an original catalogue of characters,
+# The grid game's card data (SPEC Part 9, "Catalogue"): an original catalogue of characters,
 # traps and items in data/cards.json, its validating loader, its digest and the rules text
 # generated from each card's definition.
 #

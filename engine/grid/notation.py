@@ -1,4 +1,4 @@
-# The grid game's inputs and their one canonical line each (SPEC Part G, "Notation").
+# The grid game's inputs and their one canonical line each (SPEC Part 9, "Notation").
 #
 # How: an input is a frozen `GridInput` (its verb an `Verb` enum, then the fields that verb
 # uses, the others at their defaults), validated on construction, so a value that exists is

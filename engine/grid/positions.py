@@ -1,12 +1,12 @@
-# Grid game positions (SPEC Part G, "Positions"): the public state as canonical JSON text,
+# Grid game positions (SPEC Part 9, "Positions"): the public state as canonical JSON text,
 # format "versus-position/1", game "grid", and its checked reader.
 #
-# How: `dump_position` writes every field the state hash covers (G.D) with names instead of
+# How: `dump_position` writes every field the state hash covers (§9.4) with names instead of
 # codes (zones, cells, task and decision names) as sorted, whitespace-free ASCII JSON.
 # `load_position` treats the text as untrusted: at most 64 KiB, every field checked, and a
 # PositionError naming the field (`cards[3].cell`, `tasks[0]`). A loaded position dumps back
 # to the same text, and hashes as the state it was written from. It accepts only what the rules
-# can reach (SPEC G.E "Reachable"): turn counters as a turn keeps them, controllers as cards
+# can reach (SPEC §9.5 "Reachable"): turn counters as a turn keeps them, controllers as cards
 # are dealt, weakening, boosts and shields no larger than the spent cards give, a pending
 # decision the rules would ask and tasks that find the identities they read.
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .state import (
     item_targets,
 )
 
-#: the item effects that pick a target (G11)
+#: the item effects that pick a target (§9.1.11)
 _TARGETED = (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST)
 POSITION_FORMAT = "versus-position/1"
 GAME_ID = "grid"
@@ -251,7 +251,7 @@ class _Reader:
     def _pending(self, s: GridState) -> None:
         """A pending decision is the one the rules would ask here, and every pending task
         that reads a card's identity finds it public, by the pending reveal or by a `reveal`
-        task that runs first (as the engine pushes them, G.D)."""
+        task that runs first (as the engine pushes them, §9.4)."""
         known = {h for h in range(len(s.zone)) if s.ident[h] >= 0}
         d = s.decision
         if d and d[0] == Dec.REVEAL:
@@ -307,13 +307,13 @@ class _Reader:
                                               f"{options}")
 
     def _turn_counters(self, s: GridState) -> None:
-        """The turn's counters as the rules keep them (SPEC G.E "Reachable"): a turn starts with
-        one placement, no airdrop and nothing done (G15), so a second placement or an airdrop
-        comes from an item used as the turn's action (G11); a turn decision is the active
-        player's, who holds a card and, once it has acted, has a placement left (G.D `play`);
+        """The turn's counters as the rules keep them (SPEC §9.5 "Reachable"): a turn starts with
+        one placement, no airdrop and nothing done (§9.1.15), so a second placement or an airdrop
+        comes from an item used as the turn's action (§9.1.11); a turn decision is the active
+        player's, who holds a card and, once it has acted, has a placement left (§9.4 `play`);
         every turn consumes a hand card or passes, so the turns are at most 4 per handle.
         A placement left after acting, or an airdrop, comes from a spent double or airdrop
-        item, public in a graveyard (G11)."""
+        item, public in a graveyard (§9.1.11)."""
         limit = 4 * len(s.zone)
         if s.turn > limit:
             raise self.bad("turn", f"{s.turn} turns: every turn uses a card, or passes with an "
@@ -344,7 +344,7 @@ class _Reader:
 
     def _controllers(self, s: GridState) -> None:
         """Who controls a card: the player it was dealt to, except a character recalled from
-        the shared graveyard (G11 recall), which is public."""
+        the shared graveyard (§9.1.11 recall), which is public."""
         for h in range(len(s.zone)):
             if s.ctrl[h] < 0 or s.ctrl[h] == s.holder[h]:
                 continue
@@ -364,10 +364,10 @@ class _Reader:
     def _effects(self, s: GridState) -> None:
         """Weakening, boosts and shields each come from a spent card, which stays public in a
         graveyard (a trap still face up on the grid while it resolves): the totals are at most
-        what those cards give (G9, G11). A weakened or boosted card is a face-up character
+        what those cards give (§9.1.9, §9.1.11). A weakened or boosted card is a face-up character
         (the card that triggered the trap, a boost's target); before the active player has
         acted, no FREE window has opened this turn, so the other player boosted and shielded
-        nothing (boosts and shields expire at the end of every turn, G12, G15)."""
+        nothing (boosts and shields expire at the end of every turn, §9.1.12, §9.1.15)."""
         spent = [h for g in s.graves for h in g] + [
             h for h in range(len(s.zone)) if s.zone[h] == Zone.GRID and s.up[h]
             and s.ident[h] >= 0 and self.cat.cards[s.ident[h]].kind is Kind.TRAP]

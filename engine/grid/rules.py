@@ -1,4 +1,4 @@
-# The grid game's rules options (SPEC Part G, "Rules options"): mode (grid and deck size), deck
+# The grid game's rules options (SPEC Part 9, "Rules options"): mode (grid and deck size), deck
 # type (individual decks or one shared deck), what equal counts at the end mean (a draw or
 # sudden death) and the deck mix (the recommended one, or missing items/traps replaced by
 # characters).
@@ -70,7 +70,7 @@ class GridRules:
     deck: DeckType = DeckType.INDIVIDUAL
     tie: Tie = Tie.DRAW
     mix: Mix = Mix.STANDARD
-    #: a start position (SPEC Part G, "Start positions"): its canonical text, or "" for the
+    #: a start position (SPEC Part 9, "Start positions"): its canonical text, or "" for the
     #: new game. Encoded only when set, so every other rules value keeps its digest.
     start: str = ""
 

@@ -1,6 +1,6 @@
-# Grid start positions (SPEC Part G, "Start positions", issue 21): a grid match that starts
+# Grid start positions (SPEC Part 9, "Start positions"): a grid match that starts
 # from a given position instead of the coin flip, e.g. one deal of a tournament's deal suite.
-# The design is Versus's (engine/versus42/start.py, SPEC 3.C "Start positions").
+# The design is Versus's (engine/versus42/start.py, SPEC §3.3 "Start positions").
 #
 # How it works. The rules carry the position's canonical text (`GridRules.start`), so the
 # HELLO, the match id, the state hash and the verifier all bind it and the protocol needs no
@@ -200,7 +200,7 @@ def _check_startable(s: GridState) -> None:
 
 def check_turn_facts(s: GridState) -> None:
     """What the rules make true of every position that waits for a turn decision with nothing
-    pending, and a hand-set position may contradict (SPEC G.E "What can start")."""
+    pending, and a hand-set position may contradict (SPEC §9.5 "What can start")."""
     def fail(field: str, why: str) -> PositionError:
         return PositionError(f"position field {field!r}: {why}")
 
@@ -251,7 +251,7 @@ def check_turn_facts(s: GridState) -> None:
 def _extra_cards(s: GridState) -> int:
     """The most cards the spent cards (every one public in a graveyard) can have added to the
     hands beyond the fill up to the hand size: a draw item's amount, one per recall item and
-    bounce trap (G9, G11)."""
+    bounce trap (§9.1.9, §9.1.11)."""
     extra = 0
     for grave in s.graves:
         for h in grave:

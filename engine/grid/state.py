@@ -1,4 +1,4 @@
-# The grid game's rules engine (SPEC Part G): the public state, its decisions, the legal
+# The grid game's rules engine (SPEC Part 9): the public state, its decisions, the legal
 # inputs, `step`, and the canonical encoding and hash.
 #
 # How it works. A `GridState` is a frozen value holding only public facts: per card handle its
@@ -12,10 +12,10 @@
 #
 # Why a task stack in the state: the order in which rules resolve is part of the game (which
 # trap fires first, when the FREE window opens), and it is in the hash, so two implementations
-# agree on every hash exactly when they push the same tasks in the same order (SPEC G.D). Why
+# agree on every hash exactly when they push the same tasks in the same order (SPEC §9.4). Why
 # every public legal input stays legal whatever the hidden card turns out to be: the protocol
 # and the bots choose from `legal_actions` of the public state, so a card used or placed in a
-# way its kind does not allow is *wasted* (it goes to the graveyard without effect, G10)
+# way its kind does not allow is *wasted* (it goes to the graveyard without effect, §9.1.10)
 # rather than an illegal input that would blame an honest player.
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class Zone(IntEnum):
 
 
 class Task(IntEnum):
-    """Task codes (SPEC G.D, task table); a task is (code, fields...)."""
+    """Task codes (SPEC §9.4, task table); a task is (code, fields...)."""
 
     COIN = 0  # () the coin flip: a chance decision
     TURN = 1  # () the active player's turn starts
@@ -67,7 +67,7 @@ class Task(IntEnum):
 
 
 class Dec(IntEnum):
-    """Decision codes (SPEC G.D); a decision is (code, fields...), () when none."""
+    """Decision codes (SPEC §9.4); a decision is (code, fields...), () when none."""
 
     COIN = 1  # ()
     DEAL = 2  # (p, deck)
@@ -280,7 +280,7 @@ class _Work:
 
     # values
     def value(self, h: int, side: int) -> int:
-        """A side's worth (G7): the printed value, 0 if a modifier zeroes it, plus element
+        """A side's worth (§9.1.7): the printed value, 0 if a modifier zeroes it, plus element
         bonuses and a boost, minus weakening; never below 0."""
         card = self.card(h)
         printed = card.sides[side]
@@ -324,7 +324,7 @@ def direction(a: int, b: int, size: int) -> int:
 
 
 def new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
-    if rules.start:  # a match from a start position (SPEC Part G, "Start positions")
+    if rules.start:  # a match from a start position (SPEC Part 9, "Start positions")
         from .start import start_state
 
         return start_state(rules, catalogue)
@@ -343,7 +343,7 @@ def new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
 
 
 def _run(w: _Work) -> None:
-    """Run tasks until a decision is pending or the game is over (G.D "Run")."""
+    """Run tasks until a decision is pending or the game is over (§9.4 "Run")."""
     while not w.decision and w.result[0] < 0:
         if not w.tasks:
             raise AssertionError("grid engine: no task and no decision (engine bug)")
@@ -408,7 +408,7 @@ def _t_arrive(w: _Work, h: int) -> None:
     if not w.on_grid(h) or not w.up[h]:
         return
     if w.card(h).kind is not Kind.CHARACTER:
-        w.push((Task.BURY, h))  # a trap or item placed face up is wasted (G10)
+        w.push((Task.BURY, h))  # a trap or item placed face up is wasted (§9.1.10)
         return
     p = w.ctrl[h]
     hidden = [n for n in w.neighbours(w.cell[h]) if w.ctrl[n] == 1 - p and not w.up[n]]
@@ -464,7 +464,7 @@ def _t_fight(w: _Work, h: int, k: int, *listed: int) -> None:
 
 
 def battle_loser(w: _Work, h: int, e: int) -> tuple[int, ...]:
-    """Who loses the battle of h (placed) against e (G8): the lower facing value; equal
+    """Who loses the battle of h (placed) against e (§9.1.8): the lower facing value; equal
     values: the element beaten; equal elements: nobody."""
     d = direction(w.cell[h], w.cell[e], w.size)
     a = w.value(h, side_toward(w.ctrl[h], d))
@@ -505,7 +505,7 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     if (not usable or card.use is not Use.FREE) and own_turn:
         w.acted, w.placements = 1, 0
     if not usable:
-        w.bury(f)  # wasted (G10)
+        w.bury(f)  # wasted (§9.1.10)
         return
     if card.use is Use.MODIFIER:
         w.leave(f)
@@ -536,7 +536,7 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
 
 
 def item_targets(w: _Work, p: int, op: Op) -> list[int]:
-    """The cards an item's effect may pick (ascending handles), G11."""
+    """The cards an item's effect may pick (ascending handles), §9.1.11."""
     grid = [h for h in range(len(w.zone)) if w.zone[h] == Zone.GRID]
     if op is Op.DESTROY:
         return [h for h in grid if w.ctrl[h] == 1 - p and not w.shield[h]]
@@ -562,7 +562,7 @@ def _t_bury(w: _Work, h: int) -> None:
 
 def duel_pairs(ident: tuple[int, ...] | list[int], zone: tuple[int, ...] | list[int],
                cat: Catalogue) -> list[tuple[int, int]]:
-    """Sudden death (G14): the ordered pairs (a for player 0, b for player 1) of distinct
+    """Sudden death (§9.1.14): the ordered pairs (a for player 0, b for player 1) of distinct
     public characters with different top values, a then b ascending."""
     chars = [h for h, i in enumerate(ident)
              if i >= 0 and zone[h] in (Zone.GRID, Zone.GRAVEYARD)
@@ -627,7 +627,7 @@ def decision(s: GridState) -> Pending | Finished:
 
 
 def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
-    """The cells p may place a card on this turn, each with its allowed faces (G5, G6), by
+    """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
     size = s.rules.size
     board = {c: h for h, c in enumerate(s.cell) if c >= 0}
@@ -791,7 +791,7 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
         w.result = (Outcome.SUDDEN_DEATH, 0 if ta > tb else 1)
 
 
-# --- encoding and hash (SPEC G.D) ----------------------------------------------------------------
+# --- encoding and hash (SPEC §9.4) ----------------------------------------------------------------
 
 
 def encode_state(s: GridState) -> bytes:

@@ -1,4 +1,4 @@
-# What one player may see of a grid game (SPEC Part G, "Views and narration"): its private
+# What one player may see of a grid game (SPEC Part 9, "Views and narration"): its private
 # knowledge, its view of the public state, and the narration of each step.
 #
 # How: `GridKnowledge` records the identity of every card dealt to its player (the protocol

@@ -1,4 +1,4 @@
-# "Against the Multiverse" solo mode (seed 003, issue 19, SPEC Part M) on the generic Game
+# "Against the Multiverse" solo mode (seed 003, SPEC Part 11) on the generic Game
 # interface (engine/api.py): one seat, the player; the Multiverse automaton is part of the game.
 #
 # Hidden cards. Two hidden decks, both owned by the player's seat: the Power deck (handles
@@ -11,7 +11,7 @@
 # the identity, which `step` checks against the deck's unrevealed contents (`unrevealed`).
 # Whoever runs the game answers the reveals (a solo run: from the challenge's randomness,
 # protocol/solo). Face-down defense cards, the player's own included, stay unrevealed until
-# flipped (M5).
+# flipped (§11.1.5).
 from __future__ import annotations
 
 import json
@@ -107,8 +107,8 @@ class Multiverse:
         return f"reveal {handle} {card_id}"
 
     def unrevealed(self, state: E.State, deck: int) -> tuple[str, ...]:
-        """The cards a REVEAL from `deck` may name: the deck's decklist (M3 order) less one copy
-        of each of its cards revealed so far (the solo protocol draws a reveal's card from
+        """The cards a REVEAL from `deck` may name: the deck's decklist (§11.1.3 order) less one
+        copy of each of its cards revealed so far (the solo protocol draws a reveal's card from
         these, protocol/solo/run.py)."""
         return tuple(E.unrevealed(state.d, state.rules, state.cat, deck))
 

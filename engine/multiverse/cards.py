@@ -1,9 +1,9 @@
-# "Against the Multiverse" card data (SPEC Part M, rules M2-M4): the Power cards (Super and
-# Enhance) and the Battlegrounds, loaded from data/cards.json, validated, with generated texts.
+# "Against the Multiverse" card data (SPEC Part 11, rules §11.1.2–11.1.4): the Power cards (Super
+# and Enhance) and the Battlegrounds, loaded from data/cards.json, validated, with generated texts.
 #
 # A Power card has a type (super: attacks and defends with its power; enhance: never attacks),
 # a power, one ability with an activation type and an effect of a fixed small set, and a
-# number of copies (the default Power deck is built from the copies, M3). Which effect an
+# number of copies (the default Power deck is built from the copies, §11.1.3). Which effect an
 # activation may carry is checked here: slow activations (trigger, delayed) carry the
 # between-combat effects draw/shield/rally, combat activations (offensive, defense, instant)
 # the in-combat effects boost/weaken; an Enhance card is instant, trigger or delayed only.

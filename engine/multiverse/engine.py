@@ -1,4 +1,4 @@
-# The rules of "Against the Multiverse" (SPEC Part M): a pure state machine.
+# The rules of "Against the Multiverse" (SPEC Part 11): a pure state machine.
 #
 # How it works. A state is a plain JSON-able dict (`State.d`) and the card data; `step` copies
 # the dict, applies the input to the operation at the head of the state's queue (`q`), then
@@ -6,11 +6,11 @@
 # TURN or a CHOICE) or the game ends. A turn is a short list of operations pushed onto the
 # queue (`_push`); an effect that draws pushes its deals in front.
 #
-# Hidden cards (M.4). A card's handle is its DEAL POSITION: the k-th card dealt from the Power
+# Hidden cards (§11.3). A card's handle is its DEAL POSITION: the k-th card dealt from the Power
 # deck is handle k, the k-th Battleground is handle `rules.deck + k`. A handle never indexes
 # the public decklist, so a handle, the state and every view say nothing about a face-down
 # card; its identity enters the state only through a REVEAL (`known`), which `step` checks
-# against the deck's contents: the decklist (public, M3) less the cards already revealed from
+# against the deck's contents: the decklist (public, §11.1.3) less the cards already revealed from
 # it. Whoever answers the reveals (protocol/solo) is what binds identities to positions.
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from .rules import Rules, battleground_decklist, encode, power_decklist
 
 HAND_LIMIT = 6
 PLAYER, MULTIVERSE = 0, 1
-#: d6 outcome (1..6) -> aimed slot (M14): 1-2 left, 3-4 centre, 5-6 right
+#: d6 outcome (1..6) -> aimed slot (§11.1.14): 1-2 left, 3-4 centre, 5-6 right
 AIM = {1: 0, 2: 0, 3: 1, 4: 1, 5: 2, 6: 2}
 INPUT_OPS = ("deal", "reveal", "turn", "instants", "aim", "handlimit")
 
@@ -152,7 +152,7 @@ def _push(d: dict[str, Any], *ops: list[Any]) -> None:
 
 
 def _slow(d: dict[str, Any], side: int, effect: str, n: int) -> None:
-    """A slow (trigger or delayed) effect of `side` (M9)."""
+    """A slow (trigger or delayed) effect of `side` (§11.1.9)."""
     if effect == "draw":
         dest = "hand" if side == PLAYER else "mill"
         _push(d, *[["deal", 0, dest] for _ in range(n)])
@@ -164,7 +164,7 @@ def _slow(d: dict[str, Any], side: int, effect: str, n: int) -> None:
 
 def _activate_flip(d: dict[str, Any], cat: Catalogue, side: int, h: int) -> None:
     """A defense card flipped face-up by an attack: its trigger now, its delayed at the end of
-    the turn (M12, M20)."""
+    the turn (§11.1.12, §11.1.20)."""
     p = _card(d, cat, h)
     if p.activation == "trigger":
         _slow(d, side, p.effect, p.amount)
@@ -173,8 +173,9 @@ def _activate_flip(d: dict[str, Any], cat: Catalogue, side: int, h: int) -> None
 
 
 def _combat_power(d: dict[str, Any], cat: Catalogue) -> None:
-    """Compute both sides' power (M11, M15): base powers and battlegrounds, rally and shield,
-    then the defender's defense skill, then the attackers' offensive abilities left to right."""
+    """Compute both sides' power (§11.1.11, §11.1.15): base powers and battlegrounds, rally and
+    shield, then the defender's defense skill, then the attackers' offensive abilities left to
+    right."""
     cb = d["combat"]
     att, dfd = cb["side"], 1 - cb["side"]
     a = sum(_card(d, cat, h).power for h in cb["attackers"])
@@ -211,7 +212,7 @@ def instant_cards(d: dict[str, Any], cat: Catalogue) -> list[int]:
 
 
 def _resolve(d: dict[str, Any]) -> None:
-    """Settle a combat (M13, M16): attack power > defense power defeats the defender."""
+    """Settle a combat (§11.1.13, §11.1.16): attack power > defense power defeats the defender."""
     cb = d["combat"]
     won = cb["a"] > cb["d"]
     if cb["side"] == PLAYER:
@@ -269,16 +270,16 @@ def _advance(d: dict[str, Any], rules: Rules, cat: Catalogue) -> dict[str, Any]:
 
 def _auto(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
     kind = op[0]
-    if kind == "pturn":  # M6: player phase 1 draw, phase 2 actions, phase 3 end
+    if kind == "pturn":  # §11.1.6: player phase 1 draw, phase 2 actions, phase 3 end
         d.update(turn=d["turn"] + 1, side=PLAYER, slow_used=False, main_used=False)
         _check_end(d)
         _push(d, ["deal", 0, "hand"], ["turn"], ["pend"])
-    elif kind == "pend":  # M8
+    elif kind == "pend":  # §11.1.8
         delayed, d["delayed"] = d["delayed"], []
         _push(d, ["handlimit"], ["mturn"])
         for side, effect, n in reversed(delayed):
             _slow(d, side, effect, n)
-    elif kind == "mturn":  # M14
+    elif kind == "mturn":  # §11.1.14
         d["side"] = MULTIVERSE
         _push(d, ["deal", 0, "mill"], ["deal", 0, "mdraw"], ["mflip"], ["mattack"], ["mend"])
     elif kind == "mflip":
@@ -295,12 +296,12 @@ def _auto(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
             d["combat"] = {"side": MULTIVERSE, "attackers": attackers, "target": None,
                            "a": 0, "d": 0, "instants": []}
             _push(d, ["aim"])
-        else:  # M17: the Enhance replacement rule
+        else:  # §11.1.17: the Enhance replacement rule
             c = next(c for c in range(3) if row["cards"][c] >= 0)
             d["discard"].append(row["cards"][c])
             row["cards"][c], row["up"][c] = -1, False
             _push(d, ["deal", 0, "replace", r, c])
-    elif kind == "mend":  # M18
+    elif kind == "mend":  # §11.1.18
         delayed, d["delayed"] = d["delayed"], []
         _push(d, ["pturn"])
         for side, effect, n in reversed(delayed):
@@ -426,40 +427,40 @@ def _place(d: dict[str, Any], op: list[Any], h: int) -> None:
 
 def _revealed(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
     h, purpose = op[1], op[2]
-    if purpose == "mill":  # M14, M19: the Multiverse's draws are discards
+    if purpose == "mill":  # §11.1.14, §11.1.19: the Multiverse's draws are discards
         d["discard"].append(h)
-    elif purpose == "mdraw":  # M14: a slow Super drawn in phase 2 activates
+    elif purpose == "mdraw":  # §11.1.14: a slow Super drawn in phase 2 activates
         d["discard"].append(h)
         p = _card(d, cat, h)
         if p.type == "super" and p.activation == "trigger":
             _slow(d, MULTIVERSE, p.effect, p.amount)
         elif p.type == "super" and p.activation == "delayed":
             d["delayed"].append([MULTIVERSE, p.effect, p.amount])
-    elif purpose == "mflip":  # M14, M20: no ability activates
+    elif purpose == "mflip":  # §11.1.14, §11.1.20: no ability activates
         d["rows"][op[3]]["up"][op[4]] = True
-    elif purpose == "dflip-m":  # the player's attack flips a Multiverse card (M12)
+    elif purpose == "dflip-m":  # the player's attack flips a Multiverse card (§11.1.12)
         d["rows"][op[3]]["up"][op[4]] = True
         _activate_flip(d, cat, MULTIVERSE, h)
-    elif purpose == "dflip-p":  # the Multiverse's attack flips a player's card (M15)
+    elif purpose == "dflip-p":  # the Multiverse's attack flips a player's card (§11.1.15)
         d["pup"][op[3]] = True
         _activate_flip(d, cat, PLAYER, h)
 
 
 def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...]) -> None:
     kind = inp[0]
-    if op[0] == "aim":  # M14: the d6 aims the Multiverse's attack
+    if op[0] == "aim":  # §11.1.14: the d6 aims the Multiverse's attack
         roll = inp[1]
         d["last_roll"] = roll
         d["q"].pop(0)
         slot = AIM[roll]
-        while d["pdef"][slot] < 0:  # M14: an empty slot passes the aim rightwards, wrapping
+        while d["pdef"][slot] < 0:  # §11.1.14: an empty slot passes the aim rightwards, wrapping
             slot = (slot + 1) % 3
         d["combat"]["target"] = [slot]
         ops: list[list[Any]] = []
         if not d["pup"][slot]:
             ops.append(["reveal", d["pdef"][slot], "dflip-p", slot])
         _push(d, *ops, ["power"], ["instants"], ["resolve"])
-    elif op[0] == "instants":  # M13: instant cards from the hand
+    elif op[0] == "instants":  # §11.1.13: instant cards from the hand
         if kind == "done":
             d["q"].pop(0)
             return
@@ -473,10 +474,10 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
             cb["a" if mine_attacks else "d"] += p.amount
         else:
             cb["d" if mine_attacks else "a"] -= p.amount
-    elif op[0] == "handlimit":  # M8
+    elif op[0] == "handlimit":  # §11.1.8
         d["hand"].remove(inp[1])
         d["discard"].append(inp[1])
-    elif kind == "slow":  # M9
+    elif kind == "slow":  # §11.1.9
         h = inp[1]
         p = _card(d, cat, h)
         d["hand"].remove(h)
@@ -486,12 +487,12 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
             _slow(d, PLAYER, p.effect, p.amount)
         else:
             d["delayed"].append([PLAYER, p.effect, p.amount])
-    elif kind == "draw":  # M7: not attacking draws a card
+    elif kind == "draw":  # §11.1.7: not attacking draws a card
         d["main_used"] = True
         _push(d, ["deal", 0, "hand"])
     elif kind == "end":
         d["q"].pop(0)
-    elif kind == "attack":  # M10-M13
+    elif kind == "attack":  # §11.1.10–11.1.13
         h, c = inp[1], inp[2]
         r = nearest_row(d)
         d["main_used"] = True
@@ -505,7 +506,7 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
 
 
 def score(state: State) -> int:
-    """The run's score (M22): a victory scores 100 + 10 per player defense card left + the
+    """The run's score (§11.1.22): a victory scores 100 + 10 per player defense card left + the
     Power cards left in the deck; otherwise 10 per Multiverse defense card defeated."""
     d = state.d
     if d["outcome"] is not None and d["outcome"][0] == "victory":

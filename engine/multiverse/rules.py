@@ -1,6 +1,6 @@
-# The rules options of "Against the Multiverse" (SPEC Part M, M1, M3): the difficulty (how many
-# rows of defense cards the Multiverse lays, each on its own battleground) and the Power deck's
-# size (smaller is harder). The Power deck's contents are a function of the size and the card
+# The rules options of "Against the Multiverse" (SPEC Part 11, §11.1.1, §11.1.3): the difficulty
+# (how many rows of defense cards the Multiverse lays, each on its own battleground) and the Power
+# deck's size (smaller is harder). The Power deck's contents are a function of the size and the card
 # data (`power_decklist`), so a challenge fixes them by fixing the rules and the catalogue.
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..options import RulesOption
 from .cards import Catalogue
 
 DIFFICULTIES = ("easy", "normal", "hard")
-#: Multiverse rows of three defense cards per difficulty (M4)
+#: Multiverse rows of three defense cards per difficulty (§11.1.4)
 ROWS = {"easy": 1, "normal": 2, "hard": 3}
 MIN_DECK, MAX_DECK, DEFAULT_DECK = 50, 80, 60
 RULES_FORMAT = "multiverse-rules/1"
@@ -69,7 +69,7 @@ def decode(data: bytes) -> Rules:
 
 
 def power_decklist(rules: Rules, cat: Catalogue) -> tuple[str, ...]:
-    """The Power deck's cards by handle (M3): the catalogue's copies taken round by round (one
+    """The Power deck's cards by handle (§11.1.3): the catalogue's copies taken round by round (one
     of each card that has copies left, in catalogue order) until the deck size is reached."""
     out: list[str] = []
     rnd = 0
@@ -82,5 +82,5 @@ def power_decklist(rules: Rules, cat: Catalogue) -> tuple[str, ...]:
 
 
 def battleground_decklist(cat: Catalogue) -> tuple[str, ...]:
-    """The Battleground deck: one of each battleground, in catalogue order (M3)."""
+    """The Battleground deck: one of each battleground, in catalogue order (§11.1.3)."""
     return tuple(b.id for b in cat.battlegrounds)

@@ -1,4 +1,4 @@
-# Vanquishers TCG (seed document 004; SPEC Part V) on the generic Game interface
+# Vanquishers TCG (seed document 004; SPEC Part 10) on the generic Game interface
 # (engine/api.py), registry id "vanquishers".
 #
 # How: this class only wires the interface to the modules beside it: cards.py (catalogue,
@@ -10,7 +10,7 @@
 # Hidden information: one hidden deck per player, `HiddenDeck(p, n, p*n)` (decklist mode: each
 # player brings a constructed deck of the agreed size); a card's identity enters the public
 # state only through a REVEAL; every die is a CHANCE decision of 6 outcomes. From a start
-# position (start.py, SPEC Part V "Start positions"): `HiddenDeck(p, hidden_p, p*n)`, each
+# position (start.py, SPEC Part 10 "Start positions"): `HiddenDeck(p, hidden_p, p*n)`, each
 # player's hidden cards of the position.
 from __future__ import annotations
 
@@ -72,14 +72,14 @@ class Vanquishers:
 
     def rules_for_position(self, text: str | bytes) -> Rules:
         """The rules of a match that starts from this position (its own rules, the position
-        as their `start`, SPEC Part V "Start positions"); PositionError says why it cannot."""
+        as their `start`, SPEC Part 10 "Start positions"); PositionError says why it cannot."""
         from .start import canonical_start
 
         start = canonical_start(text)
         return Rules.from_options({**json.loads(start)["rules"], "start": start})
 
     def start_view(self, rules: Rules, seat: int) -> Any:
-        """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
+        """The start of `rules` as `seat` sees it before accepting (SPEC §3.3)."""
         from .describe import start_view
 
         return start_view(rules, seat)
@@ -98,7 +98,7 @@ class Vanquishers:
         return only_version(self, digest)
 
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
-        return catalogue.deck_ids  # heroes are not deck cards (V2.1)
+        return catalogue.deck_ids  # heroes are not deck cards (§10.2.2.1)
 
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: Rules) -> tuple[HiddenDeck, ...]:

@@ -1,4 +1,4 @@
-# What a Vanquishers position may hold (SPEC V13 "Positions: what a position may hold"): the
+# What a Vanquishers position may hold (SPEC §10.3 "Positions: what a position may hold"): the
 # checks `load_position` runs on a state it built from untrusted text, after the field types.
 #
 # Why: a position is untrusted input (a start a host offers, a file), and the engine trusts its
@@ -42,7 +42,7 @@ from .engine import (
 )
 
 SIDE_NAMES = {f: f.name.lower() for f in S}
-#: fields of each task code (SPEC V12 "Tasks"): "p" a player, "h" a handle, "k" a step, "c" a
+#: fields of each task code (SPEC §10.4 "Tasks"): "p" a player, "h" a handle, "k" a step, "c" a
 #: declared trap cost
 TASK_FIELDS = {T.ROLL: "", T.FIRST: "", T.DRAW: "p", T.START: "", T.REVEAL: "h", T.PLAY: "h",
                T.SPRING: "h", T.ATTACK: "h", T.HIT: "h", T.TRAPS: "p", T.END: "", T.PHASE: "k",
@@ -89,7 +89,7 @@ def _check_heroes(s: State) -> None:
 
 
 def _check_clock(s: State) -> None:
-    limit = 2 * s.rules.max_turns  # V10.3
+    limit = 2 * s.rules.max_turns  # §10.1.7.3
     playing = s.result == (-1, -1)
     if s.turn > limit or (playing and s.turn >= limit):
         raise _bad("turn", s.turn, f"is past the turn limit: {limit} turns end the game "
@@ -152,7 +152,7 @@ def _check_card(s: State, h: int) -> None:
 
 def _check_set_trap(s: State, h: int) -> None:
     card, aux = s.public_card(h), s.aux[h]
-    if card is None:  # face down: its declared cost is one a trap of the catalogue has (V8.6)
+    if card is None:  # face down: its declared cost is one a trap of the catalogue has (§10.1.5.6)
         if aux not in s.cat.trap_costs:
             raise _bad(f"aux[{h}]", aux, f"(declared trap cost) is not the cost of a trap of "
                        f"the catalogue ({', '.join(map(str, s.cat.trap_costs))}, V8.6)")
@@ -216,9 +216,10 @@ def _check_attached(s: State, h: int) -> None:
 
 
 def _check_board(s: State, p: int) -> None:
-    """Slots and names (V8.3-V8.7): at most 2 weapons, 1 hero item, 1 armor, 1 energy class;
+    """Slots and names (§10.1.5.3–10.1.5.7): at most 2 weapons, 1 hero item, 1 armor, 1 energy
+    class;
     never two active of a name; at most 2 mods on a weapon, none of a type twice (energy mods:
-    of a name twice); at most 8 cards in the hand (V6.3)."""
+    of a name twice); at most 8 cards in the hand (§10.1.3.3)."""
     w = _Work(s)
     weapons = w.board(p, CardType.WEAPON)
     for ctype, most in ((CardType.WEAPON, WEAPON_SLOTS), (CardType.HERO_ITEM, 1),
@@ -250,9 +251,9 @@ def _check_board(s: State, p: int) -> None:
 
 
 def _check_copies(s: State, p: int) -> None:
-    """V3.2 as a reveal keeps it: a player's named cards hold at most the copies its deck may.
+    """§10.2.3.2 as a reveal keeps it: a player's named cards hold at most the copies its deck may.
     In a start match, the cards it brought and the position's cards are counted apart (SPEC
-    V13 "Start positions")."""
+    §10.3 "Start positions")."""
     n = s.n
     groups = [range(p * n, p * n + n)]
     if s.rules.start:
@@ -276,7 +277,7 @@ def _check_copies(s: State, p: int) -> None:
 
 
 def condition_limit(s: State, p: int, name: str) -> int:
-    """The most turns condition `name` lasts on player p (V11.3): none in Standard Mode, nor
+    """The most turns condition `name` lasts on player p (§10.1.8.3): none in Standard Mode, nor
     if no card the enemy's hero may use inflicts it; Burn stacks to 4, the others last 1."""
     if not s.rules.advanced:
         return 0
@@ -288,7 +289,7 @@ def condition_limit(s: State, p: int, name: str) -> int:
 
 
 def start_class(s: State, p: int) -> int:
-    """The energy class player p starts with in Advanced Mode (V4.3), -1 if the catalogue has
+    """The energy class player p starts with in Advanced Mode (§10.1.1.3), -1 if the catalogue has
     none of its hero's first class."""
     first = s.hero(p).energy_classes[0]
     return next((i for i, c in enumerate(s.cat.cards) if c.type is CardType.ENERGY_CLASS
@@ -326,8 +327,8 @@ def _check_side(s: State, p: int) -> None:
         raise bad(S.LIFE, "and Shield are the hero's full values in step 0 (setup, V4.2)")
     exiled = len(s.handles(p, Zone.EXILE))
     top = exiled - (hero.vt_cost if side[S.VT] else 0)
-    # Decided: Storage Energy only comes from exiling (V5.2), one point per card, which stays
-    # in the exile pile; recovering and the V-Trigger spend it (V5.3)
+    # Decided: Storage Energy only comes from exiling (§10.1.2.2), one point per card, which stays
+    # in the exile pile; recovering and the V-Trigger spend it (§10.1.2.3)
     if not 0 <= side[S.STORAGE] <= top:
         raise bad(S.STORAGE, f"is outside 0..{top}: Storage Energy comes only from the "
                   f"{exiled} cards player {p} exiled, less the V-Trigger's cost (V5)")
@@ -404,7 +405,7 @@ def _field_ok(s: State, kind: str, value: int) -> bool:
 
 def _check_pending(s: State) -> None:
     """A game in progress waits for one of the decisions `step` leaves, with the tasks, dice
-    and attack that go with it (SPEC V12 "Tasks": each input pushes a fixed sequence)."""
+    and attack that go with it (SPEC §10.4 "Tasks": each input pushes a fixed sequence)."""
     code = s.dec[0] if s.dec else -1
     where = ("decision", list(s.dec))
     if code == D.TURN:
@@ -425,7 +426,7 @@ def _check_pending(s: State) -> None:
 
 
 def _attacking(s: State, w: int) -> bool:
-    """w is the active player's weapon or hero item that targets now (V9.1)."""
+    """w is the active player's weapon or hero item that targets now (§10.1.6.1)."""
     card = s.public_card(w) if 0 <= w < 2 * s.n else None
     return (card is not None and card.is_weapon_like and s.zone[w] == Zone.BOARD
             and s.owner(w) == s.active and s.aux[w] >= 1 and s.phase == 6
@@ -467,11 +468,11 @@ def _check_reveal(s: State) -> None:
     if not 0 <= h < 2 * s.n or dec != (D.REVEAL, s.owner(h), h) or s.card[h] >= 0 or s.dice:
         raise _bad("decision", list(dec), "(reveal) is of a hidden card, by its owner")
     zone, mine = s.zone[h], s.owner(h) == s.active
-    if zone == Zone.EXILE:  # `exile h` (V6.4)
+    if zone == Zone.EXILE:  # `exile h` (§10.1.3.4)
         ok = mine and s.phase == 3 and not s.tasks and s.attack == _NONE
-    elif zone == Zone.HAND:  # `play h` (V8.1)
+    elif zone == Zone.HAND:  # `play h` (§10.1.5.1)
         ok = mine and s.phase == 5 and s.tasks == ((T.PLAY, h),) and s.attack == _NONE
-    elif zone == Zone.TRAP:  # `pick h` on a spring-trap choice (V9.2)
+    elif zone == Zone.TRAP:  # `pick h` on a spring-trap choice (§10.1.6.2)
         w = s.attack[0]
         ok = not mine and s.tasks == ((T.ATTACK, w), (T.SPRING, h)) and \
             s.attack == (w, 0, 0) and _attacking(s, w)
@@ -486,10 +487,10 @@ def _check_chance(s: State) -> None:
     if s.dec != (D.CHANCE,):
         raise _bad("decision", list(s.dec), "(chance) has no field")
     rolled = len(s.dice)
-    if s.phase == 0:  # the setup dice (V4.1)
+    if s.phase == 0:  # the setup dice (§10.1.1.1)
         ok = rolled <= 1 and s.first == -1 and s.attack == _NONE and \
             s.tasks == (((T.FIRST,), (T.ROLL,)) if rolled == 0 else ((T.FIRST,),))
-    else:  # a targeting roll (V9.3)
+    else:  # a targeting roll (§10.1.6.3)
         w = s.attack[0]
         ok = rolled <= 1 and s.attack[2] == 0 and _attacking(s, w) and \
             s.tasks == (((T.HIT, w), (T.ROLL,)) if rolled == 0 else ((T.HIT, w),))
@@ -499,7 +500,7 @@ def _check_chance(s: State) -> None:
 
 
 def _check_deal(s: State) -> None:
-    """A deal (V6.3) or a start position's trap placing: the tasks below it are draws and
+    """A deal (§10.1.3.3) or a start position's trap placing: the tasks below it are draws and
     placings, over the start of the first turn (setup) or the move to step 3 (step 2)."""
     dec = s.dec
     placing = dec[0] == D.PLACE

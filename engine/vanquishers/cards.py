@@ -1,7 +1,7 @@
-# Vanquishers card data (SPEC Part V, "V2 Catalogue"): an original catalogue of heroes, item
+# Vanquishers card data (SPEC Part 10, "§10.2.2 Catalogue"): an original catalogue of heroes, item
 # weapons, hero items, armor, ammunition, ability cards, energy classes and weapon mods in
 # data/cards.json, its validating loader, its digest, the rules text generated from each card,
-# and the deck validator of V3 (30-70 cards, at most 4 of a name, ammunition exempt, 1 of a
+# and the deck validator of §10.2.3 (30-70 cards, at most 4 of a name, ammunition exempt, 1 of a
 # unique card, hero restrictions).
 #
 # How: the file is untrusted text until `load_catalogue` has checked every field; a bad field
@@ -34,7 +34,7 @@ MAX_COPIES = 4
 
 
 class DeckError(EngineError):
-    """A deck breaks a deck-building rule (V3); the message names the card and the rule."""
+    """A deck breaks a deck-building rule (§10.2.3); the message names the card and the rule."""
 
 
 class CardType(Enum):
@@ -77,7 +77,7 @@ class EnergyType(Enum):
     DARK = "dark"
 
 
-#: the condition each energy type inflicts (Advanced Mode, V11)
+#: the condition each energy type inflicts (Advanced Mode, §10.1.8)
 CONDITION_OF = {EnergyType.TECH: "glitch", EnergyType.SOLAR: "burn", EnergyType.ARC: "shock",
                 EnergyType.GLACIER: "frozen", EnergyType.DARK: "curse"}
 
@@ -101,7 +101,7 @@ class Effect(Enum):
 
 
 class HeroAbility(Enum):
-    """A hero's V-Trigger ability (V7)."""
+    """A hero's V-Trigger ability (§10.1.4)."""
 
     STRIKE = "strike"  # every weapon / hero item hit deals +amount kinetic damage
     REGEN = "regen"  # +amount Shield at the start of each own turn, free
@@ -557,11 +557,11 @@ def rules_text(c: Card) -> str:
     return " ".join([*head, body])
 
 
-# --- deck building (V3) -----------------------------------------------------------------------
+# --- deck building (§10.2.3) ----------------------------------------------------------------------
 
 
 def usable_by(card: Card, hero: Card) -> bool:
-    """Whether `hero` may use `card` (V3.4): its own restriction list, the hero's weapon
+    """Whether `hero` may use `card` (§10.2.3.4): its own restriction list, the hero's weapon
     classes (weapons, ammunition for them, mods fitting them), ability types, energy classes."""
     if card.heroes and hero.id not in card.heroes:
         return False
@@ -580,7 +580,7 @@ def usable_by(card: Card, hero: Card) -> bool:
 
 
 def copy_limit(card: Card) -> int | None:
-    """The most copies of `card` a deck holds (None: no limit, ammunition, V3.2)."""
+    """The most copies of `card` a deck holds (None: no limit, ammunition, §10.2.3.2)."""
     if card.unique:
         return 1
     return None if card.type is CardType.AMMO else MAX_COPIES
@@ -588,7 +588,7 @@ def copy_limit(card: Card) -> int | None:
 
 def validate_deck(catalogue: Catalogue, hero_id: str, cards: Sequence[str] | Mapping[str, int],
                   size: int | None = None) -> None:
-    """Check a deck for `hero_id` (V3); DeckError names the first problem. `size`: the size
+    """Check a deck for `hero_id` (§10.2.3); DeckError names the first problem. `size`: the size
     the match's rules fix (else any size 30..70)."""
     if isinstance(cards, Mapping):
         counts = Counter({str(k): int(v) for k, v in cards.items()})

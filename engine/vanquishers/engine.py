@@ -1,5 +1,5 @@
-# The Vanquishers rules engine (SPEC Part V, rules V4-V10 and the encoding of V12): the public
-# state, the inputs and their one-line notation, `step`, `legal_actions`, the decision, the
+# The Vanquishers rules engine (SPEC Part 10, rules §10.1.1–10.1.7 and the encoding of §10.4): the
+# public state, the inputs and their one-line notation, `step`, `legal_actions`, the decision, the
 # canonical encoding and the domain-separated state hash.
 #
 # How. A `State` holds only public information: per handle (player p owns p*n .. p*n+n-1) its
@@ -12,14 +12,14 @@
 # to do but `next`/`end` passes by itself). Why a task stack: every hidden identity and every die
 # arrives as its own input, so an action that needs one (play a card: reveal it first; target:
 # a trap choice, two dice) is split into tasks that survive between inputs and enter the hash,
-# exactly as Versus does (SPEC 3.D): two implementations agree on a hash when they push the same
+# exactly as Versus does (SPEC §3.4): two implementations agree on a hash when they push the same
 # tasks in the same order.
 #
-# Legality that depends on a hidden identity is settled when the card is revealed: an honest
-# player can answer every action `legal_actions` lists whatever its hidden cards are (a card
-# that turns out not to be activatable fizzles, V8.2; a face-down card that is no trap of the
-# declared cost, or a trap named as one set face up, is a decoy, V8.6), and a reveal that breaks
-# a deck-building rule (copies, V3) is refused: that is a cheat, blamed on the revealing seat.
+# Legality that depends on a hidden identity is settled when the card is revealed: an honest player
+# can answer every action `legal_actions` lists whatever its hidden cards are (a card that turns out
+# not to be activatable fizzles, §10.1.5.2; a face-down card that is no trap of the declared cost,
+# or a trap named as one set face up, is a decoy, §10.1.5.6), and a reveal that breaks a
+# deck-building rule (copies, §10.2.3) is refused: that is a cheat, blamed on the revealing seat.
 from __future__ import annotations
 
 import hashlib
@@ -65,12 +65,12 @@ class Zone(IntEnum):
 
 
 class S(IntEnum):
-    """Per-player counters, in encoding order (V12 field 8)."""
+    """Per-player counters, in encoding order (§10.4 field 8)."""
 
     HERO = 0  # catalogue index of the hero
     LIFE = 1
     SHIELD = 2
-    STORAGE = 3  # Storage Energy Points (V5)
+    STORAGE = 3  # Storage Energy Points (§10.1.2)
     SPENT = 4  # spent this turn
     VT = 5  # V-Trigger active
     ECLASS = 6  # Advanced: catalogue index of the active energy class card, -1 none
@@ -79,7 +79,7 @@ class S(IntEnum):
     SHOCK = 9
     FROZEN = 10
     CURSE = 11
-    ROLL = 12  # the last setup die (V4.1), 0 before
+    ROLL = 12  # the last setup die (§10.1.1.1), 0 before
 
 
 SIDE_FIELDS = len(S)
@@ -88,7 +88,7 @@ CONDITIONS = {"glitch": S.GLITCH, "burn": S.BURN, "shock": S.SHOCK, "frozen": S.
 
 
 class T(IntEnum):
-    """Task codes (V12 "Tasks")."""
+    """Task codes (§10.4 "Tasks")."""
 
     ROLL = 0
     FIRST = 1
@@ -102,11 +102,11 @@ class T(IntEnum):
     TRAPS = 9
     END = 10
     PHASE = 11
-    PLACE = 12  # a start position's face-down trap (issue 21): p's next card, set at cost c
+    PLACE = 12  # a start position's face-down trap: p's next card, set at cost c
 
 
 class D(IntEnum):
-    """Decision codes (V12 field 15)."""
+    """Decision codes (§10.4 field 15)."""
 
     NONE = 0
     TURN = 1
@@ -224,7 +224,7 @@ def parse_input(text: str) -> Move:
 
 @dataclass(frozen=True)
 class State:
-    """A public game state (never a hidden identity). Tuples only; see V12 for each field."""
+    """A public game state (never a hidden identity). Tuples only; see §10.4 for each field."""
 
     rules: Rules
     cat: Catalogue
@@ -382,7 +382,7 @@ class _Work:
         return self.mine(p, Zone.HAND)
 
     def push(self, *tasks: tuple[int, ...]) -> None:
-        """Push so that tasks[0] runs next (V12 "push")."""
+        """Push so that tasks[0] runs next (§10.4 "push")."""
         self.tasks.extend(reversed(tasks))
 
     def check_end(self) -> None:
@@ -405,7 +405,7 @@ def _clamp(w: _Work, p: int) -> None:
 
 def _hurt(w: _Work, p: int, kinetic: int, shield: int, energy: int,
           etype: EnergyType | None, resistance: int) -> None:
-    """Damage to p's hero (V9.4): energy as kinetic in Standard, with weakness/resistance in
+    """Damage to p's hero (§10.1.6.4): energy as kinetic in Standard, with weakness/resistance in
     Advanced; `resistance` absorbed from kinetic, then energy, then shield damage; shield damage
     on the shield only, kinetic and energy on the shield first, then Life."""
     if w.rules.advanced and etype is not None and energy > 0:
@@ -487,7 +487,7 @@ def _mod_target(w: _Work, p: int, card: Card) -> int:
 
 
 def can_activate(w: _Work, p: int, card: Card) -> bool:
-    """Whether p may activate `card` from its hand now (V8.1-V8.5)."""
+    """Whether p may activate `card` from its hand now (§10.1.5.1–10.1.5.5)."""
     if not usable_by(card, w.hero(p)):
         return False
     if card.cost > w.available(p):
@@ -520,7 +520,7 @@ def can_activate(w: _Work, p: int, card: Card) -> bool:
 
 
 def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
-    """Pay and resolve the activation of the revealed hand card h (V8)."""
+    """Pay and resolve the activation of the revealed hand card h (§10.1.5)."""
     w.sides[p][S.SPENT] += card.cost
     enemy, t = 1 - p, card.type
     w.zone[h], w.aux[h] = Zone.BOARD, 0
@@ -568,7 +568,7 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
 
 
 def _effect(w: _Work, p: int, card: Card) -> None:
-    """The one-shot effect of a support card or a rift's use (V8.4)."""
+    """The one-shot effect of a support card or a rift's use (§10.1.5.4)."""
     side = w.sides[p]
     if card.effect is Effect.HEAL:
         side[S.LIFE] = min(w.max_life(p), side[S.LIFE] + card.amount)
@@ -584,7 +584,7 @@ def _effect(w: _Work, p: int, card: Card) -> None:
 
 
 def _step_actions(w: _Work) -> list[Move]:
-    """The actions of the current turn step other than `next` and `end` (V6)."""
+    """The actions of the current turn step other than `next` and `end` (§10.1.3)."""
     p, side, out = w.active, w.sides[w.active], []
     if w.phase == 1:
         if side[S.SHIELD] < w.max_shield(p) and side[S.STORAGE] >= 1 and not side[S.SHOCK] \
@@ -639,7 +639,7 @@ def _choice_actions(w: _Work) -> list[Move]:
 
 
 def _advance(w: _Work) -> None:
-    """Leave the current turn step for the next (V6.1)."""
+    """Leave the current turn step for the next (§10.1.3.1)."""
     w.phase += 1
     if w.phase == 2:
         p = w.active
@@ -690,7 +690,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
     elif code == T.DRAW:
         p = f[0]
         if len(w.hand(p)) >= HAND_LIMIT or not w.mine(p, Zone.DECK):
-            w.sides[p][S.LIFE] = max(0, w.sides[p][S.LIFE] - 1)  # V6.3
+            w.sides[p][S.LIFE] = max(0, w.sides[p][S.LIFE] - 1)  # §10.1.3.3
         else:
             w.dec = (D.DEAL, p)
     elif code == T.START:
@@ -704,7 +704,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
         p, card = w.owner(h), w.c(h)
         assert card is not None
         if w.zone[h] != Zone.HAND or not can_activate(w, p, card):
-            return  # a fizzle (V8.2): the card stays in the hand, now public
+            return  # a fizzle (§10.1.5.2): the card stays in the hand, now public
         if card.type is CardType.WEAPON and len(w.board(p, CardType.WEAPON)) >= WEAPON_SLOTS:
             options = _replace_candidates(w, p, card)
             w.dec = (D.CHOICE, p, ChoiceKind.REPLACE_WEAPON, h, *options)
@@ -771,7 +771,7 @@ def _end_turn(w: _Work) -> None:
 
 
 def _spring(w: _Work, t: int) -> None:
-    """A triggered trap resolves (V8.6): a trap of the declared cost takes effect; any other
+    """A triggered trap resolves (§10.1.5.6): a trap of the declared cost takes effect; any other
     card set face down is a decoy and only goes to the discard pile. So is a trap that shares
     its name with a trap its owner set face up: two traps of a name are never active at once,
     the face-up one was checked when it was set, the face-down one could not be (its name was
@@ -782,7 +782,7 @@ def _spring(w: _Work, t: int) -> None:
     if card is None or card.subtype is not Subtype.TRAP or card.cost != declared:
         return
     if any(w.card[x] == w.card[t] for x in w.mine(owner, Zone.TRAP)):
-        return  # a second active trap of that name (V8.6): a decoy
+        return  # a second active trap of that name (§10.1.5.6): a decoy
     if card.effect is Effect.JAM:
         w.attack[2] = 1
     elif card.effect is Effect.EVADE:
@@ -792,7 +792,7 @@ def _spring(w: _Work, t: int) -> None:
 
 
 def _hit(w: _Work, weapon: int) -> None:
-    """Resolve a targeting roll (V9): black + red + target value >= the enemy's defense."""
+    """Resolve a targeting roll (§10.1.6): black + red + target value >= the enemy's defense."""
     black, red = w.dice
     w.dice = []
     bonus = w.attack[1]
@@ -842,7 +842,7 @@ def _resistance(w: _Work, defender: int, attacker: int) -> int:
 
 
 def new_state(rules: Rules, cat: Catalogue) -> State:
-    """The state at the start (V4.1): both setup dice pending; from a start position, the
+    """The state at the start (§10.1.1.1): both setup dice pending; from a start position, the
     position with its hidden cards' deals pending (start.py)."""
     if rules.start:
         from .start import start_state
@@ -974,7 +974,7 @@ def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
     if limit is not None:
         brought = range(p * s.n, p * s.n + s.n)
         if s.rules.start:  # the cards p brought: its hidden deck, not the position's public
-            from .start import start_plan  # cards (SPEC Part V "Start positions")
+            from .start import start_plan  # cards (SPEC Part 10 "Start positions")
 
             brought = range(p * s.n, p * s.n + start_plan(s.rules.start).hidden[p])
         copies = sum(1 for x in brought if s.card[x] == index) + 1
@@ -1036,11 +1036,11 @@ def _act(w: _Work, m: Move) -> None:
         w.push((T.TRAPS, 1 - p), (T.ATTACK, m.handle))
 
 
-# --- encoding and hash (V12) ------------------------------------------------------------------
+# --- encoding and hash (§10.4) ------------------------------------------------------------------
 
 
 def encode_state(s: State) -> bytes:
-    """b"VQ" then signed 16-bit big-endian integers in the order of V12."""
+    """b"VQ" then signed 16-bit big-endian integers in the order of §10.4."""
     values: list[int] = [ENCODING_VERSION, s.n, s.turn, s.active, s.first, s.phase, s.exiles]
     for side in s.sides:
         values.extend(side)

@@ -1,5 +1,5 @@
-# Vanquishers rules options (SPEC Part V, "V1 Rules options"): a frozen, validated value with a
-# canonical JSON encoding both peers sign in HELLO, and its tagged digest.
+# Vanquishers rules options (SPEC Part 10, "§10.2.1 Rules options"): a frozen, validated value with
+# a canonical JSON encoding both peers sign in HELLO, and its tagged digest.
 #
 # Why the heroes are rules options: a hero is chosen before the match and is public from the
 # start (it lies face up on the board), and its restrictions constrain the deck each player
@@ -54,7 +54,7 @@ class Rules:
     hero0: str = HEROES[0]
     hero1: str = HEROES[1]
     max_turns: int = 60
-    #: a start position (SPEC Part V "Start positions"): its canonical text, or "" for the new
+    #: a start position (SPEC Part 10 "Start positions"): its canonical text, or "" for the new
     #: game. Encoded only when set, so every other rules value keeps its encoding and digest.
     start: str = ""
 

@@ -1,6 +1,6 @@
-# Vanquishers start positions (SPEC Part V "Start positions", issue 21): a match that starts
+# Vanquishers start positions (SPEC Part 10 "Start positions"): a match that starts
 # from a given position instead of the setup dice, e.g. one deal of a tournament's deal suite.
-# The design is Versus's (engine/versus42/start.py, SPEC 3.C "Start positions").
+# The design is Versus's (engine/versus42/start.py, SPEC §3.3 "Start positions").
 #
 # How it works. The rules carry the position's canonical text (`Rules.start`), so the HELLO,
 # the match id, the state hash and the verifier all bind it and the protocol needs no new
@@ -16,7 +16,7 @@
 #
 # The canonical text numbers each player's hidden cards first (hand, then traps by declared
 # cost, then deck), then its public cards in the position's order (so "the first weapon by
-# handle", V8.4, is still the same weapon), so deals that take a deck's handles in order
+# handle", §10.1.5.4, is still the same weapon), so deals that take a deck's handles in order
 # rebuild the position card for card, and the text does not depend on how the position
 # numbered its hidden cards; `canonical_start` writes it from any position text, and rules
 # whose start is not canonical are refused.

@@ -1,5 +1,5 @@
-# What a Vanquishers player sees and reads (SPEC Part V, V13): private knowledge, the view,
-# the narration of each step, and the position text of SPEC 3.C.
+# What a Vanquishers player sees and reads (SPEC Part 10, §10.3): private knowledge, the view,
+# the narration of each step, and the position text of SPEC §3.3.
 #
 # How the "no leak" rule is kept: every name this module prints comes from the public state
 # (a revealed card's catalogue index) or from the viewer's own knowledge (its own dealt cards);
@@ -70,7 +70,7 @@ def _known_state(s: State, knowledge: Knowledge) -> State:
 
 def useful_actions(s: State, player: int, knowledge: Knowledge) -> list[Move]:
     """The legal actions that do what they say with the cards the player knows: no fizzle,
-    no decoy trap (V8.2, V8.6). Outside a turn: the legal actions."""
+    no decoy trap (§10.1.5.2, §10.1.5.6). Outside a turn: the legal actions."""
     legal = legal_actions(s)
     d = decision(s)
     if isinstance(d, Finished) or d.player != player or d.kind is not DecisionKind.TURN:
@@ -159,7 +159,7 @@ def narrate(before: State, inp: Move, after: State, viewer: int,
     who = _who(p, viewer)
     v, h = inp.verb, inp.handle
     own = knowledge if p == viewer else None
-    if v is Verb.DEAL and before.dec[0] == D.PLACE:  # a start position's trap (SPEC Part V)
+    if v is Verb.DEAL and before.dec[0] == D.PLACE:  # a start position's trap (SPEC Part 10)
         what = _name(after, h, own) if p == viewer else "a card"
         lines.append(f"{who} set{'s' if p != viewer else ''} {what} face down as a trap "
                      f"({before.dec[2]} Storage Energy declared, start position)")
@@ -213,7 +213,7 @@ def narrate(before: State, inp: Move, after: State, viewer: int,
 
 
 def narrate_start(s: State, viewer: int) -> list[str]:
-    if s.rules.start:  # a match from a start position (SPEC Part V "Start positions")
+    if s.rules.start:  # a match from a start position (SPEC Part 10 "Start positions")
         who = "you are" if s.active == viewer else "the opponent is"
         return [f"the match starts from a position at turn {s.turn + 1}: {who} to play",
                 f"you are player {viewer} with {s.hero(viewer).name}, against "
@@ -223,7 +223,7 @@ def narrate_start(s: State, viewer: int) -> list[str]:
             "each player rolls a die: the highest plays first (ties roll again)"]
 
 
-# --- positions (SPEC 3.C) ---------------------------------------------------------------------
+# --- positions (SPEC §3.3) ---------------------------------------------------------------------
 
 
 def dump_position(s: State) -> str:

@@ -3,7 +3,7 @@
 # in the engine modules beside this package (engine/game.py and the rest), which it delegates
 # to, so Versus plays and hashes exactly as before; what it adds is the translation of Versus
 # decisions and results into the generic `Pending` / `Finished` values. The engine modules
-# move in here once no import outside engine/ names them directly (issue 16).
+# move in here once no import outside engine/ names them directly.
 from __future__ import annotations
 
 import json
@@ -71,7 +71,7 @@ class Versus42:
         return Ruleset.from_options(**{**options, "start": start})
 
     def start_view(self, rules: Ruleset, seat: int) -> Any:
-        """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
+        """The start of `rules` as `seat` sees it before accepting (SPEC §3.3)."""
         from .describe import start_view
 
         return start_view(rules, seat)

@@ -1,4 +1,4 @@
-# What a joiner is shown of a Versus start position before it accepts (SPEC 3.C "What the
+# What a joiner is shown of a Versus start position before it accepts (SPEC §3.3 "What the
 # joiner is shown", the game's `start_view` member).
 #
 # How it works. The position of `ruleset.start` is read as a list of public facts from the

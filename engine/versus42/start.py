@@ -1,4 +1,4 @@
-# Start positions (SPEC Part 3 "Start positions", issue 21): a Versus match that starts from a
+# Start positions (SPEC Part 3 "Start positions"): a Versus match that starts from a
 # given position instead of the new game, e.g. one deal of a tournament's deal suite.
 #
 # How it works. The ruleset carries the position's canonical text (`Ruleset.start`), so the
@@ -171,7 +171,7 @@ def _check_startable(s: State) -> None:
 
 def check_turn_facts(s: State) -> None:
     """What the rules make true of every position that waits for a turn action, and a hand-set
-    position may contradict (SPEC 3.C "What can start"): whose turn it is, the tiles the
+    position may contradict (SPEC §3.3 "What can start"): whose turn it is, the tiles the
     ruleset lays out, a public field card is recto, the turn's Summons and Increases."""
     def fail(field: str, why: str) -> PositionError:
         return PositionError(f"position field {field!r}: {why}")
@@ -204,8 +204,8 @@ def check_turn_facts(s: State) -> None:
 
 
 def max_increase(s: State) -> int:
-    """The largest temporary Increase a card can hold this turn (SPEC 3.C): none before the
-    turn's first Action; else one Active Increase (one Activate Action, R4.2) and one
+    """The largest temporary Increase a card can hold this turn (SPEC §3.3): none before the
+    turn's first Action; else one Active Increase (one Activate Action, §1.4.2) and one
     triggered Passive Increase per battle this turn (a Summon, the Move, a teleport) and one
     more (its Summon or its turning recto), each at most the catalogue's largest amount."""
     if not s.used:

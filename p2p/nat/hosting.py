@@ -2,7 +2,7 @@
 # (PCP, then NAT-PMP, then UPnP-IGD when miniupnpc is installed), keep the mapping alive while
 # hosting, delete it on exit, and say in one line per method tried what happened.
 #
-# Order (SPEC Part 6 §T-NAT): PCP first; NAT-PMP only when the gateway answered PCP as a
+# Order (SPEC §6.10): PCP first; NAT-PMP only when the gateway answered PCP as a
 # NAT-PMP gateway ("unsupported version"), since both listen on the same port and a gateway
 # silent to one is silent to the other; UPnP-IGD (SSDP discovery, then SOAP, in miniupnpc's
 # blocking calls on a worker thread) only when neither mapped the port. Its discovery, which

@@ -63,7 +63,7 @@ class DecklistHand:
     def __init__(self, match_id: bytes, seat: int, cards: Sequence[str], rng: Rng, *,
                  opponent_size: int | None = None) -> None:
         # the group module (and libsodium's group bindings) load only when a deck is dealt, so
-        # verifying a transcript does not pay for them (start-up, issue 15)
+        # verifying a transcript does not pay for them (start-up)
         from versus.protocol.crypto.group import random_permutation
 
         order = random_permutation(rng, len(cards))
@@ -216,7 +216,7 @@ def check_decklist(card_ids: Collection[str], cards: Sequence[str], deck_size: i
 def deck_problem(card_ids: Collection[str], cards: Sequence[str], deck_size: int, *,
                  seat: int | None = None) -> str:
     """What is wrong with a deck, the offending ids first: the whole list cut at a fixed length
-    would hide a bad id at its end (issue 15). `seat`, when given, is named with its size (the
+    would hide a bad id at its end. `seat`, when given, is named with its size (the
     seats' decks may differ)."""
     unknown = list(dict.fromkeys(card for card in cards if card not in card_ids))
     problems = []

@@ -26,7 +26,7 @@ from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.wire.canonical import HASH_SIZE, TAG_PEER_RNG, decode, encode
 
 RULES_FORMAT = "versus-match-rules/2"
-#: the format before the game id (issue 16): read as a versus42 match, so old transcripts verify
+#: the format before the game id: read as a versus42 match, so old transcripts verify
 RULES_FORMAT_V1 = "versus-match-rules/1"
 def unplayable_reason(game: Game) -> str | None:
     """Why this protocol cannot run a peer-to-peer match of `game`, or None: a match has two
@@ -142,7 +142,7 @@ class MatchRules:
     def start_problem(self, catalogue: Any) -> str | None:
         """Why these rules cannot start a game with this card data, or None: the game's
         `new_game` tried once with a dummy seed (a start position made with other card data,
-        SPEC 3.C, fails here rather than at the first state of a match). Whatever the game
+        SPEC §3.3, fails here rather than at the first state of a match). Whatever the game
         raises is such a reason (rules from a HELLO are untrusted: an engine error on them is no
         traceback, SPEC §4.9)."""
         try:

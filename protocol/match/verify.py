@@ -252,7 +252,7 @@ def _checked_run(transcript: Transcript | bytes, catalogue: Any,
                                  f"the match rules cannot be dealt: {printable(str(error), 200)}",
                                  summary), catalogue)
     problem = rules.start_problem(catalogue)
-    if problem is not None:  # both HELLOs agree on them, but no game starts (SPEC 3.C)
+    if problem is not None:  # both HELLOs agree on them, but no game starts (SPEC §3.3)
         return _early(Report(False, 2, 1, MalformedMessage.code, None,
                              f"the match rules cannot start a game with this card data: "
                              f"{printable(problem, 200)}", summary), catalogue)

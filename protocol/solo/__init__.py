@@ -1,4 +1,4 @@
-# Verifiable solo runs (issue 19, SPEC Part M "Verifiable solo runs"): challenges signed by an
+# Verifiable solo runs (SPEC Part 11 "Verifiable solo runs"): challenges signed by an
 # organiser (challenge.py), runs played from them, revealed step by step and verified by
 # replay (run.py), and the organiser's reveal service, sans-IO (service.py; its TCP server and
 # state file: cli/solo_service.py).

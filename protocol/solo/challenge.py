@@ -1,6 +1,6 @@
-# Solo challenges (SPEC Part M, "Verifiable solo runs", S1-S4): a file signed by an organiser's
-# Ed25519 key that fixes the game, its rules, the card data, a challenge id and a commitment to
-# the organiser's 32-byte secret, from which every shuffle and die of every run of the
+# Solo challenges (SPEC Part 11, "Verifiable solo runs", §11.7.1–11.7.4): a file signed by an
+# organiser's Ed25519 key that fixes the game, its rules, the card data, a challenge id and a
+# commitment to the organiser's 32-byte secret, from which every shuffle and die of every run of the
 # challenge derives (per player key). The organiser keeps the secret file (the secret and its
 # signing key, to attest reveals); the challenge file is public.
 #
@@ -173,7 +173,8 @@ def daily_id(date: Day) -> str:
 
 
 def daily_rules(game: Any, date: Day) -> Any:
-    """The day's rules: difficulty easy/normal/hard by the date's ordinal (M-S4), default deck."""
+    """The day's rules: difficulty easy/normal/hard by the date's ordinal (§11.7.2), default
+    deck."""
     names = [o for o in game.rules_options if o.name == "difficulty"]
     if not names:
         return game.default_rules()

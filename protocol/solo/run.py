@@ -1,4 +1,4 @@
-# Verifiable solo runs (SPEC Part M, S3-S7): playing a challenge, the run file and its
+# Verifiable solo runs (SPEC Part 11, §11.7.3–11.7.7): playing a challenge, the run file and its
 # verification (the organiser's reveal service: service.py).
 #
 # How it works. Every card REVEAL and every d6 of a run is settled by a 32-byte value
@@ -7,13 +7,13 @@
 # die). A DEAL takes no value: a card's handle is its deal position (the deck's next one), so
 # dealing says nothing about the card; its identity is drawn only when it is revealed, from the
 # cards of its deck not revealed yet (`game.unrevealed`), so a face-down card stays unknown to
-# everyone, the player included, until it is flipped (M5). The values are fixed by the
+# everyone, the player included, until it is flipped (§11.1.5). The values are fixed by the
 # challenge and the player's key, never by the player's choices, and restarting gives the same
-# cards and dice (S3). The player never holds the secret: before each value it signs and
+# cards and dice (§11.7.3). The player never holds the secret: before each value it signs and
 # hash-chains every action it has taken, and asks the reveal service for v(stream, k) with its
 # chain head; the service answers only the next k of each stream, once per head (a second
 # history for the same step is refused), and signs (challenge, player, stream, k, head, value)
-# (S5; the service itself: service.py). The run file holds the challenge, the player's signed
+# (§11.7.5; the service itself: service.py). The run file holds the challenge, the player's signed
 # records and, once the organiser publishes it, the secret (`with_secret`). `verify_run`
 # replays the run through the game and checks everything (codes in CHECKS); whatever the file
 # holds, it returns a verdict and never raises.
@@ -41,7 +41,7 @@ from .challenge import Challenge, ChallengeError, commitment, parse_challenge, s
 MAX_RECORDS = 100_000
 SHOWN = 300  # characters of a message or summary field `describe` shows
 
-#: every code verify_run may return, and what it means (SPEC M S6)
+#: every code verify_run may return, and what it means (SPEC §11.7.6)
 CHECKS = {
     "malformed": "the file is not a solo run",
     "old-format": "a run file of an older format, which this version cannot replay",
@@ -290,7 +290,7 @@ class _Cursor:
 
 
 def verify_run(data: bytes, expected: Challenge | None = None) -> RunReport:
-    """Replay a run file (S6); `expected`: the challenge it must be a run of. Never raises: a
+    """Replay a run file (§11.7.6); `expected`: the challenge it must be a run of. Never raises: a
     file the checks did not foresee is INVALID at the record being checked."""
     summary: dict[str, Any] = {}
     at = _Cursor()

@@ -1,6 +1,6 @@
-# The organiser's reveal service (SPEC Part M, S5 and S8-S9), sans-IO: its ledger, its wire
-# messages and its answers. The trio TCP server, the durable state file and the player's client
-# live in cli/solo_service.py; this module does no I/O, reads no clock and holds no socket.
+# The organiser's reveal service (SPEC Part 11, §11.7.5 and §11.7.8–11.7.9), sans-IO: its ledger,
+# its wire messages and its answers. The trio TCP server, the durable state file and the player's
+# client live in cli/solo_service.py; this module does no I/O, reads no clock and holds no socket.
 #
 # How it works. The service holds the challenge's secret; the player never does, so it cannot
 # look ahead. Before each random step the player sends a request signed with its key:
@@ -49,7 +49,7 @@ _STREAM = re.compile(r"deck-[0-9]{1,3}|d6")
 
 
 class RevealRefused(RemoteProtocolError):
-    """The service refuses a request (the player's fault); `code` says why (SPEC M S9)."""
+    """The service refuses a request (the player's fault); `code` says why (SPEC §11.7.9)."""
 
     code = "refused"
 
@@ -342,7 +342,7 @@ Persist = Callable[[Entry], None]
 
 
 class RevealService:
-    """The organiser's side (S5): holds the secret, keeps the ledger. `reveal` for a player in
+    """The organiser's side (§11.7.5): holds the secret, keeps the ledger. `reveal` for a player in
     the same process (practice, or the organiser's own runs); `answer` for wire requests."""
 
     def __init__(self, challenge: Challenge, secret: OrganiserSecret, *,
@@ -414,7 +414,7 @@ class RevealService:
 
 # --- the connection slots -------------------------------------------------------------------
 
-# Who may hold one of the service's connections (SPEC M S9, Decided). Keys and connections
+# Who may hold one of the service's connections (SPEC §11.7.9, Decided). Keys and connections
 # cost an attacker nothing, so no count alone protects a player; what an attacker cannot make
 # up freely is its number of address groups (an IPv4 address, an IPv6 /64: the caller names the
 # group) and fresh progress (a new step answered is a fsynced ledger entry the organiser sees).

@@ -58,7 +58,7 @@ TAG_DECKLIST_COMMIT = b"versus/v1/deck-list-commit"
 TAG_PEER_RNG = b"versus/v1/peer-rng"
 TAG_CHANCE_LINK = b"versus/v1/chance-link"
 TAG_CHANCE_ROLL = b"versus/v1/chance-roll"
-# solo runs (protocol/solo/, SPEC Part M "Solo runs")
+# solo runs (protocol/solo/, SPEC Part 11 "Solo runs")
 TAG_SOLO_CHALLENGE_SIG = b"versus/v1/solo/challenge-sig"
 TAG_SOLO_CHALLENGE = b"versus/v1/solo/challenge-digest"
 TAG_SOLO_COMMIT = b"versus/v1/solo/secret-commit"

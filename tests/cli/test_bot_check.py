@@ -1,6 +1,6 @@
 # `versus bot-check` (cli/bot_check.py): the example bot passes every check; a bot broken in one
 # way (crash, garbage, illegal action, slow, strict about unknown fields, lingering after quit)
-# fails the check that names that way, with the driver's reason. `--game ID` (issue 21): the
+# fails the check that names that way, with the driver's reason. `--game ID`: the
 # same checks on another two-player game's decisions.
 from __future__ import annotations
 

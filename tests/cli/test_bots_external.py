@@ -1,6 +1,6 @@
 # The external bot protocol with real child processes: the example bot plays a whole game;
 # broken bots (crash, garbage, timeout, illegal action, overlong line, bad hello) forfeit with
-# a reason naming what they did, and their process is gone afterwards. Issue 21: external bots
+# a reason naming what they did, and their process is gone afterwards. External bots
 # play whole matches of grid and vanquishers through the tournament's own path, and the hello of
 # versus42 keeps its fields. A bot's child that holds its stderr open neither hangs the driver
 # nor outlives the bot.
@@ -138,7 +138,7 @@ async def test_silent_crash_at_start(tmp_path):
     await expect_forfeit(argv, r"exited with code 3 on the hello$")
 
 
-# --- every two-player game (issue 21) ----------------------------------------------------------
+# --- every two-player game ----------------------------------------------------------
 
 # The example bot's play, with every message it receives appended to the file argv[1].
 RECORDER = """

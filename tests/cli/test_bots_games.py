@@ -1,7 +1,7 @@
-# The greedy bots and the line-terminal renderings of the grid and vanquishers games (issues 17
-# and 18, "Play"): greedy answers legal inputs only and finishes games, beats random in a small
-# duplicate sample, is deterministic given its seed; the renderings never name a card the viewer
-# does not know; `versus demo --game grid --bot-a greedy --bot-b random` plays and verifies.
+# The greedy bots and the line-terminal renderings of the grid and vanquishers games: greedy answers
+# legal inputs only and finishes games, beats random in a small duplicate sample, is deterministic
+# given its seed; the renderings never name a card the viewer does not know; `versus demo --game
+# grid --bot-a greedy --bot-b random` plays and verifies.
 from __future__ import annotations
 
 import importlib.util

@@ -1,8 +1,8 @@
-# The command-line defects of issue 15, one test (or a few) each, numbered as in the issue:
-# each failed on the code before the fix. Commands run in-process through `main` where that is
-# quick and cannot hang on a regression; as separate processes where the real thing matters (no
-# terminal on stdin, a closed stdout pipe) or where the old code would wait forever (a timeout
-# ends it). The terminal UI is either replaced by a recorder (to prove it never started) or
+# The command-line defects found in a review of the command line, one test (or a few) each, numbered
+# as in that review: each failed on the code before the fix. Commands run in-process through `main`
+# where that is quick and cannot hang on a regression; as separate processes where the real thing
+# matters (no terminal on stdin, a closed stdout pipe) or where the old code would wait forever (a
+# timeout ends it). The terminal UI is either replaced by a recorder (to prove it never started) or
 # driven through a pipe (to leave a match as a person would: Ctrl-C, then `l`). Network: TCP on
 # 127.0.0.1 only; every wait is bounded.
 from __future__ import annotations

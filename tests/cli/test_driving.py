@@ -1,4 +1,4 @@
-# The program's side of a session (cli/driving.py, issue 16): p2p/ holds no narration and
+# The program's side of a session (cli/driving.py): p2p/ holds no narration and
 # picks no action; the cli's narrator, installed as the session's event hook, tells any game
 # through its own narration, and `drive_player` plays any game's legal inputs.
 from __future__ import annotations

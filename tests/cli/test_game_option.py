@@ -1,4 +1,4 @@
-# Issue 16, "every command takes --game ID": the command line plays any registered game.
+# "every command takes --game ID": the command line plays any registered game.
 #
 #   * game plugins: VERSUS_GAMES names modules that register games on import (a subprocess
 #     from the repository root, so `tests` imports); a plugin that fails is one line, exit 2;
@@ -345,7 +345,7 @@ def test_host_and_join_a_toy_match_in_the_line_interface(tmp_path, toy) -> None:
     (["--game", "vanquishers"], "decklist deal"),
 ])
 def test_the_built_in_games_play_a_verified_match_over_tcp(capsys, tmp_path, argv, deal) -> None:
-    """Issues 17, 18: `versus demo --game` of each built-in game: real loopback TCP, the
+    """`versus demo --game` of each built-in game: real loopback TCP, the
     transcript verified; Vanquishers' 48-card data cannot deal two pools of 30, so its default
     deal is decklists (cli/game_options.py default_deal)."""
     assert main(["demo", *argv, "--seed", "05", "--out", str(tmp_path)]) == 0

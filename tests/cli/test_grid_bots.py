@@ -1,4 +1,4 @@
-# The grid ISMCTS bot (cli/bots/grid_ismcts.py; SPEC 7.G.9): offered for the grid under the
+# The grid ISMCTS bot (cli/bots/grid_ismcts.py; SPEC §7.11.9): offered for the grid under the
 # name `ismcts` with its budget options, it answers only legal inputs (every decision of a whole
 # game checked against the legal list), and it is deterministic given its seed at an iteration
 # budget. Its strength is measured by bench/grid.py --ismcts-games, not tested here.

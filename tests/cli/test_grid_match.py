@@ -1,4 +1,4 @@
-# Issue 17, "a whole P2P match over TCP per mode and per deal type, verified offline; tamper
+# "a whole P2P match over TCP per mode and per deal type, verified offline; tamper
 # tests": the real `versus demo --game grid` path in process (two bots, both peers' protocol
 # stacks over loopback TCP on 127.0.0.1, the transcript written to disk), for each mode with
 # decklist commitments and with the shared-pool deal, and the shared-deck rules option (one

@@ -1,4 +1,4 @@
-# `versus host` / `versus join` across routers (issue 20), as separate processes: a whole headless
+# `versus host` / `versus join` across routers, as separate processes: a whole headless
 # match through a REAL magic-wormhole transit relay on 127.0.0.1 (the joiner's direct address is
 # dead, so it falls back to the relay named in the invite), the port-mapping lines the host
 # prints, the invite with several addresses, and the one-line errors. Every process is killed by a

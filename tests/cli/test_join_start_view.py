@@ -1,4 +1,4 @@
-# What a joiner is shown of a host's start position before it accepts (SPEC 3.C "What the
+# What a joiner is shown of a host's start position before it accepts (SPEC §3.3 "What the
 # joiner is shown"; cli/commands.py start_lines, the games' `start_view`).
 #
 # The attack replayed: a host offers a start whose one-line summary reads like a fair one (the

@@ -1,6 +1,6 @@
 # The line interface of the games without a full-screen UI: `help` lists the legal inputs and
-# the commands, and Tab (on a terminal) completes the whole line among them (issues 17-19:
-# "completion and help").
+# the commands, and Tab (on a terminal) completes the whole line among them (completion and
+# help).
 from __future__ import annotations
 
 import io

@@ -1,4 +1,4 @@
-# `versus challenge new`, `versus solo --bot greedy`, `versus verify` on the run (issue 19).
+# `versus challenge new`, `versus solo --bot greedy`, `versus verify` on the run.
 from __future__ import annotations
 
 import json

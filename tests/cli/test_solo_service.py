@@ -1,5 +1,5 @@
-# The networked reveal service (SPEC Part M, S8-S9) over real TCP on 127.0.0.1: a whole run
-# against it verifies; a second history is refused, also after a restart (the state file);
+# The networked reveal service (SPEC Part 11, §11.7.8–11.7.9) over real TCP on 127.0.0.1: a whole
+# run against it verifies; a second history is refused, also after a restart (the state file);
 # garbage, oversized, empty and dripped frames get a clear refusal and the service goes on.
 from __future__ import annotations
 
@@ -331,7 +331,7 @@ async def test_a_player_is_served_while_a_flood_holds_every_slot(tmp_path, addre
     """Review finding: 16 loopback addresses x 4 connections with throwaway keys held all 64
     slots, and every player was told "busy". The flood here comes from 16 addresses with 8
     connections each (more than any address may hold), or from 63 addresses (the most that
-    SPEC M S9 promises to withstand), every connection with its own key, asking again and
+    SPEC §11.7.9 promises to withstand), every connection with its own key, asking again and
     again; a player from another address still plays a whole run that verifies."""
     ch, sec = _challenge()
     svc = Running(ch, sec, tmp_path / "s")

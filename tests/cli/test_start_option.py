@@ -1,6 +1,6 @@
-# `--start FILE` on demo, play and host (SPEC 3.C "Start positions"): a match from a position
+# `--start FILE` on demo, play and host (SPEC §3.3 "Start positions"): a match from a position
 # instead of the new game. The demo plays it over real TCP on 127.0.0.1 in both deal modes (and
-# a grid game's position, SPEC Part G) and the verifier replays it from the start the HELLOs
+# a grid game's position, SPEC Part 9) and the verifier replays it from the start the HELLOs
 # bind; the offline demo's referee deals the position's hidden cards itself; a joiner is shown
 # the start before it accepts; every mistake is one line, exit 2.
 from __future__ import annotations

@@ -183,7 +183,7 @@ def test_broken_bots_lose_by_forfeit_and_the_tournament_goes_on(tmp_path, capsys
 
 
 def test_a_cmd_bot_plays_a_grid_tournament(tmp_path, capsys):
-    """An external bot in a tournament of another game (issue 21): its game is played to the
+    """An external bot in a tournament of another game: its game is played to the
     end (one game, the bot in seat 0: tests/cli/test_bots_external.py plays seat 1 through the
     worker), and its transcript verifies."""
     out = tmp_path / "t"

@@ -1,5 +1,5 @@
 # `versus tournament` with paired deals, deal suites, the SPRT, interim standings, per-bot
-# options and game records (issue 21), end to end: real workers, real matches over TCP on
+# options and game records, end to end: real workers, real matches over TCP on
 # 127.0.0.1. The two games of a pair must be the same deal (same match id: identities, master
 # secrets and handshake from the deal seed) with the seats swapped.
 from __future__ import annotations
@@ -163,7 +163,7 @@ def test_paired_schedule_keeps_each_pair_together_and_old_manifests_resume(tmp_p
         ("p0-p1-001", (0, 1), 1), ("p0-p1-002", (1, 0), 1),
         ("p0-p2-001", (0, 2), 1), ("p0-p2-002", (2, 0), 1)]
     assert len(games) == 12 and {g.deal for g in games} == {1, 2}
-    # a manifest from before issue 21: unpaired, fresh deals, schedule entries without deal/pair
+    # a manifest from before paired deals: unpaired, fresh deals, schedule entries without deal/pair
     folder = tournament.Folder(tmp_path)
     old = tournament.Settings(games=2).to_dict()
     for key in ("paired", "srand", "deals", "sprt", "records"):
@@ -178,8 +178,8 @@ def test_paired_schedule_keeps_each_pair_together_and_old_manifests_resume(tmp_p
 
 
 def start_position_text(seed: bytes, game: str = "versus42") -> str:
-    """A real mid-game position of a random game with a face-down field card (SPEC 3.C; the
-    grid game: a face-down grid card, SPEC Part G; Vanquishers: a hidden trap)."""
+    """A real mid-game position of a random game with a face-down field card (SPEC §3.3; the
+    grid game: a face-down grid card, SPEC Part 9; Vanquishers: a hidden trap)."""
     if game == "grid":
         from tests.engine.grid.test_start_positions import start_text
 
@@ -199,7 +199,7 @@ def start_position_text(seed: bytes, game: str = "versus42") -> str:
 @pytest.mark.parametrize(("game", "deal"), [("versus42", "decklist"), ("grid", "decklist"),
                                             ("vanquishers", "decklist")])
 def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, game, deal):
-    """Issue 21: `--deals` lists start positions (a bare position line, a labelled one, a JSON
+    """`--deals` lists start positions (a bare position line, a labelled one, a JSON
     item): every game starts from its position, both games of a pair from the same deal, and
     the verifier, replaying from the start the HELLOs bind, certifies each result."""
     from versus.engine.api import rules_for_position

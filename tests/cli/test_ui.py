@@ -454,7 +454,7 @@ def test_a_protocol_fault_is_said_plainly() -> None:
     assert "abandoned" not in fault.describe(1) and "broke the protocol" in fault.describe(1)
 
 
-# --- issue 15 #7: a turn that ends by itself, and inputs bound to their decision ---------------
+# --- a turn that ends by itself, and inputs bound to their decision ---------------
 
 
 async def _summon_then_move(h: Harness) -> tuple[int, str]:

@@ -96,7 +96,7 @@ def test_a_call_in_flight_is_released_when_trio_is_cancelled() -> None:
 
 @pytest.mark.parametrize("fails", [False, True])
 def test_the_end_can_be_awaited_twice(fails: bool) -> None:
-    """Issue 15: the UI waits for the run's end, then `async with` does again on the way out
+    """the UI waits for the run's end, then `async with` does again on the way out
     (a UI cancelled after the trio run finished): the second wait gives the same answer, not
     outcome's AlreadyUsedError."""
 

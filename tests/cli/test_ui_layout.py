@@ -1,4 +1,4 @@
-# The terminal UI's screen as drawn (issue 15 #5, #6 and the minor layout defects): the real app
+# The terminal UI's screen as drawn: the real app
 # on a real local match, rendered into a sized xterm, read back from prompt-toolkit's screen.
 from __future__ import annotations
 

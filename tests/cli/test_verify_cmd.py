@@ -138,7 +138,7 @@ def test_the_installed_command_never_prints_a_traceback(files: dict[str, Path],
 
 def test_peer_text_in_a_transcript_is_printed_escaped(files: dict[str, Path],
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """An EVIDENCE message that would erase the line and print a fake "OK" (issue 14, item 7)."""
+    """An EVIDENCE message that would erase the line and print a fake "OK"."""
     for flags in ((), ("-q",), ("--json",)):
         code, out, err = run(capsys, *flags, files["evidence"])
         assert code == 1 and err == ""

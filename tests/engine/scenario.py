@@ -22,7 +22,7 @@ from versus.engine.game import DECK
 
 # Rule tests exercise the effect vocabulary through catalogue version 1's cards (the rules are
 # the same for every card pool; version 1 stays shipped, and has e.g. the Location-step destroy
-# that version 2 dropped, issue 22). Tests of the current pool use default_catalogue().
+# that version 2 dropped). Tests of the current pool use default_catalogue().
 CAT = catalogue_version(1)
 # the identities of deck cards a test never declared, dealt after the declared ones
 FILLER = ("lumen-sprite", "shade-mite")

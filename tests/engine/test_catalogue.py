@@ -79,7 +79,7 @@ def test_garbage_is_rejected(data):
         load_catalogue(data)
 
 
-# --- versions (SPEC Part 2, "Versions") and honest texts (issue 22) ---------------------------
+# --- versions (SPEC Part 2, "Versions") and honest texts ---------------------------
 
 def test_every_shipped_version_loads_and_the_latest_is_the_default():
     from versus.engine.catalogue import LATEST, VERSIONS, catalogue_version, find_catalogue
@@ -120,8 +120,8 @@ def test_light_and_dark_cards_are_true_mirrors():
 
 
 def _conditions(card) -> list[tuple[str, str]]:
-    """(part of the text, words it must contain) for every rule of issue 22 that applies to
-    `card`, derived from its definition."""
+    """(part of the text, words it must contain) for every rule of card texts (SPEC Part 2) that
+    applies to `card`, derived from its definition."""
     a, p = card.active, card.passive
     out = []
     if a.op == "destroy" and a.max_strength:

@@ -1,4 +1,4 @@
-# The legal list and `step` agree, for every built-in game (SPEC Part 3, 3.A): random games from
+# The legal list and `step` agree, for every built-in game (SPEC Part 3, §3.1): random games from
 # many seeds, played by each game's full-information referee, and at every TURN, CHOICE or
 # CHANCE every input `legal_actions` lists is stepped through the generic interface (with its
 # state hash and next decision, as the protocol does), and its notation goes over the wire and

@@ -122,7 +122,7 @@ BATTLE = re.compile(r"Battle on [a-e][1-4]: (.+) \(([0-9+-]+)\) vs (.+) \(([0-9+
 
 
 def test_battle_lines_give_the_strengths_the_battle_was_decided_with() -> None:
-    """Issue 15 #10: the line's Strengths agree with its outcome (the weaker card falls, equal
+    """the line's Strengths agree with its outcome (the weaker card falls, equal
     ones both do), which they did not when the survivor's Strength was read after the step
     (an absorption bonus, an Increase that had expired)."""
     battles = 0
@@ -195,7 +195,7 @@ def test_a_discard_from_the_deck_says_top_of_the_deck_to_an_owner_who_knew_the_c
 
 
 def test_a_card_a_passive_destroys_during_its_battle_is_not_told_as_a_lost_battle() -> None:
-    """R7.5: Solar Lancer's Passive destroys its weak opponent after the revelation, so the
+    """§1.7.5: Solar Lancer's Passive destroys its weak opponent after the revelation, so the
     battle is never decided: no Strengths, no winner, just what happened."""
     sc = Scenario(tiles=NEUTRAL)
     sc.field(0, "solar-lancer", "b2")
@@ -242,7 +242,7 @@ def _watched_rerun(before: State, inp: object) -> tuple[bytes, dict, set, list]:
 
 
 def test_the_step_report_is_what_narration_used_to_compute() -> None:
-    """Issue 16: `step_with_report` (which narration reads) reports, for every step of random
+    """`step_with_report` (which narration reads) reports, for every step of random
     games, exactly what narration's own re-run of the step loop found, and returns the state
     `step` returns; the report is no part of the state (its encoding and hash)."""
     steps = battles = ended = 0

@@ -120,7 +120,7 @@ def test_builder_sets_up_a_position_and_resolves_its_decision():
 
 
 def test_builder_position_without_a_move_ends_the_turn_by_itself():
-    # player 0 has only a deck: nothing but `end` is legal, so the turn passes (R4.5)
+    # player 0 has only a deck: nothing but `end` is legal, so the turn passes (§1.4.5)
     b = PositionBuilder(tiles=NEUTRAL, active=0)
     b.field(1, "e3", "shade-mite")
     s = b.build()
@@ -131,7 +131,7 @@ def test_builder_defaults_follow_the_rules():
     b = PositionBuilder(Ruleset(deck_size=3, hand_size=1))
     b.hand(0)
     b.hand(1)
-    s = b.build()  # the layout of the seed b"position"; the first player is active (R3.3)
+    s = b.build()  # the layout of the seed b"position"; the first player is active (§1.3.3)
     assert s.pending == TurnDecision(s.first) and s.turn == 0 and s.deck_n == [2, 2]
     with pytest.raises(PositionError, match="needs its card id"):
         b.field(0, "a1")

@@ -139,7 +139,7 @@ def test_ruleset_decode_raises_only_ruleset_error():
         Ruleset.decode("not bytes")  # type: ignore[arg-type]
 
 
-# --- a battle's second participant stands in its area (R7.1, R9.4) ---------------------------
+# --- a battle's second participant stands in its area (§1.7.1, §1.9.4) ---------------------------
 
 def test_battle_adjacent_passive_sees_the_arriving_card():
     sc = Scenario(tiles=NEUTRAL)
@@ -149,7 +149,7 @@ def test_battle_adjacent_passive_sees_the_arriving_card():
     s = sc.play(sc.start(), "move b2 b3")
     # before: the arbiter saw only the card already on b3 (its ally), so the squire absorbed
     # the mite; the squire is an adjacent recto enemy of Strength 2 and is destroyed at
-    # Location, which ends the battle (R7.5)
+    # Location, which ends the battle (§1.7.5)
     assert s.zone[squire] == DESTROYED
     assert s.zone[mite] == FIELD and area_of(s, mite) == "b3" and s.stack[mite] == ()
 

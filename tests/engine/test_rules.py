@@ -38,7 +38,7 @@ def texts(s):
     return {str(a) for a in legal_actions(s)}
 
 
-# R1 goal ------------------------------------------------------------------------------------
+# §1.1 goal ------------------------------------------------------------------------------------
 
 def test_r1_1_eliminating_every_enemy_card_wins():
     sc = Scenario(tiles=NEUTRAL)
@@ -61,7 +61,7 @@ def test_r1_2_discarded_and_destroyed_cards_are_eliminated():
     assert sum(z == DISCARDED for z in s.zone) == 1
 
 
-# R2 cards and setup -------------------------------------------------------------------------
+# §1.2 cards and setup -------------------------------------------------------------------------
 
 def test_r2_1_every_card_has_energy_strength_active_passive():
     for card in CAT.cards:
@@ -92,7 +92,7 @@ def test_r2_2_handles_belong_to_their_owner():
         step(s, Deal(next(iter(s.handles(1 - s.first)))))
 
 
-# R3 field -----------------------------------------------------------------------------------
+# §1.3 field -----------------------------------------------------------------------------------
 
 def test_r3_1_sides_and_backlines():
     g = STANDARD
@@ -127,7 +127,7 @@ def test_r3_4_adjacency_includes_diagonals_not_self():
     assert {g.names[i] for i in g.adjacent[g.index["a1"]]} == {"b1", "a2", "b2"}
 
 
-# R4 turns -----------------------------------------------------------------------------------
+# §1.4 turns -----------------------------------------------------------------------------------
 
 def test_r4_1_turns_alternate():
     sc = Scenario(tiles=NEUTRAL)
@@ -204,7 +204,7 @@ def test_r4_6_no_draw_at_the_start_of_a_turn():
     assert s.hand_n == hands
 
 
-# R5 actions ---------------------------------------------------------------------------------
+# §1.5 actions ---------------------------------------------------------------------------------
 
 def test_r5_1_summon_recto_reveals_verso_hides():
     sc = Scenario(tiles=NEUTRAL)
@@ -274,7 +274,7 @@ def test_r5_4_move_to_adjacent_even_verso():
     assert area_of(s, h) == "b3" and s.face[h] == 0
 
 
-# R6 backline, discard, draw -----------------------------------------------------------------
+# §1.6 backline, discard, draw -----------------------------------------------------------------
 
 def test_r6_1_discard_takes_the_top_deck_card_and_reveals_it():
     sc = Scenario(tiles=NEUTRAL)
@@ -342,7 +342,7 @@ def test_r6_3_destroyed_card_draws_at_once_even_in_opponents_turn():
     assert s.zone[nxt] == HAND
 
 
-# R7 battles ---------------------------------------------------------------------------------
+# §1.7 battles ---------------------------------------------------------------------------------
 
 def test_r7_1_battle_between_allies_destroys_the_weaker_without_absorbing():
     sc = Scenario(tiles=NEUTRAL)
@@ -427,7 +427,7 @@ def test_r7_6_swap_exchanges_areas_without_battle():
     assert area_of(s, fox) == "b3" and area_of(s, enemy) == "b2"
 
 
-# R8 absorption levels -----------------------------------------------------------------------
+# §1.8 absorption levels -----------------------------------------------------------------------
 
 def _leveled(card: str, level: int, area: str = "b2") -> tuple[Scenario, int]:
     sc = Scenario(tiles=NEUTRAL)
@@ -480,7 +480,7 @@ def test_r8_5_fourth_absorption_wins():
     assert s.result == GameResult(Outcome.ABSORPTION, 0)
 
 
-# R9 strength and abilities ------------------------------------------------------------------
+# §1.9 strength and abilities ------------------------------------------------------------------
 
 def test_r9_1_verso_cards_have_no_working_passive():
     sc = Scenario(tiles=NEUTRAL)
@@ -542,7 +542,7 @@ def test_r9_5_copy_uses_another_recto_cards_active_as_its_own():
     assert not any(t.startswith("activate a1 a1") for t in texts(s))
 
 
-# R10 end of the game ------------------------------------------------------------------------
+# §1.10 end of the game ------------------------------------------------------------------------
 
 def test_r10_2_simultaneous_elimination_is_a_draw():
     sc = Scenario(tiles=NEUTRAL)

@@ -1,4 +1,4 @@
-# Start positions (SPEC Part 3 "Start positions", issue 21): a ruleset carrying a position's
+# Start positions (SPEC Part 3 "Start positions"): a ruleset carrying a position's
 # canonical text starts the game there. Positions come from real random games; the deals that
 # rebuild them are answered in each deck's handle order, as the protocol deals them.
 from __future__ import annotations

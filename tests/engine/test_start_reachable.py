@@ -1,4 +1,4 @@
-# A Versus start position states only what the rules can reach (SPEC 3.C "Reachable" and "What
+# A Versus start position states only what the rules can reach (SPEC §3.3 "Reachable" and "What
 # can start"): a host that offers a start cannot hand itself a turn, an Increase, a level or
 # tiles no game gives, nor a face the rules never show. Each deceptive start below is a real
 # start with one field changed, which the reader used to accept and the whole match verified;
@@ -101,7 +101,7 @@ def _public_verso(o: dict[str, Any]) -> None:
 
 
 def _back_in_order(o: dict[str, Any]) -> None:
-    """After its Move the active player may Flip and Activate again (R4.3 `ordered`)."""
+    """After its Move the active player may Flip and Activate again (§1.4.3 `ordered`)."""
     o.update(used=["summon", "move"], order="summon", summons=1)
 
 

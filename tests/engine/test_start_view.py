@@ -1,4 +1,4 @@
-# The games' `start_view` (SPEC 3.C "What the joiner is shown"): a start position described from
+# The games' `start_view` (SPEC §3.3 "What the joiner is shown"): a start position described from
 # a seat, and what differs from the game's new game. A new game's own first position has no
 # difference from either seat; every startable position of real random games is described
 # without error, its differences drawn from facts its lines show; each side value a host could

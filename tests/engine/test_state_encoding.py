@@ -2,7 +2,7 @@
 # here from that text alone, reading only the public position (engine/positions.py), must give
 # the engine's bytes and hash for every state of random games; the documented task codes must
 # be the engine's (TASK_CODES_DOC is SPEC's table); and hashes made before the game interface
-# existed (issue 16) must not change.
+# existed must not change.
 from __future__ import annotations
 
 import contextlib
@@ -30,7 +30,7 @@ from versus.engine.catalogue import catalogue_version
 from versus.engine.game import _HANDLERS, TASKS
 from versus.engine.positions import position_object
 
-# catalogue version 1: the golden hashes below were computed with it (issue 22 kept it shipped)
+# catalogue version 1: the golden hashes below were computed with it (it stays shipped)
 CAT = catalogue_version(1)
 
 # SPEC Part 3, "Task codes" (code, task, fields): kept verbatim from SPEC
@@ -79,7 +79,7 @@ def spec_encoding(pos: dict, catalogue_ids: list[str]) -> bytes:
     names = [f"{chr(ord('a') + c)}{r + 1}" for r in range(rows) for c in range(cols)]
     tiles = ["WKGB".index(ch) for ch in pos["tiles"].replace(" ", "")]
     blue_row = tiles.index(3) // cols
-    first = 1 - (0 if blue_row < rows // 2 else 1)  # R3.3: the Blue tile's owner plays second
+    first = 1 - (0 if blue_row < rows // 2 else 1)  # §1.3.3: the Blue tile's owner plays second
     cards = pos["cards"]
     ints = [1, n, pos["turn"], pos["active"],
             sum(1 << ACTIONS.index(w) for w in pos["used"]), ACTIONS.index(pos["order"]),
@@ -191,7 +191,8 @@ def test_every_task_pushed_in_play_is_documented(game):
 
 
 def test_hashes_made_before_the_game_interface_are_unchanged():
-    # computed with the engine as it was before issue 16 (same seeds, referee and choosers)
+    # computed with the engine as it was before the game interface (same seeds, referee and
+    # choosers)
     assert layout_tiles(Ruleset(), b"golden") == (
         0, 0, 0, 0, 1, 1, 0, 2, 3, 0, 2, 1, 1, 1, 2, 1, 0, 1, 1, 0)
     golden = {  # inputs, the final state's hash, SHA-256 over every state's hash in turn
@@ -214,8 +215,8 @@ def test_hashes_made_before_the_game_interface_are_unchanged():
 
 
 def test_spec_encoding_covers_the_deals_of_a_start_position():
-    """SPEC 3.C "Start positions": the `place` task and the deal of purpose field (with its
-    area) are encoded as 3.D says, recomputed from each position of the start's deals."""
+    """SPEC §3.3 "Start positions": the `place` task and the deal of purpose field (with its
+    area) are encoded as §3.4 says, recomputed from each position of the start's deals."""
     from versus.engine.actions import Deal
     from versus.engine.api import rules_for_position
     from versus.engine.game import DECK, FIELD, new_game

@@ -1,4 +1,4 @@
-# A hostile peer's own words on the honest side's screen (security issue 14, item 7), over real
+# A hostile peer's own words on the honest side's screen, over real
 # TCP: the joiner (seat 1) ends the match with an EVIDENCE it signed whose code and message carry
 # terminal escapes, a fake verdict line and a bidi override, and a CLOSE reason full of escapes.
 # Whatever the honest side shows of them (the live outcome line, the session's fault detail, the

@@ -1,7 +1,7 @@
-# The trust review's live attacks (issue 14), replayed over real TCP on 127.0.0.1 against an
-# honest host (tests/hostile/harness.py): a timeout claim made on demand (hole 1), a false
-# accusation (hole 9) and a relay that makes two players meet while each channel names it
-# (hole 3). The in-memory versions and the offline forgeries are in tests/protocol/test_trust.py.
+# The trust review's live attacks, replayed over real TCP on 127.0.0.1 against an
+# honest host (tests/hostile/harness.py): a timeout claim made on demand, a false
+# accusation and a relay that makes two players meet while each channel names it.
+# The in-memory versions and the offline forgeries are in tests/protocol/test_trust.py.
 from __future__ import annotations
 
 import math
@@ -121,7 +121,7 @@ async def test_a_false_accusation_is_the_accuser_s_fault() -> None:
     assert report.summary["fault"]["code"] == "false-evidence"
 
 
-# --- hole 3: a relay between two channels ----------------------------------------------------
+# --- a relay between two channels ----------------------------------------------------
 
 
 async def test_a_relay_between_two_channels_is_refused_by_both_players() -> None:
@@ -192,7 +192,7 @@ async def test_a_relay_between_two_channels_is_refused_by_both_players() -> None
     assert all("cannot start from" in str(e) for e in errors_seen), errors_seen
 
 
-# --- hole 4: a claim crossing our move, that the rules refuse ---------------------------------
+# --- a claim crossing our move, that the rules refuse ---------------------------------
 
 
 class CrossingClaimant(HostilePeer):

@@ -1,4 +1,4 @@
-# Whole matches between two hosts under network faults (issue 8): `versus host --bot random`
+# Whole matches between two hosts under network faults: `versus host --bot random`
 # in one network namespace and `versus join --bot random` in another, the namespaces joined by a
 # link of their own (10.77.0.1/24 and 10.77.0.2/24, inside namespaces this module creates and
 # deletes), with (1) 300 ms of added delay, (2) 10 % packet loss, (3) the link cut for longer

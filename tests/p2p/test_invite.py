@@ -60,7 +60,7 @@ def test_too_long() -> None:
         Invite.parse("versus://" + "a" * 600)
 
 
-# --- several addresses and a relay (issue 20) ------------------------------------------------
+# --- several addresses and a relay ------------------------------------------------
 
 ROOM = bytes(range(16))
 ROOM_TEXT = "aaaqeayeaudaocajbifqydiob4"

@@ -1,5 +1,5 @@
 # The session's own guarantees that sit beside the protocol: the clocks survive a restart from
-# disk (clock.json, SPEC Part 6 §T-CLOCK), and a player that crashes resigns its seat instead of
+# disk (clock.json, SPEC §6.7), and a player that crashes resigns its seat instead of
 # tearing the match down (drive_player). Clocks run on trio's autojump clock.
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-# A roll-back survives a restart (SPEC §4.11 race, §T-STORE rollback.json). In the timeout race
+# A roll-back survives a restart (SPEC §4.11 race, §6.9 rollback.json). In the timeout race
 # the late side drops its own crossing envelopes and rewrites its transcript without them; it
 # must then never sign at those seqs again, or the claimant holds two signed envelopes for one
 # seq (an equivocation) to frame it with. The transcript on disk no longer shows the branch, so

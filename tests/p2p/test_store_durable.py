@@ -1,6 +1,6 @@
-# Our envelopes reach the disk (fsync) before they are queued for sending (security issue 14,
-# item 2): after a power cut the transcript still holds every envelope the peer may have seen,
-# so a restored peer regenerates exactly those and never signs another at their seqs.
+# Our envelopes reach the disk (fsync) before they are queued for sending: after a power cut the
+# transcript still holds every envelope the peer may have seen, so a restored peer regenerates
+# exactly those and never signs another at their seqs.
 from __future__ import annotations
 
 import os

@@ -307,7 +307,7 @@ def test_mutated_next_envelope_raises_only_remote_errors(position: int, bit: int
 # Signed envelopes of every kind with any body, from the seat whose turn it is or not: the
 # honest peer answers with a RemoteProtocolError (the signer's fault, or a broken link), never
 # with a LocalProtocolError or any other exception: every handler validates before it uses
-# the body (issue 14, hole 11: our own bugs are never the peer's fault, and the peer's bytes
+# the body (our own bugs are never the peer's fault, and the peer's bytes
 # never reach our code unvalidated).
 _BODY = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1)

@@ -1,8 +1,8 @@
-# Transcripts made before the protocol became generic (issue 16) still verify, and the same
+# Transcripts made before the protocol became generic still verify, and the same
 # seeded match still writes the same bytes: the versus42 wire format did not change (SPEC §4.11,
 # "no version bump"). The two files were written by `versus demo --seed 5eed` (decklist and
 # shared pool) at commit 6589776, before the change, with catalogue version 1 (cards.json).
-# Since issue 22 new matches use the latest catalogue version; the verifier finds an old
+# Since catalogue version 2 new matches use the latest catalogue version; the verifier finds an old
 # match's version by the digest its HELLOs bind (SPEC Part 2, "Versions").
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def transcript_of(pair: Pair, seat: int = 0) -> Transcript:
     return pair.peers[seat].transcript()
 
 
-#: a peer-signed text that, printed raw, erases the line and forges a verdict (issue 14, item 7)
+#: a peer-signed text that, printed raw, erases the line and forges a verdict
 FAKE_OK = "\r\x1b[2KOK: 40 records verified\n"
 
 

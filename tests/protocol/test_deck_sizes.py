@@ -1,4 +1,4 @@
-# Decklist mode with decks of different sizes per seat (SPEC §4.7, Decided issue 21): a match
+# Decklist mode with decks of different sizes per seat (SPEC §4.7, Decided): a match
 # that starts from a position gives seat 0, say, 7 hidden cards and seat 1 five. The toy variant
 # of tests/engine/toy_game.py (`toy-decks`) declares such decks; every check and size cap uses
 # the seat's own size, and equal sizes (every existing transcript) are unchanged.

@@ -1,4 +1,4 @@
-# The protocol is generic (issue 16): the toy duel of tests/engine/toy_game.py, which shares no
+# The protocol is generic: the toy duel of tests/engine/toy_game.py, which shares no
 # code with Versus, plays whole matches through MatchPeer: one shared hidden deck dealt from the
 # mental-poker pool (DEAL), a turn, a choice, a public die (CHANCE, settled by the two seats'
 # hash-chain preimages) and the reveals. The verifier re-derives every outcome; every way to
@@ -233,7 +233,7 @@ def _cheater(pair: Pair) -> int:
 
 
 def test_an_answerer_that_withholds_its_roll_loses_on_time() -> None:
-    """Issue 18: a seat that sees the opener's preimage (and so the roll's outcome) and never
+    """a seat that sees the opener's preimage (and so the roll's outcome) and never
     answers forfeits: with a clock, the opener claims after AUTOMATIC_GRACE_MS, and its
     transcript, ending in the claim and its secret reveal, verifies as a timeout win."""
     from versus.protocol.match import AUTOMATIC_GRACE_MS, Ending

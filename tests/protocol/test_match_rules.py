@@ -1,4 +1,4 @@
-# MatchRules carries the game id (issue 16): HELLO's `ruleset` field, so the match id binds the
+# MatchRules carries the game id: HELLO's `ruleset` field, so the match id binds the
 # game and its rules. The format before the game id still decodes (old transcripts verify).
 from __future__ import annotations
 

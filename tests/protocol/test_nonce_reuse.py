@@ -1,4 +1,4 @@
-# Proof nonces after a restart (security issue 14, item 2): the attack replayed, then refused.
+# Proof nonces after a restart: the attack replayed, then refused.
 #
 # A MatchPeer draws every secret from its deterministic match rng (`master_rng`). Restored from a
 # transcript that lacks its last envelopes, it draws the same rng bytes again, possibly for

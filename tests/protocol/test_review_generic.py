@@ -1,4 +1,4 @@
-# Security review of the generic protocol (issue 16): the CHANCE chains, hostile rules in a
+# Security review of the generic protocol: the CHANCE chains, hostile rules in a
 # HELLO, and rules that both seats signed but that cannot be dealt. Each test pins a hole found
 # in the review (fixed) or an attack that the review judged not exploitable.
 from __future__ import annotations

@@ -1,4 +1,4 @@
-# A match from a start position through the real MatchPeer pair (SPEC 3.C "Start positions",
+# A match from a start position through the real MatchPeer pair (SPEC §3.3 "Start positions",
 # §4.12): the HELLOs bind the start, each seat's hidden cards of the position are dealt from
 # its own committed deck (of the size it holds hidden), the verifier replays from the start,
 # and a peer cannot impose a start (or drop one) the other seat did not take.

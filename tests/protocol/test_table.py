@@ -1,4 +1,4 @@
-# The transition table is executable (issue 16): MatchCore reads it, and SPEC §4.11 prints it.
+# The transition table is executable: MatchCore reads it, and SPEC §4.11 prints it.
 # These tests fail when the printed table and the code differ, and check that the table
 # covers every state the match can be in.
 from __future__ import annotations

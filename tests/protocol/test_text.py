@@ -1,7 +1,7 @@
-# protocol.text.printable: peer-supplied text made printable and length-limited (issue 14,
-# item 7). Fixed cases for the escapes and the cut, a sweep over every format character, and
-# hypothesis properties for the two promises: the output is always printable and at most
-# `limit` long, and short printable text passes through unchanged.
+# protocol.text.printable: peer-supplied text made printable and length-limited. Fixed cases for the
+# escapes and the cut, a sweep over every format character, and hypothesis properties for the two
+# promises: the output is always printable and at most `limit` long, and short printable text passes
+# through unchanged.
 from __future__ import annotations
 
 import sys

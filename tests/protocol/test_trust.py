@@ -1,14 +1,14 @@
-# Regression tests of the trust review (issue 14): each replays an attack that worked against
+# Regression tests of the trust review: each replays an attack that worked against
 # the earlier code, in memory (two MatchPeers) and offline (verify_transcript). The TCP versions
 # of the live attacks are in tests/hostile/.
 #
-#   hole 1  timeout claims: a claim against a seat that signed nothing credits no one; a claim
-#           the receiver's own clock contradicts ends in a signed DISPUTE, no winner; a HELLO
-#           copied from another match cannot make a "win"; verify calls a timeout a claim
-#   hole 3  the match is bound to the channel: another key or another channel session refused
-#   hole 4  a crossing claim the prefix refuses is answered with EVIDENCE, our move kept
-#   hole 9  an EVIDENCE is re-checked on arrival; a false one is the accuser's fault
-#   hole 11 an exception in our own handler is a LocalProtocolError, never the peer's fault
+#   - timeout claims: a claim against a seat that signed nothing credits no one; a claim
+#     the receiver's own clock contradicts ends in a signed DISPUTE, no winner; a HELLO
+#     copied from another match cannot make a "win"; verify calls a timeout a claim
+#   - the match is bound to the channel: another key or another channel session refused
+#   - a crossing claim the prefix refuses is answered with EVIDENCE, our move kept
+#   - an EVIDENCE is re-checked on arrival; a false one is the accuser's fault
+#   - an exception in our own handler is a LocalProtocolError, never the peer's fault
 from __future__ import annotations
 
 import pytest
@@ -47,7 +47,7 @@ def _force_claim(peer: MatchPeer, *, checked: bool = True) -> list[bytes]:
     return [peer._last_claim.raw]
 
 
-# --- hole 1: stolen wins on time -------------------------------------------------------------
+# --- stolen wins on time -------------------------------------------------------------
 
 
 def test_claim_right_after_own_commit_credits_no_one() -> None:
@@ -172,7 +172,7 @@ def test_verify_calls_a_timeout_a_claim() -> None:
     assert "claim" in text and "not proven" in text, text
 
 
-# --- hole 4: a crossing claim the prefix refuses ---------------------------------------------
+# --- a crossing claim the prefix refuses ---------------------------------------------
 
 
 def test_an_invalid_crossing_claim_keeps_our_move_and_is_evidence() -> None:
@@ -194,7 +194,7 @@ def test_an_invalid_crossing_claim_keeps_our_move_and_is_evidence() -> None:
     assert report.ok and report.summary["fault"]["player"] == cheater.seat, report.describe()
 
 
-# --- hole 9: false accusations ---------------------------------------------------------------
+# --- false accusations ---------------------------------------------------------------
 
 
 def test_a_false_accusation_is_checked_on_arrival_and_blames_the_accuser() -> None:
@@ -218,7 +218,7 @@ def test_a_false_accusation_is_checked_on_arrival_and_blames_the_accuser() -> No
     assert report.ok and report.summary["fault"]["player"] == liar.seat, report.describe()
 
 
-# --- hole 11: our bugs are ours --------------------------------------------------------------
+# --- our bugs are ours --------------------------------------------------------------
 
 
 def test_a_bug_in_our_handler_is_local_not_the_peer_s_fault(monkeypatch) -> None:
@@ -237,7 +237,7 @@ def test_a_bug_in_our_handler_is_local_not_the_peer_s_fault(monkeypatch) -> None
     assert other.fault is None and other.outgoing() == []
 
 
-# --- hole 3: the match is bound to the channel -----------------------------------------------
+# --- the match is bound to the channel -----------------------------------------------
 
 
 def test_a_hello_whose_key_is_not_the_channel_s_is_refused() -> None:

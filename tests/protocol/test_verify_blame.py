@@ -1,4 +1,4 @@
-# Whom `verify_transcript` blames, and what its report shows (security issue 14, items 7 and 8).
+# Whom `verify_transcript` blames, and what its report shows.
 #
 # Item 8: a seat is at fault only for what its key signed. A record appended after CLOSED or
 # ABORTED is always bad, but one that names seat 0 without seat 0's signature on it (no

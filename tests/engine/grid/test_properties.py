@@ -1,6 +1,6 @@
 # Random playouts of the grid game (hypothesis): every game ends; the same inputs give the
 # same hashes; no view or narration names a card its viewer may not know; every position
-# round-trips; and the state encoding is recomputed from its SPEC text (G.D) from the position
+# round-trips; and the state encoding is recomputed from its SPEC text (§9.4) from the position
 # alone, so the hash is defined by the SPEC, not by the code.
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ SETTINGS = settings(max_examples=30, deadline=None,
 
 
 def spec_encoding(position: str) -> bytes:
-    """SPEC G.D, from the position text alone."""
+    """SPEC §9.4, from the position text alone."""
     o = json.loads(position)
     rules = GridRules.from_options(o["rules"])
     size = rules.size

@@ -1,4 +1,4 @@
-# One test or more per numbered rule of the grid game (SPEC Part G, G1-G16), on positions
+# One test or more per numbered rule of the grid game (SPEC Part 9, §9.1.1–9.1.16), on positions
 # built with tests/engine/grid/scene.py (fast mode, 4x4: player 0's home base is row 1,
 # player 1's is row 4).
 from __future__ import annotations
@@ -35,7 +35,7 @@ def places(s, h: int) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
     return out
 
 
-# --- G1 modes ---------------------------------------------------------------------------------
+# --- §9.1.1 modes ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode,size,n", [("fast", 4, 20), ("normal", 5, 30), ("vs", 6, 40)])
@@ -68,7 +68,7 @@ def test_g1_rules_encoding_is_canonical_and_options_are_checked() -> None:
     assert len(GRID.rules_digest(rules)) == 32
 
 
-# --- G2 deck mixes ----------------------------------------------------------------------------
+# --- §9.1.2 deck mixes ----------------------------------------------------------------------------
 
 
 def test_g2_recommended_mixes_and_filling_with_characters() -> None:
@@ -92,7 +92,7 @@ def test_g2_the_catalogue_builds_vs_decks_and_the_shared_deck(mode: str) -> None
     assert build_deck(cat, mode, "standard", b"seed") == deck  # deterministic in the seed
 
 
-# --- G3 individual or shared decks and graveyards ------------------------------------------
+# --- §9.1.3 individual or shared decks and graveyards ------------------------------------------
 
 
 def test_g3_a_shared_deck_is_one_hidden_deck_and_one_graveyard() -> None:
@@ -115,7 +115,7 @@ def test_g3_individual_graveyards_belong_to_the_deck_owner() -> None:
     assert s.graves == ((b1,), ())
 
 
-# --- G4 start, coin flip, drawing ------------------------------------------------------------
+# --- §9.1.4 start, coin flip, drawing ------------------------------------------------------------
 
 
 def test_g4_a_coin_flip_decides_the_first_player_then_five_cards_each() -> None:
@@ -156,7 +156,7 @@ def test_g4_drawing_stops_when_the_deck_is_empty() -> None:
     assert s.active == 1 and len(s.hand(1)) == 1
 
 
-# --- G5 where a card may go ------------------------------------------------------------------
+# --- §9.1.5 where a card may go ------------------------------------------------------------------
 
 
 def test_g5_the_first_card_goes_to_the_home_base_face_down() -> None:
@@ -194,7 +194,7 @@ def test_g5_a_player_without_cards_on_the_grid_restarts_from_its_home_base() -> 
     assert set(places(sc.state(), h)) == {"a1", "b1", "c1", "d1"}
 
 
-# --- G6 faces ----------------------------------------------------------------------------------
+# --- §9.1.6 faces ---------------------------------------------------------------------------------
 
 
 def test_g6_faces_home_base_down_touching_up_elsewhere_free() -> None:
@@ -219,7 +219,7 @@ def test_g6_the_opponent_home_base_is_entered_face_up() -> None:
     assert places(sc.state(), h)["b4"] == {"up"}
 
 
-# --- G7 values and facing sides ---------------------------------------------------------------
+# --- §9.1.7 values and facing sides ---------------------------------------------------------------
 
 
 def test_g7_facing_sides_top_against_top_across_the_grid() -> None:
@@ -264,7 +264,7 @@ def test_g7_an_element_bonus_modifier_adds_to_every_side() -> None:
     assert s.zone[b1] == Zone.GRAVEYARD
 
 
-# --- G8 battles --------------------------------------------------------------------------------
+# --- §9.1.8 battles -------------------------------------------------------------------------------
 
 
 def test_g8_the_higher_side_wins_and_the_loser_goes_to_the_graveyard() -> None:
@@ -342,7 +342,7 @@ def test_g8_the_other_order_beats_both() -> None:
     assert s.zone[a2] == s.zone[b3] == s.zone[h] == Zone.GRAVEYARD and s.zone[c2] == Zone.GRID
 
 
-# --- G9 traps ------------------------------------------------------------------------------------
+# --- §9.1.9 traps ---------------------------------------------------------------------------------
 
 
 def _trap_scene(trap: str) -> tuple[Scene, int, int, int]:
@@ -384,7 +384,7 @@ def test_g9_a_blast_trap_hits_every_neighbour_on_either_side() -> None:
     assert card_id(s, own) == "earth2"  # revealed on its way to the graveyard
 
 
-# --- G10 wasted cards ---------------------------------------------------------------------------
+# --- §9.1.10 wasted cards -------------------------------------------------------------------------
 
 
 def test_g10_a_trap_or_item_placed_face_up_is_wasted() -> None:
@@ -411,7 +411,7 @@ def test_g10_a_face_down_item_activated_goes_to_the_graveyard() -> None:
     assert s.zone[b1] == Zone.GRAVEYARD and s.zone[h] == Zone.GRID
 
 
-# --- G11 items -----------------------------------------------------------------------------------
+# --- §9.1.11 items --------------------------------------------------------------------------------
 
 
 def test_g11_turn_draw_replaces_the_placement() -> None:
@@ -500,7 +500,7 @@ def test_g11_a_modifier_stays_in_play_and_reverse_turns_the_element_cycle() -> N
     assert s.zone[b1] == Zone.GRAVEYARD  # fire now beats water
 
 
-# --- G12 the FREE window ------------------------------------------------------------------------
+# --- §9.1.12 the FREE window ----------------------------------------------------------------------
 
 
 def test_g12_the_defender_may_boost_before_the_battle() -> None:
@@ -548,7 +548,7 @@ def test_g12_a_turn_item_in_the_window_is_wasted() -> None:
     assert s.zone[x] == Zone.GRAVEYARD and s.zone[b1] == Zone.GRAVEYARD  # no draw, no window
 
 
-# --- G13 winning on the home base -------------------------------------------------------------
+# --- §9.1.13 winning on the home base -------------------------------------------------------------
 
 
 def test_g13_a_character_surviving_on_the_opponent_home_base_wins() -> None:
@@ -573,7 +573,7 @@ def test_g13_a_character_defeated_there_does_not_win() -> None:
     assert not s.finished and s.zone[h] == Zone.GRAVEYARD
 
 
-# --- G14 out of cards -----------------------------------------------------------------------------
+# --- §9.1.14 out of cards -------------------------------------------------------------------------
 
 
 def _endgame(tie: str, mine: int, theirs: int) -> tuple[Scene, object]:
@@ -623,7 +623,7 @@ def test_g14_a_player_with_an_empty_hand_is_skipped() -> None:
     assert s.active == 0 and s.turn == 2  # player 1 had nothing to play
 
 
-# --- G15 turn end ------------------------------------------------------------
+# --- §9.1.15 turn end ------------------------------------------------------------
 
 
 def test_g15_end_only_after_acting_and_boosts_expire() -> None:
@@ -641,7 +641,7 @@ def test_g15_end_only_after_acting_and_boosts_expire() -> None:
     assert s.active == 1 and s.boost[b] == 0
 
 
-# --- G16 inputs of the wrong kind --------------------------------------------------
+# --- §9.1.16 inputs of the wrong kind --------------------------------------------------
 
 
 def test_g16_step_refuses_an_input_of_the_wrong_kind() -> None:

@@ -1,4 +1,4 @@
-# Grid start positions (SPEC Part G "Start positions", issue 21; the design of Versus's,
+# Grid start positions (SPEC Part 9 "Start positions"; the design of Versus's,
 # tests/engine/test_start_positions.py): rules carrying a position's canonical text start the
 # game there. Positions come from real random grid games; the deals that rebuild them are
 # answered in each deck's handle order, as the protocol deals them; a whole match from a start
@@ -151,7 +151,7 @@ def test_positions_of_the_start_phase_round_trip() -> None:
         text = dump_position(s)
         loaded = load_position(text)
         assert dump_position(loaded) == text and state_hash(loaded) == state_hash(s)
-        assert encode_state(s) == spec_encoding(text)  # the new task and decision: SPEC G.D
+        assert encode_state(s) == spec_encoding(text)  # the new task and decision: SPEC §9.4
         seen.add(s.decision[0])
         h = next(h for h in decks[d.deck].handles if s.zone[h] == Zone.DECK)
         s = GRID.step(s, GRID.deal_input(h))

@@ -1,4 +1,4 @@
-# A grid start position states only what the rules can reach (SPEC G.E "Reachable" and "What
+# A grid start position states only what the rules can reach (SPEC §9.5 "Reachable" and "What
 # can start"): a host that offers a start cannot hand itself the turn, a weakened or shielded
 # board, the opponent's cards, a card in the opponent's home base or a hand no game deals, nor a
 # face the rules never show. Each deceptive start below is a real start with one field changed,
@@ -196,7 +196,7 @@ def test_a_deceptive_start_is_refused_naming_the_field_and_value(change, field, 
 
 def test_a_shared_deck_start_holds_each_card_once() -> None:
     """Two face-up cards of the shared deck showing the same card (a shared pool holds distinct
-    cards, G.F)."""
+    cards, §9.6)."""
     obj = json.loads(rich_start((("deck", "shared"),), b"start-3"))
     a = _first(obj, _face_up())
     b = _first(obj, lambda h, c: h != a and _face_up()(h, c))
@@ -293,7 +293,7 @@ def test_accepted_mutated_starts_verify_through_the_protocol() -> None:
         assert report.summary["result"] is not None
 
 
-# --- positions mid-resolution (the reader of any position, SPEC G.E "Reachable") --------------
+# --- positions mid-resolution (the reader of any position, SPEC §9.5 "Reachable") --------------
 
 
 def _hidden_hand(o: dict[str, Any], player: int) -> list[int]:

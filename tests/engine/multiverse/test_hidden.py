@@ -1,9 +1,9 @@
-# What is hidden stays hidden (SPEC M.4, M5): a handle is a deal position, so nothing the player
-# is shown before a flip depends on which cards lie face down. Two games with the same public
+# What is hidden stays hidden (SPEC §11.3, §11.1.5): a handle is a deal position, so nothing the
+# player is shown before a flip depends on which cards lie face down. Two games with the same public
 # setup and the same choices, whose decks differ only in the face-down cards (swapped with cards
-# deep in the deck), show the very same views, legal inputs, narration, notation and board
-# until the first reveal that differs (a face-down card's flip, or rarely a deep card's draw),
-# or to the end when the hidden cards never show.
+# deep in the deck), show the very same views, legal inputs, narration, notation and board until the
+# first reveal that differs (a face-down card's flip, or rarely a deep card's draw), or to the end
+# when the hidden cards never show.
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,4 @@
-# Random playouts with invariants (SPEC Part M): cards are conserved, hidden cards never enter
+# Random playouts with invariants (SPEC Part 11): cards are conserved, hidden cards never enter
 # `known` before a reveal, outcomes match the board, positions round-trip. Each playout's decks
 # are in a random order (`orders`): a reveal names the card at the handle's deal position.
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_playouts_invariants():
                 inp = legal[r % len(legal)]
             before = s.d["side"]
             s = G.step(s, inp)
-            if before == 0 and s.d["side"] == 1:  # M8: the hand limit holds at the turn's end
+            if before == 0 and s.d["side"] == 1:  # §11.1.8: the hand limit holds at the turn's end
                 assert len(s.d["hand"]) <= 6
             zones = _zones(s)
             assert len(zones) == len(set(zones))  # no card in two places

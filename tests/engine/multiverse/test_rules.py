@@ -1,4 +1,4 @@
-# One test or more per numbered rule of SPEC Part M (M1..M23).
+# One test or more per numbered rule of SPEC Part 11 (§11.1.1–11.1.23).
 from __future__ import annotations
 
 import json
@@ -64,7 +64,7 @@ def test_m4_difficulty_rows():
 
 def test_m5_setup():
     s = easy(["glass-sentinel"] * 3)
-    assert len(s.d["hand"]) == 7  # six at setup, one drawn in phase 1 (M6)
+    assert len(s.d["hand"]) == 7  # six at setup, one drawn in phase 1 (§11.1.6)
     assert s.d["pup"] == [False] * 3 and all(str(h) not in s.d["known"] for h in s.d["pdef"])
     assert str(s.d["pbg"]) in s.d["known"]
     assert G.decision(s).kind is DecisionKind.TURN and s.d["turn"] == 1
@@ -129,7 +129,7 @@ def test_m11_defense_first_then_offensive_tie_defends():
     s = easy(["glass-sentinel"] * 3)
     knight = handle_in_hand(s, "ember-knight")
     s = advance(G.step(s, f"attack {knight} 0"), [])
-    # ember knight 4 +1 offensive = 5; glass sentinel 3 +2 defense = 5: a tie defends (M13)
+    # ember knight 4 +1 offensive = 5; glass sentinel 3 +2 defense = 5: a tie defends (§11.1.13)
     assert s.d["defeated"] == 0 and knight in s.d["discard"]
     assert s.d["rows"][0]["up"][0] and s.d["rows"][0]["cards"][0] >= 0
 
@@ -169,7 +169,7 @@ def test_m14_phases_and_aim():
     assert d.kind is DecisionKind.CHANCE and d.outcomes == 6
     assert G.legal_actions(s) == [f"roll {k}" for k in range(1, 7)]
     row = s.d["rows"][0]
-    # M14: the nearest row flips face-up
+    # §11.1.14: the nearest row flips face-up
     assert all(up for h, up in zip(row["cards"], row["up"], strict=True) if h >= 0)
     for roll, slot in ((1, 0), (2, 0), (3, 1), (4, 1), (5, 2), (6, 2)):
         t = G.step(s, f"roll {roll}")

@@ -1,4 +1,4 @@
-# What a Vanquishers position may hold (engine/vanquishers/bounds.py, SPEC V13 "Positions: what
+# What a Vanquishers position may hold (engine/vanquishers/bounds.py, SPEC §10.3 "Positions: what
 # a position may hold"): the reader refuses every field beyond what the rules reach, naming the
 # field and its value; it accepts every position real games reach; and every start it accepts
 # plays random games to the end (hypothesis mutates real starts), a few of them through the
@@ -84,7 +84,7 @@ def test_a_deceiving_start_is_refused_field_by_field() -> None:
 
 def test_storage_energy_beyond_the_exiled_cards_is_refused_and_the_bound_is_exact() -> None:
     """Found by review: Storage Energy 32767 passed the reader and one `exile` overflowed the
-    16-bit state encoding (OverflowError in encode_state). Decided (SPEC V13): Storage Energy
+    16-bit state encoding (OverflowError in encode_state). Decided (SPEC §10.3): Storage Energy
     is at most the player's exiled cards, less the V-Trigger's cost once it is active."""
     obj = start_obj()
     st_ = obj["state"]

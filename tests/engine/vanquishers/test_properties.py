@@ -1,7 +1,7 @@
 # Random playouts of Vanquishers (hypothesis picks the seeds, the modes and the choosers):
 # every game ends, the same inputs give the same hashes, nothing hidden leaks into a view or a
 # narration, every position reached round-trips, every input's text round-trips, and the state
-# encoding is re-computed from the text of SPEC V12 alone.
+# encoding is re-computed from the text of SPEC §10.4 alone.
 from __future__ import annotations
 
 import hashlib
@@ -105,7 +105,7 @@ def test_a_face_down_trap_named_as_a_face_up_one_springs_as_a_decoy(mode: Mode, 
     """Found by review: the legal list offered `trap h c` for a hidden card; when it sprang and
     was named as a trap its owner had set face up, its true reveal was refused ("a trap named
     'tripwire' is already set"), so the engine framed an honest player. These random games
-    (seeds found so) reach that spring; they now end, and the card was a decoy (V8.6)."""
+    (seeds found so) reach that spring; they now end, and the card was a decoy (§10.1.5.6)."""
     rules = Rules(mode=mode)
     game = Game(rules, seed=seed, decks=(trap_deck(rules.hero0), trap_deck(rules.hero1)),
                 choosers=(random_chooser, random_chooser))
@@ -144,11 +144,11 @@ def test_a_bad_position_names_the_field() -> None:
             raise AssertionError(f"{field} accepted")
 
 
-# --- V12: the encoding, re-computed from the SPEC text alone -----------------------------------
+# --- §10.4: the encoding, re-computed from the SPEC text alone -----------------------------------
 
 
 def spec_encoding(position: dict, catalogue_ids: list[str]) -> bytes:  # type: ignore[type-arg]
-    """SPEC V12, from a position's fields (no engine code)."""
+    """SPEC §10.4, from a position's fields (no engine code)."""
     st_ = position["state"]
     n = position["rules"]["deck_size"]
     values = [1, n, st_["turn"], st_["active"], st_["first"], st_["step"], st_["exiles"]]

@@ -1,4 +1,4 @@
-# One or more tests per numbered rule of SPEC Part V (V1-V11), on scenes built card by card
+# One or more tests per numbered rule of SPEC Part 10 (§10.2.1–10.1.8), on scenes built card by card
 # (tests/engine/vanquishers/scene.py) with the dice the rule needs.
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from versus.engine.vanquishers.rules import Mode, Rules
 
 from .scene import CAT, Scene
 
-# --- V1 rules options ---------------------------------------------------------------------------
+# --- §10.2.1 rules options ------------------------------------------------------------------------
 
 
 def test_v1_rules_round_trip_and_refuse_bad_options() -> None:
@@ -35,7 +35,7 @@ def test_v1_rules_round_trip_and_refuse_bad_options() -> None:
     assert G.decks(rules)[1].first == 45 and G.decks(rules)[0].owner == 0
 
 
-# --- V2 catalogue -------------------------------------------------------------------------------
+# --- §10.2.2 catalogue ----------------------------------------------------------------------------
 
 
 def test_v2_catalogue_has_every_type_and_rules_text() -> None:
@@ -65,7 +65,7 @@ def test_v2_loader_names_the_bad_field(change, message) -> None:  # type: ignore
         load_catalogue(json.dumps(data))
 
 
-# --- V3 deck building ---------------------------------------------------------------------------
+# --- §10.2.3 deck building ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("hero", [h.id for h in CAT.heroes])
@@ -102,7 +102,7 @@ def test_v3_a_fifth_copy_revealed_is_refused() -> None:
         G.step(state, G.reveal_input(4, "focused-strike"))
 
 
-# --- V4 setup -----------------------------------------------------------------------------------
+# --- §10.1.1 setup --------------------------------------------------------------------------------
 
 
 def _start(rolls: list[int]) -> object:
@@ -137,7 +137,7 @@ def test_v4_seven_cards_each_first_player_first() -> None:
     assert d.kind is DecisionKind.DEAL and d.player == 0
 
 
-# --- V5 storage energy --------------------------------------------------------------------------
+# --- §10.1.2 storage energy -----------------------------------------------------------------------
 
 
 def test_v5_exile_gains_energy_activation_spends_it_for_the_turn_only() -> None:
@@ -169,7 +169,7 @@ def test_v5_energy_restored_at_the_next_turn() -> None:
     assert s.side(0)[S.SPENT] == 0 and s.side(0)[S.STORAGE] == 3
 
 
-# --- V6 turn steps ------------------------------------------------------------------------------
+# --- §10.1.3 turn steps ---------------------------------------------------------------------------
 
 
 def test_v6_recover_is_step_one_only_and_spends_energy_for_good() -> None:
@@ -239,7 +239,7 @@ def test_v6_wrong_kind_of_input_is_refused() -> None:
         G.step(state, G.reveal_input(1, "focused-strike"))
 
 
-# --- V7 V-Trigger -------------------------------------------------------------------------------
+# --- §10.1.4 V-Trigger ----------------------------------------------------------------------------
 
 
 def test_v7_v_trigger_costs_energy_for_good_and_boosts() -> None:
@@ -251,7 +251,7 @@ def test_v7_v_trigger_costs_energy_for_good_and_boosts() -> None:
     assert side[S.LIFE] == 22 and side[S.SHIELD] == 10  # Kael: +2 Life, +2 Shield
 
 
-# --- V8 activation ------------------------------------------------------------------------------
+# --- §10.1.5 activation ---------------------------------------------------------------------------
 
 
 def test_v8_a_card_that_cannot_be_activated_fizzles_and_stays_public() -> None:
@@ -337,7 +337,7 @@ def test_v8_jam_cancels_and_decoy_is_discarded() -> None:
     assert G.decision(s.state).kind is not DecisionKind.CHANCE  # the attack was cancelled
 
 
-# --- V9 targeting -------------------------------------------------------------------------------
+# --- §10.1.6 targeting ----------------------------------------------------------------------------
 
 
 def _attack(board0, board1, dice, hero1="nyra-vale", **kw):  # type: ignore[no-untyped-def]
@@ -396,7 +396,7 @@ def test_v9_a_weapon_without_its_ammo_cannot_target() -> None:
     assert not any(a.startswith("target") for a in s.legal())
 
 
-# --- V10 end of the game ------------------------------------------------------------------------
+# --- §10.1.7 end of the game ----------------------------------------------------------------------
 
 
 def test_v10_life_zero_loses_even_with_shield() -> None:
@@ -417,7 +417,7 @@ def test_v10_turn_limit() -> None:
     assert s.decision == Finished("turn-limit", 0)
 
 
-# --- V11 Advanced Mode --------------------------------------------------------------------------
+# --- §10.1.8 Advanced Mode ------------------------------------------------------------------------
 
 
 def test_v11_energy_class_weakness_and_conditions() -> None:
@@ -465,7 +465,7 @@ def test_v3_a_card_the_hero_may_not_use_never_activates() -> None:
     assert s.zone(0) is Zone.HAND and "play 0" not in s.legal()
 
 
-# --- V13 narration ------------------------------------------------------------------------------
+# --- §10.3 narration ------------------------------------------------------------------------------
 
 
 def test_v13_narration_names_a_hidden_card_only_to_its_owner() -> None:
@@ -484,10 +484,10 @@ def test_v13_narration_names_a_hidden_card_only_to_its_owner() -> None:
 
 def test_v8_a_face_down_trap_named_as_a_face_up_one_is_a_decoy_not_a_refused_reveal() -> None:
     """The legal list offers `trap h c` for a hidden card; when it springs and turns out to be
-    named as a trap set face up, its true reveal is accepted and it is a decoy (V8.6)."""
+    named as a trap set face up, its true reveal is accepted and it is a decoy (§10.1.5.6)."""
     s = Scene(hands=[[], ["tripwire", "tripwire"]], storage=(0, 4), active=1,
               boards=[["rail-pistol", "kinetic-rounds"], []])
-    s.do("play 30")  # a trap played face up fizzles: now public in the hand (V8.2)
+    s.do("play 30")  # a trap played face up fizzles: now public in the hand (§10.1.5.2)
     assert s.state.public_card(30).id == "tripwire" and s.zone(30) is Zone.HAND
     assert "trap 30 1" in s.legal() and "trap 31 1" in s.legal()
     s.do("trap 30 1", "trap 31 1", "end")

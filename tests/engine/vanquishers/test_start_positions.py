@@ -1,4 +1,4 @@
-# Vanquishers start positions (SPEC Part V "Start positions", issue 21; the design of Versus's,
+# Vanquishers start positions (SPEC Part 10 "Start positions"; the design of Versus's,
 # tests/engine/test_start_positions.py): rules carrying a position's canonical text start the
 # game there. Positions come from real random games; the deals that rebuild them are answered
 # in each deck's handle order, as the protocol deals them; a whole match from a start runs
@@ -101,7 +101,7 @@ def test_the_deals_rebuild_the_position_card_for_card(rules: Rules, seed: str) -
 
 def renumbered(text: str) -> str:
     """The same position numbered otherwise: each player's public cards first (in their
-    order, which V8.4's "first weapon by handle" reads), then its hidden cards in reverse."""
+    order, which §10.1.5.4's "first weapon by handle" reads), then its hidden cards in reverse."""
     obj = json.loads(text)
     st = obj["state"]
     n = len(st["zone"]) // 2
@@ -160,7 +160,7 @@ def test_positions_of_the_start_phase_round_trip() -> None:
         text = dump_position(s)
         loaded = load_position(text)
         assert dump_position(loaded) == text and state_hash(loaded) == state_hash(s)
-        assert encode_state(s) == spec_encoding(json.loads(text), IDS)  # SPEC V12
+        assert encode_state(s) == spec_encoding(json.loads(text), IDS)  # SPEC §10.4
         seen.add(s.dec[0])
         h = next(h for h in decks[d.deck].handles if s.zone[h] == Zone.DECK)
         s = G.step(s, G.deal_input(h))
@@ -202,7 +202,7 @@ def test_the_placing_deals_are_told_to_the_owner_only() -> None:
 
 
 def test_the_copy_limit_counts_the_cards_a_player_brought() -> None:
-    """V3.2 in a start match: the position's public cards were given by the position, so a
+    """§10.2.3.2 in a start match: the position's public cards were given by the position, so a
     reveal is checked against the player's own hidden deck (the decklist it brought)."""
     rules = rules_for_position(G, start_text(*CASES[0]))
     s, _ = deal_back(G, rules, G.new_game(Setup(rules, CAT, b"seed")))

@@ -1,6 +1,6 @@
-# A verifiable solo run keeps face-down cards hidden (SPEC M.4, M5, S3): the attack of looking a
-# face-down card's handle up in the public decklist (when handles were decklist indices, this
-# named every hidden card from the first deal) now guesses no better than chance.
+# A verifiable solo run keeps face-down cards hidden (SPEC §11.3, §11.1.5, §11.7.3): the attack of
+# looking a face-down card's handle up in the public decklist (when handles were decklist indices,
+# this named every hidden card from the first deal) now guesses no better than chance.
 from __future__ import annotations
 
 from versus.cli.solo import make_bot

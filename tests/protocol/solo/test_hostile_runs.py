@@ -1,4 +1,4 @@
-# Hostile run and challenge files (SPEC M.5, S6): whatever a run file holds, `verify_run`
+# Hostile run and challenge files (SPEC §11.7, §11.7.6): whatever a run file holds, `verify_run`
 # returns a verdict (INVALID with a code, at the record that caused it) and never raises; a
 # challenge of a two-player game is refused as such ("not-solo") when it is made, served,
 # played or verified; a run of the older format says so ("old-format").

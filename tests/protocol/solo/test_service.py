@@ -1,5 +1,5 @@
-# The reveal service, sans-IO (SPEC Part M, S5, S8-S10): wire messages, the ledger's bounds and
-# refusals, answers checked against the organiser key, the published secret.
+# The reveal service, sans-IO (SPEC Part 11, §11.7.5, §11.7.8–11.7.10): wire messages, the ledger's
+# bounds and refusals, answers checked against the organiser key, the published secret.
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
-# Verifiable solo runs (SPEC Part M, S1-S12): challenges, reveal service, run verification,
-# tampering, wrong challenges, randomness used before it could be known, d6 uniformity.
+# Verifiable solo runs (SPEC Part 11, §11.7.1–11.7.12): challenges, reveal service, run
+# verification, tampering, wrong challenges, randomness used before it could be known, d6
+# uniformity.
 from __future__ import annotations
 
 import datetime

@@ -1,5 +1,5 @@
-# SPEC Part M, S3a: the worked example's hashes, recomputed from the code, so the SPEC text and
-# the implementation cannot drift apart (a change to either fails here).
+# SPEC Part 11, §11.7.3.1: the worked example's hashes, recomputed from the code, so the SPEC text
+# and the implementation cannot drift apart (a change to either fails here).
 from __future__ import annotations
 
 import re
@@ -14,8 +14,8 @@ SPEC = Path(__file__).resolve().parents[3] / "SPEC.md"
 
 def _example() -> str:
     text = SPEC.read_text(encoding="utf-8")
-    start = text.index("- **S3a Worked example**")
-    return text[start:text.index("- **S4 Records.**", start)]
+    start = text.index("- **11.7.3.1 Worked example**")
+    return text[start:text.index("- **11.7.4 Records.**", start)]
 
 
 def test_spec_worked_example_recomputes():
@@ -32,5 +32,5 @@ def test_spec_worked_example_recomputes():
 
 def test_spec_s6_names_every_verify_code():
     text = SPEC.read_text(encoding="utf-8")
-    s6 = text[text.index("- **S6 Verify**"):text.index("- **S7 What is proved")]
+    s6 = text[text.index("- **11.7.6 Verify**"):text.index("- **11.7.7 What is proved")]
     assert [c for c in R.CHECKS if f"`{c}`" not in s6] == []
