@@ -1,5 +1,5 @@
-# A plain line interface for a person playing a game that has no terminal UI of its own (issue
-# 16: every game but Versus, whose full-screen UI is cli/ui/). `versus play`, `host` and `join`
+# A plain line interface for a person playing a game that has no terminal UI of its own (every
+# game but Versus, whose full-screen UI is cli/ui/). `versus play`, `host` and `join`
 # use it when `--game` names another game and no `--bot` plays for the person.
 #
 # What it shows: the session's log lines as they come (the game's own narration, from

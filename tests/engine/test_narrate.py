@@ -212,8 +212,8 @@ def test_a_card_a_passive_destroys_during_its_battle_is_not_told_as_a_lost_battl
 
 
 def _watched_rerun(before: State, inp: object) -> tuple[bytes, dict, set, list]:
-    """The re-run narration used before the engine's step reported what it resolved (issue
-    16): a copy of `game._run` reading both Strengths just before each Absorption."""
+    """The re-run narration used before the engine's step reported what it resolved: a
+    copy of `game._run` reading both Strengths just before each Absorption."""
     s = before.clone()
     battles: dict[tuple[int, int], tuple[int, int]] = {}
     met: set[tuple[int, int]] = set()
