@@ -82,11 +82,24 @@ def private_launch(argv: Sequence[str], *, sandbox: bool = False) -> Launch:
     home = Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX)).resolve()
     env = bot_environment(home)
     if jail is not None:
-        python = python_installation(command[0], env, home)
+        # only the organiser's own interpreter is asked where it lives (outside the sandbox):
+        # a program the bot names by a path of its own may be anything, so nothing of the
+        # bot's runs before the jail (its installation is then found from its paths alone)
+        python = python_installation(command[0], env, home) if organisers(argv[0]) else ()
         if python:  # its real executable: a launcher (a pyenv shim) needs files we do not bind
             command = [python[0], *command[1:]]
         command = bwrap_argv(jail, command, home, python[1:])
     return Launch(tuple(command), env, home, jail is not None)
+
+
+def organisers(program: str) -> bool:
+    """Whether the program a bot's command names is the organiser's own: found on the
+    organiser's PATH (a bare name), or a file of the system directories. A path of the bot's
+    own (its script's folder, a venv it ships) is not."""
+    if os.sep not in program:
+        return shutil.which(program) is not None
+    real = os.path.realpath(program)
+    return any(_inside(real, directory) for directory in ("/usr", "/bin", "/sbin"))
 
 
 def absolute_command(argv: Sequence[str]) -> list[str]:
@@ -133,9 +146,21 @@ def python_installation(program: str, env: Mapping[str, str], cwd: Path) -> tupl
                 env=dict(env), cwd=cwd, check=True).stdout.decode().splitlines()
         except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
             answer = []
-        _PYTHONS[program] = tuple(answer) if len(answer) == 3 and all(
-            os.path.isabs(path) for path in answer) else ()
+        _PYTHONS[program] = tuple(answer) if _installation(answer) else ()
     return _PYTHONS[program]
+
+
+def _installation(answer: Sequence[str]) -> bool:
+    """An interpreter's answer is believed only as what it must be: its executable a file, each
+    prefix a Python installation that is not the root or a folder holding the organiser's
+    working directory (the tournament folder would then be visible to the bot)."""
+    if len(answer) != 3 or not all(os.path.isabs(path) for path in answer):
+        return False
+    executable, *prefixes = answer
+    here = os.path.realpath(os.getcwd())
+    return os.path.isfile(executable) and all(
+        _python_prefix(Path(prefix)) and not _inside(here, os.path.realpath(prefix))
+        for prefix in prefixes)
 
 
 def bwrap_argv(bwrap: str, command: Sequence[str], home: Path,

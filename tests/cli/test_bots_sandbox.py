@@ -190,3 +190,36 @@ def test_a_sandboxed_bot_given_by_a_relative_command_plays(monkeypatch):
             return bot.declared_name
 
     assert trio.run(hello) == "example-random"
+
+
+@needs_bwrap
+def test_an_interpreter_the_bot_ships_never_runs_outside_the_sandbox(tmp_path):
+    """A bot that names its own `python3` (a script that records where it runs, then execs the
+    real interpreter) is not asked where it lives before the jail: before, it ran once as the
+    organiser, with its network and files, and its answer chose what the jail showed."""
+    marker = tmp_path / "ran-outside"
+    fake = tmp_path / "bot" / "bin" / "python3"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f"#!/bin/sh\necho outside > {marker}\nexec {sys.executable} \"$@\"\n")
+    fake.chmod(0o755)
+    script = tmp_path / "bot" / "bot.py"
+    script.write_text("print('hello')\n")
+    launch = private_launch([str(fake), str(script)], sandbox=True)
+    try:
+        assert not marker.exists(), "the bot's own interpreter ran outside the sandbox"
+        assert launch.argv[0].endswith("bwrap") and str(fake) in launch.argv
+    finally:
+        launch.remove()
+
+
+def test_an_interpreter_s_answer_cannot_show_the_organiser_s_folder(tmp_path, monkeypatch):
+    """Even the organiser's interpreter is believed only as a Python installation that does
+    not hold the organiser's working directory (where the tournament folder is)."""
+    from versus.cli.bots.sandbox import _installation
+
+    monkeypatch.chdir(tmp_path)
+    real = (sys.executable, sys.prefix, sys.base_prefix)
+    assert _installation(real)
+    assert not _installation((sys.executable, "/", sys.base_prefix))
+    assert not _installation((sys.executable, str(tmp_path.parent), sys.base_prefix))
+    assert not _installation((str(tmp_path / "nope"), sys.prefix, sys.base_prefix))
