@@ -60,6 +60,7 @@
 # from a decoy address adds an address that fails the pin, nothing more).
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import enum
@@ -383,14 +384,26 @@ class GameTable:
 
     def _victim(self, prefix: str, listed: float, *, full_source: bool) -> GameKey | None:
         """The entry a game from `prefix` with seniority `listed` may evict: of its source's
-        juniors the youngest when the source holds all its places, else, among the entries
-        of other sources and its source's juniors, one heard in a single round (a fresh key
-        sent once) before one heard in two, each time the least recently renewed."""
+        juniors the youngest when the source holds all its places; else, in a full table, a
+        fair share per source: an entry of a source holding at least two more games than
+        `prefix` does (the source holding the most first), so no flood, however it renews,
+        takes the place of a game whose source holds fewer than the flood's; when no source
+        holds that many, any other source's entry or its own source's juniors; each time one
+        heard in a single round (a fresh key sent once) before one heard in two, then the
+        least recently renewed."""
         juniors = [k for k, e in self._entries.items() if e.source == prefix and e.listed > listed]
         if full_source:
             return max(juniors, key=lambda k: self._entries[k].listed, default=None)
-        others = [k for k, e in self._entries.items() if e.source != prefix]
-        return min([*others, *juniors], default=None,
+        held = collections.Counter(e.source for e in self._entries.values())
+        crowded = [k for k, e in self._entries.items()
+                   if e.source != prefix and held[e.source] >= held[prefix] + 2]
+        if crowded:
+            top = max(held[self._entries[k].source] for k in crowded)
+            candidates = [k for k in crowded if held[self._entries[k].source] == top]
+        else:  # sources of one or two games each: the least recently renewed of any
+            candidates = [*(k for k, e in self._entries.items() if e.source != prefix),
+                          *juniors]
+        return min(candidates, default=None,
                    key=lambda k: (self._entries[k].proven, self._entries[k].renewed))
 
     def _heard(self, prefix: str, key: GameKey, listed: float, now: float) -> None:

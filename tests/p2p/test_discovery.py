@@ -535,3 +535,35 @@ def test_discover_across_a_virtual_lan(lan: tuple[str, str], targets: object, bi
     assert sorted([games[0].pop("host"), *games[0].pop("more")]) == sorted(hosts)
     assert games[0] == {"name": "Bob's game", "port": 47820,
                         "fingerprint": identity(2).fingerprint, "version": 1}
+
+
+def test_proven_fakes_renewed_after_the_host_from_few_sources_do_not_hide_it() -> None:
+    """8 forged sources hold 63 places with games they renew right after every round of the
+    host, and 3 more bring one fresh key a second: the host was the least recently renewed
+    proven entry, so each fresh fake evicted it (listed 0 of 360 looks). A full table now
+    evicts from the source holding the most games, never from one holding fewer than the
+    newcomer's source plus two."""
+    table = GameTable()
+
+    def host(now: float) -> None:
+        table.offer(encode_announcement(identity(2), "Bob's game", 47820, now), HOST, now)
+
+    holders = {n: f"10.9.0.{n // 8}" for n in range(63)}
+    now = T
+    for _ in range(25):  # the fakes come in at each source's rate and are renewed: proven
+        host(now)
+        for n, source in holders.items():
+            table.offer(_fake(n, now + 0.01), source, now + 0.01)
+        now += 1.0
+    assert len(table.games(now)) == MAX_GAMES and _host_games(table, now)
+    looks = listed = 0
+    for second in range(60):
+        now += 1.0
+        host(now)
+        for n, source in holders.items():  # free renewals, just after the host's
+            table.offer(_fake(n, now + 0.01), source, now + 0.01)
+        table.offer(_fake(1000 + second, now + 0.01), f"10.8.0.{second % 3}", now + 0.01)
+        for look in (0.2, 0.5, 0.9):
+            looks += 1
+            listed += bool(_host_games(table, now + look))
+    assert listed == looks, f"the host was listed at {listed} of {looks} looks"
