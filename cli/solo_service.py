@@ -320,7 +320,7 @@ class Server:
         """The answer to one request frame on `slot`; RevealRefused (Unavailable when our
         disk fails)."""
         request = self.service.request(frame)
-        self._evict(self.slots.bind(slot, request.player))
+        self.slots.bind(slot, request.player)
         try:
             async with self._ledger_lock:
                 answer, step = await trio.to_thread.run_sync(
@@ -328,7 +328,8 @@ class Server:
         except OSError as e:
             self.log(f"cannot record a step in {self.state.path}: {e}")
             raise Unavailable("the service cannot record the step now; retry later") from None
-        self.slots.answered(slot, request.stream, request.k, step, trio.current_time())
+        self._evict(self.slots.answered(slot, request.stream, request.k, step,
+                                        trio.current_time()))
         return answer
 
     async def _refuse_and_close(self, stream: trio.SocketStream, peer: str,

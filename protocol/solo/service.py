@@ -437,6 +437,7 @@ class Slot:
     opened: float
     progress: float  # when a new step was last answered on it (`opened` until then)
     key: bytes | None = None  # the player key of its first answered request
+    counted: bool = False  # a new step of `key` was answered on it: it counts against the key
     repeats: dict[tuple[str, int], int] = field(default_factory=dict)  # per step: answered again
 
 
@@ -492,32 +493,38 @@ class Slots:
                   or now - s.progress >= self.limits.grace]
         return max(unfair, key=lambda s: (crowd(s), now - s.progress), default=None)
 
-    def bind(self, slot: Slot, key: bytes) -> Slot | None:
-        """`slot` asks for `key` (its signature checked): the key's stalest other connection
-        when it already holds `per_key` (to be closed); LimitReached for a second key."""
-        if slot.key is not None:
-            if slot.key != key:
-                raise LimitReached("one player key per connection")
-            return None
+    def bind(self, slot: Slot, key: bytes) -> None:
+        """`slot` asks for `key` (its signature checked); LimitReached for a second key. It
+        counts against the key's `per_key` connections only once it has a new step answered
+        (`answered`): a request is not bound to its connection, so anyone who saw one can
+        replay it, and a replay is only ever a repeat."""
+        if slot.key is not None and slot.key != key:
+            raise LimitReached("one player key per connection")
         slot.key = key
-        mine = [s for s in self._slots if s.key == key and s is not slot]
-        if len(mine) < self.limits.per_key:
-            return None
-        victim = min(mine, key=lambda s: s.progress)
-        self.release(victim)
-        return victim
 
-    def answered(self, slot: Slot, stream: str, k: int, step: Step, now: float) -> None:
-        """Count an answer: a new step renews the slot; a repeat renews nothing, and one step
-        is answered again at most `repeats` times per connection (LimitReached beyond). The
-        count is bounded: one per step the key has (a stream's size)."""
+    def answered(self, slot: Slot, stream: str, k: int, step: Step, now: float
+                 ) -> Slot | None:
+        """Count an answer: a new step renews the slot, and the first one makes the slot
+        count against its key: the key's stalest other counted connection is returned (to be
+        closed) when it already holds `per_key`. A repeat renews nothing, and one step is
+        answered again at most `repeats` times per connection (LimitReached beyond); the count
+        is bounded: one per step the key has (a stream's size)."""
         if step is Step.NEW:
             slot.progress = now
-            return
+            if slot.counted:
+                return None
+            slot.counted = True
+            mine = [s for s in self._slots if s.counted and s.key == slot.key and s is not slot]
+            if len(mine) < self.limits.per_key:
+                return None
+            victim = min(mine, key=lambda s: s.progress)
+            self.release(victim)
+            return victim
         again = slot.repeats[stream, k] = slot.repeats.get((stream, k), 0) + 1
         if again > self.limits.repeats:
             raise LimitReached(f"{stream} step {k} is answered again at most "
                                f"{self.limits.repeats} times on one connection")
+        return None
 
     def release(self, slot: Slot) -> None:
         """Give the slot back (again: nothing)."""

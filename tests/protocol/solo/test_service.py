@@ -190,14 +190,16 @@ def test_a_full_service_makes_room_for_a_newcomer_from_a_less_crowded_group():
 def test_slots_per_key_and_repeats():
     slots = S.Slots(S.SlotLimits(per_key=2, repeats=1))
     a, b, c = (slots.admit(f"10.0.0.{i}", float(i))[0] for i in range(3))
-    assert slots.bind(a, PLAYER.public_key) is None
-    assert slots.bind(b, PLAYER.public_key) is None
-    assert slots.bind(c, PLAYER.public_key) is a  # the key's stalest connection gives way
+    for slot in (a, b, c):
+        slots.bind(slot, PLAYER.public_key)
+    assert slots.answered(a, "d6", 0, S.Step.NEW, 3.0) is None
+    assert slots.answered(b, "deck-0", 0, S.Step.NEW, 4.0) is None
+    # the key's third counted connection: its stalest other one gives way
+    assert slots.answered(c, "d6", 1, S.Step.NEW, 5.0) is a
     assert len(slots) == 2
     with pytest.raises(S.LimitReached, match="one player key"):
         slots.bind(c, OTHER.public_key)
-    slots.answered(c, "d6", 0, S.Step.NEW, 5.0)
-    slots.answered(c, "d6", 0, S.Step.REPEAT, 6.0)
+    assert slots.answered(c, "d6", 0, S.Step.REPEAT, 6.0) is None
     assert c.progress == 5.0  # a repeat renews nothing
     slots.answered(c, "deck-0", 0, S.Step.REPEAT, 6.0)  # another step: its own count
     with pytest.raises(S.LimitReached, match="d6 step 0"):
@@ -205,3 +207,19 @@ def test_slots_per_key_and_repeats():
     slots.release(c)
     slots.release(c)  # again: nothing
     assert len(slots) == 1
+
+
+def test_a_replayed_request_never_closes_the_player_s_connection():
+    """Someone who saw one of a player's requests (plain TCP) replays it from other addresses:
+    before, each replay counted against the player's key and closed its own connection. A
+    replay is only ever a repeat, and only a connection with a new step counts against a key."""
+    slots = S.Slots(S.SlotLimits(per_key=1))
+    player, _ = slots.admit("198.51.100.7", 0.0)
+    slots.bind(player, PLAYER.public_key)
+    assert slots.answered(player, "d6", 0, S.Step.NEW, 0.0) is None
+    for i, now in enumerate((1.0, 1.1, 1.2)):
+        replay, evicted = slots.admit(f"203.0.113.{i}", now)
+        assert evicted is None
+        slots.bind(replay, PLAYER.public_key)
+        assert slots.answered(replay, "d6", 0, S.Step.REPEAT, now) is None
+    assert player in slots._slots
