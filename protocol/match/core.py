@@ -181,12 +181,13 @@ class MatchCore:
     def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
         """(the one seat that may send next, the kinds it may send), from the table; (None, ())
         when nothing is owed (ended, or a setup claim that only a DISPUTE may answer). Not
-        listed: the rows that interrupt (claim, dispute, evidence: see `_allowed`)."""
+        listed: the rows that interrupt (claim, dispute, evidence: see `_admitting`)."""
         rules = self.owed_rules()
         if not rules:
             return None, ()
         player = self.pending.player if isinstance(self.pending, Pending) else None
-        return rules[0].seat(player, self.last_sender), tuple(k for r in rules for k in r.kinds)
+        kinds = rules[0].kinds if len(rules) == 1 else tuple(k for r in rules for k in r.kinds)
+        return rules[0].seat(player, self.last_sender), kinds
 
     def disputable_by(self) -> int | None:
         """The seat that may still DISPUTE the standing timeout claim (the accused, until its
@@ -594,7 +595,7 @@ class MatchCore:
 
     def _on_dispute(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         claim = self.claim
-        assert claim is not None  # `_allowed` admits a DISPUTE only against a standing claim
+        assert claim is not None  # `_admitting` admits a DISPUTE only against a standing claim
         if (len(body) != 3 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE
                 or type(body[1]) is not int or type(body[2]) is not int
                 or not 0 <= body[1] <= MAX_CLAIM_MS or not 0 < body[2] <= MAX_CLAIM_MS):
