@@ -185,9 +185,12 @@ class MatchCore:
         rules = self.owed_rules()
         if not rules:
             return None, ()
-        player = self.pending.player if isinstance(self.pending, Pending) else None
         kinds = rules[0].kinds if len(rules) == 1 else tuple(k for r in rules for k in r.kinds)
-        return rules[0].seat(player, self.last_sender), kinds
+        return self._owed_seat(rules), kinds
+
+    def _owed_seat(self, rules: tuple[Rule, ...]) -> int | None:
+        player = self.pending.player if isinstance(self.pending, Pending) else None
+        return rules[0].seat(player, self.last_sender)
 
     def disputable_by(self) -> int | None:
         """The seat that may still DISPUTE the standing timeout claim (the accused, until its
@@ -212,10 +215,10 @@ class MatchCore:
             if rule.sender is Sender.ACCUSED:
                 return rule if sender == self.disputable_by() else None
             return rule  # Sender.DETECTOR: its check says whether the evidence holds
-        seat = self.expected()[0]
-        if seat != sender:
+        rules = self.owed_rules()
+        if not rules or self._owed_seat(rules) != sender:
             return None
-        return next((rule for rule in self.owed_rules() if kind in rule.kinds), None)
+        return next((rule for rule in rules if kind in rule.kinds), None)
 
     def _move(self, rule: Rule, envelope: Envelope) -> list[Event]:
         """The one place the phase changes: to the row's next phase, or where its decider
