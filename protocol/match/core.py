@@ -4,7 +4,9 @@
 #
 # MatchCore holds the chain, the game's public state and the public side of the deal, and
 # accepts one envelope at a time after checking it against the transition table (table.py:
-# at every moment exactly one seat may send, and which kinds). It is fed our own envelopes and
+# at every moment exactly one seat may send, and which kinds). The row that admits an envelope
+# names its handler, which checks and applies it, and where the phase goes next: `_move` is
+# the one place the phase changes, after the handler returns. It is fed our own envelopes and
 # the peer's alike ("Rule 2"), and the offline verifier (verify.py) feeds it a whole
 # transcript. One player's side, with its secrets and clocks, is MatchPeer (peer.py).
 #
@@ -55,8 +57,11 @@ from versus.protocol.match.table import (
     ENDED,
     INTERRUPTS,
     MAX_CLAIM_MS,
+    ON_ENTRY,
+    OPENING,
     OWED,
     SECRETS,
+    TRANSITIONS,
     Ending,
     Event,
     MatchClosed,
@@ -123,7 +128,8 @@ class MatchCore:
         self.decks = rules.decks
         self.match_id = setup.match_id
         self.chain = setup.new_chain()
-        self.phase = Phase.COMMIT_0
+        assert isinstance(OPENING.next, Phase)
+        self.phase = OPENING.next  # both HELLOs are in (table.py)
         self.state: Any = None
         #: the game's decision in `state` (None before the game starts)
         self.pending: Pending | Finished | None = None
@@ -159,8 +165,9 @@ class MatchCore:
 
     # --- the table ------------------------------------------------------------------------
 
-    def owed_rule(self) -> Rule | None:
-        """The table row of the message the match waits for (None: ended, or CLAIMED)."""
+    def owed_rules(self) -> tuple[Rule, ...]:
+        """The table rows of the message the match waits for, all with one sender (a turn:
+        ACTION or RESIGN); () when nothing is owed (ended, or CLAIMED)."""
         decision = ""
         if self.phase is Phase.PLAY:
             pending = self.pending
@@ -169,17 +176,21 @@ class MatchCore:
             decision = pending.kind.name
             if pending.kind is DecisionKind.CHANCE and self.chance_opened is not None:
                 decision = CHANCE_ANSWER
-        return OWED.get((self.phase, decision))
+        return OWED.get((self.phase, decision), ())
 
     def expected(self) -> tuple[int | None, tuple[MessageKind, ...]]:
         """(the one seat that may send next, the kinds it may send), from the table; (None, ())
         when nothing is owed (ended, or a setup claim that only a DISPUTE may answer). Not
-        listed: the rows that interrupt (claim, dispute, evidence: see `_allowed`)."""
-        rule = self.owed_rule()
-        if rule is None:
+        listed: the rows that interrupt (claim, dispute, evidence: see `_admitting`)."""
+        rules = self.owed_rules()
+        if not rules:
             return None, ()
+        kinds = rules[0].kinds if len(rules) == 1 else tuple(k for r in rules for k in r.kinds)
+        return self._owed_seat(rules), kinds
+
+    def _owed_seat(self, rules: tuple[Rule, ...]) -> int | None:
         player = self.pending.player if isinstance(self.pending, Pending) else None
-        return rule.seat(player, self.last_sender), rule.kinds
+        return rules[0].seat(player, self.last_sender)
 
     def disputable_by(self) -> int | None:
         """The seat that may still DISPUTE the standing timeout claim (the accused, until its
@@ -192,20 +203,40 @@ class MatchCore:
             return late
         return None
 
-    def _allowed(self, envelope: Envelope) -> bool:
-        """Whether the table lets `envelope.sender` send `envelope.kind` now."""
+    def _admitting(self, envelope: Envelope) -> Rule | None:
+        """The table row that lets `envelope.sender` send `envelope.kind` now, or None."""
         kind, sender = envelope.kind, envelope.sender
         rule = INTERRUPTS.get(kind)
         if rule is not None:
             if self.phase not in rule.phases:
-                return False
+                return None
             if rule.sender is Sender.WAITING:
-                return self.expected()[0] == 1 - sender
+                return rule if self.expected()[0] == 1 - sender else None
             if rule.sender is Sender.ACCUSED:
-                return sender == self.disputable_by()
-            return True  # Sender.DETECTOR: its check says whether the evidence holds
-        seat, kinds = self.expected()
-        return seat == sender and kind in kinds
+                return rule if sender == self.disputable_by() else None
+            return rule  # Sender.DETECTOR: its check says whether the evidence holds
+        rules = self.owed_rules()
+        if not rules or self._owed_seat(rules) != sender:
+            return None
+        return next((rule for rule in rules if kind in rule.kinds), None)
+
+    def _move(self, rule: Rule, envelope: Envelope) -> list[Event]:
+        """The one place the phase changes: to the row's next phase, or where its decider
+        says, after the row's handler accepted `envelope`. Entering another phase runs its
+        ON_ENTRY action, whose events follow the handler's."""
+        before = self.phase
+        self.phase = rule.next if isinstance(rule.next, Phase) else rule.next(self, envelope)
+        entry = ON_ENTRY.get(self.phase)
+        if entry is None or self.phase is before:
+            return []
+        try:
+            events: list[Event] = getattr(self, entry.action)()
+        except UnplayableRules:
+            if entry.failed is None:
+                raise
+            self.phase = entry.failed  # nothing more can be played
+            raise
+        return events
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -275,7 +306,8 @@ class MatchCore:
                                 f"exceeds the cap of {cap} for its kind")
 
     def _process(self, envelope: Envelope, own: bool) -> list[Event]:
-        if not self._allowed(envelope):
+        rule = self._admitting(envelope)
+        if rule is None:
             seat, kinds = self.expected()
             raise OutOfTurn(
                 f"{envelope.kind.name} from seat {envelope.sender} at seq {envelope.seq}: in "
@@ -284,21 +316,11 @@ class MatchCore:
                 [envelope.raw], player=envelope.sender)
         self._check_size(envelope)
         body = list(envelope.body)
-        handler = _HANDLERS[envelope.kind]
+        handler = _HANDLERS[envelope.kind]  # the row's handler (the map is built from it)
         events = handler(self, envelope, body, own)
+        events += self._move(rule, envelope)
         self.last_sender = envelope.sender
         return events
-
-    def _advance_setup(self) -> list[Event]:
-        rule = OWED[(self.phase, "")]
-        assert rule.next is not None
-        phase = rule.next
-        if self.rules.deal_mode is DealMode.DECKLIST and OWED[(phase, "")].pool_only:
-            phase = OWED[(phase, "")].next  # type: ignore[assignment]
-        self.phase = phase
-        if phase is Phase.PLAY:
-            return self._start_game()
-        return []
 
     @property
     def setup_seed(self) -> bytes | None:
@@ -309,17 +331,21 @@ class MatchCore:
         return coin_outcome(self.match_id, COIN_PURPOSE, seeds[0], seeds[1])
 
     def _start_game(self) -> list[Event]:
+        """Entering PLAY (ON_ENTRY): the game's first state from the setup seed."""
         seed = self.setup_seed
         assert seed is not None
         try:
             state = self.game.new_game(Setup(self.rules.ruleset, self.catalogue, seed))
             pending = self.game.decision(state)
         except Exception as error:  # the rules, not a message: nobody signed anything wrong
-            self.phase = Phase.ABORTED  # nothing more can be played
             raise UnplayableRules(f"the match rules cannot be played: game {self.game.id!r} "
                                   f"cannot start: {_error_text(error)}") from error
         self.state, self.pending = state, pending
         return [MatchStarted(self.match_id, self.state)]
+
+    def _closed(self) -> list[Event]:
+        """Entering CLOSED (ON_ENTRY): the final word on the match."""
+        return [MatchClosed()]
 
     # --- setup handlers -------------------------------------------------------------------
 
@@ -337,7 +363,7 @@ class MatchCore:
             assert self.pool is not None
             self.pool.key_share(seat, _pool().KeyShare.from_wire(body[1]), own)
         self.coin_commits[seat] = body[0]
-        return self._advance_setup()
+        return []
 
     def _on_reveal(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         seat, chances = envelope.sender, self.chances
@@ -350,14 +376,14 @@ class MatchCore:
         if chances is not None:
             chances.anchor(seat, body[1])
         self.coin_seeds[seat] = body[0]
-        return self._advance_setup()
+        return []
 
     def _on_shuffle(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         if len(body) != 1:
             raise MalformedMessage("a SHUFFLE is [shuffle message]")
         assert self.pool is not None
         self.pool.shuffle(envelope.sender, _pool().Shuffle.from_wire(body[0]), own)
-        return self._advance_setup()
+        return []
 
     # --- play handlers --------------------------------------------------------------------
 
@@ -481,11 +507,9 @@ class MatchCore:
         self.state = after
         self.pending = pending
         self.inputs += 1
-        events: list[Event] = [StateChanged(inp, envelope.sender, text, state, after)]
-        if isinstance(self.pending, Finished):
-            self.game_result = self.pending
-            self.phase = Phase.RESULT
-        return events
+        if isinstance(pending, Finished):
+            self.game_result = pending  # the row's decider moves the match to RESULT
+        return [StateChanged(inp, envelope.sender, text, state, after)]
 
     def next_handle(self, pending: Pending) -> int:
         """Shared pool: the card a DEAL hands out, the next undealt one of the deck it names
@@ -532,7 +556,6 @@ class MatchCore:
             raise ResultMismatch(
                 f"{envelope.kind.name} from seat {envelope.sender} states "
                 f"{_fields_text(body)}; the replayed game gives {_fields_text(expected)}")
-        self.phase = OWED[(self.phase, "")].next  # type: ignore[assignment]
         if envelope.kind is K.RESULT_COSIGN:
             r = self.game_result
             assert r is not None
@@ -545,7 +568,6 @@ class MatchCore:
             raise MalformedMessage("a RESIGN has an empty body")
         self.result = MatchResult(Ending.RESIGNATION, 1 - envelope.sender,
                                   detail=f"seat {envelope.sender} resigned")
-        self.phase = SECRETS[1 - envelope.sender]  # the winner's reveal first: it is owed
         return [MatchEnded(self.result)]
 
     def _on_timeout(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
@@ -565,23 +587,18 @@ class MatchCore:
                 detail=f"seat {claimant} claims seat {late} never answered; seat {late} signed "
                        "nothing of this match, so the claim credits no one")
             self.disputed = True  # nothing to dispute
-            if self.state is None:
-                self.phase = Phase.CLOSED
-                return [MatchEnded(self.result), MatchClosed()]
         else:
             self.result = MatchResult(
                 Ending.TIMEOUT, claimant,
                 detail=f"seat {claimant} claims seat {late} ran out of time (waited "
                        f"{body[1]} ms with {body[2]} ms left, by seat {claimant}'s clock)")
-            if self.state is None:  # during setup: no card was dealt, nothing to reveal
-                self.phase = Phase.CLAIMED
-                return [MatchEnded(self.result)]
-        self.phase = SECRETS[claimant]  # the claimant's reveal first: it is owed
+        # `after_claim` (table.py) reads this result: during setup no card was dealt, nothing
+        # to reveal (CLAIMED, or CLOSED when no one is credited); else the claimant reveals first
         return [MatchEnded(self.result)]
 
     def _on_dispute(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         claim = self.claim
-        assert claim is not None  # `_allowed` admits a DISPUTE only against a standing claim
+        assert claim is not None  # `_admitting` admits a DISPUTE only against a standing claim
         if (len(body) != 3 or type(body[0]) is not bytes or len(body[0]) != HASH_SIZE
                 or type(body[1]) is not int or type(body[2]) is not int
                 or not 0 <= body[1] <= MAX_CLAIM_MS or not 0 < body[2] <= MAX_CLAIM_MS):
@@ -597,9 +614,6 @@ class MatchCore:
             detail=f"seat {late} disputes seat {claimant}'s timeout claim: seat {claimant} "
                    f"measured {claim.body[1]} ms waited with {claim.body[2]} ms allowed; seat "
                    f"{late} measured {body[1]} ms used with {body[2]} ms still left")
-        if self.phase is Phase.CLAIMED:
-            self.phase = Phase.CLOSED
-            return [MatchEnded(self.result), MatchClosed()]
         return [MatchEnded(self.result)]
 
     def _on_secrets(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
@@ -614,8 +628,7 @@ class MatchCore:
         self.revealed[seat] = True
         if self.claim is not None and seat == 1 - self.claim.sender:
             self.disputed = True  # the accused revealed without disputing: too late now
-        self.phase = Phase.CLOSED if self.revealed[1 - seat] else SECRETS[1 - seat]
-        return [MatchClosed()] if self.phase is Phase.CLOSED else []
+        return []
 
     def _on_evidence(self, envelope: Envelope, body: list[Any], own: bool) -> list[Event]:
         if (len(body) != 4 or type(body[0]) is not str or type(body[1]) is not str
@@ -634,7 +647,6 @@ class MatchCore:
         self.evidence = (code, message, tuple(body[2]), self.fault_found[1])
         self.result = MatchResult(Ending.FAULT, None,
                                   detail=f"seat {envelope.sender} reports {code}: {message}")
-        self.phase = Phase.ABORTED
         return [MatchEnded(self.result)]
 
     def _recheck(self, raw: bytes, code: str, evidence: Envelope
@@ -690,16 +702,11 @@ class MatchCore:
         return None
 
 
+#: each chain kind's handler, from the table's handler column (every row of one kind names the
+#: same handler: tests/protocol/test_table.py); the HELLO row's is MatchSetup's, before any chain
 _HANDLERS: dict[MessageKind, Callable[[MatchCore, Envelope, list[Any], bool], list[Event]]] = {
-    K.COMMIT: MatchCore._on_commit, K.REVEAL: MatchCore._on_reveal,
-    K.SHUFFLE: MatchCore._on_shuffle, K.DRAW: MatchCore._on_draw, K.OPEN: MatchCore._on_open,
-    K.ACTION: MatchCore._on_action, K.CHOICE: MatchCore._on_action,
-    K.CHANCE: MatchCore._on_chance,
-    K.RESULT: MatchCore._on_result, K.RESULT_COSIGN: MatchCore._on_result,
-    K.RESIGN: MatchCore._on_resign, K.TIMEOUT_CLAIM: MatchCore._on_timeout,
-    K.DISPUTE: MatchCore._on_dispute,
-    K.SECRET_REVEAL: MatchCore._on_secrets, K.EVIDENCE: MatchCore._on_evidence,
-}
+    kind: getattr(MatchCore, rule.handler)
+    for rule in TRANSITIONS if rule is not OPENING for kind in rule.kinds}
 
 
 def _state_hash_field(body: list[Any], length: int) -> bytes:

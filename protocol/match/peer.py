@@ -42,6 +42,7 @@ from versus.protocol.match.table import (
     Event,
     MatchResult,
     Phase,
+    Rule,
 )
 from versus.protocol.wire.canonical import HASH_SIZE
 from versus.protocol.wire.envelope import (
@@ -511,10 +512,11 @@ class MatchPeer:
                 self._dispute = None
                 events += self._send(K.DISPUTE, [claim_hash, used, left], now_ms)
                 continue
-            seat, kinds = core.expected()
+            seat = core.expected()[0]
             if seat != self.seat or self._on_dropped_branch():
                 break  # (the second: e.g. our best-effort SECRET_REVEAL after a roll-back)
-            if K.RESIGN in kinds:
+            rule = core.owed_rules()[0]
+            if not rule.auto:  # a turn or a choice: the local player answers (`submit`)
                 if self._resign_queued:
                     events += self._send(K.RESIGN, [], now_ms)
                     continue
@@ -523,80 +525,98 @@ class MatchPeer:
                     assert isinstance(core.pending, Pending)
                     events.append(DecisionNeeded(core.pending))
                 break
-            kind, body = self._own_automatic(kinds[0])
-            events += self._send(kind, body, now_ms)
+            kind = rule.kinds[0]
+            events += self._send(kind, self._own_automatic(rule), now_ms)
         return events
 
-    def _own_automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
-        """`_automatic`, where whatever the game (or the deal) raises while we build our own
-        message is our bug: a LocalProtocolError, and nothing is signed (SPEC §4.9). The match
-        then waits on us; it is never evidence against us."""
+    def _own_automatic(self, rule: Rule) -> list[object]:
+        """The body of the message the owed `rule` has us send by ourselves (its `auto`
+        method), where whatever the game (or the deal) raises while we build it is our bug: a
+        LocalProtocolError, and nothing is signed (SPEC §4.9). The match then waits on us; it
+        is never evidence against us."""
+        kind = rule.kinds[0]
         try:
-            return self._automatic(kind)
+            body: list[object] = getattr(self, rule.auto)()
+            return body
         except Exception as error:
             why = error if isinstance(error, LocalProtocolError) else \
                 f"{type(error).__name__}: {printable(str(error), 160)}"
             raise LocalProtocolError(f"our own {kind.name} cannot be made: {why}") from error
 
-    def _automatic(self, kind: MessageKind) -> tuple[MessageKind, list[object]]:
-        core = self.core
+    # The bodies of the messages we send by ourselves, one per `auto` of the table's rows
+    # (table.py): `_pump` calls the one the owed row names.
+
+    def _commit_body(self) -> list[object]:
+        core, hand, deal = self.core, self._hand, self._deal
         assert core is not None
-        hand, deal, game = self._hand, self._deal, self.game
-        if kind is K.COMMIT:
-            coin = coin_commitment(core.match_id, self.seat, COIN_PURPOSE, self._coin_seed)
-            if hand is not None:
-                return kind, [coin, *hand.commit_body()]
-            assert deal is not None
-            return kind, [coin, deal.key_share().to_wire()]
-        if kind is K.REVEAL:
-            chance = self._chance
-            return kind, [self._coin_seed] if chance is None else [self._coin_seed, chance.anchor]
-        if kind is K.SHUFFLE:
-            assert deal is not None
-            return kind, [deal.shuffle().to_wire()]
-        if kind in (K.RESULT, K.RESULT_COSIGN):
-            return kind, core.result_body()
-        if kind is K.SECRET_REVEAL:
-            if hand is not None:
-                return kind, hand.secret_body()
-            assert deal is not None
-            return kind, [deal.end_reveal().to_wire()]
+        coin = coin_commitment(core.match_id, self.seat, COIN_PURPOSE, self._coin_seed)
+        if hand is not None:
+            return [coin, *hand.commit_body()]
+        assert deal is not None
+        return [coin, deal.key_share().to_wire()]
+
+    def _reveal_body(self) -> list[object]:
+        chance = self._chance
+        return [self._coin_seed] if chance is None else [self._coin_seed, chance.anchor]
+
+    def _shuffle_body(self) -> list[object]:
+        assert self._deal is not None
+        return [self._deal.shuffle().to_wire()]
+
+    def _result_body(self) -> list[object]:
+        assert self.core is not None
+        return self.core.result_body()
+
+    def _secrets_body(self) -> list[object]:
+        if self._hand is not None:
+            return self._hand.secret_body()
+        assert self._deal is not None
+        return [self._deal.end_reveal().to_wire()]
+
+    def _draw_body(self) -> list[object]:
+        core, hand, deal, game = self.core, self._hand, self._deal, self.game
+        assert core is not None
         decision = core.pending
-        assert isinstance(decision, Pending)
-        if kind is K.CHANCE:
-            return kind, self._chance_body(decision)
-        if kind is K.DRAW:
-            owner = decision.player
-            assert owner is not None
-            if hand is not None:
-                assert core.decklist is not None
-                slot = hand.draw_order.next_position()
-                handle = core.decklist.firsts[owner] + slot
-                return kind, [slot, core.prepare(game.deal_input(handle))]
-            assert deal is not None
-            position = core.next_handle(decision)
-            share = deal.draw_share(position)
-            return kind, [share.to_wire(), core.prepare(game.deal_input(position))]
-        assert kind is K.OPEN and decision.kind is DecisionKind.REVEAL
+        assert isinstance(decision, Pending) and decision.player is not None
+        if hand is not None:
+            assert core.decklist is not None
+            slot = hand.draw_order.next_position()
+            handle = core.decklist.firsts[decision.player] + slot
+            return [slot, core.prepare(game.deal_input(handle))]
+        assert deal is not None
+        position = core.next_handle(decision)
+        share = deal.draw_share(position)
+        return [share.to_wire(), core.prepare(game.deal_input(position))]
+
+    def _open_body(self) -> list[object]:
+        core, hand, deal, game = self.core, self._hand, self._deal, self.game
+        assert core is not None
+        decision = core.pending
+        assert isinstance(decision, Pending) and decision.kind is DecisionKind.REVEAL
         handle = decision.handle
         if hand is not None:
             assert core.decklist is not None
             opening = hand.deck.open(handle - core.decklist.firsts[self.seat])
             post = core.prepare(game.reveal_input(handle, str(opening.card)))
-            return kind, [*opening.body(), post]
+            return [*opening.body(), post]
         assert deal is not None
         reveal = deal.reveal(handle)
-        return kind, [reveal.to_wire(), core.prepare(game.reveal_input(handle, reveal.card_id))]
+        return [reveal.to_wire(), core.prepare(game.reveal_input(handle, reveal.card_id))]
 
-    def _chance_body(self, decision: Pending) -> list[object]:
-        """Our preimage of the pending roll: alone when we open it, with the state hash after
-        its outcome when we answer the opener's (SPEC §4.11 "Chance")."""
+    def _chance_open_body(self) -> list[object]:
+        """Our preimage of the pending roll, which we open (SPEC §4.11 "Chance")."""
         core, chain = self.core, self._chance
         assert core is not None and core.chances is not None and chain is not None
+        return [chain.preimage(core.chances.rolls)]
+
+    def _chance_answer_body(self) -> list[object]:
+        """Our preimage of the pending roll, with the state hash after its outcome, when we
+        answer the opener's (SPEC §4.11 "Chance")."""
+        core, chain = self.core, self._chance
+        assert core is not None and core.chances is not None and chain is not None
+        decision, opened = core.pending, core.chance_opened
+        assert isinstance(decision, Pending) and opened is not None
         preimage = chain.preimage(core.chances.rolls)
-        opened = core.chance_opened
-        if opened is None:
-            return [preimage]
         inp = core.chance_input(decision, opened, self.seat, preimage)
         return [preimage, core.prepare(inp)]
 

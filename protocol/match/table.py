@@ -1,20 +1,26 @@
 # The match's vocabulary and its one transition table (SPEC §4.11): phases, endings, the
-# events a MatchCore returns, and TRANSITIONS, the table every check reads (`expected()`,
-# `_allowed`, the setup steps; the verifier through MatchCore) and SPEC prints
-# (`spec_table()`; tests/protocol/test_table.py fails when the two differ).
+# events a MatchCore returns, and TRANSITIONS, the machine itself, in the manner of h11's
+# _state.py: every row names who may send which kinds, the MatchCore handler that checks and
+# applies them, where the phase goes next (a phase, or the one decider function that reads the
+# match and names it) and, for a message a seat sends by itself, the MatchPeer method that
+# builds it. Handlers never move the phase: `MatchCore._move` does, after the handler returns,
+# from the row (and ON_ENTRY says what entering a phase does). SPEC prints `spec_table()`;
+# tests/protocol/test_table.py fails when the two differ.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from versus.engine.api import Pending
 from versus.protocol.wire.envelope import (
+    Envelope,
     MessageKind,
 )
 
-if TYPE_CHECKING:  # the mental-poker modules load only for a shared-pool match (start-up)
-    pass
+if TYPE_CHECKING:  # the deciders read the referee (core.py imports this module)
+    from versus.protocol.match.core import MatchCore
 
 K = MessageKind
 #: the purpose label of the setup flip (§4.6), whose outcome seeds `Game.new_game`; "layout"
@@ -135,21 +141,47 @@ class Sender(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Decider:
+    """Where the phase goes after a row whose next phase depends on the match: `decide` reads
+    the referee as the row's handler left it (the envelope's sender, the game's decision, the
+    result the handler fixed) and returns the phase; it changes nothing. `text` is what SPEC
+    prints for it."""
+
+    name: str
+    text: str
+    decide: Callable[[MatchCore, Envelope], Phase]
+
+    def __call__(self, core: MatchCore, envelope: Envelope) -> Phase:
+        return self.decide(core, envelope)
+
+
+def _decider(text: str) -> Callable[[Callable[[MatchCore, Envelope], Phase]], Decider]:
+    def wrap(decide: Callable[[MatchCore, Envelope], Phase]) -> Decider:
+        return Decider(decide.__name__, text, decide)
+
+    return wrap
+
+
+@dataclass(frozen=True)
 class Rule:
-    """One row of the transition table. `phases`: where it applies; `decision`: in PLAY, the
-    game's decision kind it answers (`DecisionKind` name; CHANCE_ANSWER: a CHANCE whose first
-    preimage is in); `owed`: the row names the one message the
-    match waits for (False: a claim, a dispute or evidence, which may interrupt);
-    `next`: the phase after it when fixed (None: the handler decides, as `then` says);
-    `pool_only`: skipped in decklist mode; `clocked`: only in a match with a clock."""
+    """One row of the transition table. `phases`: where it applies; `decisions`: in PLAY, the
+    game's decision kinds it answers (`DecisionKind` names; CHANCE_ANSWER: a CHANCE whose first
+    preimage is in; "" outside PLAY); `handler`: the MatchCore method that checks and applies
+    the envelope (`_HANDLERS` in core.py is built from this column); `next`: the phase after it,
+    or the Decider that names it; `owed`: the row names the one message the match waits for
+    (False: a claim, a dispute or evidence, which may interrupt); `auto`: the MatchPeer method
+    that builds the body when the sending seat sends it by itself ("": the local player answers,
+    or an interrupt); `pool_only`: skipped in decklist mode (its predecessor's decider skips
+    it); `clocked`: only in a match with a clock."""
 
     phases: tuple[Phase, ...]
     sender: Sender
     kinds: tuple[MessageKind, ...]
-    then: str
-    decision: str = ""
+    handler: str
+    next: Phase | Decider
+    decisions: tuple[str, ...] = ("",)
     owed: bool = True
-    next: Phase | None = None
+    auto: str = ""
     pool_only: bool = False
     clocked: bool = False
 
@@ -171,6 +203,17 @@ class Rule:
         return None
 
 
+@dataclass(frozen=True)
+class Entry:
+    """What entering a phase does (run by the transition, after the row's handler, only when
+    the phase changes): `action`, a MatchCore method, returns the events that follow the
+    handler's; when it raises UnplayableRules the phase goes to `failed` instead."""
+
+    action: str
+    text: str
+    failed: Phase | None = None
+
+
 P = Phase
 #: the decision key of a CHANCE whose first preimage is in (its answer is owed)
 CHANCE_ANSWER = "CHANCE, first preimage in"
@@ -183,52 +226,118 @@ SECRETS = (P.SECRETS_0, P.SECRETS_1)
 #: it covers the transit time of the accused's last envelope (SPEC §4.11 Timeout claims)
 CLAIM_TOLERANCE_MS = 2_000
 
-#: The one table of who may send what when. `MatchCore.expected`, `_allowed` and the setup
-#: steps read it (so do the live peer and the verifier: both are a MatchCore), and SPEC §4.11
-#: prints `spec_table()` of it (tests/protocol/test_table.py fails when they differ).
+
+# --- the deciders: the rows whose next phase depends on the match ----------------------------
+
+
+def _if_shared_pool(shuffle: Phase, otherwise: Phase) -> Decider:
+    def if_shared_pool(core: MatchCore, envelope: Envelope) -> Phase:
+        return shuffle if core.decklist is None else otherwise
+
+    return Decider("if_shared_pool", f"{shuffle.name} in a shared-pool match, else "
+                   f"{otherwise.name}", if_shared_pool)
+
+
+@_decider("RESULT once the game is finished, else PLAY")
+def game_over(core: MatchCore, envelope: Envelope) -> Phase:
+    return Phase.RESULT if core.game_result is not None else Phase.PLAY
+
+
+@_decider("SECRETS_(1−p): the winner's reveal is owed first")
+def winner_reveals_first(core: MatchCore, envelope: Envelope) -> Phase:
+    return SECRETS[1 - envelope.sender]
+
+
+@_decider("SECRETS of the other seat, CLOSED once both are in")
+def other_reveal(core: MatchCore, envelope: Envelope) -> Phase:
+    other = 1 - envelope.sender
+    return Phase.CLOSED if core.revealed[other] else SECRETS[other]
+
+
+@_decider("SECRETS of the claimant (its reveal first); before PLAY: CLAIMED, or CLOSED when "
+          "the accused signed nothing of this match (the claim credits no one)")
+def after_claim(core: MatchCore, envelope: Envelope) -> Phase:
+    if core.state is not None:
+        return SECRETS[envelope.sender]
+    assert core.result is not None
+    return Phase.CLOSED if core.result.winner is None else Phase.CLAIMED
+
+
+@_decider("CLOSED from CLAIMED, else unchanged (result: dispute, no winner)")
+def after_dispute(core: MatchCore, envelope: Envelope) -> Phase:
+    return Phase.CLOSED if core.phase is Phase.CLAIMED else core.phase
+
+
+#: The one table of the match: who may send what when, which handler applies it and where the
+#: phase goes next. MatchCore reads it for every envelope (`expected`, `_admitting`, `_HANDLERS`,
+#: `_move`: the live peer and the verifier are both a MatchCore), MatchPeer sends the `auto`
+#: rows by itself, and SPEC §4.11 prints `spec_table()` of it (tests/protocol/test_table.py
+#: fails when they differ).
 TRANSITIONS: tuple[Rule, ...] = (
-    Rule((P.HELLO,), Sender.BOTH, (K.HELLO,), "COMMIT_0 once both are in (match id)"),
-    Rule((P.COMMIT_0,), Sender.SEAT_0, (K.COMMIT,), "COMMIT_1", next=P.COMMIT_1),
-    Rule((P.COMMIT_1,), Sender.SEAT_1, (K.COMMIT,), "REVEAL_0", next=P.REVEAL_0),
-    Rule((P.REVEAL_0,), Sender.SEAT_0, (K.REVEAL,), "SHUFFLE_0 (shared pool) or REVEAL_1",
-         next=P.SHUFFLE_0),
-    Rule((P.SHUFFLE_0,), Sender.SEAT_0, (K.SHUFFLE,), "REVEAL_1", next=P.REVEAL_1,
-         pool_only=True),
-    Rule((P.REVEAL_1,), Sender.SEAT_1, (K.REVEAL,), "SHUFFLE_1 (shared pool) or PLAY",
-         next=P.SHUFFLE_1),
-    Rule((P.SHUFFLE_1,), Sender.SEAT_1, (K.SHUFFLE,), "PLAY (`new_game(setup seed)`)",
-         next=P.PLAY, pool_only=True),
-    Rule((P.PLAY,), Sender.DECIDER, (K.ACTION, K.RESIGN),
-         "PLAY / RESULT / SECRETS_(1−p) after `RESIGN` (the winner's reveal first)",
-         decision="TURN"),
-    Rule((P.PLAY,), Sender.DECIDER, (K.CHOICE, K.RESIGN),
-         "PLAY / RESULT / SECRETS_(1−p) after `RESIGN`", decision="CHOICE"),
-    Rule((P.PLAY,), Sender.DEALER, (K.DRAW,), "PLAY / RESULT", decision="DEAL"),
-    Rule((P.PLAY,), Sender.DECIDER, (K.OPEN,), "PLAY / RESULT", decision="REVEAL"),
-    Rule((P.PLAY,), Sender.OPENER, (K.CHANCE,), "PLAY (the answer is owed)",
-         decision="CHANCE"),
-    Rule((P.PLAY,), Sender.ANSWERER, (K.CHANCE,), "PLAY / RESULT (the outcome is applied)",
-         decision=CHANCE_ANSWER),
-    Rule((P.RESULT,), Sender.SEAT_0, (K.RESULT,), "COSIGN", next=P.COSIGN),
-    Rule((P.COSIGN,), Sender.SEAT_1, (K.RESULT_COSIGN,), "SECRETS_0", next=P.SECRETS_0),
-    Rule((P.SECRETS_0,), Sender.SEAT_0, (K.SECRET_REVEAL,),
-         "SECRETS_1, or CLOSED once both are in"),
-    Rule((P.SECRETS_1,), Sender.SEAT_1, (K.SECRET_REVEAL,),
-         "SECRETS_0, or CLOSED once both are in"),
-    Rule(CLAIMABLE, Sender.WAITING, (K.TIMEOUT_CLAIM,),
-         "SECRETS of the claimant; before PLAY: CLAIMED; against a seat that signed nothing "
-         "of this match: no winner (CLOSED before PLAY)", owed=False, clocked=True),
-    Rule((P.CLAIMED, *SECRETS), Sender.ACCUSED, (K.DISPUTE,),
-         "unchanged, CLOSED from CLAIMED (result: dispute, no winner)", owed=False),
+    Rule((P.HELLO,), Sender.BOTH, (K.HELLO,), "MatchSetup.from_hellos", P.COMMIT_0),
+    Rule((P.COMMIT_0,), Sender.SEAT_0, (K.COMMIT,), "_on_commit", P.COMMIT_1,
+         auto="_commit_body"),
+    Rule((P.COMMIT_1,), Sender.SEAT_1, (K.COMMIT,), "_on_commit", P.REVEAL_0,
+         auto="_commit_body"),
+    Rule((P.REVEAL_0,), Sender.SEAT_0, (K.REVEAL,), "_on_reveal",
+         _if_shared_pool(P.SHUFFLE_0, P.REVEAL_1), auto="_reveal_body"),
+    Rule((P.SHUFFLE_0,), Sender.SEAT_0, (K.SHUFFLE,), "_on_shuffle", P.REVEAL_1,
+         auto="_shuffle_body", pool_only=True),
+    Rule((P.REVEAL_1,), Sender.SEAT_1, (K.REVEAL,), "_on_reveal",
+         _if_shared_pool(P.SHUFFLE_1, P.PLAY), auto="_reveal_body"),
+    Rule((P.SHUFFLE_1,), Sender.SEAT_1, (K.SHUFFLE,), "_on_shuffle", P.PLAY,
+         auto="_shuffle_body", pool_only=True),
+    Rule((P.PLAY,), Sender.DECIDER, (K.ACTION,), "_on_action", game_over, decisions=("TURN",)),
+    Rule((P.PLAY,), Sender.DECIDER, (K.CHOICE,), "_on_action", game_over,
+         decisions=("CHOICE",)),
+    Rule((P.PLAY,), Sender.DECIDER, (K.RESIGN,), "_on_resign", winner_reveals_first,
+         decisions=("TURN", "CHOICE")),
+    Rule((P.PLAY,), Sender.DEALER, (K.DRAW,), "_on_draw", game_over, decisions=("DEAL",),
+         auto="_draw_body"),
+    Rule((P.PLAY,), Sender.DECIDER, (K.OPEN,), "_on_open", game_over, decisions=("REVEAL",),
+         auto="_open_body"),
+    Rule((P.PLAY,), Sender.OPENER, (K.CHANCE,), "_on_chance", P.PLAY, decisions=("CHANCE",),
+         auto="_chance_open_body"),
+    Rule((P.PLAY,), Sender.ANSWERER, (K.CHANCE,), "_on_chance", game_over,
+         decisions=(CHANCE_ANSWER,), auto="_chance_answer_body"),
+    Rule((P.RESULT,), Sender.SEAT_0, (K.RESULT,), "_on_result", P.COSIGN,
+         auto="_result_body"),
+    Rule((P.COSIGN,), Sender.SEAT_1, (K.RESULT_COSIGN,), "_on_result", P.SECRETS_0,
+         auto="_result_body"),
+    Rule((P.SECRETS_0,), Sender.SEAT_0, (K.SECRET_REVEAL,), "_on_secrets", other_reveal,
+         auto="_secrets_body"),
+    Rule((P.SECRETS_1,), Sender.SEAT_1, (K.SECRET_REVEAL,), "_on_secrets", other_reveal,
+         auto="_secrets_body"),
+    Rule(CLAIMABLE, Sender.WAITING, (K.TIMEOUT_CLAIM,), "_on_timeout", after_claim, owed=False,
+         clocked=True),
+    Rule((P.CLAIMED, *SECRETS), Sender.ACCUSED, (K.DISPUTE,), "_on_dispute", after_dispute,
+         owed=False),
     Rule(tuple(p for p in Phase if p not in (P.HELLO, *ENDED)), Sender.DETECTOR,
-         (K.EVIDENCE,), "ABORTED", owed=False),
+         (K.EVIDENCE,), "_on_evidence", P.ABORTED, owed=False),
 )
+
+#: What entering a phase does (`MatchCore._move`): the setup is complete when PLAY is entered,
+#: and CLOSED is the final word on a match.
+ON_ENTRY: dict[Phase, Entry] = {
+    P.PLAY: Entry("_start_game", "the game starts, `new_game(setup seed)` (MatchStarted); "
+                  "ABORTED when the rules cannot start one (unplayable-rules)", failed=P.ABORTED),
+    P.CLOSED: Entry("_closed", "MatchClosed, the final word on the match"),
+}
+#: the HELLO row: once both HELLOs are in, a MatchCore is made and starts in its next phase
+OPENING = TRANSITIONS[0]
 del P
 
-OWED: dict[tuple[Phase, str], Rule] = {
-    (phase, rule.decision): rule for rule in TRANSITIONS if rule.owed for phase in rule.phases}
+#: the owed rows by (phase, decision key), in table order: their kinds are what `expected()`
+#: lists, and one sender sends them all
+OWED: dict[tuple[Phase, str], tuple[Rule, ...]] = {}
+for _rule in TRANSITIONS:
+    if _rule.owed:
+        for _phase in _rule.phases:
+            for _decision in _rule.decisions:
+                OWED[(_phase, _decision)] = (*OWED.get((_phase, _decision), ()), _rule)
 INTERRUPTS: dict[MessageKind, Rule] = {
     kind: rule for rule in TRANSITIONS if not rule.owed for kind in rule.kinds}
+del _rule, _phase, _decision
 
 
 def _phase_names(phases: tuple[Phase, ...]) -> str:
@@ -239,23 +348,42 @@ def _phase_names(phases: tuple[Phase, ...]) -> str:
     return " / ".join(p.name for p in phases)
 
 
+def _decision_names(decisions: tuple[str, ...]) -> str:
+    names = []
+    for decision in decisions:
+        if decision == CHANCE_ANSWER:
+            names.append("`CHANCE` with the opener's preimage in")
+        elif decision == "CHANCE":
+            names.append("`CHANCE`")
+        elif decision:
+            names.append(f"`{decision}(p)`")
+    return " / ".join(names)
+
+
+def _next_text(rule: Rule) -> str:
+    if isinstance(rule.next, Phase):
+        return rule.next.name
+    return f"`{rule.next.name}`: {rule.next.text}"
+
+
 def spec_table() -> str:
-    """SPEC §4.11's transition table, generated from TRANSITIONS (Markdown)."""
-    lines = ["| phase | sender | kinds | next |", "|---|---|---|---|"]
+    """SPEC §4.11's transition table and what entering a phase does, generated from
+    TRANSITIONS and ON_ENTRY (Markdown)."""
+    lines = ["| phase | sender | kinds | handler | next | sent by itself |",
+             "|---|---|---|---|---|---|"]
     for rule in TRANSITIONS:
         phase = _phase_names(rule.phases)
-        if rule.decision == CHANCE_ANSWER:
-            phase += ", `CHANCE` with the opener's preimage in"
-        elif rule.decision == "CHANCE":
-            phase += ", `CHANCE`"
-        elif rule.decision:
-            phase += f", `{rule.decision}(p)`"
+        if rule.decisions != ("",):
+            phase += ", " + _decision_names(rule.decisions)
         if rule.pool_only:
             phase += " (shared pool only)"
         if rule.clocked:
             phase += ", with a clock"
         kinds = ", ".join(f"`{k.name}`" for k in rule.kinds)
-        lines.append(f"| {phase} | {rule.sender.value} | {kinds} | {rule.then} |")
+        auto = f"`{rule.auto}`" if rule.auto else "—"
+        lines.append(f"| {phase} | {rule.sender.value} | {kinds} | `{rule.handler}` | "
+                     f"{_next_text(rule)} | {auto} |")
+    lines += ["", "| entering | does |", "|---|---|"]
+    lines += [f"| {phase.name} | `{entry.action}`: {entry.text} |"
+              for phase, entry in ON_ENTRY.items()]
     return "\n".join(lines)
-
-
