@@ -159,13 +159,47 @@ def test_a_position_the_rules_cannot_reach_is_refused_naming_the_field(change, f
         G.load_position(_text(obj))
 
 
+def _leaves(o: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every value of `o`, at any depth."""
+    items = list(o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list)
+                 else ())
+    return [(*path, k) for k, _ in items] + [p for k, v in items for p in _leaves(v, (*path, k))]
+
+
+def mutate_deep(state: dict[str, Any], pick: Callable[[list[Any]], Any], count: int) -> None:
+    """`count` changes anywhere in a state, deep inside the queue, rows and combat included:
+    a value set to a small integer, a handle-like number, a boolean, null or another value of
+    the state, or an item dropped from a list."""
+    for _ in range(count):
+        paths = _leaves(state)
+        path = pick(paths)
+        parent = state
+        for k in path[:-1]:
+            parent = parent[k]
+        if isinstance(parent, list) and pick([True, False, False]):
+            parent.pop(path[-1])
+            continue
+        values = [json.loads(json.dumps(_at(state, p))) for p in paths[:40]]
+        parent[path[-1]] = pick([-1, 0, 1, 2, 3, 6, 7, 59, 60, 61, 80, 99, True, False, None,
+                                 *values])
+
+
+def _at(o: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        o = o[k]
+    return o
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), st.integers(1, 3))
-def test_a_mutated_position_the_reader_accepts_plays_to_the_end(data, count):
+@given(st.data(), st.integers(1, 3), st.booleans())
+def test_a_mutated_position_the_reader_accepts_plays_to_the_end(data, count, deep):
     texts = real_positions()
     obj = json.loads(texts[data.draw(st.integers(0, len(texts) - 1))])
-    obj = mutate_position(obj, lambda seq: data.draw(st.sampled_from(seq)),
-                          G.card_ids(CAT), count)
+    choose = lambda seq: data.draw(st.sampled_from(list(seq)))  # noqa: E731
+    if deep:
+        mutate_deep(obj["state"], choose, count)
+    else:
+        obj = mutate_position(obj, choose, G.card_ids(CAT), count)
     try:
         state = G.load_position(_text(obj))
     except PositionError:
