@@ -30,6 +30,7 @@ from ..api import (
 from ..errors import PositionError
 from . import engine as E
 from . import rules as R
+from .bounds import check_position
 from .cards import Catalogue, default, load
 
 POSITION_FORMAT = "versus-position/1"
@@ -205,6 +206,7 @@ class Multiverse:
         text_s = text if isinstance(text, str) else bytes(text).decode()
         if self.dump_position(state) != text_s:
             raise PositionError("multiverse position is not canonical")
+        check_position(state)  # only what the rules reach (bounds.py, SPEC M.4)
         return state
 
 
