@@ -36,7 +36,8 @@
 # records the game abandoned, never waits on it forever, and does not submit it again.
 #
 # `versus verify --cluster` sends each file's bytes to a task that runs the same check as the
-# local path (`verify_cmd.verify_data`) and prints the verdicts in the order given.
+# local path (`verify_cmd.verify_on_cluster` submits `verify_cmd.verify_data` through
+# `open_client`; this module knows nothing of verification) and prints the verdicts in order.
 from __future__ import annotations
 
 import contextlib
@@ -45,7 +46,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -293,34 +294,6 @@ def _answer(future: Any, game: Game, tries: int, limit: float, submit: Any,
         why = (f"its worker died {tries} times" if isinstance(
             error, distributed.KilledWorker) else "the cluster task failed")
         return {"abandoned": True, "reason": f"{why}: {type(error).__name__}: {error}"[:300]}
-
-
-# --- verify --------------------------------------------------------------------------------------
-
-
-def verify_on_cluster(address: str, paths: Sequence[str], catalogue: Any,
-                      challenge: Any) -> list[Any]:
-    """The FileVerdicts of `paths`, in order, each checked in a cluster task (a file that
-    cannot be read is judged here, as the local path does)."""
-    from .verify_cmd import MAX_FILE_SIZE as LIMIT
-    from .verify_cmd import FileVerdict, UnreadableFile, read_limited, verify_data
-
-    with open_client(address) as client:
-        slots: list[Any] = []
-        for path in paths:
-            try:
-                data = read_limited(path, LIMIT)
-            except UnreadableFile as error:
-                slots.append(FileVerdict(path, None, str(error)))
-                continue
-            if data is None:  # the local path's oversize verdict
-                slots.append(verify_data(path, None, catalogue, challenge))
-                continue
-            slots.append(client.submit(verify_data, path, data, catalogue, challenge,
-                                       pure=False, retries=TASK_RETRIES))
-        futures = [s for s in slots if not isinstance(s, FileVerdict)]
-        results = iter(client.gather(futures))
-        return [s if isinstance(s, FileVerdict) else next(results) for s in slots]
 
 
 def worker_pids(client: Any) -> list[int]:

@@ -125,7 +125,7 @@ def start_rules(game: Any, path: str, options: dict[str, Any]) -> Any:
     from versus.engine.api import rules_for_position
     from versus.engine.errors import EngineError
 
-    from .verify_cmd import UnreadableFile, read_limited
+    from .files import UnreadableFile, read_limited
 
     if options:
         given = " ".join(f"{k}={v}" for k, v in options.items())

@@ -91,7 +91,7 @@ from .tournament_stats import (
     trinomial,
 )
 from .tournament_worker import bot_of
-from .verify_cmd import UnreadableFile, read_limited
+from .files import UnreadableFile, read_limited
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_UNVERIFIED = 0, 1, 2, 3, 4
 MANIFEST_FORMAT = "versus-tournament/1"
