@@ -51,7 +51,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tournament import Game, Run
+    from .tournament_run import Run
+    from .tournament_schedule import ScheduledGame
 
 INSTALL_HINT = "pip install 'versus-p2p[cluster]'"
 RESUBMITS = 2
@@ -158,7 +159,7 @@ def _abandoned(reason: str) -> dict[str, Any]:
     return {"abandoned": True, "reason": reason, "transcript": None}
 
 
-def accept(run: Run, game: Game, answer: Any) -> dict[str, Any]:
+def accept(run: Run, game: ScheduledGame, answer: Any) -> dict[str, Any]:
     """What the organiser records of a cluster answer. Nothing a worker says about the result
     is taken: the result (ending, winner, outcome) is read from the transcript the organiser
     verifies itself, which must be this job's game (its players' keys, derived from the job's
@@ -237,10 +238,11 @@ def run_on_cluster(run: Run) -> None:
     with open_client(run.cluster) as client:
         distributed = require_distributed()
         window = 2 * threads(client)
-        flight: dict[Any, tuple[Game, int, float]] = {}  # future -> (game, submissions, due)
+        #: future -> (game, submissions, due)
+        flight: dict[Any, tuple[ScheduledGame, int, float]] = {}
         settled = threading.Event()  # set by a future's callback when it is done
 
-        def submit(game: Game, tries: int) -> None:
+        def submit(game: ScheduledGame, tries: int) -> None:
             future = client.submit(play_inline, run.job(game), limit, retries=TASK_RETRIES,
                                    pure=False, key=f"versus-game-{game.id}-{os.urandom(6).hex()}")
             flight[future] = (game, tries, time.monotonic() + backstop(limit))
@@ -275,7 +277,7 @@ def backstop(limit: float) -> float:
     return 2 * limit + BACKSTOP_SLACK_S
 
 
-def _answer(future: Any, game: Game, tries: int, limit: float, submit: Any,
+def _answer(future: Any, game: ScheduledGame, tries: int, limit: float, submit: Any,
             distributed: Any) -> dict[str, Any] | None:
     """The answer of a settled task (None: the game was submitted again)."""
     if not future.done():
