@@ -150,7 +150,7 @@ class HostPlan:
     def game(self) -> str:
         """The game hosted: the resumed match's, or the one offered."""
         if self.session is not None:
-            return self.session.peer.rules.game
+            return self.session.rules.game
         assert self.rules is not None
         return self.rules.game
 
@@ -332,7 +332,7 @@ async def _host_attempt(link: HostLink, rules: MatchRules, peer: Any, secret: by
 
     async def until_the_match_exists() -> None:
         with trio.move_on_after(SETUP_TIMEOUT):
-            while session.peer.core is None:
+            while not session.started:
                 await session.wait_changed()
             link.settle()  # the others waiting are turned away
             if attach is not None:  # the UI follows this session from now on

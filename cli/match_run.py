@@ -34,7 +34,7 @@ class LogEcho:
         self.session, self.say, self.shown = session, say, 0
 
     def flush(self) -> None:
-        if self.session.peer.core is None:
+        if not self.session.started:
             return
         log = self.session.log
         for line in log[min(self.shown, len(log)):]:

@@ -215,7 +215,7 @@ def deck_of(args: argparse.Namespace) -> list[str] | None:
 def resumed_game(args: argparse.Namespace, session: MatchSession) -> None:
     """A resumed match is of the game its transcript names: a --game that says otherwise is
     a mistake (one line)."""
-    game = session.peer.rules.game
+    game = session.rules.game
     if getattr(args, "game_given", False) and args.game != game:
         raise CommandError(f"--game {args.game}: the saved match is a game of {game}")
     args.game = game
