@@ -28,7 +28,7 @@ from .insecure_seed import seeded
 from .match_setup import (
     enter_guarded_player,
     forfeits_of,
-    is_versus,
+    plays_full_screen,
     rules_from,
 )
 from .match_text import MAX_LOG_LINE, bot_failures, result_text
@@ -71,7 +71,9 @@ class _MovePrinter:
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     rules = rules_from(args, "demo")
-    versus = is_versus(rules.game)
+    #: the full-screen game's board is printed as text (cli/board_text.py), each turn; another
+    #: game's inputs in its notation
+    boards = plays_full_screen(rules.game)
     seed = args.seed
     bot_seeds = [int.from_bytes(seeded(seed, f"bot{s}")[:8], "big") for s in (0, 1)]
     identities = (Identity(seeded(seed, "id0")), Identity(seeded(seed, "id1")))
@@ -88,7 +90,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             for s, name in enumerate((args.bot_a, args.bot_b)):
                 guards.append(await enter_guarded_player(stack, name, bot_seeds[s],
                                                          rules.game))
-            players = ([_Narrator(guard, out, args.quiet, shown) for guard in guards] if versus
+            players = ([_Narrator(guard, out, args.quiet, shown) for guard in guards] if boards
                        else [_MovePrinter(guard, rules.game_impl, s, out, args.quiet)
                              for s, guard in enumerate(guards)])
             return await play_loopback_match(players, rules, transcript_dir=out_dir,
@@ -96,10 +98,10 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
                                              handshake_rngs=handshakes, timeout=600,
                                              drive=drive_player)
 
-    game = "" if versus else f"{rules.game} ({rules.game_impl.describe_rules(rules.ruleset)}), "
+    game = "" if boards else f"{rules.game} ({rules.game_impl.describe_rules(rules.ruleset)}), "
     print(f"versus demo: {game}{args.bot_a} (player 0) vs {args.bot_b} (player 1), "
           f"{rules.deal_mode.value} deal, over TCP on 127.0.0.1", file=out)
-    if not args.quiet and versus:
+    if not args.quiet and boards:
         from .board_text import LEGEND
 
         print(LEGEND, file=out)

@@ -62,10 +62,10 @@ from .match_setup import (
     deck_of,
     enter_headless_bot,
     game_args,
-    is_versus,
     load_identity,
     need_terminal,
     open_store,
+    plays_full_screen,
     resumed_game,
     rules_from,
     session_config,
@@ -353,7 +353,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     listeners = trio.run(open_game_listeners, plan.port, args.bind)
     try:
         command = partial(host_match, plan=plan, listeners=listeners)
-        if not is_versus(plan.game):
+        if not plays_full_screen(plan.game):
             return run_in_lines(command, "host", args, out, stdin or sys.stdin, 0, plan.game)
         need_terminal(stdin or sys.stdin, "to host without one, play headless with --bot NAME")
         return run_in_ui(command, "host", args, out, seat=0)

@@ -56,10 +56,10 @@ from .match_setup import (
     deck_of,
     enter_headless_bot,
     game_args,
-    is_versus,
     load_identity,
     need_terminal,
     open_store,
+    plays_full_screen,
     resumed_game,
     session_config,
 )
@@ -382,7 +382,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     if offer is not None and offer.rules.game != args.game:
         raise CommandError(f"{other_game(offer.rules.game, args.game)}; nothing was joined; to "
                            f"play it, run versus join with --game {offer.rules.game}")
-    lines = not is_versus(args.game)  # (a resumed match: its game, see plan_join)
+    lines = not plays_full_screen(args.game)  # (a resumed match: its game, see plan_join)
     if not lines:
         need_terminal(stdin, "to join without one, play headless with --bot NAME "
                              "--accept-rules")

@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
+from versus.engine.api import full_screen_ui
 from versus.engine.errors import EngineError
 from versus.p2p.channel import ChannelConfig
 from versus.p2p.keystore import load_or_create_identity
@@ -27,7 +28,7 @@ from versus.protocol.match.rules import DealMode, MatchRules
 
 from .boundary import CommandError
 from .driving import narrated_config
-from .game_options import VERSUS, GameOptionError, ensure_game_args
+from .game_options import GameOptionError, ensure_game_args, game_of
 
 MAX_DECK_FILE = 64 * 1024
 
@@ -88,12 +89,13 @@ def rules_from(args: argparse.Namespace, command: str = "host") -> MatchRules:
         raise CommandError(str(error)) from None
 
 
-def is_versus(game: str) -> bool:
-    """Whether `game` is played in the full-screen UI (Versus) or the line interface."""
-    return game == VERSUS
+def plays_full_screen(game: str) -> bool:
+    """Whether a person plays `game` in the full-screen terminal UI, or else at the line
+    interface (the game says: engine/api.py `full_screen_ui`)."""
+    return full_screen_ui(game_of(game))
 
 
-def make_player(name: str, seed: int | None = None, game: str = VERSUS) -> Any:
+def make_player(name: str, seed: int | None, game: str) -> Any:
     from .bots import BotError, UnknownBotError, as_async, make_bot
 
     try:
@@ -104,8 +106,8 @@ def make_player(name: str, seed: int | None = None, game: str = VERSUS) -> Any:
         raise CommandError(f"bot {name!r}: {error}") from None
 
 
-async def enter_player(stack: AsyncExitStack, name: str, seed: int | None = None,
-                       game: str = VERSUS) -> Any:
+async def enter_player(stack: AsyncExitStack, name: str, seed: int | None,
+                       game: str) -> Any:
     """A bot ready to play (an external one is started here): one that cannot start is one
     line, its BotForfeit reason (the tournament records the same words)."""
     from .bots import BotForfeit
@@ -120,7 +122,7 @@ async def enter_player(stack: AsyncExitStack, name: str, seed: int | None = None
 
 
 async def enter_guarded_player(stack: AsyncExitStack, name: str,
-                               seed: int | None = None, game: str = VERSUS) -> Any:
+                               seed: int | None, game: str) -> Any:
     """demo and play: a bot in the tournament's guard (tournament_worker.BotGuard): whatever it
     does wrong (cannot start, crashes, answers an illegal action) is a forfeit with a one-line
     reason in `guard.forfeit`, and its seat resigns (a complete, verifiable transcript)."""

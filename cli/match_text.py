@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from versus.engine.api import offer_notes
 from versus.p2p.session import (
     SessionOutcome,
 )
@@ -14,7 +15,6 @@ from versus.protocol.wire.text import printable
 
 from .client import describe_fault
 from .exit_codes import EXIT_ERROR, EXIT_FAULT, EXIT_OK, EXIT_UNFINISHED
-from .game_options import VERSUS
 
 MAX_LOG_LINE = 300
 #: the width the joiner's view of a start is wrapped to (one terminal screen's width)
@@ -77,14 +77,7 @@ def describe_offer(rules: MatchRules, seat: int) -> str:
     if rules.deal_mode is DealMode.SHARED_POOL:
         parts.append(f"a pool of {len(rules.pool)} chosen cards" if rules.pool
                      else "the whole catalogue as the pool")
-    if rules.game == VERSUS:
-        from versus.engine import Ruleset
-
-        ruleset, standard = rules.ruleset, Ruleset()
-        tiles = ("white_tiles", "black_tiles", "gray_tiles", "blue_tiles")
-        if any(getattr(ruleset, name) != getattr(standard, name) for name in tiles):
-            parts.append("tiles " + ", ".join(f"{getattr(ruleset, name)} "
-                                              f"{name.split('_')[0]}" for name in tiles))
+    parts += offer_notes(rules.game_impl, rules.ruleset)
     registered = [s for s, digest in enumerate(rules.registered_decklists) if digest]
     if registered:
         parts.append("registered decklists for seat " + " and ".join(map(str, registered)))

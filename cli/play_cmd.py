@@ -32,9 +32,9 @@ from .match_setup import (
     enter_guarded_player,
     enter_player,
     forfeits_of,
-    is_versus,
     need_terminal,
     open_store,
+    plays_full_screen,
     rules_from,
 )
 from .match_text import bot_failures, describe_outcome
@@ -51,7 +51,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
         print(NO_RESUME_FOR_PLAY, file=sys.stderr)
         return EXIT_USAGE
     rules = rules_from(args, "play")
-    if not is_versus(rules.game):
+    if not plays_full_screen(rules.game):
         return play_in_lines(args, rules, out, stdin or sys.stdin)
     from .net_client import NetMatchClient
     from .ui.app import run_ui
@@ -68,7 +68,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
         # the bot (its own nursery, for an external one) is entered outside ours: the stack
         # ends it after our nursery has closed, as trio's nesting wants
         async with AsyncExitStack() as stack:
-            players[1 - seat] = await enter_guarded_player(stack, args.bot)
+            players[1 - seat] = await enter_guarded_player(stack, args.bot, None, rules.game)
             decks: list[list[str] | None] = [None, None]
             decks[seat] = deck
             async with open_nursery() as nursery:
@@ -116,7 +116,7 @@ def play_in_lines(args: argparse.Namespace, rules: MatchRules, out: TextIO,
 
     async def main() -> Any:
         async with AsyncExitStack() as stack:  # the bot outside our nursery (see cmd_play)
-            players[1 - seat] = await enter_guarded_player(stack, args.bot, game=rules.game)
+            players[1 - seat] = await enter_guarded_player(stack, args.bot, None, rules.game)
             players[seat] = person
             async with open_nursery() as nursery:
 
@@ -152,7 +152,7 @@ def play_in_lines(args: argparse.Namespace, rules: MatchRules, out: TextIO,
 async def _bot_starts(name: str, game: str) -> None:
     """The bot can be made (and an external one started): else one line before the UI."""
     async with AsyncExitStack() as stack:
-        await enter_player(stack, name, game=game)
+        await enter_player(stack, name, None, game)
 
 
 async def _leave_together(person: MatchSession, bot: MatchSession) -> None:

@@ -303,7 +303,7 @@ def check_names(participants: Sequence[str]) -> list[str]:
     return names
 
 
-def check_participant(name: str, game: str = "versus42") -> None:
+def check_participant(name: str, game: str) -> None:
     from .bots import BotError, make_bot
 
     name = bot_of(name)

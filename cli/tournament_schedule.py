@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from versus.engine.registry import DEFAULT_GAME
 from versus.protocol.match.rules import DealMode
 
 from .bots.base import BotError
@@ -46,7 +47,7 @@ class Settings:
     seed: str | None = None  # hex; None: every game draws fresh secrets
     time_per_decision_ms: int | None = None
     game_timeout: float = DEFAULT_GAME_TIMEOUT
-    game: str = "versus42"  # the registry id of the game every match plays
+    game: str = DEFAULT_GAME  # the registry id of the game every match plays
     rules: tuple[tuple[str, Any], ...] = ()  # its rules options (--rule), as plain values
     paired: bool = False  # each deal twice, seats swapped (issue 21; the CLI default)
     srand: int | None = None  # the random deal suite's number (None: fresh deals, unpaired)
@@ -68,7 +69,7 @@ class Settings:
     def from_dict(cls, data: Any) -> Settings:
         if isinstance(data, dict):  # a manifest from before issue 16: a Versus tournament;
             # from before issue 21: unpaired, fresh deals, no SPRT
-            data = {"game": "versus42", "rules": {}, "paired": False, "srand": None,
+            data = {"game": DEFAULT_GAME, "rules": {}, "paired": False, "srand": None,
                     "deals": [], "sprt": None, "records": False, **data}
         if not isinstance(data, dict) or set(data) != set(cls().to_dict()) or not isinstance(
                 data["rules"], dict) or not isinstance(data["game"], str) or not isinstance(

@@ -53,7 +53,7 @@ from typing import Any, TextIO
 
 import trio
 
-from versus.engine.registry import get_game
+from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.p2p.errors import TransportError
 from versus.p2p.loopback import LoopbackResult, play_loopback_match
 from versus.p2p.session import SessionConfig
@@ -203,7 +203,7 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
     time_ms = job.get("time_ms")
     budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
     builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
-    game = job.get("game_id", "versus42")  # (a job of a runner from before issue 16: Versus)
+    game = job.get("game_id", DEFAULT_GAME)  # (a job of a runner from before games: Versus)
     options = job.get("rules") or {}
     rules = MatchRules(get_game(game).rules_from_options(options) if options else None,
                        DealMode(job["deal"]), game=game)
