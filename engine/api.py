@@ -392,6 +392,13 @@ def tournament_deal(game: Game) -> str | None:
     return None if deal is None else str(deal)
 
 
+def text_board(game: Game, state: GameState) -> str:
+    """A few lines that show `state` at a terminal (the optional member `text_board(state)`;
+    without it, the position text, `dump_position`)."""
+    member = getattr(game, "text_board", None)
+    return game.dump_position(state) if member is None else str(member(state))
+
+
 def rules_for_position(game: Game, text: str | bytes) -> GameRules:
     """The rules of a match of `game` that starts from the position `text` instead of the new
     game (SPEC Part 3, "Start positions"): the game's optional member `rules_for_position`,

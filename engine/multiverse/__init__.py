@@ -186,6 +186,12 @@ class Multiverse:
                 "you play first"]
 
     # --- positions
+    def text_board(self, state: E.State) -> str:
+        """The board at a terminal (api.text_board)."""
+        from .text import board
+
+        return board(state)
+
     def dump_position(self, state: E.State) -> str:
         return json.dumps({"format": POSITION_FORMAT, "game": self.id,
                            "rules": self.rules_to_options(state.rules),
