@@ -2,6 +2,8 @@
 # plays, the session's log lines are printed as they come), at the line interface (a game
 # without a full-screen UI), or in the terminal UI (the trio part a guest of the UI's asyncio
 # loop, cli/net_client.py). Each way ends with the transcript's path and one summary line.
+# Everything that can fail before a match exists is checked by the command before the UI takes
+# the screen (host_cmd.plan_host, join_cmd.plan_join), so the UI opens with a match to show.
 from __future__ import annotations
 
 import argparse
