@@ -36,7 +36,8 @@
 # records the game abandoned, never waits on it forever, and does not submit it again.
 #
 # `versus verify --cluster` sends each file's bytes to a task that runs the same check as the
-# local path (`verify_cmd.verify_data`) and prints the verdicts in the order given.
+# local path (`verify_cmd.verify_on_cluster` submits `verify_cmd.verify_data` through
+# `open_client`; this module knows nothing of verification) and prints the verdicts in order.
 from __future__ import annotations
 
 import contextlib
@@ -45,12 +46,13 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tournament import Game, Run
+    from .tournament_run import Run
+    from .tournament_schedule import ScheduledGame
 
 INSTALL_HINT = "pip install 'versus-p2p[cluster]'"
 RESUBMITS = 2
@@ -157,7 +159,7 @@ def _abandoned(reason: str) -> dict[str, Any]:
     return {"abandoned": True, "reason": reason, "transcript": None}
 
 
-def accept(run: Run, game: Game, answer: Any) -> dict[str, Any]:
+def accept(run: Run, game: ScheduledGame, answer: Any) -> dict[str, Any]:
     """What the organiser records of a cluster answer. Nothing a worker says about the result
     is taken: the result (ending, winner, outcome) is read from the transcript the organiser
     verifies itself, which must be this job's game (its players' keys, derived from the job's
@@ -236,10 +238,11 @@ def run_on_cluster(run: Run) -> None:
     with open_client(run.cluster) as client:
         distributed = require_distributed()
         window = 2 * threads(client)
-        flight: dict[Any, tuple[Game, int, float]] = {}  # future -> (game, submissions, due)
+        #: future -> (game, submissions, due)
+        flight: dict[Any, tuple[ScheduledGame, int, float]] = {}
         settled = threading.Event()  # set by a future's callback when it is done
 
-        def submit(game: Game, tries: int) -> None:
+        def submit(game: ScheduledGame, tries: int) -> None:
             future = client.submit(play_inline, run.job(game), limit, retries=TASK_RETRIES,
                                    pure=False, key=f"versus-game-{game.id}-{os.urandom(6).hex()}")
             flight[future] = (game, tries, time.monotonic() + backstop(limit))
@@ -274,7 +277,7 @@ def backstop(limit: float) -> float:
     return 2 * limit + BACKSTOP_SLACK_S
 
 
-def _answer(future: Any, game: Game, tries: int, limit: float, submit: Any,
+def _answer(future: Any, game: ScheduledGame, tries: int, limit: float, submit: Any,
             distributed: Any) -> dict[str, Any] | None:
     """The answer of a settled task (None: the game was submitted again)."""
     if not future.done():
@@ -293,34 +296,6 @@ def _answer(future: Any, game: Game, tries: int, limit: float, submit: Any,
         why = (f"its worker died {tries} times" if isinstance(
             error, distributed.KilledWorker) else "the cluster task failed")
         return {"abandoned": True, "reason": f"{why}: {type(error).__name__}: {error}"[:300]}
-
-
-# --- verify --------------------------------------------------------------------------------------
-
-
-def verify_on_cluster(address: str, paths: Sequence[str], catalogue: Any,
-                      challenge: Any) -> list[Any]:
-    """The FileVerdicts of `paths`, in order, each checked in a cluster task (a file that
-    cannot be read is judged here, as the local path does)."""
-    from .verify_cmd import MAX_FILE_SIZE as LIMIT
-    from .verify_cmd import FileVerdict, UnreadableFile, read_limited, verify_data
-
-    with open_client(address) as client:
-        slots: list[Any] = []
-        for path in paths:
-            try:
-                data = read_limited(path, LIMIT)
-            except UnreadableFile as error:
-                slots.append(FileVerdict(path, None, str(error)))
-                continue
-            if data is None:  # the local path's oversize verdict
-                slots.append(verify_data(path, None, catalogue, challenge))
-                continue
-            slots.append(client.submit(verify_data, path, data, catalogue, challenge,
-                                       pure=False, retries=TASK_RETRIES))
-        futures = [s for s in slots if not isinstance(s, FileVerdict)]
-        results = iter(client.gather(futures))
-        return [s if isinstance(s, FileVerdict) else next(results) for s in slots]
 
 
 def worker_pids(client: Any) -> list[int]:

@@ -36,7 +36,7 @@ def narrate_events(session: MatchSession, events: list[Event]) -> None:
             session.log.append("; ".join([f"Match {event.match_id.hex()[:16]} started", *told]))
         elif isinstance(event, StateChanged):
             session.log.extend(game.narrate(event.before, event.input, event.after, seat,
-                                            session.peer.knowledge))
+                                            session.knowledge))
         elif isinstance(event, MatchEnded):
             session.log.append(f"Match over: {event.result}")
 
@@ -89,7 +89,7 @@ async def drive_player(session: MatchSession, player: Player) -> None:
                     nursery.cancel_scope.cancel()
 
                 async def until_ended() -> None:
-                    while session.peer.result is None and not session.done:
+                    while session.result is None and not session.done:
                         await session.wait_changed()
                     nursery.cancel_scope.cancel()
 

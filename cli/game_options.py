@@ -9,17 +9,17 @@
 # game it finds), `game_rules` (the game's rules value), and the defaults that depend on the
 # game (`play --bot`: greedy where the game has one, else random; `--deal`: `default_deal`).
 #
-# This module imports the engine only when asked about a game other than Versus, or about
-# rules options: `versus --help` and the default Versus commands stay as fast as before.
+# This module imports the engine only once a command's arguments are checked (or a --game is
+# given): `versus --help` and a usage error stay as fast as before. It asks the game (through
+# the registry and engine/api.py) what depends on it, never its id.
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
 from typing import Any
 
-VERSUS = "versus42"
-
-#: options of Versus alone: (attribute, flag, why); given with another game they are an error
+#: options of the default game (engine/registry.py DEFAULT_GAME, Versus) alone: (attribute,
+#: flag, why); given with another game they are an error
 VERSUS_ONLY = (
     ("order", "--order", "the action order is a Versus rule"),
     ("deck", "--deck", "a deck file is a Versus decklist"),
@@ -35,10 +35,8 @@ class GameOptionError(ValueError):
 
 
 def game_id(text: str) -> str:
-    """`--game ID`: a registered game (argparse type). Versus is checked without loading the
-    registry; another id loads it (and its plugins, VERSUS_GAMES)."""
-    if text == VERSUS:
-        return text
+    """`--game ID`: a registered game (argparse type); the registry loads its plugins
+    (VERSUS_GAMES) on first use."""
     from versus.engine.errors import UnknownGameError
     from versus.engine.registry import get_game
 
@@ -125,7 +123,7 @@ def start_rules(game: Any, path: str, options: dict[str, Any]) -> Any:
     from versus.engine.api import rules_for_position
     from versus.engine.errors import EngineError
 
-    from .verify_cmd import UnreadableFile, read_limited
+    from .files import UnreadableFile, read_limited
 
     if options:
         given = " ".join(f"{k}={v}" for k, v in options.items())
@@ -152,11 +150,13 @@ def check_game_args(args: argparse.Namespace, command: str) -> str | None:
 
 
 def _check(args: argparse.Namespace, command: str) -> str | None:
+    from versus.engine.registry import DEFAULT_GAME
+
     given = getattr(args, "game", None)
-    args.game = given or VERSUS
+    args.game = given or DEFAULT_GAME
     args.game_given = given is not None
     game = args.game
-    if game != VERSUS:
+    if game != DEFAULT_GAME:
         for attribute, flag, why in VERSUS_ONLY:
             value = getattr(args, attribute, None)
             if value is not None and value is not False:
@@ -182,17 +182,16 @@ def _check(args: argparse.Namespace, command: str) -> str | None:
             args.rules_options = impl.rules_to_options(args.game_rules)
     except GameOptionError as error:
         return str(error)
+    from versus.engine.api import tournament_deal
     from versus.protocol.match.rules import unplayable_reason
 
     reason = unplayable_reason(impl)
     if reason is not None:
         return f"--game {game}: {reason}"
     if hasattr(args, "deal"):
-        if args.deal is None:
-            if game == VERSUS:  # a casual match from the pool; a tournament from decklists
-                args.deal = "decklist" if command == "tournament" else "shared-pool"
-            else:
-                args.deal = default_deal(impl, args.game_rules)
+        if args.deal is None:  # (Versus: a casual match from the pool, a tournament from decklists)
+            args.deal = ((tournament_deal(impl) if command == "tournament" else None)
+                         or default_deal(impl, args.game_rules))
         problem = deal_problem(args)
         if problem is not None:
             return problem

@@ -20,7 +20,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .parsers import EXIT_USAGE, build_parser
+from .exit_codes import EXIT_USAGE
+from .parsers import build_parser
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 PLUGINS_VARIABLE = "VERSUS_GAMES"  # engine/registry.py's

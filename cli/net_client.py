@@ -123,7 +123,7 @@ class NetMatchClient:
     @property
     def match_started(self) -> bool:
         s = self.session
-        return s is not None and s.peer.core is not None and s.peer.core.state is not None
+        return s is not None and s.state is not None
 
     def view(self) -> PlayerView:
         if not self.match_started:
@@ -133,9 +133,7 @@ class NetMatchClient:
 
     def legal_actions(self) -> list[Action]:
         s = self.session  # not s.legal_actions(): that reads trio's clock, not callable here
-        if s is None or s.peer.core is None or s.peer.result is not None or s.peer.fault:
-            return []
-        return s.peer.legal_actions()
+        return [] if s is None else s.legal_actions_untimed()
 
     def clocks(self) -> ClockState | None:
         return self._clocks
@@ -172,7 +170,7 @@ class NetMatchClient:
 
     async def submit(self, action: Action) -> None:
         s = self.session
-        if s is None or s.peer.core is None or s.peer.core.state is None:
+        if s is None or s.state is None:
             raise IllegalActionError(f"illegal input {str(action)!r}: the match has not "
                                      "started")
         if s.result is not None:
@@ -181,7 +179,7 @@ class NetMatchClient:
             why = ("your clock has run out" if s.own_time_out() else
                    "it is not your decision")
             raise IllegalActionError(f"illegal input {str(action)!r}: {why}")
-        check_legal(s.peer.core.state, action)  # the engine's reason when it is illegal
+        check_legal(s.state, action)  # the engine's reason when it is illegal
         try:
             await s.submit(action)
         except LocalProtocolError as error:
@@ -229,7 +227,7 @@ class NetMatchClient:
                 self._status = ConnectionStatus(
                     Connection.CLOSED, _one_line(self._closed_reason or status.reason
                                                  or "session closed"))
-            elif s.peer.core is None or s.peer.core.state is None:
+            elif s.state is None:
                 self._status = ConnectionStatus(Connection.CONNECTING, _one_line(
                     f"{status.reason or 'connected'}: setting up the match (coin toss, deal)"))
             elif status.state is LinkState.CONNECTING:

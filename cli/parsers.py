@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .argtypes import count, seconds_up_to
+from .exit_codes import EXIT_USAGE
 from .game_options import check_game_args, game_id, rule_pair
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNFINISHED, EXIT_FAULT = 0, 1, 2, 3, 4
 DEFAULT_GAME_PORT = 47820
 EXIT_CODES = ("exit codes: 0 match finished, 1 error, 2 bad command line, 3 match unfinished "
               "(resumable with --resume), 4 protocol fault / transcript invalid")
@@ -77,8 +77,8 @@ def check_game(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 class Lazy:
-    """A subcommand's function, imported when it runs: `Lazy("versus.cli.commands:cmd_host")`.
-    `guarded`: run it inside the CLI's error boundary (`commands.guarded`: one line, an exit
+    """A subcommand's function, imported when it runs: `Lazy("versus.cli.host_cmd:cmd_host")`.
+    `guarded`: run it inside the CLI's error boundary (`boundary.guarded`: one line, an exit
     code, never a traceback)."""
 
     def __init__(self, target: str, *, guarded: bool = True) -> None:
@@ -92,7 +92,7 @@ class Lazy:
         func = self.resolve()
         if not self.guarded:
             return func(args, out)
-        from .commands import guarded
+        from .boundary import guarded
 
         return guarded(func, args, out)
 
@@ -251,7 +251,7 @@ def add_network_parsers(sub: Any) -> None:
     add_ui_options(host)
     add_test_seed_option(host)
     check_game(host, "host")
-    host.set_defaults(func=Lazy("versus.cli.commands:cmd_host"))
+    host.set_defaults(func=Lazy("versus.cli.host_cmd:cmd_host"))
 
     join = sub.add_parser("join", help="join a match by invite, HOST:PORT or --lan",
                           epilog=EXIT_CODES)
@@ -271,7 +271,7 @@ def add_network_parsers(sub: Any) -> None:
     add_ui_options(join)
     add_test_seed_option(join)
     check_game(join, "join")
-    join.set_defaults(func=Lazy("versus.cli.commands:cmd_join"))
+    join.set_defaults(func=Lazy("versus.cli.join_cmd:cmd_join"))
 
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
                           epilog=EXIT_CODES)
@@ -283,7 +283,7 @@ def add_network_parsers(sub: Any) -> None:
     add_session_options(play, bot=False)
     add_ui_options(play)
     check_game(play, "play")
-    play.set_defaults(func=Lazy("versus.cli.commands:cmd_play"))
+    play.set_defaults(func=Lazy("versus.cli.play_cmd:cmd_play"))
 
     demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
                           epilog=EXIT_CODES)
@@ -298,7 +298,7 @@ def add_network_parsers(sub: Any) -> None:
                       help="Versus engine only: no protocol, no network (the first demo)")
     add_rules_options(demo)
     check_game(demo, "demo")
-    demo.set_defaults(func=Lazy("versus.cli.commands:cmd_demo_any"))
+    demo.set_defaults(func=Lazy("versus.cli.demo_cmd:cmd_demo_any"))
 
 
 def add_verify_parser(sub: Any) -> None:

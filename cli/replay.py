@@ -409,7 +409,9 @@ class ReplayApp:
 
 
 def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
-    from .game_options import VERSUS
+    from versus.engine.api import full_screen_ui
+
+    from .game_options import game_of
     from .verify_cmd import (
         EXIT_INVALID,
         EXIT_UNREADABLE,
@@ -434,7 +436,7 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"versus replay: {args.file}: --game {wanted}: the transcript is a match of "
               f"{printable(game, 40)}", file=sys.stderr)
         return EXIT_UNREADABLE
-    why = None if game in (None, VERSUS) else unknown_game(data, game)
+    why = None if game is None else unknown_game(data, game)
     if why is not None:
         print(f"versus replay: {args.file}: {why}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -442,7 +444,7 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         replay = replay_inputs(data)
         if getattr(args, "position", False):
             return _print_position(GameTimeline(replay), args, out)
-        if game not in (None, VERSUS):
+        if game is not None and not full_screen_ui(game_of(game)):  # no browser draws it
             return _replay_game(GameTimeline(replay), args, out)
         timeline = Timeline(replay)
     except ReplayError as error:

@@ -125,10 +125,10 @@ def make_bot(name: str, seed: int = 0) -> Any:
 def line_chooser(out: TextIO, inp: TextIO = sys.stdin) -> Any:
     """A simple line UI: the board, the numbered legal inputs; a number or the input's text;
     `?` prints help."""
-    from versus.engine.multiverse.text import board
+    from versus.engine.api import text_board
 
     def choose(game: Any, state: Any, legal: list[str]) -> str:
-        print(board(state), file=out)
+        print(text_board(game, state), file=out)
         for i, a in enumerate(legal):
             print(f"  {i:>2}: {a}", file=out)
         while True:
@@ -190,10 +190,13 @@ def _identity(path: str | None) -> Any:
 
 
 def _game(name: str | None) -> Any:
-    """The one-player game `--game` names (default multiverse); a two-player game is a usage
-    error (exit 2, one line), caught before anything is made or played."""
+    """The one-player game `--game` names (default: the registry's DEFAULT_SOLO_GAME); a
+    two-player game is a usage error (exit 2, one line), caught before anything is made or
+    played."""
+    from versus.engine.registry import DEFAULT_SOLO_GAME
+
     try:
-        return solo_game(name or "multiverse")
+        return solo_game(name or DEFAULT_SOLO_GAME)
     except ChallengeError as e:
         raise UsageError(f"--game {name}: {e}") from None
 

@@ -11,7 +11,7 @@
 # protocol, whose transcript the loopback already verified; we write the transcript atomically
 # (temporary file, then rename) before answering.
 #
-# Bots lose by forfeit, never by taking the worker down. Each bot is wrapped in a `_Guard`: a
+# Bots lose by forfeit, never by taking the worker down. Each bot is wrapped in a `BotGuard`: a
 # `BotForfeit` (an external bot that crashed, hung, answered garbage or an illegal action), any
 # other exception of a built-in bot, an illegal action, or a built-in bot thinking past its
 # hang limit is recorded with its one-line reason, and the guard answers a sentinel that is not
@@ -53,7 +53,7 @@ from typing import Any, TextIO
 
 import trio
 
-from versus.engine.registry import get_game
+from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.p2p.errors import TransportError
 from versus.p2p.loopback import LoopbackResult, play_loopback_match
 from versus.p2p.session import SessionConfig
@@ -80,7 +80,7 @@ class _Forfeited:
 FORFEIT: Any = _Forfeited()
 
 
-class _Guard:
+class BotGuard:
     """An AsyncPlayer around a bot that turns every way of misbehaving into a recorded forfeit
     (see the module comment)."""
 
@@ -203,12 +203,12 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
     time_ms = job.get("time_ms")
     budget = None if time_ms is None else Budget(seconds=time_ms / 1000)
     builtin_limit = BUILTIN_HANG_S if time_ms is None else max(BUILTIN_HANG_S, 3 * time_ms / 1000)
-    game = job.get("game_id", "versus42")  # (a job of a runner from before games had ids: Versus)
+    game = job.get("game_id", DEFAULT_GAME)  # (a job of a runner from before games: Versus)
     options = job.get("rules") or {}
     rules = MatchRules(get_game(game).rules_from_options(options) if options else None,
                        DealMode(job["deal"]), game=game)
     started = time.perf_counter()
-    guards: list[_Guard] = []
+    guards: list[BotGuard] = []
     externals: list[ExternalBot | None] = []
     chosen = game_secrets(job)
     for seat, name in enumerate(job["players"]):
@@ -221,10 +221,10 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
             except BotForfeit as error:
                 reason = error.reason
             # the ExternalBot enforces its own time_ms (and the 10 s hello): no guard limit
-            guards.append(_Guard(bot, name, None, reason))
+            guards.append(BotGuard(bot, name, None, reason))
             externals.append(bot)
         else:
-            guards.append(_Guard(as_async(bot), name, builtin_limit))
+            guards.append(BotGuard(as_async(bot), name, builtin_limit))
             externals.append(None)
     try:
         result = await play_loopback_match(
@@ -246,7 +246,7 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
     return record
 
 
-def _over_time(job: dict[str, Any], guards: list[_Guard], started: float) -> dict[str, Any]:
+def _over_time(job: dict[str, Any], guards: list[BotGuard], started: float) -> dict[str, Any]:
     limit = job["game_timeout"]
     for seat, guard in enumerate(guards):
         if guard.thinking:
@@ -260,7 +260,7 @@ def _over_time(job: dict[str, Any], guards: list[_Guard], started: float) -> dic
             "seconds": time.perf_counter() - started}
 
 
-def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[_Guard],
+def _describe(job: dict[str, Any], result: LoopbackResult, guards: list[BotGuard],
               started: float) -> dict[str, Any]:
     path = Path(job["transcript"])
     inline = bool(job.get("inline"))  # a cluster job: the bytes go back, the organiser writes

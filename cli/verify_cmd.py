@@ -31,6 +31,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -41,14 +42,12 @@ from versus.protocol.solo import MAX_RUN, is_run
 from versus.protocol.wire.text import printable
 from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE, Transcript, open_transcript
 
+from .files import UnreadableFile, read_limited
+
 EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 MAX_FILE_SIZE = MAX_TRANSCRIPT_SIZE  # read at call time (tests lower it)
 MAX_CATALOGUE_FILE = 4 << 20
 SHOWN_PATH = 4096  # PATH_MAX: a file name is shown whole, only escaped
-
-
-class UnreadableFile(Exception):
-    """A file that could not be read from disk (missing, a directory, no permission)."""
 
 
 @dataclass(frozen=True)
@@ -120,21 +119,6 @@ def unknown_game(data: bytes | Transcript, game: str | None = None) -> str | Non
         return (f"the match is a game of {printable(game, 40)!r}, which this program does "
                 f"not know ({known}); load the game's plugin with VERSUS_GAMES=module")
     return None
-
-
-def read_limited(path: str, limit: int) -> bytes | None:
-    """The file's bytes, or None when it is over `limit` (not read). `-` is standard input."""
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-            return None if len(data) > limit else data
-        if os.stat(path).st_size > limit:
-            return None
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
-    except OSError as error:
-        raise UnreadableFile(error.strerror or str(error)) from None
-    return None if len(data) > limit else data
 
 
 def verify_file(path: str, catalogue: Catalogue | None = None,
@@ -247,6 +231,30 @@ def load_challenge_file(path: str) -> Any:
         raise UnreadableFile(f"{path}: {error}") from None
 
 
+def verify_on_cluster(address: str, paths: Sequence[str], catalogue: Any,
+                      challenge: Any) -> list[Any]:
+    """The FileVerdicts of `paths`, in order, each checked in a cluster task (a file that
+    cannot be read is judged here, as the local path does); cli/cluster.py runs the tasks."""
+    from .cluster import TASK_RETRIES, open_client
+
+    with open_client(address) as client:
+        slots: list[Any] = []
+        for path in paths:
+            try:
+                data = read_limited(path, MAX_FILE_SIZE)
+            except UnreadableFile as error:
+                slots.append(FileVerdict(path, None, str(error)))
+                continue
+            if data is None:  # the local path's oversize verdict
+                slots.append(verify_data(path, None, catalogue, challenge))
+                continue
+            slots.append(client.submit(verify_data, path, data, catalogue, challenge,
+                                       pure=False, retries=TASK_RETRIES))
+        futures = [s for s in slots if not isinstance(s, FileVerdict)]
+        results = iter(client.gather(futures))
+        return [s if isinstance(s, FileVerdict) else next(results) for s in slots]
+
+
 def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
     catalogue = None
     if args.catalogue is not None:
@@ -265,7 +273,7 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
             print(f"versus verify: cannot use the challenge: {shown}", file=sys.stderr)
             return EXIT_UNREADABLE
     if getattr(args, "cluster", None):
-        from .cluster import ClusterError, verify_on_cluster
+        from .cluster import ClusterError
 
         try:
             verdicts = verify_on_cluster(args.cluster, args.files, catalogue, challenge)

@@ -367,6 +367,38 @@ def protocol_members() -> tuple[str, ...]:
     return tuple(attributes + methods)
 
 
+# --- what the shell asks a game ---------------------------------------------------------------
+# Optional members: a game that lacks one gets the default below. The shell (cli/) asks through
+# these functions and never branches on a game id.
+
+
+def full_screen_ui(game: Game) -> bool:
+    """Whether the full-screen terminal UI draws this game (the optional attribute
+    `full_screen_ui`); without it a person plays at the line interface (cli/line_ui.py)."""
+    return bool(getattr(game, "full_screen_ui", False))
+
+
+def offer_notes(game: Game, rules: GameRules) -> list[str]:
+    """What a joiner is told of `rules` beside `describe_rules` before it accepts them (the
+    optional member `offer_notes(rules)`, e.g. a rule that differs from the standard one)."""
+    member = getattr(game, "offer_notes", None)
+    return [] if member is None else list(member(rules))
+
+
+def tournament_deal(game: Game) -> str | None:
+    """The deal a tournament uses when none is asked (the optional attribute
+    `tournament_deal`, a DealMode value); None: the same default as a single match's."""
+    deal = getattr(game, "tournament_deal", None)
+    return None if deal is None else str(deal)
+
+
+def text_board(game: Game, state: GameState) -> str:
+    """A few lines that show `state` at a terminal (the optional member `text_board(state)`;
+    without it, the position text, `dump_position`)."""
+    member = getattr(game, "text_board", None)
+    return game.dump_position(state) if member is None else str(member(state))
+
+
 def rules_for_position(game: Game, text: str | bytes) -> GameRules:
     """The rules of a match of `game` that starts from the position `text` instead of the new
     game (SPEC Part 3, "Start positions"): the game's optional member `rules_for_position`,

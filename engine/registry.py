@@ -27,6 +27,8 @@ from .api import GAME_ID_RE, Game, RulesOption, protocol_members
 from .errors import PositionError, UnknownGameError
 
 DEFAULT_GAME = "versus42"
+#: the one-player game `versus solo` and `versus challenge` play when no --game is given
+DEFAULT_SOLO_GAME = "multiverse"
 #: the games shipped with the platform: id -> "module:attribute" of the object implementing
 #: it, imported the first time the id is asked for
 BUILTIN_GAMES = {

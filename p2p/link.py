@@ -63,7 +63,7 @@ from versus.protocol.wire.text import printable
 
 OFFER_TIMEOUT = 5.0  # host: the joiner's answer (its program answers at once, see above)
 #: joiner: how long it waits for the offer; the host may hold it while another joiner sets up
-#: (at most a setup deadline, cli/commands.py SETUP_TIMEOUT), so this is the longer wait
+#: (at most a setup deadline, cli/host_cmd.py SETUP_TIMEOUT), so this is the longer wait
 OFFER_WAIT = 30.0
 MAX_WAITING = 16  # NEW_MATCH connections the host holds at once (offered or waiting)
 MAX_DECLINE = 200

@@ -337,11 +337,41 @@ class MatchSession:
         """The game this match plays (engine/api.py `Game`)."""
         return self.peer.game
 
+    @property
+    def rules(self) -> MatchRules:
+        """The match's rules (offered by the host, or restored from the transcript)."""
+        return self.peer.rules
+
+    @property
+    def started(self) -> bool:
+        """Whether the match exists: both HELLOs are in (its id is known), so a UI can follow
+        it and a host stops waiting for this joiner."""
+        return self.peer.core is not None
+
+    @property
+    def state(self) -> Any:
+        """The game's public state (the same on both sides); None until the first one exists
+        (the coin toss and the deal come first)."""
+        core = self.peer.core
+        return None if core is None else core.state
+
+    @property
+    def knowledge(self) -> Any:
+        """Our seat's private knowledge of hidden cards (the game's narration reads it)."""
+        return self.peer.knowledge
+
     def view(self) -> Any:
         return self.peer.view()
 
     def legal_actions(self) -> list[Any]:
-        if self.peer.result is not None or self.peer.fault is not None or self.own_time_out():
+        if self.own_time_out():
+            return []
+        return self.legal_actions_untimed()
+
+    def legal_actions_untimed(self) -> list[Any]:
+        """`legal_actions` without reading the clock (trio's): callable from outside the trio
+        run, e.g. the UI's thread, where an expired clock shows as the clock, not here."""
+        if self.peer.core is None or self.peer.result is not None or self.peer.fault is not None:
             return []
         return self.peer.legal_actions()
 

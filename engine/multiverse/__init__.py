@@ -187,6 +187,12 @@ class Multiverse:
                 "you play first"]
 
     # --- positions
+    def text_board(self, state: E.State) -> str:
+        """The board at a terminal (api.text_board)."""
+        from .text import board
+
+        return board(state)
+
     def dump_position(self, state: E.State) -> str:
         return json.dumps({"format": POSITION_FORMAT, "game": self.id,
                            "rules": self.rules_to_options(state.rules),
@@ -206,7 +212,7 @@ class Multiverse:
         text_s = text if isinstance(text, str) else bytes(text).decode()
         if self.dump_position(state) != text_s:
             raise PositionError("multiverse position is not canonical")
-        check_position(state)  # only what the rules reach (bounds.py, SPEC M.4)
+        check_position(state)  # only what the rules reach (bounds.py, SPEC §11.3)
         return state
 
 

@@ -49,7 +49,8 @@ PLAIN = {"aim": "A", "power": "w", "instants": "i", "resolve": "r", "turn": "t",
 _DEAL_TOKENS = {"hand": "h", "mill": "m", "mdraw": "M", "replace": "x"}
 #: the queues of a game past its setup, one token per operation. Your turn: draws (slow `draw`)
 #: or your combat (its flip, the Multiverse's draws it triggers, power, instants, resolve)
-#: before `turn pend` (§11.1.6–11.1.13); your phase 3: delayed draws before `handlimit mturn` (§11.1.8); the
+#: before `turn pend` (§11.1.6–11.1.13); your phase 3: delayed draws before `handlimit mturn`
+#: (§11.1.8); the
 #: Multiverse's turn: its discard and draw, the flips of its nearest row, its attack (aim,
 #: your flip and the draws it triggers, power, instants, resolve) or a replacement, before
 #: `mend` (§11.1.14–11.1.17); its phase 3: delayed draws before `pturn` (§11.1.18).

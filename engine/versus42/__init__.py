@@ -30,6 +30,8 @@ class Versus42:
     players = 2
     rules_options: tuple[RulesOption, ...] = RULES_OPTIONS
     chance = False  # Versus has no public randomness after setup (the layout uses the seed)
+    full_screen_ui = True  # the terminal UI's board (api.full_screen_ui)
+    tournament_deal = "decklist"  # a tournament's default deal (api.tournament_deal)
 
     # --- rules -----------------------------------------------------------------------------
     def default_rules(self) -> Ruleset:
@@ -60,6 +62,15 @@ class Versus42:
 
             text += f", {describe_start(rules)}"
         return text
+
+    def offer_notes(self, rules: Ruleset) -> list[str]:
+        """The tile counts, when they differ from the standard ones (api.offer_notes)."""
+        standard = Ruleset()
+        tiles = ("white_tiles", "black_tiles", "gray_tiles", "blue_tiles")
+        if all(getattr(rules, name) == getattr(standard, name) for name in tiles):
+            return []
+        return ["tiles " + ", ".join(f"{getattr(rules, name)} {name.split('_')[0]}"
+                                     for name in tiles)]
 
     def rules_for_position(self, text: str | bytes) -> Ruleset:
         """The rules of a match that starts from this position (its own rules, the position

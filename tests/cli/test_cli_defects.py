@@ -25,7 +25,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tests.cli.test_join_rules import FakeTerminal, _args, _host
-from versus.cli.commands import CommandError, cmd_join
+from versus.cli.boundary import CommandError
+from versus.cli.join_cmd import cmd_join
 from versus.cli.main import EXIT_BROKEN_PIPE, main
 from versus.engine import IllegalActionError, default_catalogue
 from versus.p2p.keystore import load_or_create_identity
@@ -437,7 +438,7 @@ def test_a_group_of_task_failures_is_one_line_naming_the_first(capsys) -> None:
     (ExceptionGroup ...)"), and a bug inside it is an internal error naming the bug."""
     import argparse
 
-    from versus.cli.commands import guarded
+    from versus.cli.boundary import guarded
     from versus.protocol.errors import LocalProtocolError
 
     def expected(args: argparse.Namespace, out: object) -> int:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from versus.cli.commands import load_deck
 from versus.cli.main import main
+from versus.cli.match_setup import load_deck
 from versus.cli.parsers import parse_clock
 from versus.p2p.keystore import load_or_create_identity
 from versus.protocol.match.verify import verify_transcript
@@ -247,7 +247,8 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
 
 
 def test_outcome_lines_for_a_fault_and_a_left_match(tmp_path) -> None:
-    from versus.cli.commands import EXIT_FAULT, EXIT_UNFINISHED, describe_outcome
+    from versus.cli.exit_codes import EXIT_FAULT, EXIT_UNFINISHED
+    from versus.cli.match_text import describe_outcome
     from versus.p2p.session import SessionOutcome
     from versus.protocol.match import Ending, MatchResult
 

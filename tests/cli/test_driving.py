@@ -66,7 +66,8 @@ async def test_the_cli_narrator_tells_any_game_through_its_own_narration(tmp_pat
 async def test_a_saved_match_of_any_game_is_restored_with_its_game(tmp_path, toy) -> None:
     """`--resume`: the game comes from the saved transcript (p2p's restore reads it; the card
     data is that game's), and a --game that says otherwise is one line."""
-    from versus.cli.commands import CommandError, plan_host
+    from versus.cli.boundary import CommandError
+    from versus.cli.host_cmd import plan_host
     from versus.cli.main import build_parser
     from versus.p2p.keystore import load_or_create_identity
     from versus.p2p.store import MatchStore

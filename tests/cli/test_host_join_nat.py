@@ -154,15 +154,15 @@ def test_host_option_errors_are_one_line(tmp_path: Path, args: list[str], messag
 
 
 def test_invite_address_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    from versus.cli import commands
+    from versus.cli import host_cmd
 
-    monkeypatch.setattr(commands, "outward_addresses",
+    monkeypatch.setattr(host_cmd, "outward_addresses",
                         lambda bind: ["192.168.1.20", "fd00::2", "2a01:4f8::20", "127.0.0.1"])
-    assert commands.invite_addresses([("203.0.113.5", 7)], None, 47820) == [
+    assert host_cmd.invite_addresses([("203.0.113.5", 7)], None, 47820) == [
         ("203.0.113.5", 7), ("2a01:4f8::20", 47820), ("192.168.1.20", 47820),
         ("fd00::2", 47820)]
-    monkeypatch.setattr(commands, "outward_addresses", lambda bind: ["127.0.0.1"])
-    assert commands.invite_addresses([], None, 5) == [("127.0.0.1", 5)]
+    monkeypatch.setattr(host_cmd, "outward_addresses", lambda bind: ["127.0.0.1"])
+    assert host_cmd.invite_addresses([], None, 5) == [("127.0.0.1", 5)]
 
 # A host behind a real NAT (miniupnpd in network namespaces) mapped by PCP, NAT-PMP and UPnP,
 # each with a WAN joiner playing a whole match: tests/p2p/nat/test_miniupnpd.py.

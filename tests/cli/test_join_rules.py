@@ -1,4 +1,4 @@
-# The joiner accepts the host's rules knowingly (cli/commands.py join_match, cmd_join): it is
+# The joiner accepts the host's rules knowingly (cli/join_cmd.py join_match, cmd_join): it is
 # shown them (deal, clock, action order, the rest of the ruleset, its seat) and must accept.
 #
 #   * headless (a bot, no terminal) without --accept-rules: the join declines with a one-line
@@ -17,17 +17,11 @@ import pytest
 import trio
 
 from tests.cli.test_commands import _read_invite, _versus
-from versus.cli.commands import (
-    AcceptedOffer,
-    CommandError,
-    ask_to_accept,
-    cmd_join,
-    describe_offer,
-    host_match,
-    join_match,
-    read_host_offer,
-)
+from versus.cli.boundary import CommandError
+from versus.cli.host_cmd import host_match
+from versus.cli.join_cmd import AcceptedOffer, ask_to_accept, cmd_join, join_match, read_host_offer
 from versus.cli.main import build_parser
+from versus.cli.match_text import describe_offer
 from versus.p2p.link import READING_RULES, DeclinedError
 from versus.p2p.session import open_nursery
 from versus.protocol.match.rules import DealMode, MatchRules

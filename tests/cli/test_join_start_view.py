@@ -1,5 +1,5 @@
 # What a joiner is shown of a host's start position before it accepts (SPEC §3.3 "What the
-# joiner is shown"; cli/commands.py start_lines, the games' `start_view`).
+# joiner is shown"; cli/match_text.py start_lines, the games' `start_view`).
 #
 # The attack replayed: a host offers a start whose one-line summary reads like a fair one (the
 # same heroes, Life and hidden counts but an 8-hex tag) while the position gives the joiner an
@@ -21,7 +21,9 @@ import pytest
 import trio
 
 from tests.cli.test_join_rules import FakeTerminal, _args
-from versus.cli.commands import CommandError, cmd_join, host_match, join_match
+from versus.cli.boundary import CommandError
+from versus.cli.host_cmd import host_match
+from versus.cli.join_cmd import cmd_join, join_match
 from versus.engine.api import first_turn, rules_for_position, start_view
 from versus.engine.errors import PositionError
 from versus.engine.registry import get_game
@@ -225,7 +227,7 @@ def test_a_game_without_start_view_says_so() -> None:
 def test_a_description_is_printable_and_wrapped(monkeypatch) -> None:
     """A game's description is peer-derived text (§4.13): escapes and bidi controls are shown
     escaped, and every line is at most 80 columns."""
-    from versus.cli.commands import start_lines
+    from versus.cli.match_text import start_lines
     from versus.engine import api
     from versus.engine.api import StartView
     from versus.protocol.match.rules import DealMode, MatchRules

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine.test_start_positions import with_verso_field_cards
-from versus.cli.commands import describe_offer
 from versus.cli.main import main
+from versus.cli.match_text import describe_offer
 from versus.cli.replay import GameTimeline
 from versus.engine.api import rules_for_position
 from versus.engine.errors import PositionError

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from versus.cli import tournament
+from versus.cli import tournament, tournament_schedule
 from versus.cli.main import main
 from versus.protocol.match.verify import verify_transcript
 
@@ -117,12 +117,12 @@ def test_resume_plays_only_the_missing_games(tmp_path, capsys):
     out = tmp_path / "t"
     args = ["tournament", "random", "greedy", "--games", "4", "--concurrency", "2",
             "--out", str(out)]
-    assert main([*args, "--max-games", "2"]) == tournament.EXIT_UNFINISHED
+    assert main([*args, "--max-games", "2"]) == tournament_schedule.EXIT_UNFINISHED
     first = {p.name: p.read_bytes() for p in (out / "games").glob("*")}
     assert len([n for n in first if n.endswith(".json")]) == 2
     assert "--resume" in capsys.readouterr().err
 
-    assert main([*args, "--games", "6", "--resume"]) == tournament.EXIT_ERROR
+    assert main([*args, "--games", "6", "--resume"]) == tournament_schedule.EXIT_ERROR
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "settings differ" in err and "games 6 here, 4 there" in err
 
@@ -242,7 +242,8 @@ def test_a_worker_given_up_at_its_task_limit_ends_its_bots(tmp_path):
     try:
         assert main(["tournament", "random", hung, "--games", "1", "--unpaired",
                      "--concurrency", "1", "--time-per-decision", "50000", "--game-timeout",
-                     "100", "--task-timeout", "3", "--out", str(out)]) == tournament.EXIT_UNFINISHED
+                     "100", "--task-timeout", "3", "--out", str(out)]
+                    ) == tournament_schedule.EXIT_UNFINISHED
         (game,) = results(out)[0]["games"]
         assert game["ending"] == "abandoned"
         assert "the worker exceeded the game's task limit of 3 s" in game["reason"]
@@ -258,7 +259,7 @@ def test_a_dead_worker_abandons_its_game_and_resume_plays_it(tmp_path, capsys, m
     monkeypatch.setattr(tournament.Worker, "command", [sys.executable, str(dying)])
     args = ["tournament", "random", "greedy", "--games", "2", "--concurrency", "1",
             "--out", str(out)]
-    assert main(args) == tournament.EXIT_UNFINISHED
+    assert main(args) == tournament_schedule.EXIT_UNFINISHED
     data, rows = results(out)
     assert not data["complete"]
     for game, row in zip(data["games"], rows, strict=True):

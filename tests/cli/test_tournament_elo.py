@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from versus.cli.tournament import Settings, make_schedule
 from versus.cli.tournament_elo import ELO_PER_NAT, Z95, ratings
+from versus.cli.tournament_schedule import Settings, make_schedule
 
 
 def test_round_robin_meets_everyone_with_seats_swapped():
@@ -71,7 +71,7 @@ def test_the_likelihood_is_maximal(raw):
 
 
 def test_duplicate_participants_are_numbered():
-    from versus.cli.tournament import number_duplicates
+    from versus.cli.tournament_schedule import number_duplicates
     from versus.cli.tournament_worker import bot_of
 
     names = number_duplicates(["random", "random", "greedy", "random"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from versus.cli import tournament
+from versus.cli import tournament_records, tournament_schedule
 from versus.cli.main import main
 from versus.protocol.match.verify import verify_transcript
 
@@ -50,7 +50,7 @@ def test_resume_keeps_pairs_intact(tmp_path, capsys):
     out = tmp_path / "t"
     args = ["tournament", "random", "greedy", "--games", "2", "--concurrency", "1",
             "--out", str(out)]
-    assert main([*args, "--max-games", "1"]) == tournament.EXIT_UNFINISHED
+    assert main([*args, "--max-games", "1"]) == tournament_schedule.EXIT_UNFINISHED
     manifest = json.loads((out / "tournament.json").read_text())
     assert [(g["game"], g["pair"]) for g in manifest["schedule"]] == [("p0-p1-001", 1),
                                                                        ("p0-p1-002", 1)]
@@ -129,7 +129,7 @@ def test_errors_are_one_line(tmp_path, capsys, argv, says):
         code = main(["tournament", *argv, "--out", str(tmp_path / "t")])
     except SystemExit as exit:  # argparse's own checks
         code = exit.code
-    assert code == tournament.EXIT_USAGE
+    assert code == tournament_schedule.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err and "Traceback" not in err
 
@@ -151,29 +151,30 @@ def test_bad_deal_files_are_one_line(tmp_path, capsys, text, says):
     deals = tmp_path / "deals"
     deals.write_text(text)
     assert main(["tournament", "random", "greedy", "--deals", str(deals), "--out",
-                 str(tmp_path / "t")]) == tournament.EXIT_USAGE
+                 str(tmp_path / "t")]) == tournament_schedule.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err
 
 
 def test_paired_schedule_keeps_each_pair_together_and_old_manifests_resume(tmp_path):
-    games = tournament.make_schedule(["a", "b", "c"], tournament.Settings(games=4, paired=True,
-                                                                           srand=1))
+    games = tournament_schedule.make_schedule(
+        ["a", "b", "c"], tournament_schedule.Settings(games=4, paired=True, srand=1))
     assert [(g.id, g.seats, g.pair) for g in games[:4]] == [
         ("p0-p1-001", (0, 1), 1), ("p0-p1-002", (1, 0), 1),
         ("p0-p2-001", (0, 2), 1), ("p0-p2-002", (2, 0), 1)]
     assert len(games) == 12 and {g.deal for g in games} == {1, 2}
     # a manifest from before paired deals: unpaired, fresh deals, schedule entries without deal/pair
-    folder = tournament.Folder(tmp_path)
-    old = tournament.Settings(games=2).to_dict()
+    folder = tournament_records.Folder(tmp_path)
+    old = tournament_schedule.Settings(games=2).to_dict()
     for key in ("paired", "srand", "deals", "sprt", "records"):
         del old[key]
     schedule = [{k: v for k, v in g.to_dict().items() if k not in ("deal", "pair")}
-                for g in tournament.make_schedule(["a", "b"], tournament.Settings(games=2))]
-    folder.manifest.write_text(json.dumps({"format": tournament.MANIFEST_FORMAT,
+                for g in tournament_schedule.make_schedule(
+                    ["a", "b"], tournament_schedule.Settings(games=2))]
+    folder.manifest.write_text(json.dumps({"format": tournament_records.MANIFEST_FORMAT,
                                            "participants": ["a", "b"], "settings": old,
                                            "schedule": schedule}))
-    _, settings, read = tournament.read_manifest(folder)
+    _, settings, read = tournament_records.read_manifest(folder)
     assert not settings.paired and settings.srand is None and [g.deal for g in read] == [0, 0]
 
 
@@ -250,13 +251,13 @@ def test_a_start_position_deal_refuses_rules_and_another_catalogue(tmp_path, cap
     deals = tmp_path / "deals.txt"
     deals.write_text(text + "\n")
     assert main(["tournament", "random", "greedy", "--deals", str(deals), "--rule",
-                 "max_turns=30", "--out", str(tmp_path / "a")]) == tournament.EXIT_USAGE
+                 "max_turns=30", "--out", str(tmp_path / "a")]) == tournament_schedule.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "carries its own rules: drop --rule" in err
     old = json.loads(text)  # the same position said to be of catalogue version 1
     old["catalogue"] = catalogue_version(1).digest.hex()
     deals.write_text(json.dumps(old) + "\n")
     assert main(["tournament", "random", "greedy", "--deals", str(deals), "--out",
-                 str(tmp_path / "b")]) == tournament.EXIT_USAGE
+                 str(tmp_path / "b")]) == tournament_schedule.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "made with catalogue" in err

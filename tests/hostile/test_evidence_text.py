@@ -26,7 +26,7 @@ from tests.hostile.harness import (
 )
 from tests.protocol.test_corrupt_transcripts import FAKE_OK
 from tests.protocol.test_verify_blame import assert_printable as assert_safe
-from versus.cli.commands import describe_outcome
+from versus.cli.match_text import describe_outcome
 from versus.cli.verify_cmd import EXIT_INVALID, cmd_verify
 from versus.p2p.channel import MAX_CLOSE_REASON, RecordKind
 from versus.p2p.errors import PeerClosedError

@@ -1,4 +1,4 @@
-# Hostile joiners against the host's matchmaking (p2p/link.py HostLink, cli/commands.py
+# Hostile joiners against the host's matchmaking (p2p/link.py HostLink, cli/host_cmd.py
 # host_match), over real TCP on 127.0.0.1: nobody may keep the real joiner out of a hosted match.
 #
 #   * silent joiners: they complete the handshake and never answer the offer. Offers are made
@@ -34,7 +34,7 @@ from tests.hostile.harness import (
     honest_joiner,
 )
 from tests.protocol.pair import identities, master_secret
-from versus.cli.commands import host_match
+from versus.cli.host_cmd import host_match
 from versus.cli.main import build_parser
 from versus.p2p.channel import SecureChannel
 from versus.p2p.connect import connect, handshake_initiator
@@ -264,9 +264,9 @@ async def test_a_joiner_that_accepts_and_sends_nothing_is_dropped_after_the_setu
         tmp_path, monkeypatch) -> None:
     """Accepting and then stalling holds the host for SETUP_TIMEOUT at most (shortened here),
     and a joiner arriving meanwhile waits, unrefused, for the next offer."""
-    import versus.cli.commands as commands
+    import versus.cli.host_cmd as host_cmd
 
-    monkeypatch.setattr(commands, "SETUP_TIMEOUT", 1.0)
+    monkeypatch.setattr(host_cmd, "SETUP_TIMEOUT", 1.0)
     lines: list[str] = []
     with trio.fail_after(30):
         async with open_nursery() as nursery:
