@@ -385,7 +385,7 @@ def describe_offer(rules: MatchRules, seat: int) -> str:
         parts.append(f"a pool of {len(rules.pool)} chosen cards" if rules.pool
                      else "the whole catalogue as the pool")
     if rules.game == VERSUS:
-        from versus.engine import Ruleset
+        from versus.engine.versus42 import Ruleset
 
         ruleset, standard = rules.ruleset, Ruleset()
         tiles = ("white_tiles", "black_tiles", "gray_tiles", "blue_tiles")
@@ -1484,9 +1484,9 @@ def _reraise_closed_stdout(error: BaseException) -> None:
 
 def cmd_demo_offline(args: argparse.Namespace, out: TextIO) -> int:
     """`versus demo --offline`: the engine alone, two random players, no protocol."""
-    from versus.engine import (
+    from versus.engine import HashRng
+    from versus.engine.versus42 import (
         Deal,
-        HashRng,
         Input,
         Referee,
         Reveal,

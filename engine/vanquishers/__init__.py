@@ -4,7 +4,7 @@
 # How: this class only wires the interface to the modules beside it: cards.py (catalogue,
 # rules text, deck validator), rules.py (the rules value and options), engine.py (state, step,
 # decisions, encoding, hash), text.py (knowledge, views, narration, positions). It imports
-# nothing of Versus (engine/game.py and the rest) or of another game: only engine/api.py,
+# nothing of Versus (engine/versus42/game.py and the rest) or of another game: only engine/api.py,
 # engine/options.py and engine/errors.py.
 #
 # Hidden information: one hidden deck per player, `HiddenDeck(p, n, p*n)` (decklist mode: each

@@ -16,14 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
-from ..catalogue import find_catalogue
-from ..game import DECK, FIELD, HAND, State
-from ..positions import load_position, position_object
-from ..ruleset import Tile
-from ..views import Knowledge, PlayerView, strength_label
+from .catalogue import find_catalogue
+from .game import DECK, FIELD, HAND, State
+from .positions import load_position, position_object
+from .ruleset import Tile
+from .views import Knowledge, PlayerView, strength_label
 
 if TYPE_CHECKING:
-    from ..ruleset import Ruleset
+    from .ruleset import Ruleset
 
 CELL = 12  # the text board's cell width (cli/board_text.py)
 _ELIMINATED = ("discarded", "destroyed", "absorbed")

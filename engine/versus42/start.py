@@ -33,11 +33,11 @@ from ..api import (
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..catalogue import Catalogue, find_catalogue
-from ..decisions import TurnDecision
 from ..errors import PositionError
-from ..game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
-from ..positions import (
+from .catalogue import Catalogue, find_catalogue
+from .decisions import TurnDecision
+from .game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
+from .positions import (
     GAME_ID,
     MAX_POSITION_BYTES,
     load_position,
@@ -45,10 +45,10 @@ from ..positions import (
     position_object,
     position_text,
 )
-from ..ruleset import Tile
+from .ruleset import Tile
 
 if TYPE_CHECKING:
-    from ..ruleset import Ruleset
+    from .ruleset import Ruleset
 
 _HIDDEN_ZONES = (HAND, FIELD, DECK)  # the order a seat's hidden cards are numbered in
 

@@ -27,7 +27,8 @@ from prompt_toolkit.output import DummyOutput
 from tests.cli.test_join_rules import FakeTerminal, _args, _host
 from versus.cli.commands import CommandError, cmd_join
 from versus.cli.main import EXIT_BROKEN_PIPE, main
-from versus.engine import IllegalActionError, default_catalogue
+from versus.engine import IllegalActionError
+from versus.engine.versus42 import default_catalogue
 from versus.p2p.keystore import load_or_create_identity
 from versus.p2p.session import open_nursery
 from versus.protocol.deals.dealers import check_decklist

@@ -244,7 +244,7 @@ def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, game, dea
 
 
 def test_a_start_position_deal_refuses_rules_and_another_catalogue(tmp_path, capsys):
-    from versus.engine.catalogue import catalogue_version
+    from versus.engine.versus42.catalogue import catalogue_version
 
     text = start_position_text(b"start-1")
     deals = tmp_path / "deals.txt"

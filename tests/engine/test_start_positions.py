@@ -10,25 +10,22 @@ from dataclasses import replace
 import pytest
 
 from tests.engine.start_support import deal_back, placing_narration, without_start
-from versus.engine import (
-    HashRng,
-    PositionError,
+from versus.engine import HashRng, PositionError, RulesetError, load_position
+from versus.engine.api import DecisionKind, Setup, rules_for_position
+from versus.engine.registry import get_game
+from versus.engine.versus42 import (
     Referee,
     Ruleset,
-    RulesetError,
     TurnDecision,
     default_catalogue,
     dump_position,
-    load_position,
     random_chooser,
     random_deal,
     state_hash,
 )
-from versus.engine.actions import Deal
-from versus.engine.api import DecisionKind, Setup, rules_for_position
-from versus.engine.catalogue import shipped_catalogues
-from versus.engine.game import DECK, FIELD, HAND
-from versus.engine.registry import get_game
+from versus.engine.versus42.actions import Deal
+from versus.engine.versus42.catalogue import shipped_catalogues
+from versus.engine.versus42.game import DECK, FIELD, HAND
 
 CAT = default_catalogue()
 VERSUS = get_game("versus42")

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from .errors import MalformedActionError
-from .frozen import frozen
+from ..errors import MalformedActionError
+from ..frozen import frozen
 
 MAX_HANDLE = 1023
 MAX_TARGETS = 8

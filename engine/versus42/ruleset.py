@@ -10,11 +10,11 @@ import json
 from enum import Enum, IntEnum
 from typing import Any
 
-from .errors import RulesetError
-from .frozen import frozen
+from ..errors import RulesetError
+from ..frozen import frozen
+from ..hashing import HashStream, tagged_hash
+from ..options import RulesOption
 from .geometry import Geometry
-from .hashing import HashStream, tagged_hash
-from .options import RulesOption
 
 #: the longest ruleset encoding `decode` reads (a start position's text is most of it)
 MAX_RULESET_BYTES = 48 * 1024
@@ -73,7 +73,7 @@ class Ruleset:
              f"tile counts sum to {total}, the field has {self.rows * self.cols} areas")
         need(isinstance(self.start, str), "start", "must be a position text or empty")
         if self.start:
-            from .versus42.start import start_problem  # loads positions: only with a start
+            from .start import start_problem  # loads positions: only with a start
 
             problem = start_problem(self)
             if problem is not None:

@@ -24,6 +24,8 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from ..errors import GameOverError, IllegalActionError
+from ..hashing import length_prefixed, tagged_hasher
 from .actions import (
     KIND_WORDS,
     Action,
@@ -46,9 +48,7 @@ from .decisions import (
     RevealDecision,
     TurnDecision,
 )
-from .errors import GameOverError, IllegalActionError
 from .geometry import Geometry
-from .hashing import length_prefixed, tagged_hasher
 from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 
 # zones of a handle
@@ -242,7 +242,7 @@ def _describe(d: object) -> str:
 def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
     """R2-R3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
     if ruleset.start:  # a start position (SPEC Part 3 "Start positions"): its tiles, its cards
-        from .versus42.start import start_state
+        from .start import start_state
 
         return start_state(ruleset, catalogue)
     s = blank_state(ruleset, catalogue, layout_tiles(ruleset, layout_seed))
@@ -255,7 +255,7 @@ def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> Stat
 
 def blank_state(ruleset: Ruleset, catalogue: Catalogue, tiles: tuple[int, ...]) -> State:
     """Turn 0 on the given tiles (exactly one Blue), every card in its owner's deck, nothing
-    pending: new_game deals from here, and engine/positions.py lays out any position on it."""
+    pending: new_game deals from here, and positions.py lays out any position on it."""
     s = State.__new__(State)
     n = ruleset.deck_size
     s.rules, s.cat, s.geom, s.n = ruleset, catalogue, ruleset.geometry, n

@@ -9,7 +9,7 @@
 # so a Backline Move is a Move into the far row of the field.
 from __future__ import annotations
 
-from .frozen import field, frozen
+from ..frozen import field, frozen
 
 
 @frozen

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from .frozen import frozen
+from ..frozen import frozen
 
 
 class DealPurpose(Enum):
