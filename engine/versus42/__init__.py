@@ -28,6 +28,7 @@ from .actions import (
     parse_action,
     parse_input,
 )
+from .begin import new_game
 from .catalogue import Card, Catalogue, default_catalogue, find_catalogue, load_catalogue
 from .decisions import (
     ChoiceDecision,
@@ -40,7 +41,8 @@ from .decisions import (
     RevealDecision,
     TurnDecision,
 )
-from .game import State, encode_state, legal_actions, new_game, state_hash, step
+from .decks import hidden_decks
+from .game import State, encode_state, legal_actions, state_hash, step
 from .geometry import STANDARD, Geometry
 from .ruleset import RULES_OPTIONS, ActionOrder, Ruleset, Tile, first_player, layout_tiles
 
@@ -64,7 +66,7 @@ class Versus42:
     def rules_from_options(self, options: Mapping[str, Any]) -> Ruleset:
         if not isinstance(options, Mapping):
             raise RulesetError(f"ruleset options must be a mapping, not {type(options).__name__}")
-        return Ruleset.from_options(**options)
+        return _checked(Ruleset.from_options(**options))
 
     def rules_to_options(self, rules: Ruleset) -> dict[str, Any]:
         return rules.to_options()
@@ -73,7 +75,7 @@ class Versus42:
         return rules.encode()
 
     def decode_rules(self, data: bytes) -> Ruleset:
-        return Ruleset.decode(data)
+        return _checked(Ruleset.decode(data))
 
     def rules_digest(self, rules: Ruleset) -> bytes:
         return rules.digest()
@@ -94,13 +96,13 @@ class Versus42:
 
         start = canonical_start(text)
         options = json.loads(start)["rules"]
-        return Ruleset.from_options(**{**options, "start": start})
+        return _checked(Ruleset.from_options(**{**options, "start": start}))
 
     def start_view(self, rules: Ruleset, seat: int) -> Any:
         """The start of `rules` as `seat` sees it before accepting (SPEC 3.C)."""
         from .describe import start_view
 
-        return start_view(rules, seat)
+        return start_view(self, rules, seat)
 
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
@@ -123,13 +125,7 @@ class Versus42:
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: Ruleset) -> tuple[HiddenDeck, ...]:
         """One deck per player, player p's cards holding handles p*n .. p*n + n - 1."""
-        n = rules.deck_size
-        if rules.start:  # each seat's hidden cards of the position, numbered first
-            from .start import start_plan
-
-            hidden = start_plan(rules.start).hidden
-            return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
-        return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
+        return hidden_decks(rules)
 
     def deal_input(self, handle: int) -> Deal:
         return Deal(handle)
@@ -203,7 +199,18 @@ class Versus42:
     def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> State:
         from .positions import load_position
 
-        return load_position(text, catalogue)
+        state = load_position(text, catalogue)
+        _checked(state.rules)  # a position written during a match from a start carries it
+        return state
+
+
+def _checked(rules: Ruleset) -> Ruleset:
+    """`rules`, its start (if any) checked (start.checked_rules)."""
+    if not rules.start:
+        return rules
+    from .start import checked_rules  # the position reader loads only for a start (start-up)
+
+    return checked_rules(rules)
 
 
 #: the one instance the registry holds

@@ -217,8 +217,9 @@ def test_spec_encoding_covers_the_deals_of_a_start_position():
     area) are encoded as 3.D says, recomputed from each position of the start's deals."""
     from versus.engine.api import rules_for_position
     from versus.engine.registry import get_game
+    from versus.engine.versus42 import new_game
     from versus.engine.versus42.actions import Deal
-    from versus.engine.versus42.game import DECK, FIELD, new_game
+    from versus.engine.versus42.game import DECK, FIELD
 
     ref = _referee(b"start", ActionOrder.ORDERED, 12, 3)
     versus, ids = get_game("versus42"), [card.id for card in CAT.cards]
