@@ -189,7 +189,7 @@ def start_position_text(seed: bytes, game: str = "versus42") -> str:
         from versus.engine.vanquishers.rules import Rules
 
         return trap_text(Rules(), seed.decode())
-    from tests.engine.test_start_positions import with_verso_field_cards
+    from tests.engine.versus42.test_start_positions import with_verso_field_cards
 
     return with_verso_field_cards(seed)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.test_start_positions import with_verso_field_cards
+from tests.engine.versus42.test_start_positions import with_verso_field_cards
 from tests.protocol.pair import Pair, identities, master_secret
 from versus.engine import load_position
 from versus.engine.api import rules_for_position

@@ -1,6 +1,6 @@
 # Grid start positions (SPEC Part G "Start positions", issue 21; the design of Versus's,
-# tests/engine/test_start_positions.py): rules carrying a position's canonical text start the
-# game there. Positions come from real random grid games; the deals that rebuild them are
+# tests/engine/versus42/test_start_positions.py): rules carrying a position's canonical text start
+# the game there. Positions come from real random grid games; the deals that rebuild them are
 # answered in each deck's handle order, as the protocol deals them; a whole match from a start
 # runs through the protocol pair in both deal modes and with the shared deck, and verifies.
 from __future__ import annotations

@@ -1,8 +1,8 @@
 # Vanquishers start positions (SPEC Part V "Start positions", issue 21; the design of Versus's,
-# tests/engine/test_start_positions.py): rules carrying a position's canonical text start the
-# game there. Positions come from real random games; the deals that rebuild them are answered
-# in each deck's handle order, as the protocol deals them; a whole match from a start runs
-# through the protocol pair in decklist mode and verifies.
+# tests/engine/versus42/test_start_positions.py): rules carrying a position's canonical text start
+# the game there. Positions come from real random games; the deals that rebuild them are answered
+# in each deck's handle order, as the protocol deals them; a whole match from a start runs through
+# the protocol pair in decklist mode and verifies.
 from __future__ import annotations
 
 import functools

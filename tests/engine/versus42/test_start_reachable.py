@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.start_support import mutate_position, play_out
-from tests.engine.test_start_positions import positions
+from tests.engine.versus42.test_start_positions import positions
 from versus.engine import HashRng, PositionError, load_position
 from versus.engine.api import Finished, rules_for_position
 from versus.engine.errors import RulesetError

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.scenario import Scenario
+from tests.engine.versus42.scenario import Scenario
 from versus.engine import HashRng
 from versus.engine.versus42 import (
     Deal,
