@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.bots import Budget, make_bot
 from versus.cli.tournament_stats import wilson
-from versus.engine import HashRng, Referee, Ruleset, default_catalogue, load_catalogue
-from versus.engine.catalogue import LIGHT, Catalogue
-from versus.engine.referee import fisher_yates, random_deal
+from versus.engine import HashRng
+from versus.engine.versus42 import Referee, Ruleset, default_catalogue, load_catalogue
+from versus.engine.versus42.catalogue import LIGHT, Catalogue
+from versus.engine.versus42.referee import fisher_yates, random_deal
 
 TARGET_CARD = (0.45, 0.55)
 TARGET_ENERGY = 0.02  # Light vs Dark: 50 % +/- 2 points

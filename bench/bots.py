@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 from versus.cli.bots import Budget, IsmctsBot, make_bot
 from versus.cli.tournament_stats import wilson
-from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+from versus.engine import HashRng
+from versus.engine.versus42 import Referee, Ruleset, default_catalogue, random_deal
 
 # the first three are the default run; the tree mode's pairing is there to reproduce its figures
 PAIRINGS = (("ismcts", "random"), ("ismcts", "greedy"), ("greedy", "random"),

@@ -14,8 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.argtypes import count
-from versus.engine import (
-    HashRng,
+from versus.engine import HashRng
+from versus.engine.versus42 import (
     Referee,
     Ruleset,
     default_catalogue,

@@ -5,8 +5,8 @@
 # from the viewer), R/V for recto/verso, ×k absorbed cards.
 from __future__ import annotations
 
-from versus.engine import PlayerView, Tile
-from versus.engine.views import FieldCard, strength_label
+from versus.engine.versus42 import PlayerView, Tile
+from versus.engine.versus42.views import FieldCard, strength_label
 
 CELL = 12
 

@@ -6,8 +6,9 @@
 # enforces the protocol: size-limited JSON lines, the ready, the legal action strings, the
 # per-decision deadline. The decisions come from the engine alone, no network: a whole game
 # from each seat against `random` on scripted deals (turn decisions, and whatever choices the
-# game brings), and two built positions (engine/positions.py PositionBuilder) that present the
-# two choice kinds, discard-from-hand and discard-from-field, which random games reach rarely.
+# game brings), and two built positions (engine/versus42/positions.py PositionBuilder) that
+# present the two choice kinds, discard-from-hand and discard-from-field, which random games
+# reach rarely.
 # Deals and reveals are answered by the protocol (the referee here), never by a bot: the
 # external protocol does not expose them, so there is nothing of theirs to check. One scenario
 # adds unknown fields to every message (the protocol says both sides ignore them); right after
@@ -46,8 +47,10 @@ from typing import IO, Any
 
 import trio
 
-from versus.engine import (
-    HashRng,
+from versus.engine import HashRng
+from versus.engine.api import DecisionKind, Finished, Game, Setup
+from versus.engine.registry import get_game
+from versus.engine.versus42 import (
     Knowledge,
     PlayerView,
     PositionBuilder,
@@ -56,8 +59,6 @@ from versus.engine import (
     default_catalogue,
     random_deal,
 )
-from versus.engine.api import DecisionKind, Finished, Game, Setup
-from versus.engine.registry import get_game
 
 from .bots.base import AsyncPlayer, BotError, BotForfeit, as_async
 from .bots.external import DEFAULT_TIME_MS, QUIT_GRACE_S, ExternalBot
@@ -170,7 +171,7 @@ def choice_position(kind: str) -> tuple[Any, int]:
 
 def choice_scenario(kind: str) -> Scenario:
     async def run(player: AsyncPlayer) -> str:
-        from versus.engine import legal_actions
+        from versus.engine.versus42 import legal_actions
 
         state, seat = choice_position(kind)
         legal = legal_actions(state)
@@ -389,8 +390,8 @@ class Checker:
         return [Line(name, True, detail)]
 
     async def quit(self, bot: ExternalBot) -> Line:
-        from versus.engine import GameResult
-        from versus.engine.decisions import Outcome
+        from versus.engine.versus42 import GameResult
+        from versus.engine.versus42.decisions import Outcome
 
         started = time.perf_counter()
         await bot.finish(GameResult(Outcome.TURN_LIMIT, None) if self.game == VERSUS

@@ -25,13 +25,11 @@ from typing import Protocol, runtime_checkable
 
 import trio
 
-from versus.engine import (
+from versus.engine import EngineError, HashRng, IllegalActionError
+from versus.engine.versus42 import (
     Action,
     Catalogue,
     ChoiceDecision,
-    EngineError,
-    HashRng,
-    IllegalActionError,
     PlayerView,
     Referee,
     Ruleset,
@@ -43,7 +41,7 @@ from versus.engine import (
     random_deal,
     step,
 )
-from versus.engine.narrate import narrate
+from versus.engine.versus42.narrate import narrate
 
 Chooser = Callable[[PlayerView, list[Action]], Action]
 MAX_LOG_LINES = 2000  # the UI shows the tail; a long game stays well under this

@@ -121,9 +121,9 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_demo_offline(args: argparse.Namespace, out: TextIO) -> int:
     """`versus demo --offline`: the engine alone, two random players, no protocol."""
-    from versus.engine import (
+    from versus.engine import HashRng
+    from versus.engine.versus42 import (
         Deal,
-        HashRng,
         Input,
         Referee,
         Reveal,

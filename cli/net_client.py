@@ -18,10 +18,10 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
-from versus.engine import (
+from versus.engine import IllegalActionError
+from versus.engine.versus42 import (
     Action,
     Catalogue,
-    IllegalActionError,
     Knowledge,
     PlayerView,
     Ruleset,

@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from versus.engine import GameResult, Knowledge, PlayerView, State, new_game, step
-from versus.engine.game import DECK
-from versus.engine.narrate import narrate
+from versus.engine.versus42 import GameResult, Knowledge, PlayerView, State, new_game, step
+from versus.engine.versus42.game import DECK
+from versus.engine.versus42.narrate import narrate
 from versus.protocol.match.verify import MatchReplay, ReplayStep, replay_inputs
 from versus.protocol.wire.text import printable
 

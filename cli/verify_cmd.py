@@ -35,7 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from versus.engine import Catalogue, CatalogueError, UnknownGameError, load_catalogue
+from versus.engine import CatalogueError, UnknownGameError
+from versus.engine.versus42 import Catalogue, load_catalogue
 from versus.protocol.errors import RemoteProtocolError
 from versus.protocol.match.verify import INTERNAL_ERROR, SHOWN_TEXT, Report, verify_transcript
 from versus.protocol.solo import MAX_RUN, is_run

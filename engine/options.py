@@ -1,6 +1,6 @@
 # A game's rules option, for listings (`versus games`) and command lines. Its own small module:
-# engine/ruleset.py validates Versus's rules against these at import, and the rest of the game
-# interface (api.py) need not load with it (start-up of `versus verify`).
+# engine/versus42/ruleset.py validates Versus's rules against these at import, and the rest of the
+# game interface (api.py) need not load with it (start-up of `versus verify`).
 from __future__ import annotations
 
 import re

@@ -72,7 +72,7 @@ def test_verifying_a_versus_transcript_loads_no_other_game_nor_mental_poker() ->
                             "import versus.cli.verify_cmd\n"
                             "from versus.protocol.match.rules import MatchRules\n"
                             "MatchRules.decode(MatchRules().encode())")
-    assert {"versus.engine.grid", "versus.engine.vanquishers", "versus.engine.positions",
+    assert {"versus.engine.grid", "versus.engine.vanquishers", "versus.engine.versus42.positions",
             "versus.protocol.deals.pool", "versus.protocol.crypto.shuffle"} & loaded == set()
 
 
@@ -141,10 +141,10 @@ def test_the_wheel_holds_the_versus_package_only(tmp_path: Path) -> None:
                 for init in (ROOT / folder).rglob("__init__.py")]
     missing = [p for p in packages if f"versus/{p}/__init__.py" not in names]
     assert missing == [], "add these to pyproject's packages"
-    assert "versus/engine/data/cards.json" in names
-    from versus.engine.catalogue import VERSIONS  # every catalogue version (SPEC Part 2)
+    assert "versus/engine/versus42/data/cards.json" in names
+    from versus.engine.versus42.catalogue import VERSIONS  # every catalogue version (SPEC Part 2)
 
-    assert [v for v in VERSIONS if f"versus/engine/data/{v}" not in names] == []
+    assert [v for v in VERSIONS if f"versus/engine/versus42/data/{v}" not in names] == []
     entry = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "versus = versus.cli.main:main" in entry

@@ -10,7 +10,8 @@ from contextlib import AsyncExitStack
 
 import trio
 
-from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+from versus.engine import HashRng
+from versus.engine.versus42 import Referee, Ruleset, default_catalogue, random_deal
 
 from .base import BotError, BotForfeit, as_async
 from .external import ExternalBot

@@ -16,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 import trio
 
-from versus.engine import Action, PlayerView
+from versus.engine.versus42 import Action, PlayerView
 
 
 class BotError(Exception):

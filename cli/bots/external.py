@@ -41,9 +41,9 @@ from typing import Any
 
 import trio
 
-from versus.engine import Action, GameResult, PlayerView
 from versus.engine.api import Finished, Game, Setup
 from versus.engine.registry import DEFAULT_GAME, get_game
+from versus.engine.versus42 import Action, GameResult, PlayerView
 from versus.protocol.match.table import MatchResult
 
 from .base import BotError, BotForfeit

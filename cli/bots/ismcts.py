@@ -47,7 +47,7 @@ import random
 import time
 from collections.abc import Sequence
 
-from versus.engine import Action, PlayerView, legal_actions, step
+from versus.engine.versus42 import Action, PlayerView, legal_actions, step
 
 from .base import Budget
 from .evaluate import evaluate, win_probability

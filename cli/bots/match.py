@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from versus.engine import (
+from versus.engine.versus42 import (
     Action,
     ChoiceDecision,
     GameResult,

@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from versus.engine import Action, PlayerView, State, step
+from versus.engine.versus42 import Action, PlayerView, State, step
 
 from .evaluate import evaluate
 from .worlds import determinize, public_state, resolve_chance

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from versus.engine import (
+from versus.engine.versus42 import (
     Deal,
     DealDecision,
     PlayerView,
@@ -26,7 +26,7 @@ from versus.engine import (
     State,
     step,
 )
-from versus.engine.game import DECK
+from versus.engine.versus42.game import DECK
 
 _DEALS: dict[int, Deal] = {}
 _REVEALS: dict[tuple[int, str], Reveal] = {}

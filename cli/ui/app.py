@@ -72,12 +72,12 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from versus.engine import (
+from versus.engine import EngineError
+from versus.engine.versus42 import (
     Action,
     ActionKind,
     ChoiceDecision,
     ChoiceKind,
-    EngineError,
     TurnDecision,
     encode_state,
     format_input,

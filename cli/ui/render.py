@@ -22,7 +22,7 @@ from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTupl
 from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from versus.engine import (
+from versus.engine.versus42 import (
     Action,
     ActionKind,
     Catalogue,
@@ -33,7 +33,7 @@ from versus.engine import (
     Tile,
     TurnDecision,
 )
-from versus.engine.views import strength_label
+from versus.engine.versus42.views import strength_label
 
 from ..client import ClockState, Connection, ConnectionStatus, MatchResult
 from .theme import style_rules

@@ -18,6 +18,7 @@ from typing import Any
 from ..api import Finished, HiddenDeck, Pending, Setup, only_version
 from ..errors import RulesetError
 from ..options import RulesOption
+from .begin import new_game
 from .cards import Catalogue, default_catalogue, load_catalogue
 from .notation import GridInput, Verb, format_input, parse_input
 from .rules import RULES_OPTIONS, GridRules
@@ -28,7 +29,6 @@ from .state import (
     decision,
     encode_state,
     legal_actions,
-    new_game,
     state_hash,
     step,
 )
@@ -51,7 +51,7 @@ class Grid:
         return GridRules()
 
     def rules_from_options(self, options: Mapping[str, Any]) -> GridRules:
-        return GridRules.from_options(options)
+        return _checked(GridRules.from_options(options))
 
     def rules_to_options(self, rules: GridRules) -> dict[str, Any]:
         return _rules(rules).to_options()
@@ -60,19 +60,24 @@ class Grid:
         return _rules(rules).encode()
 
     def decode_rules(self, data: bytes) -> GridRules:
-        return GridRules.decode(data)
+        return _checked(GridRules.decode(data))
 
     def rules_digest(self, rules: GridRules) -> bytes:
         return _rules(rules).digest()
 
     def describe_rules(self, rules: GridRules) -> str:
-        return _rules(rules).describe()
+        text = _rules(rules).describe()
+        if rules.start:
+            from .start import describe_start
+
+            text += f", {describe_start(rules)}"
+        return text
 
     def start_view(self, rules: GridRules, seat: int) -> Any:
         """The start of `rules` as `seat` sees it before accepting (SPEC §3.3)."""
         from .describe import start_view
 
-        return start_view(rules, seat)
+        return start_view(self, rules, seat)
 
     def rules_for_position(self, text: str | bytes) -> GridRules:
         """The rules of a match that starts from this position (its own rules, the position
@@ -80,7 +85,7 @@ class Grid:
         from .start import canonical_start
 
         start = canonical_start(text)
-        return GridRules.from_options({**json.loads(start)["rules"], "start": start})
+        return _checked(GridRules.from_options({**json.loads(start)["rules"], "start": start}))
 
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
@@ -187,7 +192,18 @@ class Grid:
     def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> GridState:
         from .positions import load_position
 
-        return load_position(text, catalogue)
+        state = load_position(text, catalogue)
+        _checked(state.rules)  # a position written during a match from a start carries it
+        return state
+
+
+def _checked(rules: GridRules) -> GridRules:
+    """`rules`, its start (if any) checked (start.checked_rules)."""
+    if not rules.start:
+        return rules
+    from .start import checked_rules  # the position reader loads only for a start (start-up)
+
+    return checked_rules(rules)
 
 
 def _rules(rules: object) -> GridRules:

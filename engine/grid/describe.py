@@ -13,7 +13,7 @@
 # face-down cards are dealt to it later; here they are "face down" like the opponent's).
 from __future__ import annotations
 
-from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
+from ..api import Fact, Game, StartView, fact_differences, fact_lines, first_turn
 from .cards import Kind
 from .positions import load_position
 from .rules import GridRules
@@ -22,14 +22,13 @@ from .state import COLUMNS, GridState, Zone, cell_name
 WIDTH = 7  # the text UI's cell width
 
 
-def start_view(rules: GridRules, seat: int) -> StartView:
-    """The start of `rules` as `seat` sees it, and what differs from the new game."""
+def start_view(game: Game, rules: GridRules, seat: int) -> StartView:
+    """The start of `rules` as `seat` sees it, and what differs from the new game (which
+    `game`, the grid Game object that calls this, plays out)."""
     from dataclasses import replace
 
-    from . import GRID
-
     s = load_position(rules.start, None)
-    new = first_turn(GRID, replace(rules, start=""), s.catalogue,
+    new = first_turn(game, replace(rules, start=""), s.catalogue,
                      lambda state: state.first == s.first)
     facts = _facts(s, seat)
     lines = _grid(s, seat) + fact_lines(facts, seat)

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 from ..api import DecisionKind, Finished, Pending
 from ..hashing import HashRng, HashStream
+from .begin import new_game
 from .cards import Catalogue, build_deck, build_pool
 from .notation import GridInput, Verb
 from .rules import GridRules
-from .state import GridState, decision, legal_actions, new_game, step
+from .state import GridState, decision, legal_actions, step
 from .views import GridKnowledge, GridView, view
 
 Chooser = Callable[[GridView, list[GridInput]], GridInput]

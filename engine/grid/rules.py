@@ -82,12 +82,9 @@ class GridRules:
         if not isinstance(self.start, str):
             raise RulesetError(f"grid option start={self.start!r:.40}: must be a position "
                                "text or empty")
-        if self.start:
-            from .start import start_problem  # loads positions: only with a start
-
-            problem = start_problem(self)
-            if problem is not None:
-                raise RulesetError(f"grid option start: {problem}")
+        # Whether the start is a canonical start of these very rules is checked where rules
+        # enter the game (start.checked_rules): it needs the position reader, which builds on
+        # this class, so this value checks its own options only.
 
     @property
     def size(self) -> int:
@@ -171,12 +168,7 @@ class GridRules:
         tie = "sudden death on equal counts" if self.tie is Tie.SUDDEN_DEATH else \
             "equal counts draw"
         mix = "" if self.mix is Mix.STANDARD else f", mix {self.mix.value}"
-        text = f"{self.mode.value} {n}x{n} grid, {deck}, {tie}{mix}"
-        if self.start:
-            from .start import describe_start
-
-            text += f", {describe_start(self)}"
-        return text
+        return f"{self.mode.value} {n}x{n} grid, {deck}, {tie}{mix}"  # the start: Grid adds it
 
 
 @functools.lru_cache(maxsize=16)

@@ -39,7 +39,7 @@ from ..api import (
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError
+from ..errors import PositionError, RulesetError
 from .cards import Catalogue, Kind, Op, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, _canonical, dump_position, load_position
 from .rules import HAND_SIZE
@@ -110,11 +110,24 @@ def start_problem(rules: GridRules) -> str | None:
     return generic_start_problem(rules, lambda text: start_plan(text).rules)
 
 
+def checked_rules(rules: GridRules) -> GridRules:
+    """`rules`, once its start (if it has one) is known to be a canonical start of these very
+    rules; RulesetError says why not. Every way rules enter the game goes through here (the
+    Game's rules_from_options, decode_rules, rules_for_position, load_position, and
+    start_state): GridRules checks its own options only, as reading a position needs the rules
+    engine, which builds on GridRules."""
+    if rules.start:
+        problem = start_problem(rules)
+        if problem is not None:
+            raise RulesetError(f"grid option start: {problem}")
+    return rules
+
+
 def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:
     """The first state of a match from `rules.start`: the position with every hidden hand and
     face-down grid card back in the deck, the deals that put them back pending, then the
     active player's turn."""
-    plan = start_plan(rules.start)
+    plan = start_plan(checked_rules(rules).start)
     plan.check_catalogue(catalogue.digest)
     w = _Work(load_position(rules.start, catalogue))
     w.rules = rules

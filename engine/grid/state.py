@@ -25,7 +25,7 @@ from enum import IntEnum
 from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
-from ..errors import GameOverError, IllegalActionError, MalformedActionError
+from ..errors import GameOverError, IllegalActionError, MalformedActionError, RulesetError
 from ..hashing import tagged_hash
 from .cards import BEATS, Card, Catalogue, Element, Kind, Op, Use
 from .notation import GridInput, Verb, format_input
@@ -323,11 +323,13 @@ def direction(a: int, b: int, size: int) -> int:
 # --- new game ------------------------------------------------------------------------------------
 
 
-def new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
-    if rules.start:  # a match from a start position (SPEC Part 9, "Start positions")
-        from .start import start_state
-
-        return start_state(rules, catalogue)
+def deal_new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
+    """The new game: every card in the deck, the coin flip pending. A match from a start
+    position begins with start.start_state instead (begin.new_game picks one or the other: the
+    start module builds on this one)."""
+    if rules.start:
+        raise RulesetError("grid rules with a start position begin from the position "
+                           "(begin.new_game), not with a new deal")
     n = rules.cards
     blank = (-1,) * n
     zeros = (0,) * n

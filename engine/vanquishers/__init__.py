@@ -4,7 +4,7 @@
 # How: this class only wires the interface to the modules beside it: cards.py (catalogue,
 # rules text, deck validator), rules.py (the rules value and options), engine.py (state, step,
 # decisions, encoding, hash), text.py (knowledge, views, narration, positions). It imports
-# nothing of Versus (engine/game.py and the rest) or of another game: only engine/api.py,
+# nothing of Versus (engine/versus42/game.py and the rest) or of another game: only engine/api.py,
 # engine/options.py and engine/errors.py.
 #
 # Hidden information: one hidden deck per player, `HiddenDeck(p, n, p*n)` (decklist mode: each
@@ -22,6 +22,7 @@ from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup, only_versio
 from ..errors import RulesetError
 from . import engine as _engine
 from . import text as _text
+from .begin import new_state
 from .cards import (
     Catalogue,
     DeckError,
@@ -51,7 +52,7 @@ class Vanquishers:
         return Rules()
 
     def rules_from_options(self, options: Mapping[str, Any]) -> Rules:
-        return Rules.from_options(options)
+        return _checked(Rules.from_options(options))
 
     def rules_to_options(self, rules: Rules) -> dict[str, Any]:
         return rules.to_options()
@@ -62,13 +63,18 @@ class Vanquishers:
         return rules.encode()
 
     def decode_rules(self, data: bytes) -> Rules:
-        return Rules.decode(data)
+        return _checked(Rules.decode(data))
 
     def rules_digest(self, rules: Rules) -> bytes:
         return rules.digest()
 
     def describe_rules(self, rules: Rules) -> str:
-        return rules.describe()
+        text = rules.describe()
+        if rules.start:
+            from .start import describe_start
+
+            text += f", {describe_start(rules)}"
+        return text
 
     def rules_for_position(self, text: str | bytes) -> Rules:
         """The rules of a match that starts from this position (its own rules, the position
@@ -76,13 +82,13 @@ class Vanquishers:
         from .start import canonical_start
 
         start = canonical_start(text)
-        return Rules.from_options({**json.loads(start)["rules"], "start": start})
+        return _checked(Rules.from_options({**json.loads(start)["rules"], "start": start}))
 
     def start_view(self, rules: Rules, seat: int) -> Any:
         """The start of `rules` as `seat` sees it before accepting (SPEC §3.3)."""
         from .describe import start_view
 
-        return start_view(rules, seat)
+        return start_view(self, rules, seat)
 
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
@@ -118,7 +124,7 @@ class Vanquishers:
 
     # --- play ------------------------------------------------------------------------------
     def new_game(self, setup: Setup) -> State:
-        return _engine.new_state(setup.rules, setup.catalogue)
+        return new_state(setup.rules, setup.catalogue)
 
     def decision(self, state: State) -> Pending | Finished:
         return _engine.decision(state)
@@ -160,7 +166,18 @@ class Vanquishers:
         return _text.dump_position(state)
 
     def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> State:
-        return _text.load_position(text, catalogue)
+        state = _text.load_position(text, catalogue)
+        _checked(state.rules)  # a position written during a match from a start carries it
+        return state
+
+
+def _checked(rules: Rules) -> Rules:
+    """`rules`, its start (if any) checked (start.checked_rules)."""
+    if not rules.start:
+        return rules
+    from .start import checked_rules  # the position reader loads only for a start (start-up)
+
+    return checked_rules(rules)
 
 
 #: the one instance the registry holds

@@ -257,9 +257,7 @@ def _check_copies(s: State, p: int) -> None:
     n = s.n
     groups = [range(p * n, p * n + n)]
     if s.rules.start:
-        from .start import start_plan  # positions only: start imports this module's reader
-
-        brought = start_plan(s.rules.start).hidden[p]
+        brought = s.rules.start_hidden[p]
         groups = [range(p * n, p * n + brought), range(p * n + brought, p * n + n)]
     for group in groups:
         seen: dict[int, int] = {}

@@ -15,22 +15,21 @@
 # declared cost, a hand or deck card a count).
 from __future__ import annotations
 
-from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
+from ..api import Fact, Game, StartView, fact_differences, fact_lines, first_turn
 from .cards import Card, CardType
 from .engine import CONDITIONS, S, State, Zone, _Work
 from .rules import Rules
 from .text import STEP_NAMES, load_position
 
 
-def start_view(rules: Rules, seat: int) -> StartView:
-    """The start of `rules` as `seat` sees it, and what differs from the new game."""
+def start_view(game: Game, rules: Rules, seat: int) -> StartView:
+    """The start of `rules` as `seat` sees it, and what differs from the new game (which
+    `game`, the Vanquishers Game object that calls this, plays out)."""
     from dataclasses import replace
-
-    from . import VANQUISHERS  # (the package imports this module on first use only)
 
     s = load_position(rules.start, None)
     first = s.first if s.first >= 0 else s.active
-    new = first_turn(VANQUISHERS, replace(rules, start=""), s.cat,
+    new = first_turn(game, replace(rules, start=""), s.cat,
                      lambda state: state.active == first)
     return StartView(tuple(_lines(s, seat)),
                      fact_differences(_facts(s, seat), _facts(new, seat)))

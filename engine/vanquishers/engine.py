@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 from ..api import DecisionKind, Finished, Pending
-from ..errors import GameOverError, IllegalActionError, MalformedActionError
+from ..errors import GameOverError, IllegalActionError, MalformedActionError, RulesetError
 from .cards import (
     MOD_FITS,
     Card,
@@ -841,13 +841,13 @@ def _resistance(w: _Work, defender: int, attacker: int) -> int:
 # --- the public API of this module ------------------------------------------------------------
 
 
-def new_state(rules: Rules, cat: Catalogue) -> State:
-    """The state at the start (§10.1.1.1): both setup dice pending; from a start position, the
-    position with its hidden cards' deals pending (start.py)."""
+def deal_new_state(rules: Rules, cat: Catalogue) -> State:
+    """The state at the start (§10.1.1.1): both setup dice pending. A match from a start position
+    begins with start.start_state instead (begin.new_state picks one or the other: the start
+    module builds on this one)."""
     if rules.start:
-        from .start import start_state
-
-        return start_state(rules, cat)
+        raise RulesetError("vanquishers rules with a start position begin from the position "
+                           "(begin.new_state), not with the setup dice")
     sides = []
     for p in (0, 1):
         hero_id = rules.heroes[p]
@@ -974,9 +974,7 @@ def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
     if limit is not None:
         brought = range(p * s.n, p * s.n + s.n)
         if s.rules.start:  # the cards p brought: its hidden deck, not the position's public
-            from .start import start_plan  # cards (SPEC Part 10 "Start positions")
-
-            brought = range(p * s.n, p * s.n + start_plan(s.rules.start).hidden[p])
+            brought = range(p * s.n, p * s.n + s.rules.start_hidden[p])  # (SPEC Part 10)
         copies = sum(1 for x in brought if s.card[x] == index) + 1
         if copies > limit:
             raise IllegalActionError(f"input {text!r}: player {p}'s deck would hold {copies} "
@@ -1075,11 +1073,11 @@ __all__ = [
     "Verb",
     "Zone",
     "_tagged",
+    "deal_new_state",
     "decision",
     "encode_state",
     "format_input",
     "legal_actions",
-    "new_state",
     "parse_input",
     "state_hash",
     "step",

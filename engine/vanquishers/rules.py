@@ -73,12 +73,16 @@ class Rules:
         if not isinstance(self.start, str):
             raise RulesetError(f"vanquishers option start={self.start!r:.40}: must be a "
                                "position text or empty")
-        if self.start:
-            from .start import start_problem  # loads positions: only with a start
+        # Whether the start is a canonical start of these very rules is checked where rules
+        # enter the game (start.checked_rules): it needs the position reader, which builds on
+        # this class, so this value checks its own options only.
 
-            problem = start_problem(self)
-            if problem is not None:
-                raise RulesetError(f"vanquishers option start: {problem}")
+    @property
+    def start_hidden(self) -> tuple[int, int]:
+        """How many cards each player brings to a match from the start position: its hidden
+        cards, numbered first among its handles (SPEC Part 10 "Start positions"); its other
+        handles are the position's public cards. (0, 0) without a start."""
+        return _start_hidden(self.start, self.deck_size) if self.start else (0, 0)
 
     @property
     def heroes(self) -> tuple[str, str]:
@@ -141,13 +145,20 @@ class Rules:
         return _tagged("rules", self.encode())
 
     def describe(self) -> str:
-        text = (f"{self.mode.value} mode, decks of {self.deck_size}, {self.hero0} vs "
-                f"{self.hero1}, {self.max_turns} turns max")
-        if self.start:
-            from .start import describe_start
+        return (f"{self.mode.value} mode, decks of {self.deck_size}, {self.hero0} vs "
+                f"{self.hero1}, {self.max_turns} turns max")  # the start: Vanquishers adds it
 
-            text += f", {describe_start(self)}"
-        return text
+
+@functools.lru_cache(maxsize=16)
+def _start_hidden(start: str, deck_size: int) -> tuple[int, int]:
+    """A plain count over the start text (the nulls of its `state.card`, player by player), so
+    the rules engine asks it without the position reader, which builds on the engine; the text
+    itself is checked when the rules enter the game (start.checked_rules)."""
+    try:
+        cards = json.loads(start)["state"]["card"]
+        return (cards[:deck_size].count(None), cards[deck_size:2 * deck_size].count(None))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise RulesetError("vanquishers option start: not a position text") from None
 
 
 @functools.lru_cache(maxsize=16)

@@ -33,7 +33,7 @@ from ..api import (
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError
+from ..errors import PositionError, RulesetError
 from .cards import Catalogue, _tagged, canonical_json, default_catalogue
 from .engine import HAND_LIMIT, D, S, State, T, Zone, _run, _Work, encode_state
 from .text import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
@@ -90,10 +90,23 @@ def start_problem(rules: Rules) -> str | None:
     return generic_start_problem(rules, lambda text: start_plan(text).rules)
 
 
+def checked_rules(rules: Rules) -> Rules:
+    """`rules`, once its start (if it has one) is known to be a canonical start of these very
+    rules; RulesetError says why not. Every way rules enter the game goes through here (the
+    Game's rules_from_options, decode_rules, rules_for_position, load_position, and
+    start_state): Rules checks its own options only, as reading a position needs the rules
+    engine, which builds on Rules."""
+    if rules.start:
+        problem = start_problem(rules)
+        if problem is not None:
+            raise RulesetError(f"vanquishers option start: {problem}")
+    return rules
+
+
 def start_state(rules: Rules, catalogue: Catalogue) -> State:
     """The first state of a match from `rules.start`: the position with every hidden hand card
     and hidden trap back in its owner's deck, and the deals that put them back pending."""
-    plan = start_plan(rules.start)
+    plan = start_plan(checked_rules(rules).start)
     plan.check_catalogue(catalogue.digest)
     w = _Work(load_position(rules.start, catalogue))
     w.rules = rules

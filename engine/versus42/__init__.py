@@ -1,25 +1,53 @@
-# Versus (SPEC Parts 1-3) behind the generic Game interface (engine/api.py), registered as
-# "versus42". A thin adapter: the rules, views, notation, narration, positions and hashes stay
-# in the engine modules beside this package (engine/game.py and the rest), which it delegates
-# to, so Versus plays and hashes exactly as before; what it adds is the translation of Versus
-# decisions and results into the generic `Pending` / `Finished` values. The engine modules
-# move in here once no import outside engine/ names them directly.
+# Versus (SPEC Parts 1-3), registered as "versus42": the whole game in this package. The rules
+# engine (game.py: state, legal actions, step, state hash) on its ruleset (ruleset.py), card
+# catalogue (catalogue.py, data/), field (geometry.py), inputs and notation (actions.py) and
+# decisions (decisions.py); the player views (views.py), narration (narrate.py), position texts
+# (positions.py) and start positions (start.py, describe.py); a full-information referee
+# (referee.py). This module adapts it to the generic Game interface (engine/api.py): it
+# translates Versus decisions and results into `Pending` / `Finished`.
+#
+# The Versus names a caller needs (State, Action, PlayerView, Referee, ...) are exported here;
+# those of the modules `versus verify` does not need (views, positions, narration, referee)
+# load on first use (PEP 562 `__getattr__`), so verifying a transcript stays lean.
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ..actions import Deal, Input, Reveal, format_input, parse_input
 from ..api import DecisionKind, Finished, HiddenDeck, Pending, RulesOption, Setup
-from ..catalogue import Catalogue, default_catalogue, find_catalogue, load_catalogue
-from ..decisions import ChoiceDecision, DealDecision, RevealDecision, TurnDecision
 from ..errors import RulesetError
-from ..game import State, encode_state, legal_actions, new_game, state_hash, step
-from ..ruleset import RULES_OPTIONS, Ruleset
+from .actions import (
+    Action,
+    ActionKind,
+    Deal,
+    Input,
+    Reveal,
+    format_input,
+    parse_action,
+    parse_input,
+)
+from .begin import new_game
+from .catalogue import Card, Catalogue, default_catalogue, find_catalogue, load_catalogue
+from .decisions import (
+    ChoiceDecision,
+    ChoiceKind,
+    DealDecision,
+    DealPurpose,
+    Decision,
+    GameResult,
+    Outcome,
+    RevealDecision,
+    TurnDecision,
+)
+from .decks import hidden_decks
+from .game import State, encode_state, legal_actions, state_hash, step
+from .geometry import STANDARD, Geometry
+from .ruleset import RULES_OPTIONS, ActionOrder, Ruleset, Tile, first_player, layout_tiles
 
 if TYPE_CHECKING:  # the views load with the first view (a UI, a bot), not for `versus verify`
-    from ..views import Knowledge, PlayerView
+    from .views import Knowledge, PlayerView
 
 
 class Versus42:
@@ -40,7 +68,7 @@ class Versus42:
     def rules_from_options(self, options: Mapping[str, Any]) -> Ruleset:
         if not isinstance(options, Mapping):
             raise RulesetError(f"ruleset options must be a mapping, not {type(options).__name__}")
-        return Ruleset.from_options(**options)
+        return _checked(Ruleset.from_options(**options))
 
     def rules_to_options(self, rules: Ruleset) -> dict[str, Any]:
         return rules.to_options()
@@ -49,7 +77,7 @@ class Versus42:
         return rules.encode()
 
     def decode_rules(self, data: bytes) -> Ruleset:
-        return Ruleset.decode(data)
+        return _checked(Ruleset.decode(data))
 
     def rules_digest(self, rules: Ruleset) -> bytes:
         return rules.digest()
@@ -79,13 +107,13 @@ class Versus42:
 
         start = canonical_start(text)
         options = json.loads(start)["rules"]
-        return Ruleset.from_options(**{**options, "start": start})
+        return _checked(Ruleset.from_options(**{**options, "start": start}))
 
     def start_view(self, rules: Ruleset, seat: int) -> Any:
         """The start of `rules` as `seat` sees it before accepting (SPEC §3.3)."""
         from .describe import start_view
 
-        return start_view(rules, seat)
+        return start_view(self, rules, seat)
 
     # --- card data -------------------------------------------------------------------------
     def default_catalogue(self) -> Catalogue:
@@ -108,13 +136,7 @@ class Versus42:
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: Ruleset) -> tuple[HiddenDeck, ...]:
         """One deck per player, player p's cards holding handles p*n .. p*n + n - 1."""
-        n = rules.deck_size
-        if rules.start:  # each seat's hidden cards of the position, numbered first
-            from .start import start_plan
-
-            hidden = start_plan(rules.start).hidden
-            return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
-        return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
+        return hidden_decks(rules)
 
     def deal_input(self, handle: int) -> Deal:
         return Deal(handle)
@@ -145,12 +167,12 @@ class Versus42:
         return step(state, inp)
 
     def new_knowledge(self, player: int) -> Knowledge:
-        from ..views import Knowledge
+        from .views import Knowledge
 
         return Knowledge(player)
 
     def view(self, state: State, player: int, knowledge: Knowledge) -> PlayerView:
-        from ..views import PlayerView
+        from .views import PlayerView
 
         return PlayerView(state, knowledge, player)
 
@@ -169,7 +191,7 @@ class Versus42:
 
     def narrate(self, before: State, inp: Input, after: State, viewer: int,
                 knowledge: Knowledge) -> list[str]:
-        from ..narrate import narrate  # the UI's module: `import versus.engine` stays lean
+        from .narrate import narrate  # the UI's module: `import versus.engine` stays lean
 
         return narrate(before, inp, after, viewer, knowledge)
 
@@ -181,15 +203,91 @@ class Versus42:
 
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
-        from ..positions import dump_position
+        from .positions import dump_position
 
         return dump_position(state)
 
     def load_position(self, text: str | bytes, catalogue: Catalogue | None = None) -> State:
-        from ..positions import load_position
+        from .positions import load_position
 
-        return load_position(text, catalogue)
+        state = load_position(text, catalogue)
+        _checked(state.rules)  # a position written during a match from a start carries it
+        return state
+
+
+def _checked(rules: Ruleset) -> Ruleset:
+    """`rules`, its start (if any) checked (start.checked_rules)."""
+    if not rules.start:
+        return rules
+    from .start import checked_rules  # the position reader loads only for a start (start-up)
+
+    return checked_rules(rules)
 
 
 #: the one instance the registry holds
 VERSUS42 = Versus42()
+
+
+#: the exported names of the modules that load on first use -> their module (of this package)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("PositionBuilder", "dump_position"), "positions"),
+    **dict.fromkeys(("Referee", "random_chooser", "random_deal"), "referee"),
+    **dict.fromkeys(("FieldCard", "Knowledge", "PlayerView"), "views"),
+}
+__all__ = [  # the eager names and those of _LAZY
+    "RULES_OPTIONS",
+    "STANDARD",
+    "VERSUS42",
+    "Action",
+    "ActionKind",
+    "ActionOrder",
+    "Card",
+    "Catalogue",
+    "ChoiceDecision",
+    "ChoiceKind",
+    "Deal",
+    "DealDecision",
+    "DealPurpose",
+    "Decision",
+    "FieldCard",
+    "GameResult",
+    "Geometry",
+    "Input",
+    "Knowledge",
+    "Outcome",
+    "PlayerView",
+    "PositionBuilder",
+    "Referee",
+    "Reveal",
+    "RevealDecision",
+    "Ruleset",
+    "State",
+    "Tile",
+    "TurnDecision",
+    "Versus42",
+    "default_catalogue",
+    "dump_position",
+    "encode_state",
+    "find_catalogue",
+    "first_player",
+    "format_input",
+    "layout_tiles",
+    "legal_actions",
+    "load_catalogue",
+    "new_game",
+    "parse_action",
+    "parse_input",
+    "random_chooser",
+    "random_deal",
+    "state_hash",
+    "step",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

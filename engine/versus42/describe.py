@@ -15,29 +15,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..api import Fact, StartView, fact_differences, fact_lines, first_turn
-from ..catalogue import find_catalogue
-from ..game import DECK, FIELD, HAND, State
-from ..positions import load_position, position_object
-from ..ruleset import Tile
-from ..views import Knowledge, PlayerView, strength_label
+from ..api import Fact, Game, StartView, fact_differences, fact_lines, first_turn
+from .catalogue import find_catalogue
+from .game import DECK, FIELD, HAND, State
+from .positions import load_position, position_object
+from .ruleset import Tile
+from .views import Knowledge, PlayerView, strength_label
 
 if TYPE_CHECKING:
-    from ..ruleset import Ruleset
+    from .ruleset import Ruleset
 
 CELL = 12  # the text board's cell width (cli/board_text.py)
 _ELIMINATED = ("discarded", "destroyed", "absorbed")
 
 
-def start_view(ruleset: Ruleset, seat: int) -> StartView:
-    """The start of `ruleset` as `seat` sees it, and what differs from the new game."""
+def start_view(game: Game, ruleset: Ruleset, seat: int) -> StartView:
+    """The start of `ruleset` as `seat` sees it, and what differs from the new game (which
+    `game`, the Versus Game object that calls this, plays out)."""
     from dataclasses import replace
 
-    from . import VERSUS42
     from .start import start_plan
 
     s = load_position(ruleset.start, find_catalogue(start_plan(ruleset.start).catalogue))
-    new = first_turn(VERSUS42, replace(ruleset, start=""), s.cat,
+    new = first_turn(game, replace(ruleset, start=""), s.cat,
                      lambda state: state.first == s.first)
     facts = _facts(s, seat)
     lines = _board(s, seat) + fact_lines(facts, seat)

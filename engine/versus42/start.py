@@ -33,11 +33,11 @@ from ..api import (
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..catalogue import Catalogue, find_catalogue
-from ..decisions import TurnDecision
-from ..errors import PositionError
-from ..game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
-from ..positions import (
+from ..errors import PositionError, RulesetError
+from .catalogue import Catalogue, find_catalogue
+from .decisions import TurnDecision
+from .game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
+from .positions import (
     GAME_ID,
     MAX_POSITION_BYTES,
     load_position,
@@ -45,10 +45,10 @@ from ..positions import (
     position_object,
     position_text,
 )
-from ..ruleset import Tile
+from .ruleset import Tile
 
 if TYPE_CHECKING:
-    from ..ruleset import Ruleset
+    from .ruleset import Ruleset
 
 _HIDDEN_ZONES = (HAND, FIELD, DECK)  # the order a seat's hidden cards are numbered in
 
@@ -105,10 +105,23 @@ def start_problem(ruleset: Ruleset) -> str | None:
     return generic_start_problem(ruleset, lambda text: start_plan(text).rules)
 
 
+def checked_rules(ruleset: Ruleset) -> Ruleset:
+    """`ruleset`, once its start (if it has one) is known to be a canonical start of these very
+    rules; RulesetError says why not. Every way rules enter the game goes through here (the
+    Game's rules_from_options, decode_rules, rules_for_position, load_position, and
+    start_state): the Ruleset value checks its own options only, as reading a position needs
+    the rules engine, which builds on the Ruleset."""
+    if ruleset.start:
+        problem = start_problem(ruleset)
+        if problem is not None:
+            raise RulesetError(f"ruleset option start: {problem}")
+    return ruleset
+
+
 def start_state(ruleset: Ruleset, catalogue: Catalogue) -> State:
     """The first state of a match from `ruleset.start`: the position with every hidden hand and
     face-down field card back in its owner's deck, and the deals that put them back pending."""
-    plan = start_plan(ruleset.start)
+    plan = start_plan(checked_rules(ruleset).start)
     plan.check_catalogue(catalogue.digest)
     s = load_position(ruleset.start, catalogue)
     s.rules, s.rules_digest = ruleset, ruleset.digest()

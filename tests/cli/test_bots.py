@@ -25,8 +25,8 @@ from versus.cli.bots import (
     unseen_cards,
 )
 from versus.cli.bots.ismcts import SearchMode
-from versus.engine import (
-    HashRng,
+from versus.engine import HashRng
+from versus.engine.versus42 import (
     Referee,
     Ruleset,
     TurnDecision,

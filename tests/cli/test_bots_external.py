@@ -15,7 +15,8 @@ import pytest
 import trio
 
 from versus.cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
-from versus.engine import HashRng, Referee, Ruleset, default_catalogue, random_deal
+from versus.engine import HashRng
+from versus.engine.versus42 import Referee, Ruleset, default_catalogue, random_deal
 
 from .bot_children import all_gone, children, holder_bot, kill_children
 

@@ -28,7 +28,8 @@ from tests.cli.test_join_rules import FakeTerminal, _args, _host
 from versus.cli.boundary import CommandError
 from versus.cli.join_cmd import cmd_join
 from versus.cli.main import EXIT_BROKEN_PIPE, main
-from versus.engine import IllegalActionError, default_catalogue
+from versus.engine import IllegalActionError
+from versus.engine.versus42 import default_catalogue
 from versus.p2p.keystore import load_or_create_identity
 from versus.p2p.session import open_nursery
 from versus.protocol.deals.dealers import check_decklist

@@ -14,7 +14,8 @@ from versus.cli.client import (
     LocalMatchClient,
     MatchClient,
 )
-from versus.engine import Action, IllegalActionError, parse_action
+from versus.engine import IllegalActionError
+from versus.engine.versus42 import Action, parse_action
 
 
 async def _play_randomly(client: LocalMatchClient, seed: int) -> None:

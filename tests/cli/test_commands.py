@@ -205,7 +205,8 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
     from versus.cli.client import Connection, EndReason, MatchClient
     from versus.cli.driving import drive_player, narrated_config
     from versus.cli.net_client import NetMatchClient
-    from versus.engine import IllegalActionError, parse_action
+    from versus.engine import IllegalActionError
+    from versus.engine.versus42 import parse_action
     from versus.p2p.loopback import play_loopback_match
     from versus.protocol.match.rules import DealMode, MatchRules
 
@@ -273,7 +274,8 @@ def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal(
     from versus.cli.client import Connection
     from versus.cli.net_client import NetMatchClient
     from versus.cli.ui.render import connection_fragments
-    from versus.engine import IllegalActionError, parse_action
+    from versus.engine import IllegalActionError
+    from versus.engine.versus42 import parse_action
 
     started = trio.Event()
 

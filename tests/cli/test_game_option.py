@@ -158,7 +158,7 @@ def test_rules_options_of_any_game(capsys, toy) -> None:
 
 
 def test_versus_flags_unchanged_and_rules_for_versus_too(capsys) -> None:
-    from versus.engine import ActionOrder, Ruleset
+    from versus.engine.versus42 import ActionOrder, Ruleset
 
     parse = build_parser().parse_args
     default = parse(["demo"])

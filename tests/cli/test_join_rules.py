@@ -159,7 +159,7 @@ def test_a_headless_join_takes_a_start_only_with_the_same_start_file(tmp_path) -
     """Review: a host picks both the position and the seat it offers, so `--accept-rules`
     alone would hand a bot a lost position. A start is accepted headless only with `--start
     FILE` holding that position; another position (or none) is declined; the same plays."""
-    from tests.engine.test_start_positions import with_verso_field_cards
+    from tests.engine.versus42.test_start_positions import with_verso_field_cards
 
     mine, other = tmp_path / "mine.json", tmp_path / "other.json"
     mine.write_text(with_verso_field_cards(b"start-1"))

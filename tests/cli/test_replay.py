@@ -23,7 +23,7 @@ from tests.protocol.test_corrupt_transcripts import (
 )
 from versus.cli.main import main
 from versus.cli.replay import Lens, ReplayApp, ReplayError, Timeline, third_person
-from versus.engine.game import FIELD
+from versus.engine.versus42.game import FIELD
 from versus.protocol.match.verify import replay_inputs
 from versus.protocol.wire.envelope import MessageKind
 from versus.protocol.wire.transcript import Transcript, dump_transcript

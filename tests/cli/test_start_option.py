@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.test_start_positions import with_verso_field_cards
+from tests.engine.versus42.test_start_positions import with_verso_field_cards
 from versus.cli.main import main
 from versus.cli.match_text import describe_offer
 from versus.cli.replay import GameTimeline

@@ -190,7 +190,7 @@ def start_position_text(seed: bytes, game: str = "versus42") -> str:
         from versus.engine.vanquishers.rules import Rules
 
         return trap_text(Rules(), seed.decode())
-    from tests.engine.test_start_positions import with_verso_field_cards
+    from tests.engine.versus42.test_start_positions import with_verso_field_cards
 
     return with_verso_field_cards(seed)
 
@@ -245,7 +245,7 @@ def test_start_positions_as_deals_play_from_there_and_verify(tmp_path, game, dea
 
 
 def test_a_start_position_deal_refuses_rules_and_another_catalogue(tmp_path, capsys):
-    from versus.engine.catalogue import catalogue_version
+    from versus.engine.versus42.catalogue import catalogue_version
 
     text = start_position_text(b"start-1")
     deals = tmp_path / "deals.txt"

@@ -22,11 +22,11 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from versus.cli.client import Connection, ConnectionStatus, EndReason, LocalMatchClient
 from versus.cli.ui.app import MatchUI, Mode, matching_actions, one_line, run_ui_async
-from versus.engine import (
+from versus.engine import HashRng
+from versus.engine.versus42 import (
     ActionKind,
     ChoiceDecision,
     ChoiceKind,
-    HashRng,
     Referee,
     Ruleset,
     default_catalogue,
@@ -409,7 +409,8 @@ def test_end_typed_in_one_burst_ends_the_turn() -> None:
 
 def test_illegal_inputs_name_what_is_wrong() -> None:
     from versus.cli.client import check_legal
-    from versus.engine import EngineError, parse_action
+    from versus.engine import EngineError
+    from versus.engine.versus42 import parse_action
 
     client = LocalMatchClient(seed=b"ui-reasons")
     ref = client.referee

@@ -12,9 +12,9 @@ from tests.cli.test_ui import ENTER, find, run, sized_output, ui_session
 from versus.cli.client import LocalMatchClient
 from versus.cli.net_client import NetMatchClient
 from versus.cli.ui import render
-from versus.engine import (
+from versus.engine import HashRng
+from versus.engine.versus42 import (
     ActionKind,
-    HashRng,
     Referee,
     Ruleset,
     default_catalogue,
@@ -22,7 +22,7 @@ from versus.engine import (
     random_chooser,
     random_deal,
 )
-from versus.engine.views import strength_label
+from versus.engine.versus42.views import strength_label
 
 CAT = default_catalogue()
 

@@ -1,6 +1,7 @@
-# Shared helpers of the start-position tests of every game (tests/engine/test_start_positions.py,
-# tests/engine/grid/ and tests/engine/vanquishers/): they reach a game through the Game interface
-# only, as the protocol does.
+# Shared helpers of the start-position tests of every game
+# (tests/engine/versus42/test_start_positions.py, tests/engine/grid/ and
+# tests/engine/vanquishers/): they reach a game through the Game interface only, as the protocol
+# does.
 from __future__ import annotations
 
 import json

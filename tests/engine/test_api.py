@@ -8,38 +8,40 @@ from __future__ import annotations
 import pytest
 
 from versus.engine import (
-    ActionOrder,
-    ChoiceDecision,
-    DealDecision,
     DecisionKind,
     Finished,
     Game,
-    GameResult,
     HashRng,
-    Knowledge,
     Pending,
-    Referee,
-    RevealDecision,
-    Ruleset,
     RulesetError,
     RulesOption,
     Setup,
-    TurnDecision,
     UnknownGameError,
-    default_catalogue,
     games,
     get_game,
     load_position,
-    random_chooser,
-    random_deal,
     register_game,
-    state_hash,
     unregister_game,
 )
 from versus.engine.api import MAX_CHANCE_OUTCOMES, protocol_members
-from versus.engine.narrate import narrate
-from versus.engine.ruleset import RULES_OPTIONS
-from versus.engine.versus42 import VERSUS42
+from versus.engine.versus42 import (
+    VERSUS42,
+    ActionOrder,
+    ChoiceDecision,
+    DealDecision,
+    GameResult,
+    Knowledge,
+    Referee,
+    RevealDecision,
+    Ruleset,
+    TurnDecision,
+    default_catalogue,
+    random_chooser,
+    random_deal,
+    state_hash,
+)
+from versus.engine.versus42.narrate import narrate
+from versus.engine.versus42.ruleset import RULES_OPTIONS
 
 from .toy_game import TOY, ToyDuel
 

@@ -24,10 +24,10 @@ Play = Callable[[int], Iterator[tuple[Any, Any]]]
 
 
 def _versus42(seed: int) -> Iterator[tuple[Any, Any]]:
-    from versus.engine import default_catalogue
     from versus.engine.hashing import HashRng
-    from versus.engine.referee import Referee, random_chooser, random_deal
-    from versus.engine.ruleset import Ruleset
+    from versus.engine.versus42 import default_catalogue
+    from versus.engine.versus42.referee import Referee, random_chooser, random_deal
+    from versus.engine.versus42.ruleset import Ruleset
 
     rules, raw = Ruleset(), f"versus42/{seed}".encode()
     ids, orders = random_deal(default_catalogue(), rules, HashRng(raw, "deal"))

@@ -54,7 +54,7 @@ def _startable(game_id: str, texts: list[str]) -> list[str]:
 
 def _random_starts(game_id: str) -> list:  # type: ignore[type-arg]
     if game_id == "versus42":
-        from tests.engine.test_start_positions import positions
+        from tests.engine.versus42.test_start_positions import positions
 
         return _startable(game_id, positions(b"start-1")[::4])
     if game_id == "grid":

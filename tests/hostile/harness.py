@@ -32,7 +32,7 @@ import trio
 
 from tests.protocol.pair import identities, master_secret, rng_for
 from versus.cli.driving import drive_player
-from versus.engine import Action, PlayerView, Ruleset, default_catalogue
+from versus.engine.versus42 import Action, PlayerView, Ruleset, default_catalogue
 from versus.p2p.channel import ChannelConfig, RecordKind, SecureChannel
 from versus.p2p.connect import HANDSHAKE_TIMEOUT, connect, listening_port, open_listeners, serve
 from versus.p2p.errors import TransportError

@@ -10,7 +10,7 @@ import trio
 
 from tests.p2p.conftest import channel_pair
 from tests.protocol.pair import identities, master_secret, rng_for
-from versus.engine import Action, PlayerView, default_catalogue
+from versus.engine.versus42 import Action, PlayerView, default_catalogue
 from versus.p2p.channel import ChannelConfig, SecureChannel
 from versus.p2p.session import MatchSession, SessionConfig
 from versus.p2p.store import MatchStore

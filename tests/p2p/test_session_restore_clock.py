@@ -11,7 +11,7 @@ import trio
 
 from tests.p2p.session_support import CATALOGUE, HashBot, MemLink, make_sessions
 from versus.cli.driving import drive_player
-from versus.engine import Action, PlayerView
+from versus.engine.versus42 import Action, PlayerView
 from versus.p2p.session import MatchSession, SessionOutcome, now_ms, open_nursery
 from versus.p2p.store import CLOCK_FILE, MatchStore
 from versus.protocol.match import Ending

@@ -11,7 +11,7 @@ import pytest
 
 from tests.p2p.session_support import CATALOGUE
 from tests.protocol.pair import Pair, master_secret, seat_zero_to_move
-from versus.engine import format_input
+from versus.engine.versus42 import format_input
 from versus.p2p.session import MatchSession
 from versus.p2p.store import ROLLBACK_FILE, MatchFiles, MatchStore, SessionInfo, StoreError
 from versus.protocol.match import MatchPeer

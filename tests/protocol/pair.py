@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from versus.engine import ActionOrder, Catalogue, Ruleset, default_catalogue
+from versus.engine.versus42 import ActionOrder, Catalogue, Ruleset, default_catalogue
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.match import Event, MatchPeer
 from versus.protocol.match.rules import DealMode, MatchRules

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import versus.protocol.match.peer as match_module
 from tests.protocol.pair import Pair, identities, on_nth, reseal, rules_for
-from versus.engine import default_catalogue
+from versus.engine.versus42 import default_catalogue
 from versus.protocol import errors
 from versus.protocol.crypto.group import CryptoProofError, L, decode_scalar, encode_scalar
 from versus.protocol.deals.dealers import DecklistHand, decklist_commitment

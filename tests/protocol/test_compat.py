@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from versus.cli.main import main
-from versus.engine import catalogue as catalogue_module
-from versus.engine.catalogue import LATEST, catalogue_version, default_catalogue
+from versus.engine.versus42 import catalogue as catalogue_module
+from versus.engine.versus42.catalogue import LATEST, catalogue_version, default_catalogue
 from versus.p2p.session import saved_catalogue
 from versus.protocol.match.verify import replay_inputs, verify_transcript
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.protocol.pair import Pair, on_nth, play, reseal, rules_for
-from versus.engine import ActionOrder
+from versus.engine.versus42 import ActionOrder
 from versus.protocol.match import Phase
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.match.verify import Report, replay_inputs, verify_transcript

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.protocol.pair import Pair, master_secret, play, rules_for, seat_zero_to_move
-from versus.engine import ActionOrder, DecisionKind
+from versus.engine import DecisionKind
+from versus.engine.versus42 import ActionOrder
 from versus.protocol.match import DecisionNeeded, Ending, MatchEnded, MatchPeer, MatchStarted, Phase
 from versus.protocol.match.rules import DealMode, MatchRules, master_rng
 from versus.protocol.match.verify import verify_transcript

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.engine.toy_game import TOY
-from versus.engine import Ruleset
 from versus.engine.registry import register_game, unregister_game
+from versus.engine.versus42 import Ruleset
 from versus.protocol.errors import LocalProtocolError, MalformedMessage
 from versus.protocol.match.rules import RULES_FORMAT, RULES_FORMAT_V1, DealMode, MatchRules
 
@@ -53,8 +53,8 @@ def test_another_registered_game_gets_its_own_rules_and_decks() -> None:
 def test_the_versus_fast_path_is_the_registry_s_encoding() -> None:
     """protocol/match/rules.py encodes versus42's rules without loading the registry: the bytes must
     be the game's own `encode_rules`."""
-    from versus.engine import Ruleset
     from versus.engine.registry import get_game
+    from versus.engine.versus42 import Ruleset
 
     game = get_game("versus42")
     for ruleset in (Ruleset(), Ruleset(deck_size=8, hand_size=2)):

@@ -9,8 +9,8 @@ import pytest
 
 from tests.engine.toy_game import TOY
 from tests.protocol.pair import Pair, identities, rng_for
-from versus.engine import default_catalogue
 from versus.engine.registry import register_game, unregister_game
+from versus.engine.versus42 import default_catalogue
 from versus.protocol import errors
 from versus.protocol.match import Phase
 from versus.protocol.match.rules import RULES_FORMAT, DealMode, MatchRules

@@ -9,7 +9,7 @@ import pytest
 
 import versus.protocol.match.peer as match_module
 from tests.protocol.pair import Pair, master_secret, on_nth, reseal, rules_for, seat_zero_to_move
-from versus.engine import format_input, new_game, state_hash, step
+from versus.engine.versus42 import format_input, new_game, state_hash, step
 from versus.protocol import errors
 from versus.protocol.crypto.commitment import coin_outcome, draw_permutation
 from versus.protocol.deals.dealers import DecklistHand

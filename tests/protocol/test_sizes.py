@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.protocol.pair import Pair, play, rules_for
-from versus.engine import Ruleset, default_catalogue
+from versus.engine.versus42 import Ruleset, default_catalogue
 from versus.protocol import errors
 from versus.protocol.match import AUTOMATIC_GRACE_MS, MatchPeer, Phase
 from versus.protocol.match.core import _size_caps

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.test_start_positions import with_verso_field_cards
+from tests.engine.versus42.test_start_positions import with_verso_field_cards
 from tests.protocol.pair import Pair, identities, master_secret
-from versus.engine import default_catalogue, load_position
+from versus.engine import load_position
 from versus.engine.api import rules_for_position
-from versus.engine.catalogue import catalogue_version
 from versus.engine.registry import get_game
+from versus.engine.versus42 import default_catalogue
+from versus.engine.versus42.catalogue import catalogue_version
 from versus.protocol.errors import LocalProtocolError, SetupMismatch
 from versus.protocol.match import MatchPeer
 from versus.protocol.match.rules import DealMode, MatchRules

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from versus.engine.api import DecisionKind, Finished
 from versus.engine.grid import GRID
+from versus.engine.grid.begin import new_game
 from versus.engine.grid.cards import default_catalogue
 from versus.engine.grid.positions import DEC_NAMES, TASK_NAMES, ZONE_NAMES, load_position
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
-from versus.engine.grid.state import OUTCOME_LABELS, cell_index, encode_state, new_game, step
+from versus.engine.grid.state import OUTCOME_LABELS, cell_index, encode_state, step
 
 CAT = default_catalogue()
 RULES = st.builds(lambda m, d, t, x: GridRules.from_options(

@@ -8,6 +8,7 @@ import pytest
 from versus.engine.api import DecisionKind, Finished, Pending
 from versus.engine.errors import IllegalActionError, RulesetError
 from versus.engine.grid import GRID
+from versus.engine.grid.begin import new_game
 from versus.engine.grid.cards import (
     build_deck,
     build_pool,
@@ -17,7 +18,7 @@ from versus.engine.grid.cards import (
 )
 from versus.engine.grid.notation import parse_input
 from versus.engine.grid.rules import GridRules
-from versus.engine.grid.state import Zone, legal_actions, new_game, step
+from versus.engine.grid.state import Zone, legal_actions, step
 
 from .scene import CAT, Scene, at, card_id, pending, play, resolve
 

@@ -1,6 +1,6 @@
 # Grid start positions (SPEC Part 9 "Start positions"; the design of Versus's,
-# tests/engine/test_start_positions.py): rules carrying a position's canonical text start the
-# game there. Positions come from real random grid games; the deals that rebuild them are
+# tests/engine/versus42/test_start_positions.py): rules carrying a position's canonical text start
+# the game there. Positions come from real random grid games; the deals that rebuild them are
 # answered in each deck's handle order, as the protocol deals them; a whole match from a start
 # runs through the protocol pair in both deal modes and with the shared deck, and verifies.
 from __future__ import annotations
@@ -17,7 +17,7 @@ from versus.engine.errors import PositionError, RulesetError
 from versus.engine.grid import GRID
 from versus.engine.grid.positions import dump_position, load_position
 from versus.engine.grid.referee import GridReferee, random_chooser, random_deal, random_game
-from versus.engine.grid.rules import GridRules
+from versus.engine.grid.rules import GridRules, Tie
 from versus.engine.grid.state import Dec, Zone, cell_index, encode_state, state_hash
 from versus.engine.hashing import HashRng
 
@@ -248,14 +248,19 @@ def test_a_position_that_cannot_start_says_why(change, message) -> None:  # type
 
 def test_a_start_that_is_not_canonical_or_not_these_rules_is_refused() -> None:
     rules = rules_for_position(GRID, start_text({}, b"start-1"))
+    # the rules value checks its own options; the game checks its start wherever rules enter
+    options = rules.to_options()
     with pytest.raises(RulesetError, match="canonical"):
-        replace(rules, start=json.dumps(json.loads(rules.start), indent=1))
+        GRID.rules_from_options({**options,
+                                 "start": json.dumps(json.loads(rules.start), indent=1)})
     with pytest.raises(RulesetError, match="canonical"):  # another numbering of it
-        replace(rules, start=renumbered(rules.start))
+        GRID.decode_rules(replace(rules, start=renumbered(rules.start)).encode())
     with pytest.raises(RulesetError, match="rules differ"):
-        GridRules.from_options({**rules.to_options(), "tie": "sudden-death"})
+        GRID.rules_from_options({**options, "tie": "sudden-death"})
+    with pytest.raises(RulesetError, match="rules differ"):  # nor does a match begin from one
+        GRID.new_game(Setup(replace(rules, tie=Tie.SUDDEN_DEATH), CAT, b"x"))
     with pytest.raises(RulesetError, match="start"):
-        GridRules(start="{" * 100_000)
+        GRID.rules_from_options({"start": "{" * 100_000})
     with pytest.raises(RulesetError, match="start"):
         GridRules.from_options({"start": 7})
     hostile = GridRules().encode()[:-1] + b',"start":"' + b"x" * 60_000 + b'"}'

@@ -10,8 +10,9 @@ from typing import Any
 
 from versus.engine.api import DecisionKind, Finished
 from versus.engine.vanquishers import VANQUISHERS as G
+from versus.engine.vanquishers.begin import new_state
 from versus.engine.vanquishers.cards import CardType, default_catalogue
-from versus.engine.vanquishers.engine import S, State, T, Zone, _run, _Work, new_state
+from versus.engine.vanquishers.engine import S, State, T, Zone, _run, _Work
 from versus.engine.vanquishers.rules import Mode, Rules
 
 CAT = default_catalogue()

@@ -1,8 +1,8 @@
 # Vanquishers start positions (SPEC Part 10 "Start positions"; the design of Versus's,
-# tests/engine/test_start_positions.py): rules carrying a position's canonical text start the
-# game there. Positions come from real random games; the deals that rebuild them are answered
-# in each deck's handle order, as the protocol deals them; a whole match from a start runs
-# through the protocol pair in decklist mode and verifies.
+# tests/engine/versus42/test_start_positions.py): rules carrying a position's canonical text start
+# the game there. Positions come from real random games; the deals that rebuild them are answered
+# in each deck's handle order, as the protocol deals them; a whole match from a start runs through
+# the protocol pair in decklist mode and verifies.
 from __future__ import annotations
 
 import functools
@@ -279,14 +279,18 @@ def test_a_position_that_cannot_start_says_why(change, message) -> None:  # type
 
 def test_a_start_that_is_not_canonical_or_not_these_rules_is_refused() -> None:
     rules = rules_for_position(G, start_text(*CASES[0]))
+    # the rules value checks its own options; the game checks its start wherever rules enter
+    options = rules.to_options()
     with pytest.raises(RulesetError, match="canonical"):
-        replace(rules, start=json.dumps(json.loads(rules.start), indent=1))
+        G.rules_from_options({**options, "start": json.dumps(json.loads(rules.start), indent=1)})
     with pytest.raises(RulesetError, match="canonical"):  # another numbering of it
-        replace(rules, start=renumbered(rules.start))
+        G.decode_rules(replace(rules, start=renumbered(rules.start)).encode())
     with pytest.raises(RulesetError, match="rules differ"):
-        Rules.from_options({**rules.to_options(), "max_turns": 30})
+        G.rules_from_options({**options, "max_turns": 30})
+    with pytest.raises(RulesetError, match="rules differ"):  # nor does a match begin from one
+        G.new_game(Setup(replace(rules, max_turns=30), CAT, b"x"))
     with pytest.raises(RulesetError, match="start"):
-        Rules(start="{" * 100_000)
+        G.rules_from_options({"start": "{" * 100_000})
     with pytest.raises(RulesetError, match="start"):
         Rules.from_options({"start": 7})
     hostile = Rules().encode()[:-1] + b',"start":"' + b"x" * 60_000 + b'"}'

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from versus.engine import ActionOrder, Ruleset, RulesetError
+from versus.engine import RulesetError
 from versus.engine.hashing import HashStream
+from versus.engine.versus42 import ActionOrder, Ruleset
 
 
 def test_defaults_and_round_trip():

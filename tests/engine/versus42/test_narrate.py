@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.scenario import Scenario
-from versus.engine import (
+from tests.engine.versus42.scenario import Scenario
+from versus.engine import HashRng
+from versus.engine.versus42 import (
     Deal,
     DealDecision,
-    HashRng,
     Knowledge,
     Referee,
     Ruleset,
@@ -24,7 +24,7 @@ from versus.engine import (
     random_deal,
     step,
 )
-from versus.engine.game import (
+from versus.engine.versus42.game import (
     _HANDLERS,
     T_ABSORB,
     T_LOCATION,
@@ -37,7 +37,7 @@ from versus.engine.game import (
     encode_state,
     step_with_report,
 )
-from versus.engine.narrate import narrate, resolve
+from versus.engine.versus42.narrate import narrate, resolve
 
 CAT = default_catalogue()
 NEUTRAL = "GGGGG GGGGG GGGGG GGGGB"  # Gray everywhere (no Strength bonus), Blue on e4

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from .errors import MalformedActionError
+from ..errors import MalformedActionError
 
 MAX_HANDLE = 1023
 MAX_TARGETS = 8

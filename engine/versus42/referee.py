@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from ..errors import EngineError
+from ..hashing import fisher_yates
 from .actions import Action, Deal, Input, Reveal
+from .begin import new_game
 from .catalogue import Catalogue
 from .decisions import DealDecision, DealPurpose, GameResult, RevealDecision
-from .errors import EngineError
-from .game import State, legal_actions, new_game, step
-from .hashing import fisher_yates
+from .decks import hidden_decks
+from .game import State, legal_actions, step
 from .ruleset import Ruleset
 from .views import Knowledge, PlayerView
 
@@ -62,9 +64,7 @@ def random_deal(catalogue: Catalogue, ruleset: Ruleset, rng: RandRange
 def deck_handles(ruleset: Ruleset, player: int) -> range:
     """The handles of `player`'s hidden deck: all its cards, or a start position's hidden ones
     (the game's `decks`, SPEC §3.3)."""
-    from .versus42 import VERSUS42
-
-    return VERSUS42.decks(ruleset)[player].handles
+    return hidden_decks(ruleset)[player].handles
 
 
 class Referee:

@@ -7,24 +7,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from versus.engine import (
+from versus.engine import CatalogueError, EngineError, MalformedActionError, RulesetError
+from versus.engine.versus42 import (
     Action,
     ActionKind,
-    CatalogueError,
-    EngineError,
     Knowledge,
-    MalformedActionError,
     PlayerView,
     RevealDecision,
     Ruleset,
-    RulesetError,
     default_catalogue,
     format_input,
     load_catalogue,
     parse_input,
     step,
 )
-from versus.engine.game import DESTROYED, FIELD
+from versus.engine.versus42.game import DESTROYED, FIELD
 
 from .scenario import Scenario, act, area_of
 

@@ -4,13 +4,14 @@ import json
 
 import pytest
 
-from versus.engine import CatalogueError, default_catalogue, load_catalogue
-from versus.engine.catalogue import ACTIVE_OPS, CONTINUOUS, PASSIVE_OPS, TRIGGERS
+from versus.engine import CatalogueError
+from versus.engine.versus42 import default_catalogue, load_catalogue
+from versus.engine.versus42.catalogue import ACTIVE_OPS, CONTINUOUS, PASSIVE_OPS, TRIGGERS
 
 
 def _doc():
     """Version 1's canonical document: the loader's tests mutate its known cards."""
-    from versus.engine.catalogue import catalogue_version
+    from versus.engine.versus42.catalogue import catalogue_version
 
     return json.loads(catalogue_version(1).encoding)
 
@@ -40,7 +41,7 @@ def test_rules_text_is_generated():
 
 
 def test_digest_is_stable_and_canonical():
-    from versus.engine.catalogue import catalogue_version
+    from versus.engine.versus42.catalogue import catalogue_version
 
     cat = catalogue_version(1)
     again = load_catalogue(json.dumps(_doc(), indent=3))
@@ -82,7 +83,7 @@ def test_garbage_is_rejected(data):
 # --- versions (SPEC Part 2, "Versions") and honest texts ---------------------------
 
 def test_every_shipped_version_loads_and_the_latest_is_the_default():
-    from versus.engine.catalogue import LATEST, VERSIONS, catalogue_version, find_catalogue
+    from versus.engine.versus42.catalogue import LATEST, VERSIONS, catalogue_version, find_catalogue
 
     versions = [catalogue_version(v) for v in range(1, LATEST + 1)]
     assert len(VERSIONS) == LATEST >= 2
@@ -97,7 +98,7 @@ def test_every_shipped_version_loads_and_the_latest_is_the_default():
 
 def test_version_1_is_frozen():
     """Old transcripts bind this digest (tests/protocol/data): cards.json is never edited."""
-    from versus.engine.catalogue import catalogue_version
+    from versus.engine.versus42.catalogue import catalogue_version
 
     assert catalogue_version(1).digest.hex() == (
         "09d3492b75c1709f8a9ffc1037b326406aaff6a130db4bf4d3e92de5ad7556a0")
@@ -145,7 +146,7 @@ def _conditions(card) -> list[tuple[str, str]]:
 
 
 def test_card_texts_state_every_rule_a_player_needs():
-    from versus.engine.catalogue import shipped_catalogues
+    from versus.engine.versus42.catalogue import shipped_catalogues
 
     checked = 0
     for cat in shipped_catalogues():  # the texts of old versions are generated the same way

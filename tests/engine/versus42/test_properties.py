@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from versus.engine import (
+from versus.engine import HashRng
+from versus.engine.versus42 import (
     ActionOrder,
-    HashRng,
     Referee,
     Ruleset,
     TurnDecision,
@@ -18,7 +18,7 @@ from versus.engine import (
     state_hash,
     step,
 )
-from versus.engine.game import FIELD, HAND
+from versus.engine.versus42.game import FIELD, HAND
 
 CAT = default_catalogue()
 
@@ -86,7 +86,7 @@ def test_identical_inputs_give_identical_hashes(game):
     ref = _referee(*game)
     ref.play()
     a = b = None
-    from versus.engine import new_game
+    from versus.engine.versus42 import new_game
     a = new_game(ref.state.rules, CAT, game[0])
     b = new_game(ref.state.rules, CAT, game[0])
     for inp in ref.history:

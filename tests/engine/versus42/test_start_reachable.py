@@ -18,24 +18,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.start_support import mutate_position, play_out
-from tests.engine.test_start_positions import positions
-from versus.engine import (
-    HashRng,
-    PositionError,
+from tests.engine.versus42.test_start_positions import positions
+from versus.engine import HashRng, PositionError, load_position
+from versus.engine.api import Finished, rules_for_position
+from versus.engine.errors import RulesetError
+from versus.engine.registry import get_game
+from versus.engine.versus42 import (
     Referee,
     Ruleset,
     TurnDecision,
     default_catalogue,
     dump_position,
-    load_position,
     random_chooser,
     random_deal,
 )
-from versus.engine.api import Finished, rules_for_position
-from versus.engine.errors import RulesetError
-from versus.engine.game import FIELD
-from versus.engine.registry import get_game
-from versus.engine.ruleset import ActionOrder
+from versus.engine.versus42.game import FIELD
+from versus.engine.versus42.ruleset import ActionOrder
 
 VERSUS = get_game("versus42")
 CAT = default_catalogue()

@@ -24,6 +24,8 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from ..errors import GameOverError, IllegalActionError, RulesetError
+from ..hashing import length_prefixed, tagged_hasher
 from .actions import (
     KIND_WORDS,
     Action,
@@ -46,9 +48,7 @@ from .decisions import (
     RevealDecision,
     TurnDecision,
 )
-from .errors import GameOverError, IllegalActionError
 from .geometry import Geometry
-from .hashing import length_prefixed, tagged_hasher
 from .ruleset import ActionOrder, Ruleset, Tile, first_player, layout_tiles
 
 # zones of a handle
@@ -239,12 +239,13 @@ def _describe(d: object) -> str:
 
 # --- setup ----------------------------------------------------------------------------------
 
-def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
-    """§1.2–1.3: lay out the tiles from the seed, pick the first player, deal the opening hands."""
-    if ruleset.start:  # a start position (SPEC Part 3 "Start positions"): its tiles, its cards
-        from .versus42.start import start_state
-
-        return start_state(ruleset, catalogue)
+def deal_new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> State:
+    """§1.2–1.3: lay out the tiles from the seed, pick the first player, deal the opening hands.
+    A match from a start position begins with start.start_state instead (begin.new_game picks
+    one or the other: the start module builds on this one)."""
+    if ruleset.start:
+        raise RulesetError("a ruleset with a start position begins from the position "
+                           "(begin.new_game), not with a new deal")
     s = blank_state(ruleset, catalogue, layout_tiles(ruleset, layout_seed))
     # §1.2.3: each player draws hand_size cards, the first player first; executed in this order
     draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
@@ -255,7 +256,7 @@ def new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) -> Stat
 
 def blank_state(ruleset: Ruleset, catalogue: Catalogue, tiles: tuple[int, ...]) -> State:
     """Turn 0 on the given tiles (exactly one Blue), every card in its owner's deck, nothing
-    pending: new_game deals from here, and engine/positions.py lays out any position on it."""
+    pending: deal_new_game deals from here, and positions.py lays out any position on it."""
     s = State.__new__(State)
     n = ruleset.deck_size
     s.rules, s.cat, s.geom, s.n = ruleset, catalogue, ruleset.geometry, n

@@ -1,10 +1,10 @@
-# Building precise positions for rule tests: lay out hands, decks and the field with the
-# public position builder (engine/positions.py), then drive the game with real inputs. Deals
-# and reveals are answered from the scenario's identity table, as a referee does: the position
-# itself holds only public identities (recto cards), the scenario knows every card it placed.
+# Building precise positions for rule tests: lay out hands, decks and the field with the public
+# position builder (engine/versus42/positions.py), then drive the game with real inputs. Deals and
+# reveals are answered from the scenario's identity table, as a referee does: the position itself
+# holds only public identities (recto cards), the scenario knows every card it placed.
 from __future__ import annotations
 
-from versus.engine import (
+from versus.engine.versus42 import (
     Action,
     Deal,
     DealDecision,
@@ -17,8 +17,8 @@ from versus.engine import (
     parse_input,
     step,
 )
-from versus.engine.catalogue import catalogue_version
-from versus.engine.game import DECK
+from versus.engine.versus42.catalogue import catalogue_version
+from versus.engine.versus42.game import DECK
 
 # Rule tests exercise the effect vocabulary through catalogue version 1's cards (the rules are
 # the same for every card pool; version 1 stays shipped, and has e.g. the Location-step destroy

@@ -1,4 +1,4 @@
-# The card catalogue: cards are data (engine/data/cards-v2.json and older versions), built from a
+# The card catalogue: cards are data (data/cards-v2.json and older versions), built from a
 # small effect vocabulary; this module validates a catalogue file, compiles it into compact per-card
 # records the rules engine reads in its hot path, generates each card's rules text from its
 # definition, and computes the catalogue digest (SHA-256 of the canonical encoding) that the
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .errors import CatalogueError
-from .hashing import tagged_hash
+from ..errors import CatalogueError
+from ..hashing import tagged_hash
 
 FORMAT = "versus-catalogue/1"
 MAX_CATALOGUE_BYTES = 1 << 20
@@ -209,7 +209,7 @@ LATEST = len(VERSIONS)
 
 @cache
 def catalogue_version(version: int) -> Catalogue:
-    """Shipped catalogue `version` (1 = engine/data/cards.json, 2 = cards-v2.json, ...)."""
+    """Shipped catalogue `version` (1 = engine/versus42/data/cards.json, 2 = cards-v2.json, ...)."""
     if type(version) is not int or not 1 <= version <= LATEST:
         raise CatalogueError(f"catalogue version must be 1..{LATEST}, got {version!r}")
     # a plain file beside this module (the wheel installs it unzipped): importlib.resources
@@ -354,7 +354,7 @@ def _parse_passive(obj: Any, fail: Any) -> Passive:
 # "this card" wherever "it" could be read as another card. Texts stay short: the match UI shows
 # a hand's texts only if they fit (tests/cli/test_ui.py).
 
-#: the area order "first" refers to (engine/geometry.py: index = (row - 1) * cols + column)
+#: the area order "first" refers to (engine/versus42/geometry.py: index = (row - 1) * cols + column)
 AREA_ORDER = "order a1, b1 ... e1, a2 ... e4"
 
 

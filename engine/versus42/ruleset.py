@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any
 
-from .errors import RulesetError
+from ..errors import RulesetError
+from ..hashing import HashStream, tagged_hash
+from ..options import RulesOption
 from .geometry import Geometry
-from .hashing import HashStream, tagged_hash
-from .options import RulesOption
 
 #: the longest ruleset encoding `decode` reads (a start position's text is most of it)
 MAX_RULESET_BYTES = 48 * 1024
@@ -71,13 +71,10 @@ class Ruleset:
         total = self.blue_tiles + self.gray_tiles + self.white_tiles + self.black_tiles
         need(total == self.rows * self.cols, "white_tiles",
              f"tile counts sum to {total}, the field has {self.rows * self.cols} areas")
+        # Whether the start is a canonical start of these very rules is checked where rules
+        # enter the game (start.checked_rules): it needs the position reader, which builds on
+        # this class, so this value checks its own options only.
         need(isinstance(self.start, str), "start", "must be a position text or empty")
-        if self.start:
-            from .versus42.start import start_problem  # loads positions: only with a start
-
-            problem = start_problem(self)
-            if problem is not None:
-                raise RulesetError(f"ruleset option start: {problem}")
 
     @classmethod
     def from_options(cls, **options: Any) -> Ruleset:

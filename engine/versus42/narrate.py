@@ -23,9 +23,9 @@
 # fall back to the Strengths of the cards after the step.
 from __future__ import annotations
 
+from ..errors import EngineError
 from .actions import Action, ActionKind, Input
 from .decisions import GameResult, RevealDecision
-from .errors import EngineError
 from .game import (
     ABSORBED,
     DECK,

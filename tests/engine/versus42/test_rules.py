@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from versus.engine import (
+from versus.engine import IllegalActionError
+from versus.engine.versus42 import (
     ActionOrder,
     ChoiceDecision,
     ChoiceKind,
@@ -11,7 +12,6 @@ from versus.engine import (
     DealDecision,
     DealPurpose,
     GameResult,
-    IllegalActionError,
     Outcome,
     Reveal,
     RevealDecision,
@@ -25,8 +25,8 @@ from versus.engine import (
     parse_input,
     step,
 )
-from versus.engine.game import ABSORBED, DESTROYED, DISCARDED, FIELD, HAND
-from versus.engine.geometry import STANDARD
+from versus.engine.versus42.game import ABSORBED, DESTROYED, DISCARDED, FIELD, HAND
+from versus.engine.versus42.geometry import STANDARD
 
 from .scenario import Scenario, act, area_of
 

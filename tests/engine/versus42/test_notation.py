@@ -4,12 +4,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from versus.engine import (
+from versus.engine import HashRng, MalformedActionError
+from versus.engine.versus42 import (
     Action,
     ActionKind,
     Deal,
-    HashRng,
-    MalformedActionError,
     Referee,
     Reveal,
     Ruleset,

@@ -10,25 +10,22 @@ from dataclasses import replace
 import pytest
 
 from tests.engine.start_support import deal_back, placing_narration, without_start
-from versus.engine import (
-    HashRng,
-    PositionError,
+from versus.engine import HashRng, PositionError, RulesetError, load_position
+from versus.engine.api import DecisionKind, Setup, rules_for_position
+from versus.engine.registry import get_game
+from versus.engine.versus42 import (
     Referee,
     Ruleset,
-    RulesetError,
     TurnDecision,
     default_catalogue,
     dump_position,
-    load_position,
     random_chooser,
     random_deal,
     state_hash,
 )
-from versus.engine.actions import Deal
-from versus.engine.api import DecisionKind, Setup, rules_for_position
-from versus.engine.catalogue import shipped_catalogues
-from versus.engine.game import DECK, FIELD, HAND
-from versus.engine.registry import get_game
+from versus.engine.versus42.actions import Deal
+from versus.engine.versus42.catalogue import shipped_catalogues
+from versus.engine.versus42.game import DECK, FIELD, HAND
 
 CAT = default_catalogue()
 VERSUS = get_game("versus42")
@@ -200,12 +197,19 @@ def test_a_position_that_cannot_start_says_why(change, message) -> None:  # type
 
 def test_a_start_that_is_not_canonical_or_not_these_rules_is_refused() -> None:
     rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-1"))
+    # the rules value checks its own options; the game checks its start wherever rules enter
+    options = rules.to_options()
     with pytest.raises(RulesetError, match="canonical"):
-        replace(rules, start=json.dumps(json.loads(rules.start), indent=1))
+        VERSUS.rules_from_options({**options,
+                                   "start": json.dumps(json.loads(rules.start), indent=1)})
     with pytest.raises(RulesetError, match="rules differ"):
-        replace(rules, max_turns=30)
+        VERSUS.rules_from_options({**options, "max_turns": 30})
+    with pytest.raises(RulesetError, match="rules differ"):
+        VERSUS.decode_rules(replace(rules, max_turns=30).encode())
+    with pytest.raises(RulesetError, match="rules differ"):  # nor does a match begin from one
+        VERSUS.new_game(Setup(replace(rules, max_turns=30), CAT, b"x"))
     with pytest.raises(RulesetError, match="start"):
-        Ruleset(start="{" * 100_000)
+        VERSUS.rules_from_options({"start": "{" * 100_000})
     hostile = Ruleset().encode()[:-1] + b',"start":"' + b"x" * 60_000 + b'"}'
     with pytest.raises(RulesetError, match="longer than"):
         Ruleset.decode(hostile)

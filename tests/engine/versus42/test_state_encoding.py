@@ -1,8 +1,8 @@
-# The state hash as SPEC Part 3 ("State encoding and hash") defines it: an encoder written
-# here from that text alone, reading only the public position (engine/positions.py), must give
-# the engine's bytes and hash for every state of random games; the documented task codes must
-# be the engine's (TASK_CODES_DOC is SPEC's table); and hashes made before the game interface
-# existed must not change.
+# The state hash as SPEC Part 3 ("State encoding and hash") defines it: an encoder written here
+# from that text alone, reading only the public position (engine/versus42/positions.py), must give
+# the engine's bytes and hash for every state of random games; the documented task codes must be
+# the engine's (TASK_CODES_DOC is SPEC's table); and hashes made before the game interface existed
+# must not change.
 from __future__ import annotations
 
 import contextlib
@@ -13,10 +13,9 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from versus.engine import (
+from versus.engine import HashRng, PositionError
+from versus.engine.versus42 import (
     ActionOrder,
-    HashRng,
-    PositionError,
     Referee,
     Ruleset,
     dump_position,
@@ -26,9 +25,9 @@ from versus.engine import (
     random_deal,
     state_hash,
 )
-from versus.engine.catalogue import catalogue_version
-from versus.engine.game import _HANDLERS, TASKS
-from versus.engine.positions import position_object
+from versus.engine.versus42.catalogue import catalogue_version
+from versus.engine.versus42.game import _HANDLERS, TASKS
+from versus.engine.versus42.positions import position_object
 
 # catalogue version 1: the golden hashes below were computed with it (it stays shipped)
 CAT = catalogue_version(1)
@@ -217,10 +216,11 @@ def test_hashes_made_before_the_game_interface_are_unchanged():
 def test_spec_encoding_covers_the_deals_of_a_start_position():
     """SPEC §3.3 "Start positions": the `place` task and the deal of purpose field (with its
     area) are encoded as §3.4 says, recomputed from each position of the start's deals."""
-    from versus.engine.actions import Deal
     from versus.engine.api import rules_for_position
-    from versus.engine.game import DECK, FIELD, new_game
     from versus.engine.registry import get_game
+    from versus.engine.versus42 import new_game
+    from versus.engine.versus42.actions import Deal
+    from versus.engine.versus42.game import DECK, FIELD
 
     ref = _referee(b"start", ActionOrder.ORDERED, 12, 3)
     versus, ids = get_game("versus42"), [card.id for card in CAT.cards]

@@ -1,7 +1,7 @@
-# Positions (engine/positions.py, SPEC Part 3 "Positions"): every position random play reaches
-# round-trips through its text and plays on identically; the builder sets up positions without
-# touching the engine's fields; a bad position text fails with a PositionError naming the field,
-# and nothing else.
+# Positions (engine/versus42/positions.py, SPEC Part 3 "Positions"): every position random play
+# reaches round-trips through its text and plays on identically; the builder sets up positions
+# without touching the engine's fields; a bad position text fails with a PositionError naming the
+# field, and nothing else.
 from __future__ import annotations
 
 import contextlib
@@ -11,11 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from versus.engine import (
+from versus.engine import HashRng, PositionError
+from versus.engine.versus42 import (
     ActionOrder,
-    HashRng,
     PositionBuilder,
-    PositionError,
     Referee,
     Ruleset,
     TurnDecision,
@@ -29,7 +28,7 @@ from versus.engine import (
     state_hash,
     step,
 )
-from versus.engine.positions import MAX_POSITION_BYTES, load_position, position_object
+from versus.engine.versus42.positions import MAX_POSITION_BYTES, load_position, position_object
 
 CAT = default_catalogue()
 NEUTRAL = "GGGGG GGGGG GGGGG GGGGB"

@@ -24,8 +24,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..api import position_object_of, position_reader
+from ..errors import PositionError, RulesetError
 from .actions import KIND_WORDS
-from .api import position_object_of, position_reader
 from .catalogue import Catalogue, default_catalogue
 from .decisions import (
     ChoiceDecision,
@@ -37,7 +38,6 @@ from .decisions import (
     RevealDecision,
     TurnDecision,
 )
-from .errors import PositionError, RulesetError
 from .game import (
     ABSORBED,
     DECK,
