@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..api import Finished, HiddenDeck, Pending, Setup, only_version
 from ..errors import RulesetError
@@ -115,6 +115,15 @@ class Grid:
             return (HiddenDeck(None, 2 * n, 0),)
         return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
 
+    def local_deal(self, rules: GridRules, catalogue: Catalogue, seed: bytes
+                   ) -> tuple[dict[int, str], list[list[int]]]:
+        """A deal for local play (engine/referee_loop.py): the recommended decks of the mode
+        built from `seed` (referee.py `random_deal`)."""
+        from .referee import random_deal
+
+        ids, orders = random_deal(catalogue, _rules(rules), seed)
+        return dict(enumerate(ids)), [list(o) for o in orders]
+
     def deal_input(self, handle: int) -> GridInput:
         return GridInput(Verb.DEAL, handle)
 
@@ -177,6 +186,18 @@ class Grid:
             return [f"the match starts from a position at turn {state.turn + 1}: {who} to "
                     "play"]
         return narrate_start(state, viewer)
+
+    # --- what the game adds to the shell (engine/shell.py) --------------------------------
+    #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)
+    bots: ClassVar[Mapping[str, str]] = {
+        "greedy": "versus.engine.grid.bots:greedy_bot",
+        "ismcts": "versus.engine.grid.bot_search:ismcts_bot"}
+
+    def describe_view(self, view: GridView) -> str:
+        """The view as text for the line terminal (render.py)."""
+        from .render import render_view
+
+        return render_view(view)
 
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: GridState) -> str:
