@@ -129,6 +129,9 @@ class LocalPlay:
         d = self.game.decision(self.state)
         if isinstance(d, Finished):
             raise RuntimeError(f"{self.game.id}: the game is over ({d})")
+        return self._answer(d, choose)
+
+    def _answer(self, d: Pending, choose: Choose) -> Any:
         if d.kind in AUTOMATIC:
             inp = self.automatic(d)
         else:
@@ -140,9 +143,10 @@ class LocalPlay:
 
     def play(self, choose: Choose, max_inputs: int = 100_000) -> Finished:
         """Play to the end; RuntimeError when the game has not ended within `max_inputs`."""
+        decision = self.game.decision
         for _ in range(max_inputs):
-            d = self.game.decision(self.state)
+            d = decision(self.state)
             if isinstance(d, Finished):
                 return d
-            self.advance(choose)
+            self._answer(d, choose)
         raise RuntimeError(f"{self.game.id}: the game did not end within {max_inputs} inputs")
