@@ -75,3 +75,20 @@ def test_every_registered_bot_answers_a_legal_input(game_id: str) -> None:
     describe = getattr(game, "describe_view", None)
     if describe is not None:
         assert describe(play.view(d.player)).strip()
+
+
+def test_the_engine_imports_no_randomness_clock_or_io() -> None:
+    """The games' bots live in the engine now: their generator and clock are inputs."""
+    import ast
+    from pathlib import Path
+
+    forbidden = {"random", "time", "trio", "socket", "secrets"}  # (os: its card data files)
+    root = Path(__file__).resolve().parents[2] / "engine"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{path.relative_to(root)}: {n}" for n in names
+                      if n.split(".")[0] in forbidden]
+    assert found == []
