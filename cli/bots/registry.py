@@ -6,10 +6,10 @@
 # built-in bot is a game's own, registered by the game (its `bots` member, engine/shell.py:
 # name -> the factory that makes it), so this module never names a game: `make_bot(name,
 # game=...)` asks the game, and says in one line when the game has no bot of that name. An
-# external bot
-# (`cmd:`) plays every two-player game whose view has player, rules, catalogue and to_dict()
-# (the protocol sends the game's own view, SPEC Part 7; external.hosting_problem): every one
-# of the platform's; not a solo game (multiverse: `versus solo --bot` takes its own bots).
+# external bot (`cmd:`) plays every two-player game whose view has player, rules, catalogue
+# and to_dict() (the protocol sends the game's own view, SPEC Part 7;
+# external.hosting_problem): every one of the platform's; not a solo game (`versus solo --bot`
+# takes its own bots).
 #
 # Bot options: a name may carry options, `NAME:key=value,key=value`, e.g.
 # `ismcts:time=0.05`, `random:seed=7`, `cmd:./bot --x:name=Mine,time=0.2`. For `cmd:` the
