@@ -1,18 +1,18 @@
-# Bot benchmark of the other games ("Play"): greedy against random in grid
-# and vanquishers, in-process engine play through the generic Game interface (no protocol, no
-# network): a full-information loop deals each hidden deck in a seeded order (and tells each
-# player's knowledge what it is dealt), answers each reveal with the true card and each chance
-# decision with a seeded draw, and asks the bots for turns and choices with their seat's view
-# (`Game.view`) only.
+# Bot benchmark of the other games: greedy against random in every two-player game that
+# registers a greedy of its own (but Versus: bench/bots.py), in-process engine play through the
+# generic Game interface (no protocol, no network): the one full-information loop
+# (engine/referee_loop.py) deals each hidden deck in a seeded order (the game's `local_deal`;
+# each player's knowledge learns what it is dealt), answers each reveal with the true card and
+# each chance decision with a seeded draw, and asks the bots for turns and choices with their
+# seat's view (`Game.view`) only.
 #
 # Duplicate format, as bench/bots.py: games 2k and 2k+1 play the same deal (and chance stream)
 # with the seats swapped. Prints per game the wins of A, the draws, the win rate of A (draws as
 # half) with a 95 % Wilson interval over games, and how many deals A won from both seats.
-#   python bench/bots_games.py [--games 200] [--game grid] [--game vanquishers] [--jobs N]
+#   python bench/bots_games.py [--games 200] [--game ID ...] [--jobs N]
 from __future__ import annotations
 
 import argparse
-import hashlib
 import multiprocessing
 import sys
 import time
@@ -23,90 +23,38 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from versus.cli.bots import make_bot
 from versus.cli.tournament_stats import wilson
-from versus.engine.api import DecisionKind, Finished, Setup
-from versus.engine.registry import get_game
-
-GAMES = ("grid", "vanquishers")
-
-
-class Stream:
-    """A seeded SHA-256 stream of integers below n (the bench's dealer and dice)."""
-
-    def __init__(self, seed: bytes) -> None:
-        self.seed, self.counter = seed, 0
-
-    def below(self, n: int) -> int:
-        self.counter += 1
-        digest = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
-        return int.from_bytes(digest[:8], "big") % n
+from versus.engine.api import Finished, Setup
+from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
+from versus.engine.registry import DEFAULT_GAME, get_game
+from versus.engine.registry import games as registered_games
+from versus.engine.shell import game_bots
 
 
-def deal(game: Any, rules: Any, seed: bytes) -> tuple[dict[int, str], list[list[int]]]:
-    """Card ids per handle and each hidden deck's deal order, for a match under `rules`."""
-    cat = game.default_catalogue()
-    rng = Stream(seed + b"/deal")
-    if game.id == "grid":
-        from versus.engine.grid.referee import random_deal
-
-        ids, orders = random_deal(cat, rules, seed)
-        return dict(enumerate(ids)), [list(o) for o in orders]
-    if game.id == "vanquishers":
-        from versus.engine.vanquishers import starter_deck
-
-        n = rules.deck_size
-        identity: dict[int, str] = {}
-        orders = []
-        for p in (0, 1):
-            identity.update({p * n + i: c for i, c in enumerate(starter_deck(cat, rules.heroes[p],
-                                                                             n))})
-            handles = list(range(p * n, p * n + n))
-            for i in range(n - 1, 0, -1):
-                j = rng.below(i + 1)
-                handles[i], handles[j] = handles[j], handles[i]
-            orders.append(handles)
-        return identity, orders
-    # any other game: the catalogue pool, shuffled
-    ids = list(game.card_ids(cat))
-    decks = game.decks(rules)
-    order = list(range(len(ids)))
-    for i in range(len(order) - 1, 0, -1):
-        j = rng.below(i + 1)
-        order[i], order[j] = order[j], order[i]
-    identity = {h: ids[order[h]] for d in decks for h in d.handles}
-    return identity, [list(d.handles) for d in decks]
+def bot_games() -> tuple[str, ...]:
+    """The games this bench plays: every registered two-player game that registers a `greedy`
+    of its own, but the default one (Versus: bench/bots.py)."""
+    return tuple(g.id for g in registered_games() if g.id != DEFAULT_GAME and g.players == 2
+                 and "greedy" in game_bots(get_game(g.id)))
 
 
 def play_game(game_id: str, bots: tuple[Any, Any], seed: bytes, rules: Any = None,
               max_inputs: int = 100_000) -> Finished:
-    """One game of `bots` (by seat) from the deal and chance stream of `seed`. A bot that
+    """One game of `bots` (by seat) from the deal (the game's `local_deal`) and the chance
+    stream of `seed`, in the one full-information loop (engine/referee_loop.py). A bot that
     answers an input not in the legal list raises AssertionError."""
     game = get_game(game_id)
     rules = game.default_rules() if rules is None else rules
-    identity, orders = deal(game, rules, seed)
-    dealt = [0] * len(orders)
-    chance = Stream(seed + b"/chance")
-    knowledge = [game.new_knowledge(0), game.new_knowledge(1)]
-    state = game.new_game(Setup(rules, game.default_catalogue(), seed[:64] or b"x"))
-    for _ in range(max_inputs):
-        d = game.decision(state)
-        if isinstance(d, Finished):
-            return d
-        if d.kind is DecisionKind.DEAL:
-            h = orders[d.deck][dealt[d.deck]]
-            dealt[d.deck] += 1
-            knowledge[d.player].learn(h, identity[h])
-            inp = game.deal_input(h)
-        elif d.kind is DecisionKind.REVEAL:
-            inp = game.reveal_input(d.handle, identity[d.handle])
-        elif d.kind is DecisionKind.CHANCE:
-            inp = game.legal_actions(state)[chance.below(d.outcomes)]
-        else:
-            legal = list(game.legal_actions(state))
-            view = game.view(state, d.player, knowledge[d.player])
-            inp = bots[d.player].choose(view, legal)
-            assert inp in legal, f"{bots[d.player].name} answered an illegal input {inp}"
-        state = game.step(state, inp)
-    raise AssertionError(f"{game_id}: no end within {max_inputs} inputs")
+    catalogue = game.default_catalogue()
+    identity, orders = local_deal(game, rules, catalogue, seed)
+    play = LocalPlay.start(game, Setup(rules, catalogue, seed[:64] or b"x"), identity, orders,
+                           HashBelow(seed + b"/chance", 8).below)
+
+    def choose(view: Any, legal: list[Any], seat: int) -> Any:
+        inp = bots[seat].choose(view, legal)
+        assert inp in legal, f"{bots[seat].name} answered an illegal input {inp}"
+        return inp
+
+    return play.play(choose, max_inputs)
 
 
 def play_pair_game(task: tuple[str, str, str, int, int]) -> tuple[int, float, float]:
@@ -147,14 +95,14 @@ def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
             "seconds": sum(r[2] for r in rows)}
 
 
-def figures(games: int = 200, game: tuple[str, ...] = GAMES, a: str = "greedy", b: str = "random",
-            jobs: int | None = None, salt: int = 0) -> list[dict[str, Any]]:
+def figures(games: int = 200, game: tuple[str, ...] | None = None, a: str = "greedy",
+            b: str = "random", jobs: int | None = None, salt: int = 0) -> list[dict[str, Any]]:
     """A's win rate and the seconds per game, per game id, for bench/run_all.py (no target
     documented: SPEC §7.11.7 gives figures only)."""
     games += games % 2
     jobs = jobs or max(1, min(8, multiprocessing.cpu_count()))
     out: list[dict[str, Any]] = []
-    for game_id in game:
+    for game_id in game or bot_games():
         r = run(game_id, a, b, games, jobs, salt)
         out.append({"name": f"bots_games {game_id} {a} vs {b}: win rate ({games} games, 95% CI "
                             f"{r['low']:.0%}-{r['high']:.0%})", "value": 100 * r["rate"],
@@ -168,7 +116,7 @@ def figures(games: int = 200, game: tuple[str, ...] = GAMES, a: str = "greedy", 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200, help="games per game id (even)")
-    ap.add_argument("--game", action="append", choices=GAMES, help="default: both")
+    ap.add_argument("--game", action="append", choices=bot_games(), help="default: all")
     ap.add_argument("--a", default="greedy")
     ap.add_argument("--b", default="random")
     ap.add_argument("--jobs", type=int, default=max(1, min(8, multiprocessing.cpu_count())))
@@ -177,7 +125,7 @@ def main() -> None:
     games = args.games + args.games % 2
     print(f"{'game':12} {'pairing':18} {'games':>5} {'wins':>5} {'draws':>5} {'A rate':>7} "
           f"{'95% interval':>15} {'deals +/=/-':>12} {'s/game':>7}")
-    for game_id in args.game or GAMES:
+    for game_id in args.game or bot_games():
         r = run(game_id, args.a, args.b, games, args.jobs, args.salt)
         print(f"{game_id:12} {r['a'] + ' vs ' + r['b']:18} {r['games']:5d} {r['wins']:5d} "
               f"{r['draws']:5d} {100 * r['rate']:6.1f}% "

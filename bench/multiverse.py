@@ -139,6 +139,10 @@ def tcp_runs(pairs: list[tuple[Any, Any]], n: int, player: Identity) -> tuple[fl
     return n / elapsed, reveals / elapsed
 
 
+#: the quick mode of bench/run_all.py (a few seconds; its rates say little)
+QUICK = {"challenges_n": 60, "tcp": 5}
+
+
 def figures(challenges_n: int = 500, tcp: int = 20, seed: str = "0") -> list[dict[str, Any]]:
     rows, _ = measure(challenges_n, tcp, seed)
     return rows

@@ -1,5 +1,7 @@
 # Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit,
-# startup, tournament, grid, vanquishers, bots_games, balance, multiverse.
+# startup, tournament, bots_games, balance, then each game's own benchmark (bench/<game id>.py:
+# grid, multiverse, vanquishers), found by the registry's ids, so adding a game's benchmark
+# needs no edit here; a game's benchmark gives its quick-mode arguments as its QUICK.
 #
 # Each bench script keeps its own command line and table, and exposes `figures(...)`: a list of
 # {"name", "value", "unit", "target", "comparison"} ("<=" or ">=", None where no target is
@@ -41,27 +43,36 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 
-NAMES = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup", "tournament", "grid",
-         "vanquishers", "bots_games", "balance", "multiverse")
+#: the platform's benchmarks, in the order they run
+PLATFORM = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup", "tournament",
+            "bots_games", "balance")
 
-#: quick mode's keyword arguments (the others run at their defaults)
+
+def game_benchmarks() -> tuple[str, ...]:
+    """Each built-in game's own benchmark script (bench/<game id>.py), by id."""
+    from versus.engine.registry import BUILTIN_GAMES
+
+    return tuple(sorted(g for g in BUILTIN_GAMES if (BENCH / f"{g}.py").is_file()))
+
+
+NAMES = PLATFORM + game_benchmarks()
+
+#: quick mode's keyword arguments of the platform's benchmarks (the others run at their
+#: defaults; a game's benchmark gives its own as QUICK)
 QUICK: dict[str, dict[str, Any]] = {
     "bots": {"games": 10},
     "audit": {"games": 20, "tournament_runs": 2},
     "tournament": {"sizes": (4, 12), "runs": 1, "max_sprt_games": 20},
-    "grid": {"games": 5, "runs": 1, "bot_games": 10},
-    "vanquishers": {"games": 10, "runs": 3, "matches": 2},
     "bots_games": {"games": 10},
     "balance": {"pairs": 30, "ismcts_pairs": 2},
-    "multiverse": {"challenges_n": 60, "tcp": 5},
 }
 
 
-def settings(full: bool) -> dict[str, dict[str, Any]]:
-    """The keyword arguments of each script's figures()."""
+def arguments(name: str, module: ModuleType, full: bool) -> dict[str, Any]:
+    """The keyword arguments of a script's figures()."""
     if full:
-        return {name: {} for name in NAMES}
-    return {name: {} for name in NAMES} | QUICK
+        return {}
+    return dict(getattr(module, "QUICK", None) or QUICK.get(name, {}))
 
 
 def load(name: str) -> ModuleType:
@@ -108,13 +119,15 @@ def main() -> int:
     unknown = sorted(set(chosen) - set(NAMES))
     if unknown:
         parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(NAMES)}")
-    budget = settings(args.full)
+    budget: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     seconds: dict[str, float] = {}
     for name in chosen:
         start = time.perf_counter()
+        module = load(name)
+        budget[name] = arguments(name, module, args.full)
         print(f"running bench/{name}.py {budget[name] or ''}...", file=sys.stderr, flush=True)
-        for figure in load(name).figures(**budget[name]):
+        for figure in module.figures(**budget[name]):
             rows.append({"bench": name, **figure, "met": None})
             rows[-1]["met"] = met(rows[-1])
         seconds[name] = time.perf_counter() - start

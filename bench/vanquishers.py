@@ -88,6 +88,10 @@ def measure(rules: Rules, games: int, runs: int) -> dict[str, float]:
             "state bytes": statistics.median(sizes)}
 
 
+#: the quick mode of bench/run_all.py (a few seconds; its rates say little)
+QUICK = {"games": 10, "runs": 3, "matches": 2}
+
+
 def figures(games: int = 40, runs: int = 3, mode: str = "standard", deck: int = 30,
             matches: int = 5) -> list[dict[str, object]]:
     """The table's figures for bench/run_all.py (no target documented: bench/README.md gives figures

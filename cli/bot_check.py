@@ -4,15 +4,21 @@
 # How it works. Each scenario starts the bot afresh (so one failure does not hide the next)
 # and drives it through the real driver, `ExternalBot` (cli/bots/external.py), which already
 # enforces the protocol: size-limited JSON lines, the ready, the legal action strings, the
-# per-decision deadline. The decisions come from the engine alone, no network: a whole game
-# from each seat against `random` on scripted deals (turn decisions, and whatever choices the
-# game brings), and two built positions (engine/versus42/positions.py PositionBuilder) that
-# present the two choice kinds, discard-from-hand and discard-from-field, which random games
-# reach rarely.
-# Deals and reveals are answered by the protocol (the referee here), never by a bot: the
-# external protocol does not expose them, so there is nothing of theirs to check. One scenario
-# adds unknown fields to every message (the protocol says both sides ignore them); right after
-# the hello, a result and `quit` check that the bot exits by itself with status 0 within 1 s.
+# per-decision deadline. The decisions come from the engine alone, no network, through the Game
+# interface of the game checked (`--game ID`, any two-player game of the registry; default the
+# registry's default game): the hello carries the game's default rules and card data; `turn
+# seat 0/1` are whole games against `random` on scripted decklist-mode deals (each hidden deck a
+# seeded sample of the game's card ids, as a match deals a deck nobody brought), played in the
+# one full-information loop (engine/referee_loop.py), which answers deals, reveals and chance:
+# the external protocol does not expose them to a bot, so there is nothing of its to check.
+# The choice scenarios are one position per kind of decision: the game's own built positions
+# when it has them (its `check_positions`, engine/shell.py: Versus builds its two discard
+# choices, which random games reach rarely), else the first position of each kind (the
+# decision's label) that seeded `random`-against-`random` games reach (POSITION_SEEDS), each
+# presented to the bot from the deciding seat's view. One scenario (`unknown fields`) repeats
+# the first of them (or the first turn when there is none) with unknown fields added to every
+# message (the protocol says both sides ignore them); right after the hello, a result and
+# `quit` check that the bot exits by itself with status 0 within 1 s.
 # Then four property lines sum up every answer of every scenario: no crash, well-formed
 # answers (garbage fails here), legal answers (an illegal action fails here), in time (the
 # slowest answer against the limit). One line per check, `PASS name: detail` or `FAIL name:
@@ -21,20 +27,10 @@
 # Why scripted: the same bot gets the same decisions on every run (seeded deals, fixed
 # positions), so a failure reproduces. Built-in bots can be checked too (their protocol lines
 # then say "not an external bot").
-#
-# Another game (`--game ID`, any two-player game of the registry). The same checks,
-# from that game's new games and through the Game interface alone: the hello carries the game's
-# default rules and card data; `turn seat 0/1` are whole games against `random` on scripted
-# decklist-mode deals (each hidden deck a seeded sample of the game's card ids, as a match deals
-# a deck nobody brought); the choice scenarios are one position per choice kind (the decision's
-# label) that seeded `random`-against-`random` games of the game reach (POSITION_SEEDS), in
-# the order they first appear, each presented to the bot from the deciding seat's view;
-# `unknown fields` repeats the first of them (or the first turn when the game has no choice).
 from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import re
 import shlex
 import shutil
@@ -47,22 +43,12 @@ from typing import IO, Any
 
 import trio
 
-from versus.engine import HashRng
 from versus.engine.api import DecisionKind, Finished, Game, Setup
-from versus.engine.registry import get_game
-from versus.engine.versus42 import (
-    Knowledge,
-    PlayerView,
-    PositionBuilder,
-    Referee,
-    Ruleset,
-    default_catalogue,
-    random_deal,
-)
+from versus.engine.referee_loop import HashBelow, LocalPlay
+from versus.engine.registry import DEFAULT_GAME, get_game
 
 from .bots.base import AsyncPlayer, BotError, BotForfeit, as_async
 from .bots.external import DEFAULT_TIME_MS, QUIT_GRACE_S, ExternalBot
-from .bots.match import play_match
 from .bots.registry import make_bot, parse_bot
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -71,7 +57,6 @@ GAME_SEEDS = (b"versus/bot-check/game-0", b"versus/bot-check/game-1")
 #: another game's position games (random against random), searched for its choice kinds
 POSITION_SEEDS = tuple(b"versus/bot-check/positions-%d" % i for i in range(32))
 MAX_INPUTS = 100_000  # a game of another game that has not ended by then is a bug of that game
-VERSUS = "versus42"
 UNKNOWN = {"x-bot-check": {"ignore": ["this", 1, None]}}  # an unknown field, nested
 
 
@@ -150,67 +135,7 @@ class _Timed:
 Scenario = Callable[[AsyncPlayer], Awaitable[str]]
 
 
-def choice_position(kind: str) -> tuple[Any, int]:
-    """A state whose decision is player 1's choice `kind` (discard-from-hand: its deck is
-    empty, two hand cards; discard-from-field: deck and hand empty, two field cards)."""
-    catalogue = default_catalogue()
-    cards = [c.id for c in catalogue.cards]
-    b = PositionBuilder(tiles="GGGGG GGGGG GGGGG GGGGB", active=1, turn=1)
-    b.field(0, "a1", cards[0])
-    options = []
-    if kind == "discard-from-hand":
-        b.field(1, "e4", cards[1])
-        options = [b.hand(1), b.hand(1)]
-    else:
-        options = [b.field(1, "e4", cards[1]), b.field(1, "d4", cards[2])]
-    for h in b.unplaced(1):
-        b.eliminated(1, handle=h)
-    b.decision = {"kind": "choice", "player": 1, "choice": kind, "options": sorted(options)}
-    return b.build(), 1
-
-
-def choice_scenario(kind: str) -> Scenario:
-    async def run(player: AsyncPlayer) -> str:
-        from versus.engine.versus42 import legal_actions
-
-        state, seat = choice_position(kind)
-        legal = legal_actions(state)
-        action = await player.choose(PlayerView(state, Knowledge(seat), seat), legal)
-        if action not in legal:
-            raise BotForfeit(f"bot {player.name!r} answered an illegal action "
-                             f"{str(action)!r} on decision 1")
-        return f"answered {action} among {len(legal)} options"
-    return run
-
-
-def game_scenario(seat: int) -> Scenario:
-    async def run(player: AsyncPlayer) -> str:
-        ruleset, catalogue = Ruleset(), default_catalogue()
-        seed = GAME_SEEDS[seat]
-        ids, orders = random_deal(catalogue, ruleset, HashRng(seed, "bot-check-deal"))
-        referee = Referee(ruleset, catalogue, seed, ids, orders, (None, None))  # type: ignore[arg-type]
-        opponent = as_async(make_bot("random", seed=int.from_bytes(seed[-4:], "big")))
-        players = [opponent, opponent]
-        players[seat] = player
-        result = await play_match(referee, players)
-        decisions = getattr(player, "decisions", 0)
-        return f"a whole game from seat {seat}: {decisions} decisions answered ({result})"
-    return run
-
-
-# --- another game (--game ID): the Game interface only -----------------------------------------
-
-
-class _Stream:
-    """A seeded SHA-256 stream of integers below n: the scripted deals and chance outcomes."""
-
-    def __init__(self, seed: bytes) -> None:
-        self.seed, self.counter = seed, 0
-
-    def below(self, n: int) -> int:
-        self.counter += 1
-        digest = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
-        return int.from_bytes(digest, "big") % n
+# --- whole games and positions: the Game interface only ------------------------------------------
 
 
 def scripted_deal(game: Game, rules: Any, catalogue: Any,
@@ -218,14 +143,10 @@ def scripted_deal(game: Game, rules: Any, catalogue: Any,
     """A decklist-mode deal nobody brought a deck to, as a match makes one (MatchPeer.start):
     each hidden deck a seeded sample of the game's card ids, dealt in handle order."""
     ids = list(game.card_ids(catalogue))
-    rng = _Stream(seed + b"/deal")
+    rng = HashBelow(seed + b"/deal")
     identity: dict[int, str] = {}
     for deck in game.decks(rules):
-        pool = list(ids)
-        for i in range(len(pool) - 1, 0, -1):
-            j = rng.below(i + 1)
-            pool[i], pool[j] = pool[j], pool[i]
-        identity.update(zip(deck.handles, pool[: deck.size], strict=False))
+        identity.update(zip(deck.handles, rng.shuffle(ids)[: deck.size], strict=False))
     return identity, [list(deck.handles) for deck in game.decks(rules)]
 
 
@@ -236,33 +157,19 @@ Answer = Callable[[Position, list[Any]], Awaitable[Any]]
 
 async def play_scripted(game: Game, rules: Any, catalogue: Any, seed: bytes,
                         answer: Answer) -> Finished:
-    """One game of `game` from the scripted deal and chance stream of `seed`: deals, reveals
-    and chance are answered here (a full-information referee), turns and choices by
-    `answer(position, legal)`."""
+    """One game of `game` from the scripted deal and chance stream of `seed` in the one
+    full-information loop (engine/referee_loop.py): deals, reveals and chance are answered
+    there, turns and choices by `answer(position, legal)`."""
     identity, orders = scripted_deal(game, rules, catalogue, seed)
-    dealt = [0] * len(orders)
-    chance = _Stream(seed + b"/chance")
-    knowledge = [game.new_knowledge(p) for p in range(game.players)]
-    state = game.new_game(Setup(rules, catalogue, seed[:64]))
+    play = LocalPlay.start(game, Setup(rules, catalogue, seed[:64]), identity, orders,
+                           HashBelow(seed + b"/chance").below)
     for _ in range(MAX_INPUTS):
-        d = game.decision(state)
+        d = play.to_player(MAX_INPUTS)
         if isinstance(d, Finished):
             return d
-        if d.kind is DecisionKind.DEAL:
-            h = orders[d.deck][dealt[d.deck]]
-            dealt[d.deck] += 1
-            assert d.player is not None
-            knowledge[d.player].learn(h, identity[h])
-            inp = game.deal_input(h)
-        elif d.kind is DecisionKind.REVEAL:
-            inp = game.reveal_input(d.handle, identity[d.handle])
-        elif d.kind is DecisionKind.CHANCE:
-            inp = game.legal_actions(state)[chance.below(d.outcomes)]
-        else:
-            assert d.player is not None
-            inp = await answer((state, d.player, knowledge[d.player]),
-                               list(game.legal_actions(state)))
-        state = game.step(state, inp)
+        assert d.player is not None
+        play.apply(await answer((play.state, d.player, play.knowledge[d.player]),
+                                list(game.legal_actions(play.state))))
     raise RuntimeError(f"{game.id}: the scripted game {seed!r} did not end within "
                        f"{MAX_INPUTS} inputs")
 
@@ -353,7 +260,7 @@ class Checker:
     spec: str
     time_ms: int
     tally: Tally
-    game: str = VERSUS
+    game: str = DEFAULT_GAME
 
     def bot(self, extra: bool = False) -> AsyncPlayer:
         bot = make_bot(self.spec, game=self.game)
@@ -390,12 +297,8 @@ class Checker:
         return [Line(name, True, detail)]
 
     async def quit(self, bot: ExternalBot) -> Line:
-        from versus.engine.versus42 import GameResult
-        from versus.engine.versus42.decisions import Outcome
-
         started = time.perf_counter()
-        await bot.finish(GameResult(Outcome.TURN_LIMIT, None) if self.game == VERSUS
-                         else Finished("turn-limit", None), 0)
+        await bot.finish(Finished("turn-limit", None), 0)
         spent = time.perf_counter() - started
         code = bot.returncode
         if code == 0:
@@ -420,7 +323,7 @@ def _failure(caught: BaseException) -> str:
     return f"crashed: {type(caught).__name__}: {caught}"[:300]
 
 
-async def check(spec: str, time_ms: int, game_id: str = VERSUS) -> list[Line]:
+async def check(spec: str, time_ms: int, game_id: str = DEFAULT_GAME) -> list[Line]:
     tally = Tally(time_ms)
     external = parse_bot(spec).command is not None
     checker = Checker(spec, time_ms, tally, game_id)
@@ -436,23 +339,15 @@ async def check(spec: str, time_ms: int, game_id: str = VERSUS) -> list[Line]:
     else:
         lines.append(Line("hello", True, "not an external bot (nothing to exchange)"))
         lines.append(Line("quit", True, "not an external bot"))
-    if game_id == VERSUS:
-        scenarios = [("turn seat 0", game_scenario(0), False),
-                     ("turn seat 1", game_scenario(1), False),
-                     ("choice discard-from-hand", choice_scenario("discard-from-hand"), False),
-                     ("choice discard-from-field", choice_scenario("discard-from-field"), False)]
-        if external:
-            scenarios.append(("unknown fields", choice_scenario("discard-from-hand"), True))
-    else:
-        game = get_game(game_id)
-        positions = await decision_positions(game)
-        scenarios = [(f"turn seat {seat}", game_scenario_of(game, seat), False)
-                     for seat in (0, 1)]
-        scenarios += [(name, position_scenario(game, position), False)
-                      for name, position in positions.items()]
-        if external:
-            first = next(iter(positions.values()), None) or await first_turn(game)
-            scenarios.append(("unknown fields", position_scenario(game, first), True))
+    game = get_game(game_id)
+    built = getattr(game, "check_positions", None)  # (engine/shell.py)
+    positions = built() if built is not None else await decision_positions(game)
+    scenarios = [(f"turn seat {seat}", game_scenario_of(game, seat), False) for seat in (0, 1)]
+    scenarios += [(name, position_scenario(game, position), False)
+                  for name, position in positions.items()]
+    if external:
+        first = next(iter(positions.values()), None) or await first_turn(game)
+        scenarios.append(("unknown fields", position_scenario(game, first), True))
     for name, run, extra in scenarios:
         if not lines[0].ok:  # no ready, no decision (and each would wait out the hello again)
             lines.append(Line(name, False, "not run: the bot failed the hello"))
@@ -477,7 +372,7 @@ def cmd_bot_check(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"versus bot-check: {message}", file=sys.stderr)
         return status
 
-    game = getattr(args, "game", None) or "versus42"
+    game = getattr(args, "game", None) or DEFAULT_GAME
     try:
         spec = parse_bot(args.bot)
         make_bot(args.bot, game=game)

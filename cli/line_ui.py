@@ -44,7 +44,7 @@ def complete_line(candidates: Sequence[str], line: str) -> list[str]:
 def describe_view(game: Any, view: Any) -> list[str]:
     """The view as text lines: the game's `describe_view(view)` if it has one, else the
     view's own `describe()`, else `str(view)`; each line printable, at most MAX_VIEW_LINES."""
-    describe = getattr(game, "describe_view", None) or _renderer(getattr(game, "id", None))
+    describe = getattr(game, "describe_view", None)  # (engine/shell.py: the game draws it)
     if callable(describe):
         text = describe(view)
     elif callable(getattr(view, "describe", None)):
@@ -56,19 +56,6 @@ def describe_view(game: Any, view: Any) -> list[str]:
     if len(lines) > MAX_VIEW_LINES:
         shown.append(f"(… {len(lines) - MAX_VIEW_LINES} more lines)")
     return shown
-
-
-def _renderer(game_id: object) -> Callable[[Any], str] | None:
-    """The cli's text rendering of a game's view (cli/render_*.py), if it has one."""
-    if game_id == "grid":
-        from .render_grid import render_grid_view
-
-        return render_grid_view
-    if game_id == "vanquishers":
-        from .render_vanquishers import render_vanquishers_view
-
-        return render_vanquishers_view
-    return None
 
 
 class LineReader:

@@ -479,6 +479,11 @@ def start_of(game: Game, rules: GameRules) -> str:
     return start if isinstance(start, str) else ""
 
 
+#: the format every game's position text names (SPEC §3.3); each game's reader has its own size
+#: limit, at most MAX_POSITION_TEXT (what the registry's reader of any game accepts)
+POSITION_FORMAT = "versus-position/1"
+MAX_POSITION_TEXT = 1 << 20
+
 #: the longest canonical start text a game's rules carry (a 21-card Versus position is ~3 KiB)
 MAX_START_BYTES = 32 * 1024
 

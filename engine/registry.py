@@ -117,7 +117,8 @@ def games() -> tuple[GameInfo, ...]:
 def load_position(text: str | bytes, catalogue: Any = None) -> Any:
     """The state of a position text of any registered game: its "game" field picks the game
     (SPEC Part 3, "Positions"); that game's load_position checks the rest."""
-    from .positions import MAX_POSITION_BYTES, POSITION_FORMAT  # on first use (start-up)
+    from .api import MAX_POSITION_TEXT as MAX_POSITION_BYTES
+    from .api import POSITION_FORMAT
 
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")

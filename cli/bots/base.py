@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import trio
 
+from versus.engine.shell import Budget as Budget  # re-exported: the games budget bots too
 from versus.engine.versus42 import Action, PlayerView
 
 
@@ -34,23 +34,6 @@ class BotForfeit(BotError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """How much a searching bot may think per decision: at most `iterations` simulations and
-    at most `seconds` of wall-clock time (either may be None for no limit of that kind)."""
-
-    iterations: int | None = None
-    seconds: float | None = 0.5
-
-    def __post_init__(self) -> None:
-        if self.iterations is None and self.seconds is None:
-            raise ValueError("a budget needs iterations, seconds or both")
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError(f"budget iterations must be >= 1, got {self.iterations}")
-        if self.seconds is not None and not 0 < self.seconds <= 3600:
-            raise ValueError(f"budget seconds must be in (0, 3600], got {self.seconds}")
 
 
 @runtime_checkable

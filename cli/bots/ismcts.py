@@ -46,6 +46,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from versus.engine.versus42 import Action, PlayerView, legal_actions, step
 
@@ -317,3 +318,13 @@ def _ranked(state, actions: Sequence[Action], worlds: list[list[str]],  # type: 
     scored.sort()
     n = len(worlds)
     return [(a, win_probability(-neg / n)) for neg, _, a in scored]
+
+
+def paired_bot(request: Any) -> IsmctsBot:
+    """Versus's `ismcts` (its game's `bots`, engine/shell.py)."""
+    return IsmctsBot(request.seed, request.budget)
+
+
+def tree_bot(request: Any) -> IsmctsBot:
+    """Versus's `ismcts-tree`."""
+    return IsmctsBot(request.seed, request.budget, name="ismcts-tree", mode=SearchMode.TREE)

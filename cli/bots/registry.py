@@ -2,13 +2,14 @@
 # search), "ismcts-tree" (the deep tree, SPEC Part 7), and "cmd:<command line>" for an external
 # program (async only: wrap any of them with as_async).
 #
-# Only `random` plays every game (it knows a game through its legal inputs alone); the others
-# read Versus's views and search with its engine, so they play versus42 only, except the games'
-# own bots of GAME_BOTS (grid: greedy and ismcts, cli/bots/grid.py and grid_ismcts.py;
-# vanquishers: greedy): `make_bot(name, game=...)` says so in one line. An external bot
-# (`cmd:`) plays every two-player game whose view has player, rules, catalogue and to_dict()
-# (the protocol sends the game's own view, SPEC Part 7; external.hosting_problem): every one
-# of the platform's; not a solo game (multiverse: `versus solo --bot` takes its own bots).
+# Only `random` plays every game (it knows a game through its legal inputs alone); every other
+# built-in bot is a game's own, registered by the game (its `bots` member, engine/shell.py:
+# name -> the factory that makes it), so this module never names a game: `make_bot(name,
+# game=...)` asks the game, and says in one line when the game has no bot of that name. An
+# external bot (`cmd:`) plays every two-player game whose view has player, rules, catalogue
+# and to_dict() (the protocol sends the game's own view, SPEC Part 7;
+# external.hosting_problem): every one of the platform's; not a solo game (`versus solo --bot`
+# takes its own bots).
 #
 # Bot options: a name may carry options, `NAME:key=value,key=value`, e.g.
 # `ismcts:time=0.05`, `random:seed=7`, `cmd:./bot --x:name=Mine,time=0.2`. For `cmd:` the
@@ -20,24 +21,25 @@
 #   iterations=N    per-decision iteration limit of ismcts/ismcts-tree
 # Every mistake is one line (BotOptionError): an unknown key names the known ones.
 import re
+import time
 from dataclasses import dataclass, field
+from typing import Any
+
+from versus.engine.registry import DEFAULT_GAME, UnknownGameError, get_game
+from versus.engine.shell import BotRequest, bot_factory, game_bots
 
 from .base import Bot, BotError, Budget, UnknownBotError
 from .external import ExternalBot, time_ms_of
-from .ismcts import IsmctsBot, SearchMode
-from .simple import GreedyBot, RandomBot
+from .simple import RandomBot, bot_rng
 
 KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>")
 #: the bots that play any registered game
 GENERIC_BOTS = ("random",)
-#: the bots of one other game (cli/bots/grid.py, cli/bots/vanquishers.py)
-GAME_BOTS = {"grid": ("greedy", "ismcts"), "vanquishers": ("greedy",)}
-VERSUS = "versus42"
 
 
 class UnsupportedGameError(BotError, ValueError):
-    """The bot does not play that game (greedy and ismcts play versus42 and their own games,
-    external bots the two-player games)."""
+    """The bot does not play that game (a game's own bots play that game, external bots the
+    two-player games)."""
 
 
 class BotOptionError(BotError, ValueError):
@@ -132,31 +134,32 @@ def _option_value(text: str, key: str, value: str) -> object:
     return seconds
 
 
+def _game(game_id: str) -> Any:
+    """The registered game, None for an unknown id (the caller's own check names it)."""
+    try:
+        return get_game(game_id)
+    except UnknownGameError:
+        return None
+
+
 def game_problem(name: str, game: str) -> str | None:
     """Why the bot `name` cannot play `game` (a registry id), or None."""
-    if game == VERSUS or name in GENERIC_BOTS or name in GAME_BOTS.get(game, ()):
+    found = _game(game)
+    own = game_bots(found) if found is not None else ()
+    if name in GENERIC_BOTS or name in own:
         return None
     if name.startswith("cmd:"):
-        return _external_problem(game)
+        from .external import hosting_problem
+
+        return None if found is None else hosting_problem(found)
     if name in KNOWN_BOTS:
-        return (f"bot {name!r} plays versus42 only; bots for {game}: "
-                f"{', '.join(GENERIC_BOTS + GAME_BOTS.get(game, ()))}")
+        return (f"bot {name!r} does not play {game}; bots for {game}: "
+                f"{', '.join(GENERIC_BOTS + own)}")
     return None  # an unknown name: make_bot says so
 
 
-def _external_problem(game: str) -> str | None:
-    from versus.engine.registry import UnknownGameError, get_game
-
-    from .external import hosting_problem
-
-    try:
-        return hosting_problem(get_game(game))
-    except UnknownGameError:
-        return None  # the caller's own check names it
-
-
 def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None,
-             game: str = VERSUS) -> Bot | ExternalBot:
+             game: str = DEFAULT_GAME) -> Bot | ExternalBot:
     """A new bot for `game` (a registry id). `seed` pins its randomness (None: from
     `secrets`); `budget` bounds the thinking of ismcts and the per-decision time of an external
     bot (its `seconds`). UnsupportedGameError when the bot does not play that game."""
@@ -174,16 +177,12 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
                         seconds=spec.time if spec.time is not None else base.seconds)
     if name == "random":
         return RandomBot(seed)
-    if name == "greedy":
-        if game in GAME_BOTS:
-            return _game_greedy(game, seed)
-        return GreedyBot(seed)
-    if name == "ismcts" and game == "grid":
-        return _grid_ismcts(seed, budget, spec)
-    if name == "ismcts":
-        return IsmctsBot(seed, budget)
-    if name == "ismcts-tree":
-        return IsmctsBot(seed, budget, name=name, mode=SearchMode.TREE)
+    found = _game(game)
+    if found is not None and name in game_bots(found):
+        given = None if spec.time is None and spec.iterations is None else \
+            Budget(iterations=spec.iterations, seconds=spec.time)
+        return bot_factory(found, name)(BotRequest(bot_rng(seed), budget, given,
+                                                   time.perf_counter, name, seed))
     if name.startswith("cmd:"):
         command = name[4:].strip()
         if not command:
@@ -191,25 +190,3 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
         return ExternalBot(command, time_ms=time_ms_of(None if budget is None
                                                        else budget.seconds), game=game)
     raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(KNOWN_BOTS)}")
-
-
-def _grid_ismcts(seed: int | None, budget: Budget | None, spec: BotSpec) -> Bot:
-    """The grid's ismcts (cli/bots/grid_ismcts.py): `iterations=` and/or `time=` are its
-    whole budget (no implicit 0.5 s beside an iteration count, so a measurement reproduces);
-    without them the caller's budget, else its default of 8 worlds per decision."""
-    from .grid_ismcts import DEFAULT_BUDGET, GridIsmctsBot
-
-    if spec.time is not None or spec.iterations is not None:
-        budget = Budget(iterations=spec.iterations, seconds=spec.time)
-    return GridIsmctsBot(seed, budget or DEFAULT_BUDGET)
-
-
-def _game_greedy(game: str, seed: int | None) -> Bot:
-    """The greedy bot of another game (imported when asked: it loads that game's engine)."""
-    if game == "grid":
-        from .grid import GridGreedyBot
-
-        return GridGreedyBot(seed)
-    from .vanquishers import VanquishersGreedyBot
-
-    return VanquishersGreedyBot(seed)

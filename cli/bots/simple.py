@@ -21,6 +21,11 @@ from .evaluate import evaluate
 from .worlds import determinize, public_state, resolve_chance
 
 
+def versus_greedy(request: Any) -> GreedyBot:
+    """Versus's `greedy` (its game's `bots`, engine/shell.py)."""
+    return GreedyBot(request.seed)
+
+
 def bot_rng(seed: int | None) -> random.Random:
     return random.Random(secrets.randbits(64) if seed is None else seed)
 

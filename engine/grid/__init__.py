@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..api import Finished, HiddenDeck, Pending, Setup, only_version
 from ..errors import RulesetError
 from ..options import RulesOption
 from .begin import new_game
 from .cards import Catalogue, default_catalogue, load_catalogue
+from .decks import hidden_decks, random_deal
 from .notation import GridInput, Verb, format_input, parse_input
 from .rules import RULES_OPTIONS, GridRules
 from .state import (
@@ -106,19 +107,15 @@ class Grid:
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: GridRules) -> tuple[HiddenDeck, ...]:
         """Individual: player p's deck holds handles p*n .. p*n+n-1; shared: one deck of 2n.
-        From a start position: the position's hidden cards, numbered first (start.py)."""
-        rules = _rules(rules)
-        n = rules.deck_size
-        if rules.start:
-            from .start import start_plan
+        From a start position: the position's hidden cards, numbered first (decks.py)."""
+        return hidden_decks(_rules(rules))
 
-            hidden = start_plan(rules.start).hidden
-            if rules.shared:
-                return (HiddenDeck(None, hidden[0], 0),)
-            return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
-        if rules.shared:
-            return (HiddenDeck(None, 2 * n, 0),)
-        return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
+    def local_deal(self, rules: GridRules, catalogue: Catalogue, seed: bytes
+                   ) -> tuple[dict[int, str], list[list[int]]]:
+        """A deal for local play (engine/referee_loop.py): the recommended decks of the mode
+        built from `seed` (decks.py `random_deal`)."""
+        ids, orders = random_deal(catalogue, _rules(rules), seed)
+        return dict(enumerate(ids)), [list(o) for o in orders]
 
     def deal_input(self, handle: int) -> GridInput:
         return GridInput(Verb.DEAL, handle)
@@ -182,6 +179,18 @@ class Grid:
             return [f"the match starts from a position at turn {state.turn + 1}: {who} to "
                     "play"]
         return narrate_start(state, viewer)
+
+    # --- what the game adds to the shell (engine/shell.py) --------------------------------
+    #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)
+    bots: ClassVar[Mapping[str, str]] = {
+        "greedy": "versus.engine.grid.bots:greedy_bot",
+        "ismcts": "versus.engine.grid.bot_search:ismcts_bot"}
+
+    def describe_view(self, view: GridView) -> str:
+        """The view as text for the line terminal (render.py)."""
+        from .render import render_view
+
+        return render_view(view)
 
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: GridState) -> str:

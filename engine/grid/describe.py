@@ -5,7 +5,7 @@
 # joiner's seat (the turn, who plays and who played first, the turn's counters, per player its
 # hand and deck counts and the cards it controls on the grid with face, name, weakening, boost
 # and shield, the graveyards, the modifiers in play), with the grid drawn as the text UI draws
-# it (cli/render_grid.py: Y/O for yours/the opponent's, ^ face up, v face down, the handle,
+# it (render.py: Y/O for yours/the opponent's, ^ face up, v face down, the handle,
 # your home base marked), and compared with the same facts of a new game under the same rules
 # at its first turn decision, with the coin giving the same first player.
 #

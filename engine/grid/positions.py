@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..api import position_object_of, position_reader
+from ..api import POSITION_FORMAT, position_object_of, position_reader
 from ..errors import CatalogueError, PositionError, RulesetError
 from .cards import Catalogue, Kind, Op, Use, default_catalogue
 from .rules import GridRules, Tie
@@ -36,7 +36,6 @@ from .state import (
 
 #: the item effects that pick a target (§9.1.11)
 _TARGETED = (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST)
-POSITION_FORMAT = "versus-position/1"
 GAME_ID = "grid"
 MAX_POSITION_BYTES = 64 * 1024
 ZONE_NAMES = {z: z.name.lower() for z in Zone}

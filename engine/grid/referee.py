@@ -3,7 +3,10 @@
 # and each TURN/CHOICE with the players' choosers. For tests, the bench and bot simulations;
 # a real match is dealt and revealed by the protocol instead.
 #
-# How: `GridReferee.advance()` answers the one pending decision; `play()` runs to the end.
+# How: the one full-information loop of every game (engine/referee_loop.py) plays it; this
+# module adds what is the grid's own: its deal (`random_deal`: the recommended decks of its
+# mode, or a start position's cards), its chance stream and its typed choosers.
+# `GridReferee.advance()` answers the one pending decision; `play()` runs to the end.
 # Randomness comes from `HashRng` (a SHA-256 stream), never `random`, so a seed reproduces
 # a game exactly.
 from __future__ import annotations
@@ -11,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..api import DecisionKind, Finished, Pending
+from ..api import Finished, Setup
 from ..hashing import HashRng, HashStream
-from .begin import new_game
-from .cards import Catalogue, build_deck, build_pool
-from .notation import GridInput, Verb
+from ..referee_loop import LocalPlay
+from .cards import Catalogue
+from .decks import random_deal
+from .notation import GridInput
 from .rules import GridRules
-from .state import GridState, decision, legal_actions, step
-from .views import GridKnowledge, GridView, view
+from .state import GridState
+from .views import GridKnowledge, GridView
 
 Chooser = Callable[[GridView, list[GridInput]], GridInput]
 
@@ -27,82 +31,47 @@ def random_chooser(rng: HashRng) -> Chooser:
     return lambda v, legal: legal[rng.randrange(len(legal))]
 
 
-def random_deal(catalogue: Catalogue, rules: GridRules, seed: bytes
-                ) -> tuple[list[str], list[list[int]]]:
-    """Card ids per handle and the deal order of each hidden deck: individual decks with the
-    recommended mix (built from `seed`), or a shared deck of twice the mix. From a start
-    position: its public cards are its own, and the hidden decks are its hidden cards."""
-    if rules.shared:
-        ids = build_pool(catalogue, rules.mode.value, rules.mix.value, seed)
-        orders = [list(range(len(ids)))]
-    else:
-        ids = (build_deck(catalogue, rules.mode.value, rules.mix.value, seed + b"/0")
-               + build_deck(catalogue, rules.mode.value, rules.mix.value, seed + b"/1"))
-        n = rules.deck_size
-        orders = [list(range(0, n)), list(range(n, 2 * n))]
-    if rules.start:
-        from . import GRID
-        from .positions import load_position
-
-        known = load_position(rules.start, catalogue)
-        for h, i in enumerate(known.ident):
-            if i >= 0:
-                ids[h] = catalogue.cards[i].id
-        orders = [list(deck.handles) for deck in GRID.decks(rules)]
-    return ids, orders
-
-
 @dataclass
 class GridReferee:
+    """The grid's view of the one full-information loop (engine/referee_loop.py): its typed
+    choosers, its chance stream and the history of (state before, input) the tests replay."""
+
     rules: GridRules
     catalogue: Catalogue
     identities: Sequence[str]
     orders: Sequence[Sequence[int]]
     choosers: tuple[Chooser, Chooser]
     seed: bytes = b"referee"
-    state: GridState = field(init=False)
-    knowledge: tuple[GridKnowledge, GridKnowledge] = field(init=False)
     history: list[tuple[GridState, GridInput]] = field(init=False, default_factory=list)
-    steps: int = 0
 
     def __post_init__(self) -> None:
-        self.state = new_game(self.rules, self.catalogue)
-        self.knowledge = (GridKnowledge(0), GridKnowledge(1))
-        self._dealt = [0] * len(self.orders)
-        self._chance = HashStream("grid/referee-chance", self.seed)
+        from . import GRID
 
-    def answer(self) -> GridInput:
-        d = decision(self.state)
-        assert isinstance(d, Pending)
-        if d.kind is DecisionKind.DEAL:
-            h = self.orders[d.deck][self._dealt[d.deck]]
-            self._dealt[d.deck] += 1
-            assert d.player is not None
-            self.knowledge[d.player].learn(h, self.identities[h])
-            return GridInput(Verb.DEAL, h)
-        if d.kind is DecisionKind.REVEAL:
-            return GridInput(Verb.REVEAL, d.handle, card=self.identities[d.handle])
-        legal = legal_actions(self.state)
-        if d.kind is DecisionKind.CHANCE:
-            return legal[self._chance.randbelow(d.outcomes)]
-        assert d.player is not None
-        return self.choosers[d.player](view(self.state, d.player, self.knowledge[d.player]),
-                                       legal)
+        self._play = LocalPlay.start(GRID, Setup(self.rules, self.catalogue, self.seed),
+                                     self.identities, self.orders,
+                                     HashStream("grid/referee-chance", self.seed).randbelow)
+        self._play.on_input = lambda state, inp: self.history.append((state, inp))
+
+    @property
+    def state(self) -> GridState:
+        return self._play.state  # type: ignore[no-any-return]
+
+    @property
+    def knowledge(self) -> tuple[GridKnowledge, GridKnowledge]:
+        return tuple(self._play.knowledge)  # type: ignore[return-value]
+
+    @property
+    def steps(self) -> int:
+        return self._play.inputs
+
+    def _choose(self, view: GridView, legal: list[GridInput], player: int) -> GridInput:
+        return self.choosers[player](view, legal)
 
     def advance(self) -> GridInput:
-        inp = self.answer()
-        self.history.append((self.state, inp))
-        self.state = step(self.state, inp)
-        self.steps += 1
-        return inp
+        return self._play.advance(self._choose)  # type: ignore[no-any-return]
 
     def play(self, max_steps: int = 200_000) -> Finished:
-        for _ in range(max_steps):
-            d = decision(self.state)
-            if isinstance(d, Finished):
-                return d
-            self.advance()
-        raise AssertionError(f"grid game did not end within {max_steps} steps")
+        return self._play.play(self._choose, max_steps)
 
 
 def random_game(rules: GridRules, catalogue: Catalogue, seed: bytes) -> GridReferee:

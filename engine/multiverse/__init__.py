@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..api import (
+    POSITION_FORMAT,
     DecisionKind,
     Finished,
     HiddenDeck,
@@ -33,7 +34,6 @@ from . import rules as R
 from .bounds import check_position
 from .cards import Catalogue, default, load
 
-POSITION_FORMAT = "versus-position/1"
 MAX_POSITION_BYTES = 64 * 1024  # a solo position is a few KiB
 
 

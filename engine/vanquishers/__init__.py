@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup, only_version
 from ..errors import RulesetError
@@ -116,6 +116,22 @@ class Vanquishers:
             return (HiddenDeck(0, hidden[0], 0), HiddenDeck(1, hidden[1], n))
         return (HiddenDeck(0, n, 0), HiddenDeck(1, n, n))
 
+    def local_deal(self, rules: Rules, catalogue: Catalogue, seed: bytes
+                   ) -> tuple[dict[int, str], list[list[int]]]:
+        """A deal for local play (engine/referee_loop.py): each player's starter deck of its
+        hero, each deck's order shuffled by a stream of `seed`."""
+        from ..referee_loop import HashBelow
+
+        n = rules.deck_size
+        stream = HashBelow(seed + b"/deal", 8)
+        identity: dict[int, str] = {}
+        orders = []
+        for p in (0, 1):
+            identity.update({p * n + i: c for i, c in
+                             enumerate(starter_deck(catalogue, rules.heroes[p], n))})
+            orders.append(stream.shuffle(range(p * n, p * n + n)))
+        return identity, orders
+
     def deal_input(self, handle: int) -> Move:
         return Move(Verb.DEAL, handle)
 
@@ -160,6 +176,16 @@ class Vanquishers:
 
     def narrate_start(self, state: State, viewer: int) -> list[str]:
         return _text.narrate_start(state, viewer)
+
+    # --- what the game adds to the shell (engine/shell.py) --------------------------------
+    #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)
+    bots: ClassVar[Mapping[str, str]] = {"greedy": "versus.engine.vanquishers.bots:greedy_bot"}
+
+    def describe_view(self, view: _text.View) -> str:
+        """The view as text for the line terminal (render.py)."""
+        from .render import render_view
+
+        return render_view(view)
 
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:

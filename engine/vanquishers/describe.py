@@ -5,7 +5,7 @@
 # joiner's seat (whose turn and step; per side its hero, Life, Shield, Defense, Storage Energy,
 # V-Trigger, energy class, each condition with its turns, hand and deck counts, the cards on its
 # board, its traps by declared cost, its discard pile and exile), drawn as the text UI draws a
-# side (cli/render_vanquishers.py: a hero line, then one line per board card), and compared
+# side (render.py: a hero line, then one line per board card), and compared
 # with the same facts of a new game under the same rules at its first turn decision, played
 # with the same player first. Why facts and not the position text: the one-line offer a joiner
 # saw before named Life and hidden counts only, so a start could make the joiner's hero an armor

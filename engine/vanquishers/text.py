@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import DecisionKind, Finished, position_object_of, position_reader
+from ..api import POSITION_FORMAT, DecisionKind, Finished, position_object_of, position_reader
 from ..errors import PositionError
 from .bounds import check_position
 from .cards import Catalogue, canonical_json, default_catalogue
@@ -33,7 +33,6 @@ from .engine import (
 )
 from .rules import Rules
 
-POSITION_FORMAT = "versus-position/1"
 GAME_ID = "vanquishers"
 MAX_POSITION_BYTES = 1 << 20
 STEP_NAMES = {0: "setup", 1: "recover shield", 2: "draw", 3: "exile", 4: "V-Trigger",

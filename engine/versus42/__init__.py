@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..api import DecisionKind, Finished, HiddenDeck, Pending, RulesOption, Setup
 from ..errors import RulesetError
@@ -60,6 +60,17 @@ class Versus42:
     chance = False  # Versus has no public randomness after setup (the layout uses the seed)
     full_screen_ui = True  # the terminal UI's board (api.full_screen_ui)
     tournament_deal = "decklist"  # a tournament's default deal (api.tournament_deal)
+    #: its bots by name: "module:factory" (engine/shell.py); they still live in cli/bots/
+    bots: ClassVar[Mapping[str, str]] = {
+        "greedy": "versus.cli.bots.simple:versus_greedy",
+        "ismcts": "versus.cli.bots.ismcts:paired_bot",
+        "ismcts-tree": "versus.cli.bots.ismcts:tree_bot"}
+
+    def check_positions(self) -> dict[str, tuple[Any, int, Any]]:
+        """The two choice kinds, built (`versus bot-check`; random games rarely reach them)."""
+        from .check_positions import check_positions
+
+        return check_positions()
 
     # --- rules -----------------------------------------------------------------------------
     def default_rules(self) -> Ruleset:

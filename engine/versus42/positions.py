@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..api import position_object_of, position_reader
+from ..api import POSITION_FORMAT, position_object_of, position_reader
 from ..errors import PositionError, RulesetError
 from .actions import KIND_WORDS
 from .catalogue import Catalogue, default_catalogue
@@ -59,7 +59,6 @@ from .game import (
 from .geometry import Geometry
 from .ruleset import ActionOrder, Ruleset, Tile, layout_tiles
 
-POSITION_FORMAT = "versus-position/1"
 GAME_ID = "versus42"
 MAX_POSITION_BYTES = 1 << 16
 MAX_TASKS = 1024

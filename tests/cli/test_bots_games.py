@@ -119,16 +119,16 @@ def _names_hidden(game: Any, state: Any, viewer: int, knowledge: Any,
 def test_renderings_never_show_a_card_the_viewer_does_not_know(game_id: str) -> None:
     game = get_game(game_id)
     rules = game.default_rules()
-    identity, orders = bench.deal(game, rules, b"render")
-    dealt = [0] * len(orders)
-    chance = bench.Stream(b"render/chance")
-    knowledge = [game.new_knowledge(0), game.new_knowledge(1)]
-    from versus.engine.api import DecisionKind, Finished, Setup
+    from versus.engine.api import Finished, Setup
+    from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
 
-    state = game.new_game(Setup(rules, game.default_catalogue(), b"render"))
+    identity, orders = local_deal(game, rules, game.default_catalogue(), b"render")
+    play = LocalPlay.start(game, Setup(rules, game.default_catalogue(), b"render"), identity,
+                           orders, HashBelow(b"render/chance", 8).below)
     bots = [make_bot("random", seed=1, game=game_id), make_bot("random", seed=2, game=game_id)]
     checked = 0
     for step_no in range(5000):
+        state, knowledge = play.state, play.knowledge
         d = game.decision(state)
         if step_no % 3 == 0 or isinstance(d, Finished):
             for viewer in (0, 1):
@@ -139,19 +139,7 @@ def test_renderings_never_show_a_card_the_viewer_does_not_know(game_id: str) -> 
                 checked += 1
         if isinstance(d, Finished):
             break
-        if d.kind is DecisionKind.DEAL:
-            h = orders[d.deck][dealt[d.deck]]
-            dealt[d.deck] += 1
-            knowledge[d.player].learn(h, identity[h])
-            inp = game.deal_input(h)
-        elif d.kind is DecisionKind.REVEAL:
-            inp = game.reveal_input(d.handle, identity[d.handle])
-        elif d.kind is DecisionKind.CHANCE:
-            inp = game.legal_actions(state)[chance.below(d.outcomes)]
-        else:
-            inp = bots[d.player].choose(game.view(state, d.player, knowledge[d.player]),
-                                        game.legal_actions(state))
-        state = game.step(state, inp)
+        play.advance(lambda view, legal, seat: bots[seat].choose(view, legal))
     assert checked > 10
 
 

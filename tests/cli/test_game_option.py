@@ -127,8 +127,8 @@ def test_versus_only_options_and_bots_are_refused_for_another_game(capsys, toy) 
         (["demo", "--offline"], "--offline is an option of versus42 only"),
         (["play", "--deck", "d.txt"], "--deck is an option of versus42 only"),
         (["host", "--theme", "light"], "--theme is an option of versus42 only"),
-        (["demo", "--bot-a", "greedy"], "--bot-a greedy: bot 'greedy' plays versus42 only"),
-        (["play", "--bot", "ismcts"], "--bot ismcts: bot 'ismcts' plays versus42 only"),
+        (["demo", "--bot-a", "greedy"], "--bot-a greedy: bot 'greedy' does not play toy-duel"),
+        (["play", "--bot", "ismcts"], "--bot ismcts: bot 'ismcts' does not play toy-duel"),
         (["join", "h:1", "--bot", "cmd:python3 x.py"], "--bot cmd:python3 x.py: an external"),
         (["demo", "--deal", "decklist"], "--deal decklist: decklist mode needs one deck per "
                                          "seat"),
@@ -245,7 +245,7 @@ def test_tournament_of_the_toy_game(tmp_path, capsys, monkeypatch, toy) -> None:
     assert "4 games scored" in capsys.readouterr().out
     assert main(["tournament", "--game", "toy-duel", "random", "greedy",
                  "--out", str(tmp_path / "u")]) == 2
-    assert "bot 'greedy' plays versus42 only" in _one_line(capsys.readouterr().err)
+    assert "bot 'greedy' does not play toy-duel" in _one_line(capsys.readouterr().err)
 
 
 def test_play_in_the_line_interface(tmp_path, capsys, monkeypatch, toy) -> None:

@@ -1,4 +1,4 @@
-# The grid ISMCTS bot (cli/bots/grid_ismcts.py; SPEC §7.11.9): offered for the grid under the
+# The grid ISMCTS bot (engine/grid/bot_search.py; SPEC §7.11.9): offered for the grid under the
 # name `ismcts` with its budget options, it answers only legal inputs (every decision of a whole
 # game checked against the legal list), and it is deterministic given its seed at an iteration
 # budget. Its strength is measured by bench/grid.py --ismcts-games, not tested here.
@@ -10,8 +10,8 @@ from typing import Any
 
 from versus.cli.bots import make_bot
 from versus.cli.bots.base import Budget
-from versus.cli.bots.grid_ismcts import DEFAULT_BUDGET, GridIsmctsBot
 from versus.cli.bots.registry import game_problem
+from versus.engine.grid.bot_search import DEFAULT_BUDGET, GridIsmctsBot
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_bots_games", ROOT / "bench" / "bots_games.py")

@@ -47,10 +47,8 @@ def _grid(shared: bool) -> Play:
         rules = GRID.rules_from_options({"deck": "shared"} if shared else {})
         ref = random_game(rules, GRID.default_catalogue(), f"grid/{seed}".encode())
         while isinstance(GRID.decision(ref.state), Pending):
-            state, inp = ref.state, ref.answer()
-            yield state, inp
-            ref.history.append((state, inp))
-            ref.state = GRID.step(state, inp)
+            state = ref.state
+            yield state, ref.advance()  # (states are values: the check sees the one before)
     return play
 
 
@@ -71,9 +69,8 @@ def _vanquishers(advanced: bool, any_deck: bool = False) -> Play:
             decks = tuple(stream.shuffle(ids)[:rules.deck_size] for _ in (0, 1))
         game = Game(rules, seed=f"vanquishers-{name}/{seed}", decks=decks)
         while not isinstance(G.decision(game.state), Finished):
-            state, inp = game.state, game.next_input()  # (it pops the deal order)
-            yield state, inp
-            game.state = G.step(state, inp)
+            state = game.state
+            yield state, game.advance()  # (states are values: the check sees the one before)
     return play
 
 

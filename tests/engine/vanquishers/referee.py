@@ -1,7 +1,7 @@
-# A full-information referee for Vanquishers tests and the bench: it plays both seats and the
-# protocol's part (deals from a seeded order of each player's deck, reveals from the identities
-# it holds, die outcomes from a seeded stream), so a whole game runs in memory without the
-# protocol. Deterministic in its seed (a hashlib stream, not `random`, to mirror the engine).
+# A full-information referee for Vanquishers tests: the one full-information loop
+# (engine/referee_loop.py) with what the tests set: each player's deck (default: the starter
+# deck of its hero), a seeded order of it, and one seeded stream for the orders, the die
+# outcomes and the choosers. Deterministic in its seed (a hashlib stream, not `random`).
 from __future__ import annotations
 
 import hashlib
@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from versus.engine.api import DecisionKind, Finished, Setup
+from versus.engine.api import Finished, Setup
+from versus.engine.referee_loop import LocalPlay
 from versus.engine.vanquishers import VANQUISHERS as G
 from versus.engine.vanquishers import starter_deck
 from versus.engine.vanquishers.cards import Catalogue
@@ -68,28 +69,23 @@ class Game:
                                     for p in (0, 1))
         self.identity = {p * n + i: card for p in (0, 1) for i, card in enumerate(decks[p])}
         self.order = [self.rng.shuffle(range(p * n, p * n + n)) for p in (0, 1)]
-        self.knowledge = [G.new_knowledge(0), G.new_knowledge(1)]
-        self.state = G.new_game(Setup(self.rules, self.catalogue, b"seed"))
+        self._loop = LocalPlay.start(G, Setup(self.rules, self.catalogue, b"seed"),
+                                     self.identity, self.order, self.rng.below)
 
-    def next_input(self) -> Any:
-        d = G.decision(self.state)
-        assert not isinstance(d, Finished)
-        if d.kind is DecisionKind.DEAL:
-            h = self.order[d.deck].pop(0)
-            self.knowledge[d.player].learn(h, self.identity[h])
-            return G.deal_input(h)
-        if d.kind is DecisionKind.REVEAL:
-            return G.reveal_input(d.handle, self.identity[d.handle])
-        legal = list(G.legal_actions(self.state))
-        if d.kind is DecisionKind.CHANCE:
-            return legal[self.rng.below(d.outcomes)]
-        view = G.view(self.state, d.player, self.knowledge[d.player])
-        return self.choosers[d.player](view, legal, self.rng)
+    @property
+    def state(self) -> Any:
+        return self._loop.state
+
+    @property
+    def knowledge(self) -> list[Any]:
+        return self._loop.knowledge
+
+    def _choose(self, view: Any, legal: list[Any], seat: int) -> Any:
+        return self.choosers[seat](view, legal, self.rng)
 
     def advance(self) -> Any:
-        inp = self.next_input()
         before = self.state
-        self.state = G.step(before, inp)
+        inp = self._loop.advance(self._choose)
         self.history.append((before, inp, self.state))
         return inp
 

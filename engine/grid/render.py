@@ -1,4 +1,5 @@
-# A text rendering of a grid-game view for the line terminal (cli/line_ui.py).
+# A text rendering of a grid-game view for the line terminal (cli/line_ui.py), the game's
+# `describe_view`.
 #
 # What it shows: the board as a grid of cells (top row first: player 1's home base, then down
 # to player 0's on row 1), each cell naming its card's controller, face and handle; then one
@@ -6,21 +7,21 @@
 # with its name, element and side values; the viewer's hand, the opponent's hand size, the
 # decks, the graveyards and the modifiers in play.
 #
-# Why it never leaks: everything printed comes from the `GridView` (engine/grid/views.py), which
+# Why it never leaks: everything printed comes from the `GridView` (views.py), which
 # holds a card identity only when it is public or the viewer's own (its knowledge); a cell or
 # hand card the view leaves as None is printed as "?" with its public handle only.
 from __future__ import annotations
 
 from typing import Any
 
-from versus.engine.api import Finished
+from ..api import Finished
 
 COLUMNS = "abcdef"
 FACE_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
 
 def _catalogue() -> Any:
-    from versus.engine.grid.cards import default_catalogue
+    from .cards import default_catalogue
 
     return default_catalogue()
 
@@ -47,7 +48,7 @@ def _who(controller: int, viewer: int) -> str:
     return "you" if controller == viewer else "opp"
 
 
-def render_grid_view(view: Any, catalogue: Any = None) -> str:
+def render_view(view: Any, catalogue: Any = None) -> str:
     """The view as text lines (see the module note)."""
     cat = catalogue if catalogue is not None else _catalogue()
     p, size = view.player, view.size
@@ -117,4 +118,4 @@ def render_grid_view(view: Any, catalogue: Any = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["card_text", "render_grid_view"]
+__all__ = ["card_text", "render_view"]

@@ -1,4 +1,5 @@
-# A text rendering of a Vanquishers view for the line terminal (cli/line_ui.py).
+# A text rendering of a Vanquishers view for the line terminal (cli/line_ui.py), the game's
+# `describe_view`.
 #
 # What it shows: the turn and step, the last dice; per side the hero's stats (Life, Shield,
 # Defense, Storage Energy and what is left this turn, V-Trigger, conditions), the equipped
@@ -7,13 +8,13 @@
 # with each card's rules text.
 #
 # Why it never leaks: a card is named only when its identity is public in the view's state
-# (engine/vanquishers: the state never holds a hidden one) or the viewer's own knowledge says it
+# (this game: the state never holds a hidden one) or the viewer's own knowledge says it
 # (its hand and its own face-down traps); the opponent's hand and traps are counts and handles.
 from __future__ import annotations
 
 from typing import Any
 
-from versus.engine.api import Finished
+from ..api import Finished
 
 STEP_NAMES = {0: "setup", 1: "recover shield", 2: "draw", 3: "exile", 4: "V-Trigger",
               5: "activate cards", 6: "target the enemy", 7: "end turn"}
@@ -32,7 +33,7 @@ def _known(view: Any, h: int) -> Any:
 
 
 def _rules(card: Any) -> str:
-    from versus.engine.vanquishers.cards import rules_text
+    from .cards import rules_text
 
     try:
         return rules_text(card)
@@ -41,7 +42,7 @@ def _rules(card: Any) -> str:
 
 
 def _side_lines(view: Any, q: int) -> list[str]:
-    from versus.engine.vanquishers.engine import CONDITIONS, S, Zone, _Work
+    from .engine import CONDITIONS, S, Zone, _Work
 
     s = view.state
     w = _Work(s)
@@ -96,7 +97,7 @@ def _side_lines(view: Any, q: int) -> list[str]:
     return out
 
 
-def render_vanquishers_view(view: Any) -> str:
+def render_view(view: Any) -> str:
     """The view as text lines (see the module note)."""
     s = view.state
     p = view.player
@@ -129,4 +130,4 @@ def render_vanquishers_view(view: Any) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["render_vanquishers_view"]
+__all__ = ["render_view"]

@@ -1,4 +1,6 @@
-# The greedy bot of the grid game (SPEC Part 7, "Bots of the other games").
+# The greedy bot of the grid game (SPEC Part 7, "Bots of the other games"), registered as the
+# grid's `greedy` (Grid.bots, engine/shell.py). It lives in the game's package because it
+# simulates with the game's own state; its randomness is the generator the shell gives it.
 #
 # What it sees: exactly its seat's `GridView` (the public grid, its own hand and face-down
 # cards through its knowledge, the graveyards, the modifiers) and the legal inputs. Nothing
@@ -11,7 +13,7 @@
 # decision that is not its own: the opponent's turn, a deal, a coin. A card hidden from it that
 # the rules turn face up (an opponent's face-down neighbour of a card placed face up) is
 # answered from a sampled world: distinct catalogue cards it has not seen anywhere, as
-# cli/bots/worlds.py does for Versus; every input meets the same worlds (common random
+# the Versus bots do; every input meets the same worlds (common random
 # numbers). The opponent's FREE window is assumed passed (its hand is hidden). Choices of its
 # own inside the resolution (battle order, item targets) take the best branch.
 #
@@ -27,13 +29,16 @@
 # an illegal one.
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
-from versus.engine.api import DecisionKind, Pending
-from versus.engine.grid.cards import Catalogue, Kind, default_catalogue
-from versus.engine.grid.notation import GridInput, Verb
-from versus.engine.grid.rules import DeckType, GridRules, Mode
-from versus.engine.grid.state import (
+from ..api import DecisionKind, Pending
+from ..shell import BotRequest
+from .cards import Catalogue, Kind, default_catalogue
+from .notation import GridInput, Verb
+from .rules import DeckType, GridRules, Mode
+from .state import (
     Dec,
     GridState,
     Task,
@@ -44,9 +49,7 @@ from versus.engine.grid.state import (
     placements,
     step,
 )
-from versus.engine.grid.views import GridView
-
-from .simple import bot_rng
+from .views import GridView
 
 WIN = 10_000.0
 MODE_OF_SIZE = {4: Mode.FAST, 5: Mode.NORMAL, 6: Mode.VS}
@@ -135,22 +138,19 @@ def rebuild(view: GridView, legal: Sequence[GridInput],
         tasks = ((Task.PLAY, active),)
     else:
         raise Unbuildable(f"decision {d.label!r}")
-    s = GridState(rules, cat, view.first, active, view.turn, acted, places, airdrop,
-                  tuple(zone), tuple(holder), tuple(ctrl), tuple(cell), tuple(up), tuple(ident),
-                  tuple(weaken), tuple(boost), tuple(shield), tuple(graves),
-                  tuple(h for h, _ in view.modifiers), tasks, decision, (-1, -1))
+    s = GridState(rules=rules, catalogue=cat, first=view.first, active=active, turn=view.turn,
+                  acted=acted, placements=places, airdrop=airdrop, zone=tuple(zone),
+                  holder=tuple(holder), ctrl=tuple(ctrl), cell=tuple(cell), up=tuple(up),
+                  ident=tuple(ident), weaken=tuple(weaken), boost=tuple(boost),
+                  shield=tuple(shield), graves=tuple(graves),
+                  modifiers=tuple(h for h, _ in view.modifiers), tasks=tasks,
+                  decision=decision, result=(-1, -1))
     if d.kind is DecisionKind.TURN and places:
         wanted = {a.cell for a in legal if a.verb is Verb.PLACE}
         normal = {c for c, _ in placements(s, p)}
         if not {cell_index(x, size) for x in wanted} <= normal:
-            s = GridState(*[getattr(s, f) for f in _FIELDS[:7]], 1,
-                          *[getattr(s, f) for f in _FIELDS[8:]])
+            s = dataclasses.replace(s, airdrop=1, _cache={})
     return s
-
-
-_FIELDS = ("rules", "catalogue", "first", "active", "turn", "acted", "placements", "airdrop",
-           "zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost", "shield",
-           "graves", "modifiers", "tasks", "decision", "result")
 
 
 def _pending_fighter(view: GridView, enemies: Sequence[int]) -> int:
@@ -289,12 +289,12 @@ class GridGreedyBot:
 
     cheap = False
 
-    def __init__(self, seed: int | None = None, worlds: int = 4, name: str = "greedy") -> None:
+    def __init__(self, rng: Any, worlds: int = 4, name: str = "greedy") -> None:
         if worlds < 1:
             raise ValueError(f"greedy needs at least one world, got {worlds}")
         self.name = name
         self.worlds = worlds
-        self.rng = bot_rng(seed)
+        self.rng = rng
 
     def choose(self, view: GridView, legal: Sequence[GridInput]) -> GridInput:
         if not legal:
@@ -362,4 +362,9 @@ def _known_kind(s: GridState, h: int) -> Kind | None:
     return None if card is None else card.kind
 
 
-__all__ = ["GridGreedyBot", "evaluate", "rebuild"]
+def greedy_bot(request: BotRequest) -> GridGreedyBot:
+    """The grid's `greedy` (Grid.bots)."""
+    return GridGreedyBot(request.rng, name=request.name)
+
+
+__all__ = ["GridGreedyBot", "evaluate", "greedy_bot", "rebuild"]

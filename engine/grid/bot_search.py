@@ -1,7 +1,8 @@
-# The ISMCTS bot of the grid game (SPEC Part 7, "Bots of the other games", §7.11.9).
+# The ISMCTS bot of the grid game (SPEC Part 7, "Bots of the other games", §7.11.9), registered
+# as the grid's `ismcts` (Grid.bots, engine/shell.py); the shell gives its generator and clock.
 #
 # What it sees: exactly its seat's `GridView` and the legal inputs, as the greedy bot
-# (cli/bots/grid.py): it rebuilds the same simulation state from the view, in which only the
+# (bots.py): it rebuilds the same simulation state from the view, in which only the
 # identities its seat knows are set. It never reads a hidden identity; it samples them.
 #
 # How it plays: the paired information-set search of the Versus bot (cli/bots/ismcts.py,
@@ -34,19 +35,17 @@
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from versus.engine.errors import EngineError
-from versus.engine.grid.cards import Kind
-from versus.engine.grid.notation import GridInput, Verb
-from versus.engine.grid.state import Dec, GridState, Zone, deck_range, legal_actions, step
-from versus.engine.grid.views import GridView
-
-from .base import Budget
-from .grid import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
-from .simple import bot_rng
+from ..errors import EngineError
+from ..shell import BotRequest, Budget
+from .bots import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
+from .cards import Kind
+from .notation import GridInput, Verb
+from .state import Dec, GridState, Zone, deck_range, legal_actions, step
+from .views import GridView
 
 DEFAULT_BUDGET = Budget(iterations=8, seconds=None)
 CANDIDATES = 6  # the root inputs searched, greedy's best first
@@ -75,7 +74,7 @@ class GridIsmctsBot:
 
     cheap = False
 
-    def __init__(self, seed: int | None = None, budget: Budget | None = None,
+    def __init__(self, rng: Any, clock: Callable[[], float], budget: Budget | None = None,
                  name: str = "ismcts", candidates: int = CANDIDATES,
                  playout_turns: int = PLAYOUT_TURNS, prior_worlds: int = PRIOR_WORLDS) -> None:
         if candidates < 1 or playout_turns < 0 or prior_worlds < 1:
@@ -85,10 +84,9 @@ class GridIsmctsBot:
         self.name = name
         self.budget = budget or DEFAULT_BUDGET
         self.candidates, self.playout_turns = candidates, playout_turns
-        self.rng = bot_rng(seed)
+        self.rng, self.clock = rng, clock
         # greedy ranks the root and answers when the view cannot be rebuilt; one generator
-        self.greedy = GridGreedyBot(0, worlds=prior_worlds, name=name)
-        self.greedy.rng = self.rng
+        self.greedy = GridGreedyBot(rng, worlds=prior_worlds, name=name)
         self.last_iterations = 0  # of the last decision (for the benchmark)
 
     def choose(self, view: GridView, legal: Sequence[GridInput]) -> GridInput:
@@ -99,7 +97,7 @@ class GridIsmctsBot:
         if len(legal) == 1:
             return legal[0]
         deadline = None if self.budget.seconds is None else \
-            time.perf_counter() + self.budget.seconds
+            self.clock() + self.budget.seconds
         try:
             s = rebuild(view, legal)
             ranked = self.rank(s, view, legal)
@@ -142,7 +140,7 @@ class GridIsmctsBot:
             values = []
             for a in candidates:
                 values.append(playout(step(world.state, a), world.orders, me, last_turn))
-                if done and deadline is not None and time.perf_counter() >= deadline:
+                if done and deadline is not None and self.clock() >= deadline:
                     break
             if len(values) < len(candidates):
                 break  # a round cut by the deadline is dropped whole
@@ -150,7 +148,7 @@ class GridIsmctsBot:
                 totals[i] += v
             done += 1
             if ((iterations is not None and done >= iterations)
-                    or (deadline is not None and time.perf_counter() >= deadline)):
+                    or (deadline is not None and self.clock() >= deadline)):
                 break
         self.last_iterations = done
         return totals
@@ -217,4 +215,12 @@ def playout(s: GridState, orders: tuple[tuple[int, ...], ...], me: int,
     return win_probability(evaluate(s, me))
 
 
-__all__ = ["DEFAULT_BUDGET", "GridIsmctsBot", "playout", "policy"]
+def ismcts_bot(request: BotRequest) -> GridIsmctsBot:
+    """The grid's `ismcts` (Grid.bots): the name's `iterations=` and/or `time=` are its whole
+    budget (no implicit 0.5 s beside an iteration count, so a measurement reproduces); without
+    them the caller's budget, else DEFAULT_BUDGET (8 worlds per decision)."""
+    budget = request.given or request.budget or DEFAULT_BUDGET
+    return GridIsmctsBot(request.rng, request.clock, budget, name=request.name)
+
+
+__all__ = ["DEFAULT_BUDGET", "GridIsmctsBot", "ismcts_bot", "playout", "policy"]

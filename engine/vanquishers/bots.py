@@ -1,6 +1,8 @@
-# The greedy bot of Vanquishers (SPEC Part 7, "Bots of the other games").
+# The greedy bot of Vanquishers (SPEC Part 7, "Bots of the other games"), registered as the
+# game's `greedy` (Vanquishers.bots, engine/shell.py). It lives in the game's package because
+# it simulates with the engine's own working state; the shell gives its seeded generator.
 #
-# What it sees: exactly its seat's `View` (engine/vanquishers/text.py): the public state (no
+# What it sees: exactly its seat's `View` (text.py): the public state (no
 # hidden identity is ever in it) and its own knowledge (the cards dealt to it). It chooses among
 # the view's `useful_actions` (the legal inputs that do what they say with the cards it knows:
 # no fizzle, no decoy trap), falling back on the legal ones.
@@ -31,9 +33,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from versus.engine.api import Finished
-from versus.engine.vanquishers.cards import CardType, HeroAbility
-from versus.engine.vanquishers.engine import (
+from ..api import Finished
+from ..shell import BotRequest
+from .cards import CardType, HeroAbility
+from .engine import (
     HAND_LIMIT,
     D,
     Move,
@@ -45,8 +48,6 @@ from versus.engine.vanquishers.engine import (
     _Work,
     step,
 )
-
-from .simple import bot_rng
 
 WIN = 10_000.0
 #: P(2d6 >= k) for k = 0..13
@@ -185,9 +186,9 @@ class VanquishersGreedyBot:
 
     cheap = False
 
-    def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
+    def __init__(self, rng: Any, name: str = "greedy") -> None:
         self.name = name
-        self.rng = bot_rng(seed)
+        self.rng = rng
         self._played: tuple[int, set[int]] = (-1, set())
 
     def choose(self, view: Any, legal: Sequence[Move]) -> Move:
@@ -234,4 +235,9 @@ class VanquishersGreedyBot:
         return move
 
 
-__all__ = ["VanquishersGreedyBot", "evaluate", "known_state", "potential"]
+def greedy_bot(request: BotRequest) -> VanquishersGreedyBot:
+    """The game's `greedy` (Vanquishers.bots)."""
+    return VanquishersGreedyBot(request.rng, name=request.name)
+
+
+__all__ = ["VanquishersGreedyBot", "evaluate", "greedy_bot", "known_state", "potential"]

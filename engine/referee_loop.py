@@ -1,0 +1,152 @@
+# The one full-information referee loop over the Game interface (engine/api.py): it plays a
+# whole game locally, answering each DEAL from a fixed order of each hidden deck (and telling
+# the owner's knowledge which card it was dealt), each REVEAL with the true card and each
+# CHANCE from a seeded stream; TURN and CHOICE go to the players. Games' local referees
+# (engine/grid/referee.py), `versus bot-check`, the bot benchmarks and the tests use it; a real
+# match is dealt, revealed and rolled by the protocol instead.
+#
+# How: `LocalPlay.advance(choose)` answers the one pending decision, `play(choose)` runs to the
+# end, and `to_player()` runs the automatic decisions up to the next one a player answers (for
+# an async caller that awaits its players). Randomness is an explicit input: the caller's
+# `chance(n)` gives an outcome below n (a SHA-256 stream, never `random`), so a seed reproduces
+# a game exactly.
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import DecisionKind, Finished, Game, Pending, Setup
+
+#: a player's answer: (its seat's view, the legal inputs, its seat) -> one of them
+Choose = Callable[[Any, list[Any], int], Any]
+#: the decisions the loop answers itself (a player answers TURN and CHOICE)
+AUTOMATIC = (DecisionKind.DEAL, DecisionKind.REVEAL, DecisionKind.CHANCE)
+
+
+class HashBelow:
+    """A seeded SHA-256 stream of integers below n (counter mode): deals and chance outcomes of
+    local play. `width`: how many bytes of each digest make the integer (None: all 32)."""
+
+    def __init__(self, seed: bytes, width: int | None = None) -> None:
+        self.seed, self.width, self.counter = seed, width, 0
+
+    def below(self, n: int) -> int:
+        self.counter += 1
+        digest = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
+        return int.from_bytes(digest[:self.width], "big") % n
+
+    def shuffle(self, items: Sequence[Any]) -> list[Any]:
+        """A Fisher-Yates shuffle of `items` (a new list)."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+
+def pool_deal(game: Game, rules: Any, catalogue: Any, seed: bytes
+              ) -> tuple[dict[int, str], list[list[int]]]:
+    """A deal of any game for local play: the card data's ids shuffled by a stream of `seed`,
+    handle h getting the h-th; each hidden deck dealt in handle order."""
+    ids = list(game.card_ids(catalogue))
+    order = HashBelow(seed + b"/deal", 8).shuffle(range(len(ids)))
+    decks = game.decks(rules)
+    return {h: ids[order[h]] for d in decks for h in d.handles}, [list(d.handles) for d in decks]
+
+
+def local_deal(game: Game, rules: Any, catalogue: Any, seed: bytes
+               ) -> tuple[dict[int, str], list[list[int]]]:
+    """The deal of a local game of `game` (card id per handle, each hidden deck's deal order):
+    the game's optional member `local_deal(rules, catalogue, seed)` (a game that plays with
+    built decks: its recommended ones), else `pool_deal`."""
+    member = getattr(game, "local_deal", None)
+    if member is None:
+        return pool_deal(game, rules, catalogue, seed)
+    return member(rules, catalogue, seed)  # type: ignore[no-any-return]
+
+
+@dataclass
+class LocalPlay:
+    """One game played with full information (see the module note). `identity`: the card id of
+    every hidden handle; `orders`: each hidden deck's deal order (by `Game.decks` index)."""
+
+    game: Game
+    state: Any
+    identity: Mapping[int, str] | Sequence[str]
+    orders: Sequence[Sequence[int]]
+    chance: Callable[[int], int]
+    knowledge: list[Any] = field(default_factory=list)
+    dealt: list[int] = field(default_factory=list)
+    inputs: int = 0
+    on_input: Callable[[Any, Any], None] | None = None  # (state before, input), for a history
+
+    def __post_init__(self) -> None:
+        if not self.knowledge:
+            self.knowledge = [self.game.new_knowledge(p) for p in range(self.game.players)]
+        if not self.dealt:
+            self.dealt = [0] * len(self.orders)
+
+    @classmethod
+    def start(cls, game: Game, setup: Setup, identity: Mapping[int, str] | Sequence[str],
+              orders: Sequence[Sequence[int]], chance: Callable[[int], int]) -> LocalPlay:
+        return cls(game, game.new_game(setup), identity, orders, chance)
+
+    def view(self, player: int) -> Any:
+        return self.game.view(self.state, player, self.knowledge[player])
+
+    def automatic(self, d: Pending) -> Any:
+        """The input answering a DEAL (the owner learns its card), REVEAL or CHANCE."""
+        game = self.game
+        if d.kind is DecisionKind.DEAL:
+            h = self.orders[d.deck][self.dealt[d.deck]]
+            self.dealt[d.deck] += 1
+            assert d.player is not None
+            self.knowledge[d.player].learn(h, self.identity[h])
+            return game.deal_input(h)
+        if d.kind is DecisionKind.REVEAL:
+            return game.reveal_input(d.handle, self.identity[d.handle])
+        return game.legal_actions(self.state)[self.chance(d.outcomes)]
+
+    def apply(self, inp: Any) -> None:
+        if self.on_input is not None:
+            self.on_input(self.state, inp)
+        self.state = self.game.step(self.state, inp)
+        self.inputs += 1
+
+    def to_player(self, max_inputs: int = 100_000) -> Pending | Finished:
+        """Answer the automatic decisions up to the next TURN or CHOICE (or the end)."""
+        for _ in range(max_inputs):
+            d = self.game.decision(self.state)
+            if isinstance(d, Finished) or d.kind not in AUTOMATIC:
+                return d
+            self.apply(self.automatic(d))
+        raise RuntimeError(f"{self.game.id}: no player decision within {max_inputs} inputs")
+
+    def advance(self, choose: Choose) -> Any:
+        """Answer the pending decision (a player's through `choose`); the input applied."""
+        d = self.game.decision(self.state)
+        if isinstance(d, Finished):
+            raise RuntimeError(f"{self.game.id}: the game is over ({d})")
+        return self._answer(d, choose)
+
+    def _answer(self, d: Pending, choose: Choose) -> Any:
+        if d.kind in AUTOMATIC:
+            inp = self.automatic(d)
+        else:
+            assert d.player is not None
+            inp = choose(self.view(d.player), list(self.game.legal_actions(self.state)),
+                         d.player)
+        self.apply(inp)
+        return inp
+
+    def play(self, choose: Choose, max_inputs: int = 100_000) -> Finished:
+        """Play to the end; RuntimeError when the game has not ended within `max_inputs`."""
+        decision = self.game.decision
+        for _ in range(max_inputs):
+            d = decision(self.state)
+            if isinstance(d, Finished):
+                return d
+            self._answer(d, choose)
+        raise RuntimeError(f"{self.game.id}: the game did not end within {max_inputs} inputs")

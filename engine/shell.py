@@ -1,0 +1,75 @@
+# What a game adds to the shell, through the registry (ARCHITECTURE "A game describes, the shell
+# draws"). The shell (cli/, bench/) never names a game: what it needs beyond the Game interface
+# it asks the game object for, by these optional members:
+#
+#   bots            {bot name: "module:factory"}: the game's own bots (`greedy`, `ismcts`, ...),
+#                   each made by `factory(BotRequest)`; imported when asked for, so a game's
+#                   bots load only when one plays. A bot is a player like a person: it gets its
+#                   seat's view and the legal inputs (what it simulates inside is the game's
+#                   own business, so the game's package holds it).
+#   describe_view   view -> text: the view drawn for the line terminal.
+#   local_deal      (rules, catalogue, seed) -> (card id per handle, deal orders): the deal of
+#                   a local full-information game (engine/referee_loop.py).
+#   check_positions () -> {name: (state, seat, knowledge)}: positions presenting the decisions
+#                   random play reaches rarely, for `versus bot-check` (without it, bot-check
+#                   finds each kind of decision in seeded random games).
+#   solo            True for a one-seat game (a solo run instead of a match).
+#
+# Randomness and time enter a bot as explicit inputs (`BotRequest.rng`, `.clock`): the engine
+# imports neither `random` nor a clock; the shell seeds the generator and gives the clock.
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much a searching bot may think per decision: at most `iterations` simulations and
+    at most `seconds` of wall-clock time (either may be None for no limit of that kind)."""
+
+    iterations: int | None = None
+    seconds: float | None = 0.5
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.seconds is None:
+            raise ValueError("a budget needs iterations, seconds or both")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"budget iterations must be >= 1, got {self.iterations}")
+        if self.seconds is not None and not 0 < self.seconds <= 3600:
+            raise ValueError(f"budget seconds must be in (0, 3600], got {self.seconds}")
+
+
+@dataclass(frozen=True)
+class BotRequest:
+    """What a game's bot factory is given. `rng`: the bot's seeded generator (randrange,
+    sample, choice, shuffle); `budget`: the caller's budget with the bot name's options applied
+    (None: the bot's default); `given`: the budget of the bot name's own options only
+    (`time=`, `iterations=`), None without them; `clock`: seconds, for a deadline; `name`:
+    the bot's name; `seed`: what `rng` was seeded with (a bot making its own generators)."""
+
+    rng: Any
+    budget: Budget | None
+    given: Budget | None
+    clock: Callable[[], float]
+    name: str
+    seed: int | None = None  # what `rng` was seeded with (None: from `secrets`)
+
+
+def game_bots(game: Any) -> tuple[str, ...]:
+    """The names of the bots `game` registers, in its order."""
+    return tuple(getattr(game, "bots", None) or ())
+
+
+def bot_factory(game: Any, name: str) -> Callable[[BotRequest], Any]:
+    """The factory of `game`'s bot `name` (KeyError when the game has none of that name)."""
+    where = (getattr(game, "bots", None) or {})[name]
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute)  # type: ignore[no-any-return]
+
+
+def is_solo(game: Any) -> bool:
+    """Whether `game` is played by one seat (its `solo` member, else one player)."""
+    return bool(getattr(game, "solo", game.players == 1))

@@ -1,0 +1,94 @@
+# The one full-information loop (engine/referee_loop.py) and what a game registers for the shell
+# (engine/shell.py). The loop plays any game through the Game interface alone: the toy game
+# (tests/engine/toy_game.py, every decision kind) runs to its end, each owner learns exactly the
+# cards dealt to it, the same seed replays the same game, and a player's answer is asked for
+# TURN and CHOICE only. Every built-in game's registered bots can be made by name and answer a
+# legal input from their seat's view; a game's `describe_view` draws a view.
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.engine.toy_game import TOY
+from versus.engine.api import DecisionKind, Finished, Setup
+from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal, pool_deal
+from versus.engine.registry import BUILTIN_GAMES, get_game
+from versus.engine.shell import bot_factory, game_bots
+
+
+def _toy_game(seed: bytes) -> tuple[LocalPlay, Finished, list[tuple[str, int]]]:
+    rules, catalogue = TOY.default_rules(), TOY.default_catalogue()
+    identity, orders = pool_deal(TOY, rules, catalogue, seed)
+    play = LocalPlay.start(TOY, Setup(rules, catalogue, seed), identity, orders,
+                           HashBelow(seed + b"/chance").below)
+    asked: list[tuple[str, int]] = []
+
+    def choose(view: Any, legal: list[Any], seat: int) -> Any:
+        asked.append((TOY.decision(play.state).kind.value, seat))
+        return legal[-1]
+
+    return play, play.play(choose), asked
+
+
+def test_the_loop_plays_a_game_through_the_interface_alone() -> None:
+    play, result, asked = _toy_game(b"loop-1")
+    assert isinstance(result, Finished)
+    assert {kind for kind, _ in asked} <= {DecisionKind.TURN.value, DecisionKind.CHOICE.value}
+    assert asked and play.inputs > len(asked)  # the deals, the die and the reveals were its own
+    dealt = [dict(k.cards) for k in play.knowledge]  # each owner knows its own card only
+    assert [len(cards) for cards in dealt] == [1, 1] and not set(dealt[0]) & set(dealt[1])
+    assert all(play.identity[h] == card for cards in dealt for h, card in cards.items())
+    again, result_again, asked_again = _toy_game(b"loop-1")
+    assert (again.state, result_again, asked_again) == (play.state, result, asked)
+
+
+def test_to_player_stops_at_a_player_decision() -> None:
+    rules, catalogue = TOY.default_rules(), TOY.default_catalogue()
+    identity, orders = local_deal(TOY, rules, catalogue, b"stop")
+    play = LocalPlay.start(TOY, Setup(rules, catalogue, b"stop"), identity, orders,
+                           HashBelow(b"stop").below)
+    d = play.to_player()
+    assert not isinstance(d, Finished) and d.kind is DecisionKind.TURN and d.player == 0
+
+
+@pytest.mark.parametrize("game_id", sorted(BUILTIN_GAMES))
+def test_every_registered_bot_answers_a_legal_input(game_id: str) -> None:
+    from versus.cli.bots import make_bot
+
+    game = get_game(game_id)
+    if game.players != 2:
+        assert game_bots(game) == ()
+        return
+    rules, catalogue = game.default_rules(), game.default_catalogue()
+    identity, orders = local_deal(game, rules, catalogue, b"bots")
+    play = LocalPlay.start(game, Setup(rules, catalogue, b"bots"), identity, orders,
+                           HashBelow(b"bots/chance").below)
+    d = play.to_player()
+    assert not isinstance(d, Finished) and d.player is not None
+    legal = list(game.legal_actions(play.state))
+    for name in game_bots(game):
+        assert callable(bot_factory(game, name))
+        bot = make_bot(f"{name}:iterations=1" if "ismcts" in name else name, seed=1,
+                       game=game_id)
+        assert bot.choose(play.view(d.player), legal) in legal, name
+    describe = getattr(game, "describe_view", None)
+    if describe is not None:
+        assert describe(play.view(d.player)).strip()
+
+
+def test_the_engine_imports_no_randomness_clock_or_io() -> None:
+    """The games' bots live in the engine now: their generator and clock are inputs."""
+    import ast
+    from pathlib import Path
+
+    forbidden = {"random", "time", "trio", "socket", "secrets"}  # (os: its card data files)
+    root = Path(__file__).resolve().parents[2] / "engine"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{path.relative_to(root)}: {n}" for n in names
+                      if n.split(".")[0] in forbidden]
+    assert found == []
