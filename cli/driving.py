@@ -109,14 +109,32 @@ async def drive_player(session: MatchSession, player: Player) -> None:
             await _resign_for(session, f"{player.name} answered an illegal action "
                                        f"{str(action)[:80]!r}")
             continue
+        await _submit_playable(session, action, legal)
+
+
+async def _submit_playable(session: MatchSession, action: Any, legal: list[Any]) -> None:
+    """Submit `action`; when our own engine cannot apply it although it listed it (a bug of
+    ours: nothing was signed, SPEC §4.9 "Engine errors"), the next listed input it can apply
+    instead, said in the log. When it can apply none, our side stops (leaves: the match stays
+    unfinished, no seat signed a loss) rather than resign: a bug of ours is never a verdict
+    against our seat, and the opponent is not left waiting for a move that never comes."""
+    failures = []
+    for candidate in [action, *(x for x in legal if x != action)]:
         try:
-            await session.submit(action)
+            await session.submit(candidate)
         except LocalProtocolError as error:
-            # our own engine cannot apply an input it listed: a bug of ours, nothing was
-            # signed (SPEC §4.9 "Engine errors"); resigning ends the match instead of leaving
-            # the opponent waiting on a move that never comes
-            await _resign_for(session, f"our engine could not play {str(action)[:80]!r} "
-                                       f"({' '.join(str(error).split())[:120]})")
+            failures.append(f"{str(candidate)[:40]!r} ({' '.join(str(error).split())[:80]})")
+            if session.result is not None or session.done or \
+                    session.legal_actions() != legal:
+                return  # the match moved on (it ended, or its decision changed)
+            continue
+        if failures:
+            session.log.append(f"our engine could not play {failures[0]}; played "
+                               f"{str(candidate)[:40]!r} instead")
+        return
+    why = f"our engine could not play any listed input: {'; '.join(failures)[:300]}"
+    session.log.append(f"{why}; stopping (no loss signed)")
+    await session.leave(why)
 
 
 async def _resign_for(session: MatchSession, why: str) -> None:

@@ -329,10 +329,8 @@ async def test_rules_whose_new_game_raises_end_both_sessions_with_one_transcript
     assert (report.check, report.bad_index, report.player) == ("unplayable-rules", 1, None)
 
 
-async def test_a_listed_input_our_engine_cannot_apply_resigns_instead_of_stalling() -> None:
-    """The engine raises on an input it listed (every `pass`): the mover's own submit is a
-    LocalProtocolError (nothing signed), and the driver resigns for it, so the match ends
-    with a result instead of both sides waiting until a clock runs out."""
+async def _faulty_turns(label: str, faulty: tuple[str, ...]) -> tuple[list, list]:
+    """A toy match in which our engine raises on the listed turn inputs `faulty`."""
     from tests.protocol.test_engine_faults import FaultyToy
     from versus.engine.registry import register_game, unregister_game
 
@@ -344,24 +342,41 @@ async def test_a_listed_input_our_engine_cannot_apply_resigns_instead_of_stallin
 
     class TurnFault(FaultyToy):
         def step(self, s: Any, inp: str) -> Any:
-            if inp in ("bet", "pass"):  # both inputs of a turn, as listed
+            if inp in faulty:
                 raise KeyError(f"toy engine fault on {inp}")
             return super().step(s, inp)
 
     register_game(TurnFault())
     try:
         rules = MatchRules(game=FaultyToy.id)
-        ids = identities("session/listed")
+        ids = identities(label)
         sessions = [MatchSession(MatchPeer(seat, ids[seat], rules, FaultyToy().default_catalogue(),
-                                           master_secret=master_secret("session/listed", seat),
+                                           master_secret=master_secret(label, seat),
                                            software="test"),
-                                 master_secret("session/listed", seat), store=None,
+                                 master_secret(label, seat), store=None,
                                  role=("host", "join")[seat]) for seat in (0, 1)]
         with trio.fail_after(10):
             outcomes = await play(sessions, MemLink(), (First(), First()), resume=False)
     finally:
         unregister_game(FaultyToy.id)
-    assert all(o.result is not None and o.result.ending is Ending.RESIGNATION
-               for o in outcomes), outcomes
-    assert any("our engine could not play" in line for s in sessions for line in s.log), \
-        [s.log for s in sessions]
+    return sessions, outcomes
+
+
+async def test_a_listed_input_our_engine_cannot_apply_is_replaced_by_one_it_can() -> None:
+    """The engine raises on `bet`, which it lists first: the mover's submit is a
+    LocalProtocolError (nothing signed), and the driver plays the next listed input instead,
+    saying so; the match ends with a result, not a resignation."""
+    sessions, outcomes = await _faulty_turns("session/listed-one", ("bet",))
+    assert all(o.result is not None and o.result.ending is Ending.GAME for o in outcomes), outcomes
+    assert any("our engine could not play 'bet'" in line and "played 'pass' instead" in line
+               for s in sessions for line in s.log), [s.log for s in sessions]
+
+
+async def test_when_our_engine_can_apply_no_listed_input_our_side_stops_without_a_loss() -> None:
+    """Every listed turn input raises: our seat signs no resignation (a bug of ours is never a
+    verdict against us); it stops, and the match is left unfinished."""
+    sessions, outcomes = await _faulty_turns("session/listed-all", ("bet", "pass"))
+    assert all(o.result is None for o in outcomes), outcomes
+    assert not any(s.peer.result is not None for s in sessions)
+    assert any("could not play any listed input" in line and "no loss signed" in line
+               for s in sessions for line in s.log), [s.log for s in sessions]
