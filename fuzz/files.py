@@ -18,7 +18,7 @@ from typing import Any
 
 from versus.engine.api import DecisionKind, Finished, Setup
 from versus.engine.errors import PositionError
-from versus.engine.registry import get_game
+from versus.engine.registry import BUILTIN_GAMES, get_game
 from versus.p2p.errors import InviteError
 from versus.p2p.invite import parse_invite
 from versus.p2p.nat import natpmp, pcp
@@ -36,8 +36,8 @@ from versus.protocol.solo.challenge import (
 
 from .rng import seeded_rng
 
-#: the games whose position reader is fuzzed, picked by the first byte
-POSITION_GAMES = ("versus42", "grid", "vanquishers", "multiverse")
+#: the games whose position reader is fuzzed (every built-in one), picked by the first byte
+POSITION_GAMES = tuple(sorted(BUILTIN_GAMES))
 #: inputs played from an accepted position (turns, choices and chance only: deals and reveals
 #: need hidden identities a position does not carry)
 PLAY_STEPS = 12
