@@ -187,7 +187,7 @@ def figures(runs: int = 5, matches: int = 20, games: int = 40, tournament_runs: 
                               tournament_runs=tournament_runs, hostile_mb=hostile_mb)
     targets = {"verify, decklist": (TARGET_DECKLIST, ">="),
                "tournament, decklist": (TARGET_TOURNAMENT, ">="),
-               f"verify {hostile_mb} MB hostile": (TARGET_MEMORY_MB, "<")}
+               f"verify {hostile_mb} MB hostile": (TARGET_MEMORY_MB, "<=")}
     out: list[dict[str, object]] = []
     for section in SECTIONS.values():
         for what, value, _note in section(args):
