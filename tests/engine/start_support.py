@@ -146,3 +146,33 @@ def _places(obj: Any, depth: int = 0):  # type: ignore[no-untyped-def]
             continue
         yield obj, key
         yield from _places(value, depth + 1)
+
+
+def accepted_start(game: Game, obj: dict[str, Any]) -> Any:
+    """The rules of the start `obj` describes, or None when the game's reader refuses it."""
+    from versus.engine.api import rules_for_position
+    from versus.engine.errors import PositionError, RulesetError
+
+    try:
+        return rules_for_position(game, json.dumps(obj))
+    except (PositionError, RulesetError):
+        return None
+
+
+def accepted_mutations(game: Game, text: str, ids: Sequence[str], seed: bytes,
+                       wanted: int) -> list[Any]:
+    """The first `wanted` mutated copies of the start `text` (one change each, a fixed
+    sequence from `seed`) that the reader accepts and that differ from the start itself."""
+    import random
+
+    rng = random.Random(seed)  # which mutations: nothing secret
+    obj = json.loads(text)
+    original = accepted_start(game, obj)
+    found: list[Any] = []
+    for _ in range(5000):
+        rules = accepted_start(game, mutate_position(obj, rng.choice, ids, 1))
+        if rules is not None and rules != original and rules not in found:
+            found.append(rules)
+            if len(found) == wanted:
+                return found
+    raise AssertionError("no accepted mutation")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import random
 import re
 from collections.abc import Callable
 from typing import Any
@@ -20,9 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.grid.test_start_positions import positions
-from tests.engine.start_support import mutate_position, play_out
+from tests.engine.start_support import accepted_mutations as shared_accepted_mutations
+from tests.engine.start_support import accepted_start, mutate_position, play_out
 from versus.engine.api import Finished, rules_for_position
-from versus.engine.errors import PositionError, RulesetError
+from versus.engine.errors import PositionError
 from versus.engine.grid import GRID
 from versus.engine.grid.cards import Kind, Op
 from versus.engine.grid.positions import dump_position, load_position
@@ -238,11 +238,8 @@ def test_every_weakening_boost_and_shield_comes_from_a_spent_card() -> None:
     assert effects == {"weaken", "boost", "shield"}
 
 
-def _accepted(obj: dict[str, Any]) -> GridRules | None:
-    try:
-        return rules_for_position(GRID, json.dumps(obj))  # type: ignore[no-any-return]
-    except (PositionError, RulesetError):
-        return None
+def _accepted(obj: dict[str, Any]) -> Any:
+    return accepted_start(GRID, obj)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -257,21 +254,10 @@ def test_every_mutated_start_the_reader_accepts_plays_to_the_end(base, count, da
             assert isinstance(play_out(GRID, rules, seed), Finished)
 
 
-def accepted_mutations(base: tuple[Any, bytes], wanted: int) -> list[GridRules]:
-    """The first `wanted` mutated real starts (one change each, a fixed sequence) that the
-    reader accepts and that differ from the start they came from."""
-    rng = random.Random(base[1])  # which mutations: nothing secret
-    obj = json.loads(rich_start(*base))
-    original = rules_for_position(GRID, json.dumps(obj))
-    ids = [c.id for c in CAT.cards]
-    found: list[GridRules] = []
-    for _ in range(5000):
-        rules = _accepted(mutate_position(obj, rng.choice, ids, 1))
-        if rules is not None and rules != original and rules not in found:
-            found.append(rules)
-            if len(found) == wanted:
-                return found
-    raise AssertionError("no accepted mutation")
+def accepted_mutations(base: tuple[Any, bytes], wanted: int) -> list[Any]:
+    """The first `wanted` accepted one-change mutations of a real start (start_support)."""
+    return shared_accepted_mutations(GRID, rich_start(*base), [c.id for c in CAT.cards], base[1],
+                                     wanted)
 
 
 def test_accepted_mutated_starts_verify_through_the_protocol() -> None:

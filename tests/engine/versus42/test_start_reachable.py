@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.start_support import mutate_position, play_out
+from tests.engine.start_support import accepted_mutations as shared_accepted_mutations
+from tests.engine.start_support import accepted_start, mutate_position, play_out
 from tests.engine.versus42.test_start_positions import positions
 from versus.engine import HashRng, PositionError, load_position
 from versus.engine.api import Finished, rules_for_position
-from versus.engine.errors import RulesetError
 from versus.engine.registry import get_game
 from versus.engine.versus42 import (
     Referee,
@@ -187,11 +186,8 @@ def test_every_position_random_play_reaches_passes_the_start_checks() -> None:
 BASES = (b"start-1", b"start-2", b"start-3")
 
 
-def _accepted(obj: dict[str, Any]) -> Ruleset | None:
-    try:
-        return rules_for_position(VERSUS, json.dumps(obj))  # type: ignore[no-any-return]
-    except (PositionError, RulesetError):
-        return None
+def _accepted(obj: dict[str, Any]) -> Any:
+    return accepted_start(VERSUS, obj)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -206,21 +202,10 @@ def test_every_mutated_start_the_reader_accepts_plays_to_the_end(base, count, da
             assert isinstance(play_out(VERSUS, rules, seed), Finished)
 
 
-def accepted_mutations(base: bytes, wanted: int) -> list[Ruleset]:
-    """The first `wanted` mutated real starts (one change each, a fixed sequence) that the
-    reader accepts and that differ from the start they came from."""
-    rng = random.Random(base)  # which mutations: nothing secret
-    obj = json.loads(rich_start(base))
-    original = rules_for_position(VERSUS, json.dumps(obj))
-    ids = [c.id for c in CAT.cards]
-    found: list[Ruleset] = []
-    for _ in range(5000):
-        rules = _accepted(mutate_position(obj, rng.choice, ids, 1))
-        if rules is not None and rules != original and rules not in found:
-            found.append(rules)
-            if len(found) == wanted:
-                return found
-    raise AssertionError("no accepted mutation")
+def accepted_mutations(base: bytes, wanted: int) -> list[Any]:
+    """The first `wanted` accepted one-change mutations of a real start (start_support)."""
+    return shared_accepted_mutations(VERSUS, rich_start(base), [c.id for c in CAT.cards], base,
+                                     wanted)
 
 
 def test_accepted_mutated_starts_verify_through_the_protocol() -> None:
