@@ -55,6 +55,8 @@ def _is_int(x: object) -> bool:
     return type(x) is int
 
 
+_Rules = TypeVar("_Rules")
+
 @dataclass(frozen=True, slots=True)
 class Pending:
     """The decision a game waits for. `player`: who answers (TURN, CHOICE) or whose card or
@@ -507,6 +509,22 @@ def start_problem(rules: Any, planned_rules: Callable[[str], Any]) -> str | None
         return ("the start position's rules differ from the rules' other options "
                 f"({json.dumps(planned.to_options(), sort_keys=True)})")
     return None
+
+
+def checked_start_rules(rules: _Rules, label: str,
+                        problem_of: Callable[[_Rules], str | None]) -> _Rules:
+    """`rules`, once its start (if it has one) is known to be a canonical start of these very
+    rules (`problem_of`: the game's `start_problem`); RulesetError "LABEL start: why" if not.
+    Every way rules enter a game goes through this (its rules_from_options, decode_rules,
+    rules_for_position, load_position and start state): a rules value checks its own options
+    only, as reading a position needs the rules engine, which builds on the rules value."""
+    if rules.start:  # type: ignore[attr-defined]
+        problem = problem_of(rules)
+        if problem is not None:
+            from .errors import RulesetError
+
+            raise RulesetError(f"{label} start: {problem}")
+    return rules
 
 
 def checked_start_text(text: str) -> str:

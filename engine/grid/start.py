@@ -34,12 +34,13 @@ from typing import TYPE_CHECKING
 
 from ..api import (
     StartPlan,
+    checked_start_rules,
     checked_start_text,
     position_reader,
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError, RulesetError
+from ..errors import PositionError
 from .cards import Catalogue, Kind, Op, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, _canonical, dump_position, load_position
 from .rules import HAND_SIZE
@@ -111,16 +112,8 @@ def start_problem(rules: GridRules) -> str | None:
 
 
 def checked_rules(rules: GridRules) -> GridRules:
-    """`rules`, once its start (if it has one) is known to be a canonical start of these very
-    rules; RulesetError says why not. Every way rules enter the game goes through here (the
-    Game's rules_from_options, decode_rules, rules_for_position, load_position, and
-    start_state): GridRules checks its own options only, as reading a position needs the rules
-    engine, which builds on GridRules."""
-    if rules.start:
-        problem = start_problem(rules)
-        if problem is not None:
-            raise RulesetError(f"grid option start: {problem}")
-    return rules
+    """`rules`, its start checked (api.checked_start_rules): RulesetError says why not."""
+    return checked_start_rules(rules, "grid option", start_problem)
 
 
 def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:

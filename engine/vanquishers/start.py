@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING
 
 from ..api import (
     StartPlan,
+    checked_start_rules,
     checked_start_text,
     position_reader,
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError, RulesetError
+from ..errors import PositionError
 from .cards import Catalogue, _tagged, canonical_json, default_catalogue
 from .engine import HAND_LIMIT, D, S, State, T, Zone, _run, _Work, encode_state
 from .text import GAME_ID, MAX_POSITION_BYTES, dump_position, load_position
@@ -91,16 +92,8 @@ def start_problem(rules: Rules) -> str | None:
 
 
 def checked_rules(rules: Rules) -> Rules:
-    """`rules`, once its start (if it has one) is known to be a canonical start of these very
-    rules; RulesetError says why not. Every way rules enter the game goes through here (the
-    Game's rules_from_options, decode_rules, rules_for_position, load_position, and
-    start_state): Rules checks its own options only, as reading a position needs the rules
-    engine, which builds on Rules."""
-    if rules.start:
-        problem = start_problem(rules)
-        if problem is not None:
-            raise RulesetError(f"vanquishers option start: {problem}")
-    return rules
+    """`rules`, its start checked (api.checked_start_rules): RulesetError says why not."""
+    return checked_start_rules(rules, "vanquishers option", start_problem)
 
 
 def start_state(rules: Rules, catalogue: Catalogue) -> State:

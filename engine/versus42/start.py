@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import (
     StartPlan,
+    checked_start_rules,
     checked_start_text,
     position_reader,
     start_object,
 )
 from ..api import start_problem as generic_start_problem
-from ..errors import PositionError, RulesetError
+from ..errors import PositionError
 from .catalogue import Catalogue, find_catalogue
 from .decisions import TurnDecision
 from .game import DECK, FIELD, HAND, T_DRAW, T_PLACE, State, _has_turn_action, _run
@@ -106,16 +107,8 @@ def start_problem(ruleset: Ruleset) -> str | None:
 
 
 def checked_rules(ruleset: Ruleset) -> Ruleset:
-    """`ruleset`, once its start (if it has one) is known to be a canonical start of these very
-    rules; RulesetError says why not. Every way rules enter the game goes through here (the
-    Game's rules_from_options, decode_rules, rules_for_position, load_position, and
-    start_state): the Ruleset value checks its own options only, as reading a position needs
-    the rules engine, which builds on the Ruleset."""
-    if ruleset.start:
-        problem = start_problem(ruleset)
-        if problem is not None:
-            raise RulesetError(f"ruleset option start: {problem}")
-    return ruleset
+    """`ruleset`, its start checked (api.checked_start_rules): RulesetError says why not."""
+    return checked_start_rules(ruleset, "ruleset option", start_problem)
 
 
 def start_state(ruleset: Ruleset, catalogue: Catalogue) -> State:
