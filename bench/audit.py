@@ -135,24 +135,8 @@ def section_tournament(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
-_PEAK_RSS = """
-import resource, sys
-from versus.cli.main import main
-code = main(["verify", "--quiet", sys.argv[1]])
-print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-"""
-
-
-def verify_peak_mb(path: str) -> tuple[int, int]:
-    """(exit status, peak resident MiB) of `versus verify --quiet PATH` in a fresh process."""
-    done = subprocess.run([sys.executable, "-c", _PEAK_RSS, path], capture_output=True,
-                          text=True, timeout=600, check=True, cwd=ROOT)
-    code, peak = done.stdout.split()[-2:]
-    return int(code), int(peak)
-
-
 def section_memory(args: argparse.Namespace) -> list[Row]:
-    from tests.protocol.support import write_padded_transcript
+    from tests.protocol.support import verify_peak_mb, write_padded_transcript
 
     real = transcripts(DealMode.DECKLIST, 1)[0]
     with tempfile.TemporaryDirectory() as folder:

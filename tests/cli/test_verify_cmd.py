@@ -168,37 +168,18 @@ def test_a_file_name_with_escapes_is_printed_escaped(
     assert "gone\\x1b[2K\\x0dOK.vst: UNREADABLE" in err
 
 
-_PEAK_RSS = """
-import resource, sys
-from versus.cli.main import main
-code = main(["verify", "--quiet", sys.argv[1]])
-print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-"""
-
-
-def _verify_peak_mb(path: Path) -> tuple[int, int]:
-    """(exit status, peak resident memory in MiB) of `versus verify --quiet PATH` in a fresh
-    interpreter."""
-    done = subprocess.run([sys.executable, "-c", _PEAK_RSS, str(path)], capture_output=True,
-                          text=True, timeout=120, check=False,
-                          env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-                               "PATH": "/usr/bin:/bin"})
-    code, peak = done.stdout.split()[-2:]
-    return int(code), int(peak)
-
-
 def test_a_hostile_file_is_refused_in_bounded_memory(files: dict[str, Path],
                                                      tmp_path: Path) -> None:
     # 24 MB of copies of a real envelope, each of which parses: a verifier that reads the file
     # whole and parses every record first peaked at about 8 times the file.
-    from tests.protocol.support import write_padded_transcript
+    from tests.protocol.support import verify_peak_mb, write_padded_transcript
 
     hostile = tmp_path / "padded.vst"
     records = write_padded_transcript(str(hostile), files["finished"].read_bytes(), 24 << 20)
     assert records > 20_000
-    code, small = _verify_peak_mb(files["finished"])
+    code, small = verify_peak_mb(str(files["finished"]))
     assert code == 0
-    code, peak = _verify_peak_mb(hostile)
+    code, peak = verify_peak_mb(str(hostile))
     assert code == 1  # refused at the first copy
     assert peak - small < 12, f"verifying 24 MB took {peak - small} MiB more than a small file"
 

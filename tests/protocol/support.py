@@ -72,3 +72,26 @@ def write_padded_transcript(path: str, transcript: bytes, size: int) -> int:
             file.write(chunk)
         file.write(last * (copies % 4096))
     return 2 + len(loaded.envelopes) + copies
+
+
+_PEAK_RSS = """
+import resource, sys
+from versus.cli.main import main
+code = main(["verify", "--quiet", sys.argv[1]])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def verify_peak_mb(path: str) -> tuple[int, int]:
+    """(exit status, peak resident MiB) of `versus verify --quiet PATH` in a fresh interpreter
+    of this checkout (the test of bounded memory and bench/audit.py's memory section)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _PEAK_RSS, path], capture_output=True,
+                          text=True, timeout=600, check=False,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    code, peak = done.stdout.split()[-2:]
+    return int(code), int(peak)
