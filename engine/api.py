@@ -401,6 +401,39 @@ def text_board(game: Game, state: GameState) -> str:
     return game.dump_position(state) if member is None else str(member(state))
 
 
+def scene_of(game: Game, state: GameState, seat: int | None,
+             knowledge: GameKnowledge | None) -> Any:
+    """What `seat` (None: the public, third person) sees of `state`, as an engine/scene.py
+    `Scene` (the optional member `scene(state, seat, knowledge)`). Without it, a scene whose
+    status lines are `text_board` and whose inputs are the seat's legal input lines."""
+    from .scene import Scene, SceneError
+
+    member = getattr(game, "scene", None)
+    if member is not None:
+        scene = member(state, seat, knowledge)
+        if not isinstance(scene, Scene):
+            raise SceneError(f"game {game.id!r}: scene must return a Scene, got "
+                             f"{type(scene).__name__}")
+        return scene
+    decision = game.decision(state)
+    deciding = isinstance(decision, Pending) and decision.player == seat
+    inputs = tuple(game.format_input(i) for i in game.legal_actions(state)) if deciding else ()
+    result = None
+    if isinstance(decision, Finished):
+        result = ("a draw" if decision.winner is None
+                  else f"player {decision.winner + 1} wins") + f" ({decision.outcome})"
+    return Scene(title=game.title, seat=seat,
+                 status=tuple(text_board(game, state).splitlines()),
+                 prompt="your move" if deciding else "", inputs=inputs, result=result)
+
+
+def rules_text(game: Game, rules: GameRules) -> str:
+    """The game's short rules and notation for a player at the table (F1, `?`): the optional
+    member `rules_text(rules)`; without it, `describe_rules`."""
+    member = getattr(game, "rules_text", None)
+    return game.describe_rules(rules) if member is None else str(member(rules))
+
+
 def rules_for_position(game: Game, text: str | bytes) -> GameRules:
     """The rules of a match of `game` that starts from the position `text` instead of the new
     game (SPEC Part 3, "Start positions"): the game's optional member `rules_for_position`,
