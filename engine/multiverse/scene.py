@@ -48,6 +48,7 @@ class _Build:
         view = MULTIVERSE.view(state, 0, None)  # the public state: all there is to see
         self.d: dict[str, Any] = view["state"]
         self.cat = state.cat
+        self.faces: dict[str, Face] = {}  # by card id: a scene shows many copies of a card
         deciding = seat == E.PLAYER and bool(view["legal_actions"])
         self.inputs: tuple[str, ...] = tuple(view["legal_actions"]) if deciding else ()
 
@@ -60,7 +61,9 @@ class _Build:
         cid = self.d["known"].get(str(h)) if up else None
         if cid is None:
             return Card(str(h), "?", None, owner, ("face down",), inputs)
-        face = _face(self.cat, cid)
+        face = self.faces.get(cid)
+        if face is None:
+            face = self.faces[cid] = _face(self.cat, cid)
         power = dict(face.numbers).get("power", "")
         if self.seat is None:
             mark = "1:" if owner == E.PLAYER else "M:"
@@ -242,11 +245,11 @@ Score: a victory 100 + 10 per defense card you kept + Power cards left in the
 deck; a defeat 10 per Multiverse card defeated.
 
 Cards. A Super attacks and defends with its power; an Enhance never attacks.
-Abilities: trigger (when played or flipped), delayed (at the end of that turn),
-offensive (when it attacks), defense (when it defends face up), instant (added
-from the hand in a combat). Battlegrounds: surge +n to Supers attacking from
-it, fortify +n to defense cards on it. Shield n: the other side's next attack
--n; rally n: your next attack +n.
+Abilities: trigger (when played or flipped), delayed (at the end of that
+turn), offensive (when it attacks), defense (when it defends face up),
+instant (added from the hand in a combat). Battlegrounds: surge +n to Supers
+attacking from it, fortify +n to defense cards on it. Shield n: the other
+side's next attack -n; rally n: your next attack +n.
 
 Your turn. 1: draw a card. 2: in any order, activate at most one slow card
 (trigger or delayed) AND either attack with one Super or draw a card - you
