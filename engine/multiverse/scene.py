@@ -156,8 +156,15 @@ class _Build:
         d, op = self.d, self.d["q"][0][0]
         if op == "instants":
             cb = d["combat"]
-            return (f"Combat: attack {cb['a']} vs defense {cb['d']}. Add an instant card from "
-                    "your hand (instant H), or stop adding (done).")
+            wins = cb["a"] > cb["d"]
+            if cb["side"] == E.PLAYER:
+                who, stands = "Your attack", "you win" if wins else "the defense holds"
+            else:
+                who = f"The Multiverse attacks your {COLUMNS[cb['target'][0]]} card"
+                stands = "your card is defeated" if wins else "your card holds"
+            return (f"{who}: attack {cb['a']} vs defense {cb['d']} ({stands} as it stands; a "
+                    "tie defends). Add an instant card from your hand (instant H), or stop "
+                    "adding (done).")
         if op == "handlimit":
             return (f"You hold {len(d['hand'])} cards: discard one (discard H) to get down to "
                     "six.")

@@ -251,3 +251,19 @@ def test_rules_text_is_short_wrapped_and_shows_every_input():
         assert 25 <= len(lines) <= 60 and all(len(line) <= 78 for line in lines)
         for word in ("attack 12 1", "draw", "slow 7", "end", "instant 9", "done", "discard 4"):
             assert word in text
+
+
+def test_a_combat_choice_says_who_attacks_and_how_it_stands():
+    s = easy(["glass-sentinel"] * 3, hand=["ember-knight", "void-titan", "moss-giant",
+                                           "storm-lancer", "rift-hound", "spark"])
+    ember = handle_in_hand(s, "ember-knight")
+    s, _ = _through(s, [f"attack {ember} 0"], [])
+    scene = scene_of(G, s, 0, None)
+    spark = handle_in_hand(s, "spark")
+    # ember 4 + offensive 1 vs glass sentinel 3 + its defense boost 2: a tie, which defends
+    assert scene.prompt.startswith("Your attack: attack 5 vs defense 5 (the defense holds as "
+                                   "it stands; a tie defends)")
+    assert scene.inputs == (f"instant {spark}", "done") and scene.note(f"instant {spark}") is None
+    assert "Combat: your attack 5 vs defense 5" in scene.status[-1]
+    s = G.step(s, f"instant {spark}")
+    assert G.decision(s).kind is DecisionKind.REVEAL or s.d["defeated"] == 1
