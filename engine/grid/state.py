@@ -409,13 +409,17 @@ def _t_reveal(w: _Work, h: int) -> None:
 def _t_arrive(w: _Work, h: int) -> None:
     if not w.on_grid(h) or not w.up[h]:
         return
-    if w.card(h).kind is not Kind.CHARACTER:
-        w.push((Task.BURY, h))  # a trap or item placed face up is wasted (§9.1.10)
-        return
     p = w.ctrl[h]
     hidden = [n for n in w.neighbours(w.cell[h]) if w.ctrl[n] == 1 - p and not w.up[n]]
-    w.push(*[(Task.REVEAL, n) for n in hidden], *[(Task.TURN_UP, n, h) for n in hidden],
-           (Task.WINDOW, h), (Task.FIGHT, h, -1), (Task.CHECK_WIN, h))
+    activate = [*[(Task.REVEAL, n) for n in hidden], *[(Task.TURN_UP, n, h) for n in hidden]]
+    if w.card(h).kind is not Kind.CHARACTER:
+        # a trap or item placed face up is wasted (§9.1.10), but it was placed next to the
+        # face-down cards all the same, so they are activated first (the seed: "Any face down
+        # cards are activated if an opponent's card is placed next to it"); then it goes to
+        # the graveyard if a trap has not already moved it (`defeat`: it is never shielded)
+        w.push(*activate, (Task.DEFEAT, h))
+        return
+    w.push(*activate, (Task.WINDOW, h), (Task.FIGHT, h, -1), (Task.CHECK_WIN, h))
 
 
 def _t_turn_up(w: _Work, n: int, h: int) -> None:
