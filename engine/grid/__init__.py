@@ -6,9 +6,10 @@
 #
 # How: this module is the thin adapter the registry holds; the rules live beside it
 # (rules.py options, cards.py card data, state.py the engine, notation.py inputs, views.py
-# views and narration, positions.py positions, start.py start positions). Nothing here imports
-# Versus: only the generic interface (api.py, options.py, errors.py) and the generic tagged
-# hash (hashing.py).
+# views, narrate.py narration, scene.py the scene every shell draws and the rules text,
+# positions.py positions, start.py start positions). Nothing here imports Versus: only the
+# generic interface (api.py, scene.py, options.py, errors.py) and the generic tagged hash
+# (hashing.py).
 from __future__ import annotations
 
 import json

@@ -178,15 +178,13 @@ FIZZLES = {
     Op.SHIELD: "its player has no unshielded card on the grid",
     Op.BOOST: "its player has no face-up character on the grid",
 }
-_WASTES = {
-    Waste.FACE_UP: "{a_kind} placed face up is wasted: it goes to the graveyard without effect",
-    Waste.NOT_ITEM: "{a_kind} is not an item: used as one it goes to the graveyard without "
-                    "effect",
-    Waste.NOT_FREE: "a {use} item is not a FREE item: played in the FREE window it goes to "
-                    "the graveyard without effect",
-    Waste.ACTIVATED: "an item turned face up on the grid goes to the graveyard without "
-                     "effect",
-    Waste.SCOUTED: "a scouted {kind} goes to the graveyard without effect",
+_WASTES = {  # why a card had no effect (where it went is told by the move that follows)
+    Waste.FACE_UP: "{a_kind} placed face up has no effect",
+    Waste.NOT_ITEM: "{a_kind} is not an item, so used as one it has no effect",
+    Waste.NOT_FREE: "only a FREE item may be played in the FREE window, and this is a {use} "
+                    "item",
+    Waste.ACTIVATED: "an item turned face up on the grid has no effect",
+    Waste.SCOUTED: "a scouted {kind} has no effect",
 }
 
 
