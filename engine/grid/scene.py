@@ -25,6 +25,7 @@
 # played (SPEC Part 9, §9.1.10 and §9.1.11).
 from __future__ import annotations
 
+import functools
 import textwrap
 
 from ..api import DecisionKind, Finished, Pending
@@ -66,6 +67,7 @@ def _mark(p: int, seat: int | None) -> str:
     return "▲" if p == seat else "▼"
 
 
+@functools.lru_cache(maxsize=512)
 def face_of(card: CardData) -> Face:
     """A card's full face: name, kind, printed numbers and its rules text."""
     if card.kind is Kind.CHARACTER:
@@ -177,7 +179,7 @@ class _Builder:
             sides = _screen_sides(c.controller, self.seat)
             printed = data.sides
             changed = ""
-            if c.up:
+            if c.up and s.ident[h] >= 0:  # public (a face-up card may await its reveal)
                 worth = side_worths(s, h)
                 if worth != printed:
                     changed = "*"

@@ -36,8 +36,9 @@ def _hidden(s: GridState, seat: int | None, know: Any) -> set[int]:
             and not (seat is not None and s.holder[h] == seat and h in know.cards)}
 
 
-def _check(s: GridState, seat: int | None, know: Any, play: LocalPlay) -> Scene:
+def _check(s: GridState, seat: int | None, know: Any, names: dict[int, str]) -> Scene:
     scene = scene_of(GRID, s, seat, know)
+    hidden = _hidden(s, seat, know)
     d = GRID.decision(s)
     legal = [GRID.format_input(a) for a in GRID.legal_actions(s)]
     deciding = (isinstance(d, Pending) and d.player == seat
@@ -48,8 +49,8 @@ def _check(s: GridState, seat: int | None, know: Any, play: LocalPlay) -> Scene:
         assert set(card.inputs) <= set(scene.inputs)
         if card.face is not None:  # a face shown: public, or the seat's own known card
             h = int(card.ref)
-            assert h not in _hidden(s, seat, know), (seat, h)
-            assert card.face.name == _names(play)[h]
+            assert h not in hidden, (seat, h)
+            assert card.face.name == names[h]
     if scene.board is not None:
         assert {c.ref for c in scene.board.cells} == {
             f"{c}{r}" for c in "abcdef"[:s.size] for r in range(1, s.size + 1)}
@@ -57,8 +58,8 @@ def _check(s: GridState, seat: int | None, know: Any, play: LocalPlay) -> Scene:
             assert set(cell.inputs) <= set(scene.inputs)
             assert all(len(card.label) <= 12 for card in cell.cards)
     words = "\n".join(scene_lines(scene, 80) + [why for _, why in scene.notes])
-    for h in _hidden(s, seat, know):
-        assert f"{_names(play)[h]} (card {h})" not in words
+    for h in hidden:
+        assert f"{names[h]} (card {h})" not in words
     assert all(len(line) <= 80 for line in scene_lines(scene, 80))
     if seat is None:
         assert not YOU.search(words), words
@@ -80,34 +81,28 @@ def test_random_games_scene_contract_and_narration(options: dict[str, str],
                                                    seed: bytes) -> None:
     game = _game(options, seed)
     chance = HashBelow(seed + b"/players")
+    names = _names(game)
     battles = 0
-    while True:
-        d = game.to_player()
+    while True:  # every decision, the automatic ones (deals, reveals, chance) too
         s = game.state
         for seat in (0, 1, None):
-            _check(s, seat, None if seat is None else game.knowledge[seat], game)
+            _check(s, seat, None if seat is None else game.knowledge[seat], names)
+        d = GRID.decision(s)
         if isinstance(d, Finished):
             break
-        acts = GRID.legal_actions(s)
-        inp = acts[chance.below(len(acts))]
+        if d.kind in (DecisionKind.TURN, DecisionKind.CHOICE):
+            acts = GRID.legal_actions(s)
+            inp = acts[chance.below(len(acts))]
+        else:
+            inp = game.automatic(d)
         game.apply(inp)
-        # the step up to the next player decision, narrated to the public: no "you", nothing
-        # hidden named
-        before = s
-        while True:
-            after = game.state
-            public = GRID.narrate(before, inp, after, None, None)
-            assert not [line for line in public if YOU.search(line)], public
-            hidden = _hidden(after, None, None)
-            text = " ".join(public)
-            assert not [h for h in hidden if f"{_names(game)[h]} (card {h})" in text]
-            battles += sum(line.startswith("Battle: ") for line in public)
-            nd = GRID.decision(after)
-            if isinstance(nd, Finished) or nd.kind not in (DecisionKind.DEAL,
-                                                           DecisionKind.REVEAL):
-                break
-            before, inp = after, game.automatic(nd)
-            game.apply(inp)
+        # told to the public: no "you", nothing hidden named
+        public = GRID.narrate(s, inp, game.state, None, None)
+        assert public and not [line for line in public if YOU.search(line)], public
+        text = " ".join(public)
+        assert not [h for h in _hidden(game.state, None, None)
+                    if f"{names[h]} (card {h})" in text]
+        battles += sum(line.startswith("Battle: ") for line in public)
     assert battles
     final = {seat: scene_of(GRID, game.state, seat, None if seat is None
                             else game.knowledge[seat]) for seat in (0, 1, None)}
