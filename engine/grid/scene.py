@@ -239,9 +239,7 @@ class _Builder:
         elif s.first < 0:
             lines.append("A coin flip decides who plays first.")
         else:
-            active = who(s.active, seat)
-            lines.append(f"Turn {s.turn + 1}: {active} {'are' if s.active == seat else 'is'}"
-                         " to play.")
+            lines.append(f"Turn {s.turn + 1}: {whose(s.active, seat)} turn.")
         if seat is None:
             lines.append(f"Player 1's home base is row 1, player 2's row {n}; a character "
                          "that survives on the other's home base wins.")
