@@ -191,7 +191,6 @@ _WASTES = {  # why a card had no effect (where it went is told by the move that 
 def _event_lines(ev: tuple[int, ...], before: GridState, after: GridState, seat: int | None,
                  name: Any, where: Any) -> list[str]:
     code, f = Ev(ev[0]), ev[1:]
-    cat = after.catalogue
     if code is Ev.BATTLE:
         h, e, a, b, sa, sb, reason, loser, saved, rev = f
         head = (f"Battle: {name(h)} on {where(h)}, its {SIDE_NAMES[sa]} side worth {a}, "
@@ -251,8 +250,9 @@ def _event_lines(ev: tuple[int, ...], before: GridState, after: GridState, seat:
         return [f"{who(f[0], seat)} {'hold' if f[0] == seat else 'holds'} no card and the "
                 "deck is empty: the turn passes"]
     if code is Ev.FINAL:
-        return [f"Both players are out of cards: {whose(0, seat)} cards on the grid "
-                f"{f[0]}, {whose(1, seat)} {f[1]}"]
+        return [f"Both players are out of cards: {who(0, seat).lower()} "
+                f"{'control' if seat == 0 else 'controls'} {f[0]} cards on the grid, "
+                f"{who(1, seat).lower()} {f[1]}"]
     if code is Ev.TARGET:
         item, t = f
         effect = after.card(item).effect  # type: ignore[union-attr]
@@ -264,12 +264,10 @@ def _event_lines(ev: tuple[int, ...], before: GridState, after: GridState, seat:
                           "the turn"}.get(effect.op, "")
         return [f"{name(item)}: {does}"] if does else []
     if code is Ev.DUEL:
-        a, b, ta, tb = f
-        high = 0 if ta > tb else 1
-        return [f"Sudden death: {name(a)} (top {ta}) for {whose(0, seat)} side against "
-                f"{name(b)} (top {tb}) for {whose(1, seat)}: the higher top value wins, "
-                f"{whose(high, seat)} card"]
-    _ = cat
+        a, b, ta, tb = f  # both public: drawn among the public characters
+        return [f"Sudden death: {name(a)[:-1]}, top {ta}) is drawn for "
+                f"{who(0, seat).lower()}, {name(b)[:-1]}, top {tb}) for "
+                f"{who(1, seat).lower()}; the higher top value wins"]
     return []
 
 

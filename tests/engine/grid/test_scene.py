@@ -252,3 +252,26 @@ def test_a_home_base_win_is_said_with_the_card_and_why() -> None:
         "survived its battles.")
     assert GRID.scene(s, None, None).result.startswith(  # type: ignore[union-attr]
         f"Player 1 wins: player 1's Fire 9 (card {h}) reached player 2's home base")
+
+
+def test_sudden_death_is_told_and_its_result_says_why() -> None:
+    pos = Position(tie="sudden-death")
+    pos.grid(0, "a1", "water5", up=False)
+    pos.grid(1, "d4", "fire1", up=False)
+    top9 = pos.grid(1, "c4", "fire9")
+    h = pos.hand(0, "earth8")
+    pos.empty_decks()
+    s = pos.state()
+    inp = GRID.parse_input(f"place {h} b1 down")
+    out = GRID.step(s, inp)
+    assert "Both players are out of cards: player 1 controls 2 cards on the grid, player 2 2" \
+        in GRID.narrate(s, inp, out, None, None)
+    duel = next(a for a in GRID.legal_actions(out) if a.other == top9 and a.handle != top9)
+    end = GRID.step(out, duel)
+    told = GRID.narrate(out, duel, end, 1, None)
+    assert told[0].startswith("Sudden death: ") and f"Fire 9 (card {top9}, top 9) is" not in \
+        told[0] and f"Fire 9 (card {top9}, top 9) for you" in told[0]
+    assert told[-1].startswith("You win: equal cards on the grid (2 each) went to sudden "
+                               "death")
+    assert GRID.scene(end, None, None).result.startswith(  # type: ignore[union-attr]
+        "Player 2 wins: equal cards on the grid (2 each)")
