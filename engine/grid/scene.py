@@ -21,8 +21,9 @@
 #
 # Notes: every legal input that wastes a card or that the rules let do nothing (a trap or item
 # placed face up, a card that is not an item used as one, a non-FREE item in the FREE window,
-# an item with no target or nothing to take, an item placed on the grid) is said before it is
-# played (SPEC Part 9, §9.1.10 and §9.1.11).
+# an item with no target or nothing to take, a double or airdrop with no card left to place, a
+# `zero` modifier already in play, an item placed on the grid) is said before it is played
+# (SPEC Part 9, §9.1.10 and §9.1.11).
 from __future__ import annotations
 
 import functools
@@ -358,6 +359,11 @@ class _Builder:
         turn = " (it uses your turn)" if card.use is Use.TURN else ""
         if card.use is not Use.MODIFIER and no_effect(s, p, op):
             return f"{name} would do nothing: {FIZZLES[op]}{turn}"
+        if op is Op.ZERO and any(
+                (m := s.card(k)) is not None and m.effect is not None and m.effect == card.effect
+                for k in s.modifiers):
+            return (f"{name} would do nothing: the same modifier is already in play (it uses "
+                    "your turn)")
         if op in (Op.DOUBLE, Op.AIRDROP) and len(s.hand(p)) <= 1:
             return f"{name} would do nothing: you have no other card to place{turn}"
         return ""

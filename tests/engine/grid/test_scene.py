@@ -206,6 +206,16 @@ def test_notes_name_the_wasteful_inputs_and_only_them() -> None:
     notes = dict(GRID.scene(s, 0, know).notes)
     assert f"use {bolt}" not in notes  # c4 is an opponent card it may destroy
     assert "no face-up character" in notes[f"use {warcry}"]
+    # a second modifier that zeroes K sides changes nothing; a double with no card to place
+    pos = Position()
+    pos.grid(0, "b1", "water5", up=False)
+    pos.modifier(1, "regicide")
+    regicide, march = pos.hand(0, "regicide"), pos.hand(0, "march")
+    know = GRID.new_knowledge(0)
+    know.learn(regicide, "regicide")
+    know.learn(march, "march")
+    notes = dict(GRID.scene(pos.state(), 0, know).notes)
+    assert "already in play" in notes[f"use {regicide}"] and f"use {march}" not in notes
 
 
 def test_the_board_shows_controller_values_and_handles_turned_for_seat_1() -> None:
