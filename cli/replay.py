@@ -173,7 +173,8 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         return EXIT_UNREADABLE
     k = replay.last if args.step is None and getattr(args, "position", False) else args.step
     if k is not None and not 0 <= k <= replay.last:
-        print(f"versus replay: --step {k}: the file has steps 0..{replay.last}",
+        kind = "match" if game is not None else "run"
+        print(f"versus replay: --step {k}: the {kind} has steps 0..{replay.last}",
               file=sys.stderr)
         return EXIT_UNREADABLE
     status = 0
