@@ -10,10 +10,10 @@
 # exit status is still 1 (the file is not valid), as `versus verify` says.
 #
 # Two front ends: `--print` (every step, or one with `--step K`) and a prompt-toolkit
-# full-screen app: the scene in a window, the narration below, arrows/n/p step, PgUp/PgDn
-# turn, Home/End, h the lens, q quits; in the colours of `--theme` (NO_COLOR turns them off).
-# `--position` writes a step's position text. `--game ID` says which game the file must be
-# of: another one is a one-line error.
+# full-screen app: the scene in a window (↑/↓ scroll it), the narration below, ←/→/n/p step,
+# PgUp/PgDn turn, Home/End, h the lens, q quits; in the colours of `--theme` (NO_COLOR turns
+# them off). `--position` writes a step's position text. `--game ID` says which game the file
+# must be of: another one is a one-line error.
 from __future__ import annotations
 
 import argparse
@@ -64,6 +64,7 @@ class ReplayApp:
         from .ui.theme import no_color, style_rules
 
         self.replay, self.lens, self.k = replay, lens, 0
+        self.scroll = 0  # the first scene line shown (↑/↓: the scene is taller than a window)
         self._cache: dict[tuple[int, int | None], Step] = {}
         keys = KeyBindings()
         moves = {
@@ -78,6 +79,8 @@ class ReplayApp:
         }
         for key, target in moves.items():
             keys.add(*key)(self._goto(target))
+        keys.add("up")(lambda event: self._scroll(-1))
+        keys.add("down")(lambda event: self._scroll(1))
         keys.add("h")(lambda event: self.next_lens())
         keys.add("q")(lambda event: event.app.exit())
         keys.add("c-c")(lambda event: event.app.exit())
@@ -100,6 +103,9 @@ class ReplayApp:
             self.k = target()
         return handler
 
+    def _scroll(self, by: int) -> None:
+        self.scroll = max(0, self.scroll + by)
+
     def current(self) -> Step:
         key = (self.k, self.lens)
         if key not in self._cache:
@@ -113,7 +119,9 @@ class ReplayApp:
     def scene_text(self, width: int = 80) -> list[str]:
         from versus.engine.scene import scene_lines
 
-        return scene_lines(self.current().scene, max(20, width))
+        lines = scene_lines(self.current().scene, max(20, width))
+        self.scroll = min(self.scroll, max(0, len(lines) - 1))
+        return lines[self.scroll:]
 
     def status(self) -> str:
         """'step k/N, record …: INPUT', then the narration, then the file's failure there."""
@@ -127,7 +135,7 @@ class ReplayApp:
 
     def help(self) -> str:
         lens = lens_name(self.lens) + ("" if len(self.replay.lenses) == 1 else " (h switches)")
-        return f"{lens}  ←/p →/n step  PgUp/PgDn turn  Home/End  q quits"
+        return f"{lens}  ←/p →/n step  PgUp/PgDn turn  Home/End  ↑/↓ scroll  q quits"
 
     def run(self) -> None:
         self.app.run()

@@ -108,9 +108,9 @@ def _board(view: PlayerView, seat: int | None, actions: Sequence[Action]) -> Boa
 def _legend(seat: int | None) -> str:
     owners = ("▲ yours, ▼ the opponent's" if seat is not None
               else "1: player 1's, 2: player 2's")
-    return (f"Cards: {owners}; Strength printed+bonus, R recto, V verso, ×k cards absorbed; "
-            "? hidden. Tiles: White +1 to a recto Light card, Black +1 to a recto Dark card, "
-            "Gray: the opponent cannot Flip a verso card there, Blue: see above.")
+    return (f"Cards: {owners}; Strength printed+bonus; R recto, V verso; ×k absorbed; ? "
+            "hidden. Tiles: White/Black +1 to a recto Light/Dark card; Gray: no Flip by the "
+            "opponent; Blue: as above.")
 
 
 def _names_area(a: Action, area: str) -> bool:
