@@ -16,8 +16,9 @@
 # and `pick` name); a cell's ref is its area (what `flip`, `move` and `activate` name).
 #
 # Notes. A legal Activate whose effect changes nothing (an empty deck to draw from, an opponent
-# with nothing to discard, ...) is found by stepping it (`no_effect`, narrate.py) and noted, so a
-# UI asks once before the Activate Action of the turn is spent on it.
+# with nothing to discard, ...) is found by stepping it (`no_effect`, narrate.py) and noted, and
+# so is a Summon or Move onto one's own card (the battle destroys an ally), so a UI asks once
+# before it is played.
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -254,12 +255,21 @@ def _prompt(view: PlayerView, seat: int | None) -> str:
 
 
 def _notes(state: State, actions: Sequence[Action]) -> tuple[tuple[str, str], ...]:
+    """The legal inputs that waste a card (a battle with one's own card: §1.7.4, the weaker
+    ally is destroyed, never absorbed) or do nothing (an Activate without effect)."""
     notes = []
     for a in actions:
+        why = None
         if a.kind is ActionKind.ACTIVATE:
             why = no_effect(state, a, step(state, a))
-            if why is not None:
-                notes.append((format_input(a), why))
+        elif a.kind in (ActionKind.SUMMON, ActionKind.MOVE):
+            where = a.to if a.kind is ActionKind.MOVE else a.area
+            there = state.card_at(where)
+            if there is not None and state.owner(there) == state.active:
+                why = (f"starts a battle with your own card on {where}: the weaker of the two "
+                       "is destroyed, and an ally is never absorbed")
+        if why is not None:
+            notes.append((format_input(a), why))
     return tuple(notes)
 
 
