@@ -1,4 +1,6 @@
-# One engine step told in words, for one viewer: the log lines of the terminal UI.
+# One engine step told in words, for one viewer: the log lines of the terminal UI, and for the
+# public (viewer None: a spectator, `versus replay`) in the third person ("Player 2 drew a
+# card"), public identities only.
 #
 # How it works. `narrate(before, inp, after, viewer, knowledge)` says what the input was (for
 # turn actions) and then diffs the two public states handle by handle (zone, area, face,
@@ -20,7 +22,10 @@
 # itself is said, with the Increases that expired with it. `resolve` gets that report by
 # stepping `before` with `inp` again, and keeps it only if the step ends in `after` exactly
 # (compared by `encode_state`); otherwise (the caller passed states of another step) the lines
-# fall back to the Strengths of the cards after the step.
+# fall back to the Strengths of the cards after the step. A battle line also says the
+# comparison that decided it ("4 beats 3"). Every input is told: a step whose two states show
+# nothing yet (a deal waiting for its reveal, a recto Summon waiting for its card's reveal)
+# says what was dealt or summoned, and an Activate that changed nothing says why (`no_effect`).
 from __future__ import annotations
 
 from ..errors import EngineError
