@@ -191,7 +191,7 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
         status = EXIT_INVALID
     if getattr(args, "position", False):
         print(replay.game.dump_position(replay.states[k]), file=out)
-        return 0
+        return status
     lens = replay.lens_for(args.view)
     if args.print or args.step is not None:
         print_replay(replay, lens, out, args.step)
