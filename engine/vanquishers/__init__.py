@@ -28,6 +28,7 @@ from .cards import (
     DeckError,
     default_catalogue,
     load_catalogue,
+    more_copies,
     starter_deck,
     validate_deck,
 )
@@ -106,6 +107,11 @@ class Vanquishers:
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return catalogue.deck_ids  # heroes are not deck cards (§10.2.2.1)
 
+    def more_copies(self, catalogue: Catalogue) -> tuple[str, ...]:
+        """The further copies a deck may hold beyond one of each card (§10.2.3.2): where a
+        random deck of more cards than `card_ids` holds takes the rest (SPEC §3.1)."""
+        return more_copies(catalogue)
+
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: Rules) -> tuple[HiddenDeck, ...]:
         n = rules.deck_size
@@ -127,8 +133,8 @@ class Vanquishers:
         identity: dict[int, str] = {}
         orders = []
         for p in (0, 1):
-            identity.update({p * n + i: c for i, c in
-                             enumerate(starter_deck(catalogue, rules.heroes[p], n))})
+            deck = starter_deck(catalogue, rules.heroes[p], n, advanced=rules.advanced)
+            identity.update({p * n + i: c for i, c in enumerate(deck)})
             orders.append(stream.shuffle(range(p * n, p * n + n)))
         return identity, orders
 
