@@ -3,7 +3,8 @@
 #
 # How: this class only wires the interface to the modules beside it: cards.py (catalogue,
 # rules text, deck validator), rules.py (the rules value and options), engine.py (state, step,
-# decisions, encoding, hash), text.py (knowledge, views, narration, positions). It imports
+# decisions, encoding, hash), text.py (knowledge, views, positions), narration.py (what each
+# input did, and why), scene.py (the scene a shell draws, the short rules). It imports
 # nothing of Versus (engine/versus42/game.py and the rest) or of another game: only engine/api.py,
 # engine/options.py and engine/errors.py.
 #
@@ -176,16 +177,29 @@ class Vanquishers:
     def format_input(self, inp: Move) -> str:
         return _engine.format_input(inp)
 
-    def narrate(self, before: State, inp: Move, after: State, viewer: int,
-                knowledge: _text.Knowledge) -> list[str]:
+    def narrate(self, before: State, inp: Move, after: State, viewer: int | None,
+                knowledge: _text.Knowledge | None) -> list[str]:
+        """What `viewer` (None: the public, third person) learns from one step."""
         return _text.narrate(before, inp, after, viewer, knowledge)
 
-    def narrate_start(self, state: State, viewer: int) -> list[str]:
+    def narrate_start(self, state: State, viewer: int | None) -> list[str]:
         return _text.narrate_start(state, viewer)
 
     # --- what the game adds to the shell (engine/shell.py) --------------------------------
     #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)
     bots: ClassVar[Mapping[str, str]] = {"greedy": "versus.engine.vanquishers.bots:greedy_bot"}
+
+    def scene(self, state: State, seat: int | None, knowledge: _text.Knowledge | None) -> Any:
+        """What `seat` (None: the public) sees now, as plain data (scene.py)."""
+        from .scene import scene
+
+        return scene(state, seat, knowledge)
+
+    def rules_text(self, rules: Rules) -> str:
+        """The short rules and input notation for a player at the table (scene.py)."""
+        from .scene import rules_text
+
+        return rules_text(rules)
 
     def describe_view(self, view: _text.View) -> str:
         """The view as text for the line terminal (render.py)."""
