@@ -145,8 +145,6 @@ def test_a_played_card_that_cannot_be_paid_is_told_as_a_fizzle() -> None:
     mine = G.new_knowledge(0)
     mine.learn(0, "storm-rifle")
     assert "play 0" in s.legal()
-    note = scene_of(G, s.state, 0, mine).note("play 0")
-    assert note is not None and note.startswith("fizzles: it costs 3 and only 1 Storage Energy")
     told: dict[int | None, list[str]] = {0: [], 1: [], None: []}
     state = s.state
     for inp in (G.parse_input("play 0"), G.reveal_input(0, "storm-rifle")):
@@ -160,6 +158,8 @@ def test_a_played_card_that_cannot_be_paid_is_told_as_a_fizzle() -> None:
         assert "activate" not in text.replace("activated if it can be", ""), (viewer, lines)
         assert ("Storm Rifle fizzles: it costs 3 and only 1 Storage Energy is available; it "
                 "stays in") in text, (viewer, lines)
+    note = scene_of(G, s.state, 0, mine).note("play 0")
+    assert note is not None and note.startswith("fizzles: it costs 3 and only 1 Storage Energy")
 
 
 def test_verbs_agree_with_their_subject() -> None:
