@@ -100,6 +100,7 @@ def narrate(before: State, inp: Move, after: State, viewer: int | None,
     lines = _input_lines(before, inp, after, p, viewer, mine)
     for event in events:
         lines += _event_lines(event, before, after, viewer, knowledge)
+    lines += _replace_choice(before, after, viewer)
     lines += _after_lines(before, after, inp, viewer)
     return lines
 
@@ -135,7 +136,7 @@ def _input_lines(before: State, inp: Move, after: State, p: int, viewer: int | N
         card = before.public_card(h)
         assert card is not None
         return [f"{says(p, viewer, 'use')} the rift {card.name} for {card.use_cost} Storage "
-                f"Energy: {_effect_text(card, p, viewer)}"]
+                f"Energy: {_effect_text(card, p, viewer)}{_futile(before, p, card, viewer)}"]
     if v is Verb.TARGET:
         return _target_lines(before, inp, after, p, viewer)
     if v is Verb.RECOVER:
@@ -198,13 +199,13 @@ def _play_lines(before: State, inp: Move, after: State, p: int, viewer: int | No
            f"{whose(p, viewer)} hand"
     if before.public_card(h) is None:
         line += ": it is revealed, then activated if it can be"
-    lines = [line]
-    lines += _replace_choice(after, p, viewer)
-    return lines
+    return [line]
 
 
-def _replace_choice(after: State, p: int, viewer: int | None) -> list[str]:
-    if after.dec[:1] == (D.CHOICE,) and after.dec[2] == 1:
+def _replace_choice(before: State, after: State, viewer: int | None) -> list[str]:
+    """The replace-weapon choice a step has just opened, said once."""
+    if after.dec[:1] == (D.CHOICE,) and after.dec[2] == 1 and before.dec != after.dec:
+        p = after.dec[1]
         new = _named(after, after.dec[3], None)
         return [f"both of {whose(p, viewer)} weapon slots are full: {who(p, viewer)} "
                 f"{'choose' if p == viewer else 'chooses'} the weapon {new} replaces (one "
@@ -278,7 +279,19 @@ def _activation(card: Card, h: int, replaced: int, s: State, p: int,
                f"{_effect_text(card, p, viewer)}"
     if sub is Subtype.VITALITY or card.effect in (Effect.GUARD, Effect.FOCUS):
         return f"{head}: {_effect_text(card, p, viewer)}"
-    return f"{head}: {_effect_text(card, p, viewer)}; then discarded"
+    return f"{head}: {_effect_text(card, p, viewer)}{_futile(s, p, card, viewer)}; then " \
+           "discarded"
+
+
+def _futile(s: State, p: int, card: Card, viewer: int | None) -> str:
+    """" (no effect: ... full)" when a heal or restore finds nothing to mend."""
+    w = _Work(s)
+    side = s.sides[p]
+    if card.effect is Effect.HEAL and side[S.LIFE] >= w.max_life(p):
+        return f" (no effect: {whose(p, viewer)} Life is already full)"
+    if card.effect is Effect.RESTORE and side[S.SHIELD] >= w.max_shield(p):
+        return f" (no effect: {whose(p, viewer)} Shield is already full)"
+    return ""
 
 
 def _event_lines(event: tuple[object, ...], before: State, after: State, viewer: int | None,

@@ -160,6 +160,17 @@ def _waste(s: State, w: _Work, p: int, move: Any, know: Knowledge) -> str:
             return (f"a decoy: a {card.name} is already set face up, so this one will be "
                     "discarded without effect")
         return ""
+    if move.verb is Verb.PICK and s.dec[2] == 0:  # springing a set card
+        card = known_card(s, h, know)
+        if card is None or s.public_card(h) is not None:
+            return ""
+        if card.subtype is not Subtype.TRAP or card.cost != s.aux[h]:
+            return (f"a decoy: {card.name} is no trap of the declared cost {s.aux[h]}; it is "
+                    "discarded without effect")
+        if any(w.card[t] == w.cat.index(card.id) for t in w.mine(p, Where.TRAP)):
+            return (f"a decoy: a {card.name} is set face up, so this one is discarded without "
+                    "effect")
+        return ""
     if move.verb is Verb.RIFT:
         card = s.public_card(h)
         return _no_gain(w, p, card) if card is not None else ""
