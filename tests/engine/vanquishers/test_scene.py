@@ -188,3 +188,29 @@ def test_the_rules_text_fits_the_table() -> None:
         for example in ("play 12", "exile 12", "trap 12 1", "rift 7", "target 4", "pick 4",
                         "recover", "vtrigger", "next", "end", "pass"):
             assert example in text, example
+
+
+def test_the_seats_scene_notes_the_inputs_that_waste_a_card() -> None:
+    """A hidden hand card's `play`/`trap` is legal whatever it is (SPEC §10.1.5.2); the owner's
+    scene says before it is played what its own knowledge shows: a mod in Standard Mode
+    fizzles, a non-trap set as a trap is a decoy; the public scene says nothing of them."""
+    s = Scene(hands=[["long-barrel", "tripwire"], []], boards=[["rail-pistol"], []],
+              storage=(3, 0))
+    mine = G.new_knowledge(0)
+    mine.learn(0, "long-barrel")
+    mine.learn(1, "tripwire")
+    scene = scene_of(G, s.state, 0, mine)
+    assert scene.note("play 0") == ("fizzles: weapon mods are Advanced Mode only; Long Barrel "
+                                    "stays in your hand, shown to the opponent, and nothing "
+                                    "is paid")
+    assert (scene.note("trap 0 1") or "").startswith(
+        "a decoy: Long Barrel is no trap of cost 1")
+    assert scene.note("trap 1 1") is None  # Tripwire costs 1: a true trap
+    hand = scene.hand()
+    assert hand is not None and [c.face.name for c in hand.cards if c.face] == [
+        "Long Barrel", "Tripwire"]
+    assert hand.cards[0].inputs == tuple(i for i in scene.inputs if i.split()[1:2] == ["0"])
+    public = scene_of(G, s.state, None, None)
+    assert public.notes == () and public.inputs == () and public.hand() is None
+    assert all(c.face is None for z in public.zones if z.name == "Player 1's hand"
+               for c in z.cards)
