@@ -98,7 +98,7 @@ def _status(s: State, seat: int | None) -> tuple[str, ...]:
         name = who(q, seat)
         lines.append(f"{name[0].upper()}{name[1:]} ({hero.name}): Life {side[S.LIFE]}/"
                      f"{w.max_life(q)} · Shield {side[S.SHIELD]}/{w.max_shield(q)} · Defense "
-                     f"{w.defense(q)} · Energy {w.available(q)} of {side[S.STORAGE]} · {vt}"
+                     f"{w.defense(q)} · Energy left {w.available(q)} of {side[S.STORAGE]} · {vt}"
                      + "".join(f" · {c}" for c in conditions))
     if s.dice and not d:
         names = ("player 1's setup die", "player 2's setup die") if s.phase == 0 else \

@@ -30,13 +30,11 @@ from .engine import (
     format_input,
     legal_actions,
 )
-from .narration import narrate  # noqa: F401  (the game calls text.narrate)
+from .narration import STEP_NAMES, narrate  # noqa: F401  (the game calls text.narrate)
 from .rules import Rules
 
 GAME_ID = "vanquishers"
 MAX_POSITION_BYTES = 1 << 20
-STEP_NAMES = {0: "setup", 1: "recover shield", 2: "draw", 3: "exile", 4: "V-Trigger",
-              5: "activate cards", 6: "target the enemy", 7: "end turn"}
 
 
 @dataclass
