@@ -765,6 +765,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
 def _start_turn(w: _Work) -> None:
     p = w.active
     side = w.sides[p]
+    w.note("start", p, w.turn)
     w.phase, w.exiles = 1, 0
     side[S.SPENT] = 0
     for h in w.mine(p, Zone.BOARD):

@@ -99,6 +99,9 @@ def narrate(before: State, inp: Move, after: State, viewer: int | None,
     events = explain(before, inp)
     lines = _input_lines(before, inp, after, p, viewer, mine)
     for event in events:
+        if event[0] == "start" and event[2] != before.turn and inp.verb is not Verb.END:
+            lines.append(f"{whose(before.active, viewer)} turn ends by itself (nothing left "
+                         "to do in it)")
         lines += _event_lines(event, before, after, viewer, knowledge)
     lines += _replace_choice(before, after, viewer)
     lines += _after_lines(before, after, inp, viewer)
@@ -305,6 +308,9 @@ def _event_lines(event: tuple[object, ...], before: State, after: State, viewer:
         first = 0 if a > b else 1
         return [f"setup dice {a} (player 1) and {b} (player 2): "
                 f"{says(first, viewer, 'play')} first"]
+    if kind == "start":
+        p, turn = nums
+        return [f"turn {turn + 1}: {who(p, viewer)} to play"]
     if kind == "no-draw":
         p = nums[0]
         why = (f"{whose(p, viewer)} hand already holds {HAND_LIMIT} cards" if f[1] == "hand"
@@ -339,10 +345,10 @@ def _event_lines(event: tuple[object, ...], before: State, after: State, viewer:
         w, red = nums
         card = after.public_card(w)
         assert card is not None and card.ability is not None
-        return [f"red die {red} >= {card.red}: {card.name}'s ability adds "
-                f"{card.ability.value}" + (f" {card.ability_amount}"
-                                           if card.ability is not Effect.CONDITION else
-                                           " (its energy type's condition)")]
+        what = (f"its energy condition ({card.energy_type.value if card.energy_type else '-'})"
+                if card.ability is Effect.CONDITION else
+                f"+{card.ability_amount} {card.ability.value} damage")
+        return [f"red die {red} >= {card.red}: {card.name}'s ability fires, {what}"]
     if kind == "damage":
         return [_damage_line(nums, before, viewer)]
     if kind == "counter":
@@ -431,8 +437,6 @@ def _after_lines(before: State, after: State, inp: Move, viewer: int | None) -> 
             if after.sides[q][field] > before.sides[q][field]:
                 lines.append(f"{who(q, viewer)} {'are' if q == viewer else 'is'} "
                              f"{_CONDITION_WORDS[name]} ({after.sides[q][field]} turn(s))")
-    if after.turn != before.turn and after.result == (-1, -1):
-        lines.append(f"turn {after.turn + 1}: {who(after.active, viewer)} to play")
     result = result_text(after, viewer)
     if result:
         lines.append("game over: " + result)
