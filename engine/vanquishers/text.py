@@ -1,5 +1,6 @@
 # What a Vanquishers player sees and reads (SPEC Part 10, §10.3): private knowledge, the view,
-# the narration of each step, and the position text of SPEC §3.3.
+# the start's words, and the position text of SPEC §3.3 (the narration of each step is
+# narration.py's, re-exported here as `narrate`).
 #
 # How the "no leak" rule is kept: every name this module prints comes from the public state
 # (a revealed card's catalogue index) or from the viewer's own knowledge (its own dealt cards);
