@@ -13,7 +13,9 @@
 # arrives as its own input, so an action that needs one (play a card: reveal it first; target:
 # a trap choice, two dice) is split into tasks that survive between inputs and enter the hash,
 # exactly as Versus does (SPEC §3.4): two implementations agree on a hash when they push the same
-# tasks in the same order.
+# tasks in the same order. While it resolves, the work records what the rules did (`note`: a
+# roll's values, a fizzle's reason, a trap sprung...); `explain` returns that record for the
+# narration, which so never re-implements a rule. The record is no part of the state or hash.
 #
 # Legality that depends on a hidden identity is settled when the card is revealed: an honest player
 # can answer every action `legal_actions` lists whatever its hidden cards are (a card that turns out
@@ -513,7 +515,8 @@ def activation_problem(w: _Work, p: int, card: Card) -> str | None:
             return "a weapon of that name is already equipped"
         if len(w.board(p, CardType.WEAPON)) < WEAPON_SLOTS or _replace_candidates(w, p, card):
             return None
-        return "both weapon slots hold a weapon that costs more (a new one must cost as much)"
+        return ("both weapon slots hold a weapon that costs more (a new weapon must cost at "
+                "least as much as the one it replaces)")
     if t in (CardType.HERO_ITEM, CardType.ARMOR):
         return "one of that name is already equipped" if _same_name_active(w, p, card, (t,)) \
             else None
@@ -729,7 +732,8 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
         h = f[0]
         p, card = w.owner(h), w.c(h)
         assert card is not None
-        problem = activation_problem(w, p, card) if w.zone[h] == Zone.HAND else "gone"
+        problem = activation_problem(w, p, card) if w.zone[h] == Zone.HAND else \
+            "it is no longer in the hand"
         if problem is not None:
             w.note("fizzle", h, problem)
             return  # a fizzle (§10.1.5.2): the card stays in the hand, now public
