@@ -59,6 +59,8 @@ def scene(state: State, seat: int | None, knowledge: Knowledge | None) -> Scene:
     for move, line in zip(view.legal_actions, inputs, strict=True):
         if move.handle >= 0:
             by_handle.setdefault(move.handle, []).append(line)
+        elif move.verb in (Verb.RECOVER, Verb.VTRIGGER):
+            by_handle.setdefault(-1, []).append(line)
     order = (0, 1) if seat is None else (1 - seat, seat)
     zones: list[Zone] = []
     for q in order:
@@ -238,8 +240,9 @@ def _side_zones(view: View, q: int, seat: int | None, by_handle: dict[int, list[
         return _card(s, h, know, seat, by_handle, status)
 
     hero = s.hero(q)
+    own = tuple(by_handle.get(-1, ())) if q == seat else ()  # recover, vtrigger: the hero's
     heroes = [Card(f"hero{q}", hero.name[:_LABEL], face(hero), q,
-                   ("V-Trigger active",) if s.sides[q][S.VT] else ())]
+                   ("V-Trigger active",) if s.sides[q][S.VT] else (), own)]
     ec = w.eclass(q)
     board = s.handles(q, Where.BOARD)
     if ec is not None and not any(s.public_card(h) == ec for h in board):
