@@ -105,6 +105,10 @@ def write_report(folder_path: Path, out: Path, write_replay: ReplayWriter | None
             except (OSError, ValueError, UnreadableFile) as error:
                 warn(f"game {record['game']}: no replay ({error})")
                 continue
+            except Exception as error:  # the game's code on a verified transcript: its bug
+                warn(f"game {record['game']}: no replay (internal error: "
+                     f"{type(error).__name__}: {error})")
+                continue
             links[record["game"]] = os.path.relpath(target, out.parent).replace(os.sep, "/")
     title = f"Tournament: {settings.game} {settings.format}"
     text = page(title, asset("report.html"),
