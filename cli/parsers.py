@@ -412,6 +412,11 @@ def add_tournament_parser(sub: Any) -> None:
                              "alpha=A,beta=B[,model=logistic|normalized]")
     parser.add_argument("--rating-interval", type=count, default=None, metavar="N",
                         help="print the standings every N games")
+    parser.add_argument("--report", metavar="OUT.html", default=None,
+                        help="also write the standings, pairings, SPRT and every game's "
+                             "replay as a self-contained HTML page (replays beside it in "
+                             "OUT-replays/); with --resume on a finished tournament, only the "
+                             "report is written")
     parser.add_argument("--records", action="store_true",
                         help="write a text game record OUT/games/<game>.txt beside each "
                              "transcript")
