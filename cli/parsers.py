@@ -339,6 +339,9 @@ def add_replay_parser(sub: Any) -> None:
     parser.add_argument("--position", action="store_true",
                         help="print the position of step K (default: the last) in the "
                              "position format: public facts only, for --start and --deals")
+    parser.add_argument("--html", metavar="OUT.html", default=None,
+                        help="write the whole replay as one self-contained web page (every "
+                             "step's public scene, narration, signer and proof) instead")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: public information (the default; 'all' too), or "
                              "what seat 0 or 1 knew (when the reveals are present)")

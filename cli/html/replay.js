@@ -101,7 +101,7 @@
     var n = clear($("narration"));
     f.n.forEach(function (line) { n.appendChild(el("li", line)); });
     $("record").textContent = f.rec === null ? "" :
-      "Record " + f.rec + ", signed by " + who(f.who) + ". " + f.pf;
+      f.rec.charAt(0).toUpperCase() + f.rec.slice(1) + ". " + f.pf;
     var res = $("result");
     res.style.display = f.res ? "" : "none";
     res.textContent = f.res || "";

@@ -35,7 +35,7 @@ class Frame:
     narration: tuple[str, ...] = ()
     input: str | None = None
     signer: int | None = None
-    record: int | None = None
+    record: str | None = None
     proof: str = ""
 
 
@@ -119,39 +119,41 @@ def replay_data(title: str, frames: Sequence[Frame], verdict: Verdict,
                         "at": verdict.failed_after, "why": verdict.failure}}
 
 
-#: what one input's record proves, said on every step (SPEC Part 4: a signed envelope in the
-#: hash chain; the verifier replayed the input through the rules)
+#: what a record proves, said on every step that one carried (SPEC Part 4: a signed envelope in
+#: the hash chain, the input replayed through the rules by the verifier)
 PROOF = ("Proven: this seat signed the input at this place in the hash chain, and the rules "
          "accept it here (the verifier replayed it).")
+#: a solo run's inputs: the player signed them; a deal is the organiser's revealed value
+SOLO_PROOF = ("Proven: the player signed this input in the run's hash chain, and the rules "
+              "accept it here (the verifier replayed it).")
 
 
-def transcript_frames(data: bytes) -> tuple[list[Frame], Verdict, str]:
-    """The frames of a match transcript, its verdict and a title: every input the
-    verification accepted, as public scenes (up to the first bad record when it fails)."""
-    from versus.engine.api import Setup, scene_of
-    from versus.protocol.match.verify import replay_inputs
+def file_frames(data: bytes) -> tuple[list[Frame], Verdict, str]:
+    """The frames of a match transcript or a solo run (cli/replay_steps.py, the public lens),
+    its verdict and a title. ReplayError when nothing can be replayed."""
+    from ..replay_steps import load_replay
 
-    replay = replay_inputs(data)
-    report = replay.report
-    lines = tuple(report.describe().splitlines())
-    if replay.rules is None or replay.setup_seed is None:
-        raise ValueError(lines[0] if lines else "not a transcript")
-    game = replay.rules.game_impl
-    state = game.new_game(Setup(replay.rules.ruleset, replay.catalogue, replay.setup_seed))
-    frames = [Frame(scene_of(game, state, None, None),
-                    tuple(game.narrate_start(state, None)))]
-    for step in replay.inputs:
-        before, state = state, game.step(state, step.input)
-        frames.append(Frame(scene_of(game, state, None, None),
-                            tuple(game.narrate(before, step.input, state, None, None)),
-                            step.text, step.seat, step.seq, PROOF))
-    failure = "" if report.ok else (lines[0] if lines else report.message)
-    return frames, Verdict(report.ok, lines, None if report.ok else len(frames) - 1,
-                           failure), f"{game.title} match"
+    return replay_frames(load_replay(data))
+
+
+def replay_frames(replay: Any) -> tuple[list[Frame], Verdict, str]:
+    """`file_frames` of a loaded replay (cli/replay_steps.py `Replay`)."""
+    frames = []
+    for step in replay.steps():
+        inp = replay.inputs[step.index - 1] if step.index else None
+        proof = "" if inp is None or "no record" in inp.record else (
+            SOLO_PROOF if inp.seat is None else PROOF)
+        frames.append(Frame(step.scene, step.narration, None if inp is None else inp.text,
+                            None if inp is None else inp.seat,
+                            None if inp is None else inp.record, proof))
+    verdict = Verdict(replay.failure is None, replay.verdict,
+                      None if replay.failure is None else len(frames) - 1, replay.failure or "")
+    return frames, verdict, f"{replay.game.title}: {replay.header}"
 
 
 def write_replay_file(transcript: Path, out: Path) -> None:
-    """The replay page of the transcript file `transcript`, written to `out`."""
+    """The replay page of the transcript or solo run file `transcript`, written to `out`
+    (ValueError: over the size limit; ReplayError: nothing to replay)."""
     from versus.protocol.wire.transcript import MAX_TRANSCRIPT_SIZE
 
     from ..files import read_limited
@@ -159,7 +161,7 @@ def write_replay_file(transcript: Path, out: Path) -> None:
     data = read_limited(str(transcript), MAX_TRANSCRIPT_SIZE)
     if data is None:
         raise ValueError(f"{transcript}: over the transcript size limit")
-    frames, verdict, title = transcript_frames(data)
+    frames, verdict, title = file_frames(data)
     out.write_text(replay_page(title, frames, verdict), encoding="utf-8")
 
 
@@ -173,5 +175,5 @@ def replay_page(title: str, frames: Iterable[Frame], verdict: Verdict,
                 asset("replay.js"), asset("replay.css"))
 
 
-__all__ = ["PROOF", "Frame", "Verdict", "delta", "frame_data", "replay_data", "replay_page",
-           "transcript_frames", "write_replay_file"]
+__all__ = ["PROOF", "SOLO_PROOF", "Frame", "Verdict", "delta", "file_frames", "frame_data",
+           "replay_data", "replay_frames", "replay_page", "write_replay_file"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import UnreadableFile
+from ..replay_steps import ReplayError
 from ..tournament_records import Folder, load_records, read_manifest, scored
 from ..tournament_report import describe_record, pair_statistics, standings
 from ..tournament_schedule import Settings, pairings, participant_names
@@ -102,7 +103,7 @@ def write_report(folder_path: Path, out: Path, write_replay: ReplayWriter | None
             target = replays / f"{record['game']}.html"
             try:
                 write_replay(folder.root / record["transcript"], target)
-            except (OSError, ValueError, UnreadableFile) as error:
+            except (OSError, ValueError, UnreadableFile, ReplayError) as error:
                 warn(f"game {record['game']}: no replay ({error})")
                 continue
             except Exception as error:  # the game's code on a verified transcript: its bug

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from versus.cli.html import embed_json
-from versus.cli.html.replay import transcript_frames, write_replay_file
+from versus.cli.html.replay import file_frames, write_replay_file
 from versus.cli.main import main
 
 from .browser import browser, open_page, script_errors
@@ -77,8 +77,8 @@ def test_a_tampered_transcript_is_shown_up_to_its_last_valid_record(tournament: 
     source = next((tournament / "t" / "games").glob("*.vtr"))
     data = bytearray(source.read_bytes())
     data[len(data) * 2 // 3] ^= 0x01  # one bit in a late record
-    frames, verdict, _ = transcript_frames(bytes(data))
-    whole, _, _ = transcript_frames(source.read_bytes())
+    frames, verdict, _ = file_frames(bytes(data))
+    whole, _, _ = file_frames(source.read_bytes())
     assert not verdict.ok and verdict.failure and verdict.failed_after == len(frames) - 1
     assert 1 <= len(frames) < len(whole)
     out = tmp_path / "bad.html"
@@ -119,4 +119,60 @@ def test_the_report_shows_every_bot_in_a_browser(tournament: Path, driver: Any) 
     assert len(links) == 2
     links[0].click()
     assert driver.find_element("id", "where").text.startswith("step 0 of")
+    assert script_errors(driver) == []
+
+
+def _grid_file(tmp_path: Path) -> Path:
+    from tests.engine.grid.test_protocol import CAT, _match
+    from versus.engine.grid import GRID
+    from versus.engine.grid.cards import build_deck
+    from versus.protocol.match.rules import DealMode, MatchRules
+
+    rules = GRID.rules_from_options({"mode": "fast"})
+    decks = (build_deck(CAT, "fast", "standard", b"a"), build_deck(CAT, "fast", "standard", b"b"))
+    pair = _match("html/grid", MatchRules(rules, DealMode.DECKLIST, game="grid"), decks)
+    path = tmp_path / "grid.vtr"
+    path.write_bytes(pair.peers[0].transcript_bytes())
+    return path
+
+
+def _vanquishers_file(tmp_path: Path) -> Path:
+    from tests.engine.vanquishers.test_protocol import match
+
+    path = tmp_path / "vq.vtr"
+    path.write_bytes(match("html/vq").peers[0].transcript_bytes())
+    return path
+
+
+def _solo_file(tmp_path: Path) -> Path:
+    import os
+
+    os.chmod(tmp_path, 0o700)
+    org, me = str(tmp_path / "org.key"), str(tmp_path / "me.key")
+    assert main(["challenge", "new", "--identity", org, "--out", str(tmp_path), "--id", "h1",
+                 "--rule", "difficulty=easy"]) == 0
+    run_file = tmp_path / "h1.run"
+    assert main(["solo", "--challenge", str(tmp_path / "h1.challenge"), "--secret",
+                 str(tmp_path / "h1.secret"), "--bot", "greedy", "--identity", me,
+                 "--out", str(run_file)]) == 0
+    return run_file
+
+
+@pytest.mark.parametrize("make", [_grid_file, _vanquishers_file, _solo_file],
+                         ids=["grid", "vanquishers", "multiverse-solo"])
+def test_every_game_replays_as_a_page(make: Any, tmp_path: Path, driver: Any,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    source = make(tmp_path)
+    page = tmp_path / "replay.html"
+    assert main(["replay", "--html", str(page), str(source)]) == 0
+    assert f"replay page: {page}" in capsys.readouterr().out
+    data = page_data(page)
+    assert data["verdict"]["ok"] and len(data["frames"]) > 3
+    assert not NO_FETCH.search(page.read_text(encoding="utf-8"))
+    open_page(driver, page)
+    assert script_errors(driver) == []
+    before = driver.find_element("id", "stage").text
+    driver.find_element("id", "last").click()
+    assert driver.find_element("id", "stage").text != before
+    assert driver.find_element("id", "result").text  # the end: who won, or the solo score
     assert script_errors(driver) == []
