@@ -158,6 +158,13 @@ def game_problem(name: str, game: str) -> str | None:
     return None  # an unknown name: make_bot says so
 
 
+def bot_request(name: str, seed: int | None, budget: Budget | None,
+                given: Budget | None = None) -> BotRequest:
+    """What a game's bot factory is given (engine/shell.py): the shell's seeded generators
+    (`bot_rng`) and clock."""
+    return BotRequest(bot_rng(seed), budget, given, time.perf_counter, name, seed, bot_rng)
+
+
 def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None,
              game: str = DEFAULT_GAME) -> Bot | ExternalBot:
     """A new bot for `game` (a registry id). `seed` pins its randomness (None: from
@@ -181,8 +188,7 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
     if found is not None and name in game_bots(found):
         given = None if spec.time is None and spec.iterations is None else \
             Budget(iterations=spec.iterations, seconds=spec.time)
-        return bot_factory(found, name)(BotRequest(bot_rng(seed), budget, given,
-                                                   time.perf_counter, name, seed))
+        return bot_factory(found, name)(bot_request(name, seed, budget, given))
     if name.startswith("cmd:"):
         command = name[4:].strip()
         if not command:

@@ -3,8 +3,8 @@
 # catalogue (catalogue.py, data/), field (geometry.py), inputs and notation (actions.py) and
 # decisions (decisions.py); the player views (views.py), narration (narrate.py), position texts
 # (positions.py) and start positions (start.py, describe.py); a full-information referee
-# (referee.py). This module adapts it to the generic Game interface (engine/api.py): it
-# translates Versus decisions and results into `Pending` / `Finished`.
+# (referee.py); its bots (bots/). This module adapts it to the generic Game interface
+# (engine/api.py): it translates Versus decisions and results into `Pending` / `Finished`.
 #
 # The Versus names a caller needs (State, Action, PlayerView, Referee, ...) are exported here;
 # those of the modules `versus verify` does not need (views, positions, narration, referee)
@@ -60,11 +60,11 @@ class Versus42:
     chance = False  # Versus has no public randomness after setup (the layout uses the seed)
     full_screen_ui = True  # the terminal UI's board (api.full_screen_ui)
     tournament_deal = "decklist"  # a tournament's default deal (api.tournament_deal)
-    #: its bots by name: "module:factory" (engine/shell.py); they still live in cli/bots/
+    #: its bots by name: "module:factory" (engine/shell.py), in bots/
     bots: ClassVar[Mapping[str, str]] = {
-        "greedy": "versus.cli.bots.simple:versus_greedy",
-        "ismcts": "versus.cli.bots.ismcts:paired_bot",
-        "ismcts-tree": "versus.cli.bots.ismcts:tree_bot"}
+        "greedy": "versus.engine.versus42.bots.greedy:greedy_bot",
+        "ismcts": "versus.engine.versus42.bots.ismcts:paired_bot",
+        "ismcts-tree": "versus.engine.versus42.bots.ismcts:tree_bot"}
 
     def check_positions(self) -> dict[str, tuple[Any, int, Any]]:
         """The two choice kinds, built (`versus bot-check`; random games rarely reach them)."""

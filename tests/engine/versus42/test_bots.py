@@ -1,5 +1,6 @@
-# The built-in bots: they only ever choose legal actions, their determinizations respect what
-# their view hides, and the registry and async adapter behave as SPEC Part 7 says.
+# Versus's own bots (engine/versus42/bots/): they only ever choose legal actions, their
+# determinizations respect what their view hides, and the registry and async adapter make and
+# run them as SPEC Part 7 says.
 from __future__ import annotations
 
 import random
@@ -8,23 +9,8 @@ import time
 import pytest
 import trio
 
-from versus.cli.bots import (
-    KNOWN_BOTS,
-    Budget,
-    Determinizer,
-    ExternalBot,
-    GreedyBot,
-    IsmctsBot,
-    RandomBot,
-    UnknownBotError,
-    as_async,
-    hidden_handles,
-    ismcts,
-    make_bot,
-    public_state,
-    unseen_cards,
-)
-from versus.cli.bots.ismcts import SearchMode
+from versus.cli.bots import KNOWN_BOTS, Budget, ExternalBot, RandomBot, UnknownBotError, as_async
+from versus.cli.bots import make_bot as make_any_bot
 from versus.engine import HashRng
 from versus.engine.versus42 import (
     Referee,
@@ -34,6 +20,30 @@ from versus.engine.versus42 import (
     legal_actions,
     random_deal,
 )
+from versus.engine.versus42.bots import (
+    Determinizer,
+    GreedyBot,
+    IsmctsBot,
+    hidden_handles,
+    ismcts,
+    public_state,
+    unseen_cards,
+)
+from versus.engine.versus42.bots.ismcts import SearchMode
+
+
+def make_bot(name: str, **options):  # type: ignore[no-untyped-def]
+    return make_any_bot(name, game="versus42", **options)
+
+
+def greedy(seed: int) -> GreedyBot:
+    return GreedyBot(random.Random(seed), random.Random)
+
+
+def searcher(seed: int, budget: Budget | None = None, clock=time.perf_counter,  # type: ignore[no-untyped-def]
+             **options) -> IsmctsBot:
+    return IsmctsBot(random.Random(seed), random.Random, clock, budget, **options)
+
 
 CAT = default_catalogue()
 
@@ -76,7 +86,7 @@ def test_random_bots_play_only_legal_actions():
 def test_greedy_plays_only_legal_actions_and_beats_random():
     wins = 0
     for g in range(16):
-        bots = (GreedyBot(g), RandomBot(g)) if g % 2 == 0 else (RandomBot(g), GreedyBot(g))
+        bots = (greedy(g), RandomBot(g)) if g % 2 == 0 else (RandomBot(g), greedy(g))
         result = referee(1000 + g, bots).play()
         wins += result.winner == g % 2
     assert wins >= 14
@@ -85,7 +95,7 @@ def test_greedy_plays_only_legal_actions_and_beats_random():
 def test_greedy_against_itself_in_any_order_ruleset():
     for g in range(4):
         ruleset = Ruleset.from_options(action_order="any")
-        assert referee(2000 + g, (GreedyBot(g), GreedyBot(g + 1)), ruleset).play() is not None
+        assert referee(2000 + g, (greedy(g), greedy(g + 1)), ruleset).play() is not None
 
 
 @pytest.mark.parametrize(("mode", "iterations"), [(SearchMode.PAIRED, 2),
@@ -93,8 +103,8 @@ def test_greedy_against_itself_in_any_order_ruleset():
 def test_ismcts_plays_only_legal_actions(mode: SearchMode, iterations: int):
     budget = Budget(iterations=iterations, seconds=None)
     for g in range(3):
-        bots = ((IsmctsBot(g, budget, mode=mode), GreedyBot(g)) if g % 2
-                else (RandomBot(g), IsmctsBot(g, budget, mode=mode)))
+        bots = ((searcher(g, budget, mode=mode), greedy(g)) if g % 2
+                else (RandomBot(g), searcher(g, budget, mode=mode)))
         assert referee(3000 + g, bots).play() is not None
 
 
@@ -157,7 +167,7 @@ def test_ismcts_samples_only_from_what_its_view_allows(monkeypatch, mode: Search
         return ids
 
     monkeypatch.setattr(Determinizer, "sample", recording)
-    bot = IsmctsBot(5, Budget(iterations=3 if mode is SearchMode.PAIRED else 20, seconds=None),
+    bot = searcher(5, Budget(iterations=3 if mode is SearchMode.PAIRED else 20, seconds=None),
                     mode=mode)
     ref = referee(4100, (bot, RandomBot(3)))
     truth = ref.identities
@@ -223,7 +233,7 @@ def test_budget_is_validated():
 def test_ismcts_respects_a_time_budget(mode: SearchMode):
     ref = _position_with_many_actions(4200)
     p = ref.state.pending.player
-    bot = IsmctsBot(1, Budget(seconds=0.05), mode=mode)
+    bot = searcher(1, Budget(seconds=0.05), mode=mode)
     t0 = time.perf_counter()
     action = bot.choose(ref.view(p), legal_actions(ref.state))
     assert time.perf_counter() - t0 < 0.5
@@ -237,7 +247,7 @@ async def test_as_async_keeps_the_event_loop_running():
     while not isinstance(ref.state.pending, TurnDecision):
         ref.advance()
     p = ref.state.pending.player
-    player = as_async(IsmctsBot(1, Budget(seconds=0.3)))
+    player = as_async(searcher(1, Budget(seconds=0.3)))
     assert as_async(player) is player
     ticks = 0
 
@@ -261,7 +271,7 @@ def test_ismcts_root_ranks_every_legal_action_and_expands_the_best_first():
     ref = _position_with_many_actions(4400)
     p = ref.state.pending.player
     legal = legal_actions(ref.state)
-    root = IsmctsBot(1, Budget(iterations=1, seconds=None),
+    root = searcher(1, Budget(iterations=1, seconds=None),
                      mode=SearchMode.TREE).search(ref.view(p))
     assert root.order is not None
     assert sorted(map(str, (a for a, _ in root.order))) == sorted(map(str, legal))
@@ -276,7 +286,7 @@ def test_paired_ismcts_searches_greedys_best_candidates_one_world_at_a_time():
     and every iteration adds one visit to each of them (one world, all candidates)."""
     ref = _position_with_many_actions(4500)
     view = ref.view(ref.state.pending.player)
-    bot = IsmctsBot(1, Budget(iterations=3, seconds=None))
+    bot = searcher(1, Budget(iterations=3, seconds=None))
     root = bot.search(view)
     assert root.order is not None and len(root.order) == len(legal_actions(ref.state))
     assert list(root.children) == [a for a, _ in root.order[:ismcts.CANDIDATES]]
@@ -285,7 +295,7 @@ def test_paired_ismcts_searches_greedys_best_candidates_one_world_at_a_time():
 
 
 class _Clock:
-    """A perf_counter standing still until the test moves it past any deadline, at the
+    """A clock standing still until the test moves it past any deadline, at the
     playout numbered `jump`."""
 
     def __init__(self, jump: int) -> None:
@@ -307,10 +317,9 @@ def test_paired_round_cut_by_the_deadline_is_dropped_whole(monkeypatch):
             clock.now = 1e9
         return real(*args)
 
-    monkeypatch.setattr(ismcts, "time", clock)
     monkeypatch.setattr(ismcts, "_playout_value", counted)
     ref = _position_with_many_actions(4500)
-    bot = IsmctsBot(1, Budget(seconds=10))
+    bot = searcher(1, Budget(seconds=10), clock=clock.perf_counter)
     root = bot.search(ref.view(ref.state.pending.player))
     assert clock.playouts == clock.jump  # it stopped at the first playout past the deadline
     assert bot.last_iterations == root.visits == 1
@@ -320,7 +329,7 @@ def test_paired_round_cut_by_the_deadline_is_dropped_whole(monkeypatch):
 def test_ismcts_plays_the_best_total_and_breaks_ties_by_rank(monkeypatch):
     ref = _position_with_many_actions(4500)
     view, legal = ref.view(ref.state.pending.player), legal_actions(ref.state)
-    bot = IsmctsBot(1, Budget(iterations=1, seconds=None))
+    bot = searcher(1, Budget(iterations=1, seconds=None))
     first, second, third = legal[:3]
 
     def fake_search(totals):  # type: ignore[no-untyped-def]
@@ -353,13 +362,14 @@ def test_playout_stops_after_its_last_turn_and_is_reproducible(monkeypatch):
     values = []
     for _ in range(2):
         reached.clear()
-        values.append(ismcts._playout_value(state, ids, random.Random(9), 0, state.turn + 1))
+        values.append(ismcts._playout_value(state, ids, random.Random(9), 0, state.turn + 1,
+                                            random.Random))
         assert reached[-1] in (-1, state.turn + 2)
     assert values[0] == values[1] and 0.0 <= values[0] <= 1.0
 
 
 def test_ismcts_rejects_a_nonsense_configuration():
     with pytest.raises(ValueError, match="candidates"):
-        IsmctsBot(1, candidates=0)
+        searcher(1, candidates=0)
     with pytest.raises(ValueError, match="playout_turns"):
-        IsmctsBot(1, playout_turns=-1)
+        searcher(1, playout_turns=-1)
