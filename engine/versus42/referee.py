@@ -26,6 +26,7 @@ from .ruleset import Ruleset
 from .views import Knowledge, PlayerView
 
 Chooser = Callable[[PlayerView, list[Action]], Action]
+MAX_INPUTS = 1_000_000  # a game that has not ended by then is a bug of the engine
 
 
 class RandRange(Protocol):
@@ -145,6 +146,8 @@ class Referee:
         return self.local.advance(self._choose)  # type: ignore[no-any-return]
 
     def play(self, on_step: Callable[[Referee, Input], None] | None = None) -> GameResult:
+        if on_step is None:
+            self.local.play(self._choose, MAX_INPUTS)
         while self.state.result is None:
             inp = self.advance()
             if on_step is not None:

@@ -99,8 +99,9 @@ class IsmctsBot:
     cheap = False
 
     def __init__(self, rng: Rng, seeded: Seeded, clock: Callable[[], float],
-                 budget: Budget | None = None, name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS,
-                 ucb_c: float = UCB_C, bias: float = BIAS, rank_after: int | None = RANK_AFTER,
+                 budget: Budget | None = None, name: str = "ismcts",
+                 rollout_decisions: int = ROLLOUT_DECISIONS, ucb_c: float = UCB_C,
+                 bias: float = BIAS, rank_after: int | None = RANK_AFTER,
                  prior_worlds: int = PRIOR_WORLDS, turn_end: bool = False,
                  mode: SearchMode = SearchMode.PAIRED, candidates: int = CANDIDATES,
                  playout_turns: int = PLAYOUT_TURNS) -> None:
