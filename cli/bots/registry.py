@@ -46,6 +46,9 @@ class BotOptionError(BotError, ValueError):
     """A bot name's options do not parse or do not apply to that bot (one line)."""
 
 
+#: the kinds of bot named by a prefix and what follows it (`cmd:<command line>`): a new kind
+#: adds its prefix here, its options to BOT_OPTIONS, and its branch to game_problem and make_bot
+PREFIXED = ("cmd",)
 #: the option keys each bot takes (`cmd` stands for every cmd:<command line>)
 BOT_OPTIONS = {"random": ("name", "seed"), "greedy": ("name", "seed"),
                "ismcts": ("name", "seed", "time", "iterations"),
@@ -67,20 +70,32 @@ class BotSpec:
     options: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
+    def kind(self) -> str:
+        """The bot's kind: its prefix for a prefixed bot (`cmd`), else its name."""
+        return prefix_of(self.bot) or self.bot
+
+    @property
     def command(self) -> str | None:
-        return self.bot[4:].strip() if self.bot.startswith("cmd:") else None
+        return self.bot[4:].strip() if self.kind == "cmd" else None
+
+
+def prefix_of(text: str) -> str | None:
+    """The kind of a prefixed bot name (`cmd` for `cmd:...`), None for another name."""
+    head, colon, _ = text.partition(":")
+    return head if colon and head in PREFIXED else None
 
 
 def parse_bot(text: str) -> BotSpec:
     """`NAME[:key=value,...]` as a BotSpec; BotOptionError (one line) when the options are
     wrong. The bot itself is not checked here (make_bot does)."""
-    if text.startswith("cmd:"):
+    prefix = prefix_of(text)
+    if prefix is not None:  # its options follow the last colon, when they parse as options
         head, colon, tail = text.rpartition(":")
-        if head != "cmd" and colon and (tail == "" or _OPTIONS.fullmatch(tail)):
+        if head != prefix and colon and (tail == "" or _OPTIONS.fullmatch(tail)):
             bot, given = head, tail
         else:
             bot, given = text, ""
-        kind = "cmd"
+        kind = prefix
     else:
         bot, _, given = text.partition(":")
         kind = bot
@@ -96,7 +111,7 @@ def parse_bot(text: str) -> BotSpec:
     for item in given.split(","):
         key, _, value = item.partition("=")
         if key not in known:
-            who = "cmd:" if kind == "cmd" else bot
+            who = f"{kind}:" if kind in PREFIXED else bot
             raise BotOptionError(f"bot {text!r}: unknown option {key!r}; {who} takes "
                                  f"{', '.join(known)}")
         if key in values:
