@@ -17,6 +17,7 @@ from versus.engine.api import Setup
 from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
 from versus.engine.registry import DEFAULT_GAME, UnknownGameError, get_game
 
+from ..argtypes import count
 from .base import BotError, BotForfeit, as_async
 from .external import ExternalBot
 from .match import play_match
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("bots", nargs=2,
                     help="random | a game's own bot (greedy, ismcts, ...) | cmd:<command line>")
     ap.add_argument("--game", default=DEFAULT_GAME, help=f"a game id (default {DEFAULT_GAME})")
-    ap.add_argument("--games", type=int, default=2)
+    ap.add_argument("--games", type=count, default=2)
     ap.add_argument("--seed", default=None, help="hex seed of the deals (default: random)")
     args = ap.parse_args(argv)
     try:
