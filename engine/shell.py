@@ -15,8 +15,9 @@
 #                   finds each kind of decision in seeded random games).
 #   solo            True for a one-seat game (a solo run instead of a match).
 #
-# Randomness and time enter a bot as explicit inputs (`BotRequest.rng`, `.clock`): the engine
-# imports neither `random` nor a clock; the shell seeds the generator and gives the clock.
+# Randomness and time enter a bot as explicit inputs (`BotRequest.rng`, `.seeded`, `.clock`):
+# the engine imports neither `random` nor a clock; the shell seeds the generators and gives the
+# clock (cli/bots/registry.py `bot_request`).
 from __future__ import annotations
 
 import importlib
