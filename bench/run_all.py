@@ -14,7 +14,7 @@
 # script's sys.path[0], where bench/protocol.py and bench/p2p.py would shadow the packages of
 # the same names, so that entry is replaced by the checkout.
 #
-#   .venv/bin/python bench/run_all.py [--full] [--only engine,deal] [--json FILE]
+#   .venv/bin/python bench/run_all.py [--full] [--only deal,versus42] [--json FILE]
 #
 # Default (quick): every script at its own defaults except the audit's tournament section, 2
 # runs of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well
