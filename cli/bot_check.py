@@ -163,15 +163,11 @@ async def play_scripted(game: Game, rules: Any, catalogue: Any, seed: bytes,
     identity, orders = scripted_deal(game, rules, catalogue, seed)
     play = LocalPlay.start(game, Setup(rules, catalogue, seed[:64]), identity, orders,
                            HashBelow(seed + b"/chance").below)
-    for _ in range(MAX_INPUTS):
-        d = play.to_player(MAX_INPUTS)
-        if isinstance(d, Finished):
-            return d
-        assert d.player is not None
-        play.apply(await answer((play.state, d.player, play.knowledge[d.player]),
-                                list(game.legal_actions(play.state))))
-    raise RuntimeError(f"{game.id}: the scripted game {seed!r} did not end within "
-                       f"{MAX_INPUTS} inputs")
+
+    async def choose(view: Any, legal: list[Any], seat: int) -> Any:
+        return await answer((play.state, seat, play.knowledge[seat]), legal)
+
+    return await play.play_async(choose, MAX_INPUTS)
 
 
 async def ask(game: Game, player: AsyncPlayer, position: Position, legal: list[Any],
