@@ -20,7 +20,7 @@ from ..files import UnreadableFile
 from ..replay_steps import ReplayError
 from ..tournament_records import Folder, load_records, read_manifest, scored
 from ..tournament_report import describe_record, pair_statistics, standings
-from ..tournament_schedule import Settings, pairings, participant_names
+from ..tournament_schedule import Settings, TournamentError, pairings, participant_names
 from ..tournament_stats import Sprt, pentanomial, trinomial
 from . import asset, page
 
@@ -84,8 +84,6 @@ def write_report(folder_path: Path, out: Path, write_replay: ReplayWriter | None
                  warn: Callable[[str], None]) -> Path:
     """Write the report of the tournament in `folder_path` to `out`, and each saved
     transcript's replay beside it (when `write_replay` is given); `out`."""
-    from ..tournament import TournamentError
-
     folder = Folder(folder_path)
     if not folder.manifest.is_file():
         raise TournamentError(f"{folder_path} holds no tournament (no {folder.manifest.name})")
