@@ -202,7 +202,8 @@ class JoinPlan:
 
 def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
     game_args(args, "join")
-    identity, store = load_identity(args), open_store(args)
+    identity = load_identity(args)
+    store = open_store(args, identity)
     config = session_config(args, narrate)
     deck = deck_of(args)
     if args.resume is None:

@@ -179,11 +179,13 @@ def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:
     return narrated_config(resume_window=args.resume_window, narrate=narrate, channel=channel)
 
 
-def open_store(args: argparse.Namespace) -> MatchStore:
+def open_store(args: argparse.Namespace, identity: Identity | None = None) -> MatchStore:
     """The match directories' root, checked (made when missing) before anything listens or
     connects: a --data-dir that is a file or is not writable is one line now, not an error
-    once a player has joined."""
-    store = MatchStore(args.data_dir)
+    once a player has joined. `identity`'s matches have a directory of their own in it (a
+    host and a joiner of one home, p2p/store.py MatchStore); `play`'s loopback matches (no
+    identity of ours, no resume) go directly in it."""
+    store = MatchStore(args.data_dir, owner=None if identity is None else identity.fingerprint)
     root = store.root
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -11,9 +11,11 @@ import asyncio
 import contextlib
 import io
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -452,3 +454,79 @@ def test_a_group_of_task_failures_is_one_line_naming_the_first(capsys) -> None:
     assert capsys.readouterr().err == "versus: the peer left\n"
     assert guarded(bug, argparse.Namespace(), sys.stdout) == 1
     assert capsys.readouterr().err.startswith("versus: internal error (KeyError: 'oops')")
+
+
+
+
+# --- second review -----------------------------------------------------------------------------
+
+# A bot that says hello, then never answers its first decision (it marks that it got one).
+STALLS = """
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "stalls"}), flush=True)
+    elif message["type"] == "decide":
+        open(sys.argv[1], "w").close()
+        time.sleep(120)
+"""
+
+
+def _versus(tmp_path: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "versus.cli.main", *args], cwd=ROOT,
+                            env=_env(tmp_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+
+
+def _listening_port(process: subprocess.Popen[str]) -> str:
+    assert process.stdout is not None
+    for line in process.stdout:  # the process ends (and the loop) within the test's timeouts
+        if line.startswith("listening on port "):
+            return line.split()[3].rstrip(";,")
+    raise AssertionError(f"the host did not listen: {process.communicate(timeout=5)}")
+
+
+def test_host_and_joiner_of_one_home_each_resume_their_side(tmp_path: Path) -> None:
+    # before: both sides wrote matches/<id>/ (the joiner's secret over the host's), and
+    # `host --resume` failed: "the master secret does not reproduce our HELLO"
+    data = str(tmp_path / "data")
+    stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
+    stalls.write_text(STALLS)
+    host_side = ["--bind", "127.0.0.1", "--no-map", "--identity", _key(tmp_path, "host"),
+                 "--data-dir", data]
+    join_side = ["--identity", _key(tmp_path, "joiner"), "--data-dir", data]
+    host = _versus(tmp_path, "host", "--port", "0", "--bot", "random", "--resume-window", "1",
+                   *host_side)
+    join = None
+    try:
+        port = _listening_port(host)
+        join = _versus(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
+                       f"cmd:{sys.executable} {stalls} {decided}", *join_side,
+                       start_new_session=True)
+        for _ in range(1500):  # the match is under way: the joiner's bot has a decision
+            if decided.exists() or join.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert decided.exists(), join.communicate(timeout=5)
+        os.killpg(join.pid, signal.SIGKILL)  # the joiner and its bot, mid-match
+        out, err = host.communicate(timeout=30)
+        assert host.returncode == 3, err
+    finally:
+        for process in (host, join):
+            if process is not None and process.poll() is None:
+                process.kill()
+    [match_dir] = {path.name for path in Path(data).glob("**/transcript.vtr")
+                   for path in [path.parent]}
+    host = _versus(tmp_path, "host", "--resume", match_dir[:16], "--bot", "random", *host_side)
+    try:
+        _listening_port(host)
+        joined = _run(tmp_path, "join", "--resume", match_dir[:16], "--bot", "random",
+                      *join_side, timeout=60)
+        out, err = host.communicate(timeout=30)
+    finally:
+        host.kill()
+    assert (host.returncode, err) == (0, ""), out
+    assert (joined.returncode, joined.stderr) == (0, ""), joined.stdout
+    transcripts = sorted(Path(data).glob("**/transcript.vtr"))
+    assert len(transcripts) == 2 and transcripts[0].read_bytes() == transcripts[1].read_bytes()
