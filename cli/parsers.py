@@ -20,6 +20,8 @@ from .game_options import check_game_args, game_id, rule_pair
 DEFAULT_GAME_PORT = 47820
 EXIT_CODES = ("exit codes: 0 match finished, 1 error, 2 bad command line, 3 match unfinished "
               "(resumable with --resume), 4 protocol fault / transcript invalid")
+#: play and demo: the same, but a match against a local bot cannot be resumed
+LOCAL_EXIT_CODES = EXIT_CODES.replace("(resumable with --resume)", "(not resumable)")
 #: the values of protocol.rules.DealMode and engine.ActionOrder (tests/cli check they agree)
 DEAL_MODES = ("shared-pool", "decklist")
 ACTION_ORDERS = ("ordered", "any")
@@ -274,7 +276,7 @@ def add_network_parsers(sub: Any) -> None:
     join.set_defaults(func=Lazy("versus.cli.join_cmd:cmd_join"))
 
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
-                          epilog=EXIT_CODES)
+                          epilog=LOCAL_EXIT_CODES)
     play.add_argument("--bot", default=None, metavar="NAME",
                       help="the opponent (random; Versus: greedy, ismcts, ismcts-tree, "
                            "cmd:...; default greedy for Versus, random for another game)")
@@ -286,7 +288,7 @@ def add_network_parsers(sub: Any) -> None:
     play.set_defaults(func=Lazy("versus.cli.play_cmd:cmd_play"))
 
     demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
-                          epilog=EXIT_CODES)
+                          epilog=LOCAL_EXIT_CODES)
     demo.add_argument("--seed", type=hex_seed, default=None,
                       help="hex seed: identities, secrets and bots (reproducible transcript)")
     demo.add_argument("--bot-a", default="random", metavar="NAME", help="player 0's bot")

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import os
+import pty
 import signal
 import socket
 import subprocess
@@ -530,3 +531,95 @@ def test_host_and_joiner_of_one_home_each_resume_their_side(tmp_path: Path) -> N
     assert (joined.returncode, joined.stderr) == (0, ""), joined.stdout
     transcripts = sorted(Path(data).glob("**/transcript.vtr"))
     assert len(transcripts) == 2 and transcripts[0].read_bytes() == transcripts[1].read_bytes()
+
+
+def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
+    for _ in range(1500):
+        if path.exists() or process.poll() is not None:
+            break
+        time.sleep(0.02)
+    assert path.exists(), process.communicate(timeout=5)
+
+
+def _read_until(process: subprocess.Popen[str], text: str) -> str:
+    """stdout up to `text` (which may end without a newline: a question)."""
+    assert process.stdout is not None
+    seen = ""
+    while text not in seen:
+        char = process.stdout.read(1)
+        assert char, (seen, process.communicate(timeout=5))
+        seen += char
+    return seen
+
+
+def _interrupt(process: subprocess.Popen[str]) -> tuple[str, str]:
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.communicate(timeout=20)
+    finally:
+        process.kill()
+
+
+def test_ctrl_c_in_a_demo_does_not_offer_a_resume(tmp_path: Path) -> None:
+    # before: "versus: interrupted; a started match can be resumed with --resume MATCH_ID"
+    stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
+    stalls.write_text(STALLS)
+    demo = _versus(tmp_path, "demo", "--bot-b", f"cmd:{sys.executable} {stalls} {decided}",
+                   "--out", str(tmp_path / "out"))
+    _wait_for(decided, demo)  # the match is under way
+    out, err = _interrupt(demo)
+    assert (demo.returncode, err) == (3, "versus: interrupted\n"), out
+
+
+def test_ctrl_c_in_a_text_mode_play_does_not_offer_a_resume(tmp_path: Path) -> None:
+    play = subprocess.Popen([sys.executable, "-m", "versus.cli.main", "play", "--game", "grid",
+                             "--data-dir", str(tmp_path / "data")], cwd=ROOT, env=_env(tmp_path),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _read_until(play, "(or: help, resign, leave)")  # the person is asked for a move
+    out, err = _interrupt(play)
+    assert (play.returncode, err) == (3, "versus: interrupted\n"), out
+
+
+def test_ctrl_c_at_the_join_question_does_not_offer_a_resume(tmp_path: Path) -> None:
+    host = _versus(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random",
+                   "--no-map", "--identity", _key(tmp_path, "host"))
+    primary, secondary = pty.openpty()  # the joiner's terminal: it asks y/N
+    try:
+        port = _listening_port(host)
+        join = subprocess.Popen([sys.executable, "-m", "versus.cli.main", "join",
+                                 f"127.0.0.1:{port}", "--identity", _key(tmp_path, "joiner")],
+                                cwd=ROOT, env=_env(tmp_path), stdin=secondary,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _read_until(join, "[y/N] ")
+        out, err = _interrupt(join)
+    finally:
+        host.kill()
+        os.close(primary)
+        os.close(secondary)
+    assert (join.returncode, err) == (3, "versus: interrupted\n"), out
+
+
+def test_ctrl_c_in_a_hosted_match_names_the_resume_command(tmp_path: Path) -> None:
+    stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
+    stalls.write_text(STALLS)
+    host_key = _key(tmp_path, "host")
+    host = _versus(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random",
+                   "--no-map", "--identity", host_key)
+    join = None
+    try:
+        port = _listening_port(host)
+        join = _versus(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
+                       f"cmd:{sys.executable} {stalls} {decided}",
+                       "--identity", _key(tmp_path, "joiner"), start_new_session=True)
+        _wait_for(decided, join)
+        _, err = _interrupt(host)
+    finally:
+        host.kill()
+        if join is not None:
+            os.killpg(join.pid, signal.SIGKILL)
+    fingerprint = load_or_create_identity(Path(host_key)).fingerprint
+    [match_dir] = (tmp_path / "data" / "versus" / "matches" / fingerprint).iterdir()
+    assert host.returncode == 3, err
+    assert err == (f"versus: interrupted; continue the match with: versus host --resume "
+                   f"{match_dir.name[:16]}\n")
