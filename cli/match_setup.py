@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from versus.engine.api import full_screen_ui
 from versus.engine.errors import EngineError
 from versus.p2p.channel import ChannelConfig
-from versus.p2p.keystore import load_or_create_identity
+from versus.p2p.keystore import default_identity_path, load_or_create_identity
 from versus.p2p.session import (
     MatchSession,
     SessionConfig,
@@ -202,14 +202,22 @@ def open_store(args: argparse.Namespace, identity: Identity | None = None) -> Ma
 
 def load_identity(args: argparse.Namespace) -> Identity:
     """Our key: the keystore's (created on first use), or `--identity PATH`, which is created
-    too when missing, but said so on stderr: a typo in PATH must not silently make a stranger
+    too when missing. A new key is said on stderr, in one line naming where it is: a person
+    learns where their identity lives (and that it is new: hosts that knew another key of
+    theirs will not recognise this one), and a typo in PATH does not silently make a stranger
     of us to every host we know."""
-    if args.identity is not None and not Path(args.identity).exists():
-        identity = load_or_create_identity(args.identity)
+    path = default_identity_path() if args.identity is None else Path(args.identity)
+    if path.exists():
+        return load_or_create_identity(path)
+    identity = load_or_create_identity(path)
+    if args.identity is None:
+        print(f"versus: created your identity key {path} ({identity.fingerprint}); other "
+              "players know you by it: keep it (back it up to stay the same player)",
+              file=sys.stderr)
+    else:
         print(f"versus: created a new identity key {args.identity} ({identity.fingerprint}); "
               "hosts that know your usual key will not recognise this one", file=sys.stderr)
-        return identity
-    return load_or_create_identity(args.identity)
+    return identity
 
 
 def deck_of(args: argparse.Namespace) -> list[str] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
 import pty
 import signal
@@ -31,6 +32,7 @@ from tests.cli.test_join_rules import FakeTerminal, _args, _host
 from versus.cli.boundary import CommandError
 from versus.cli.join_cmd import cmd_join
 from versus.cli.main import EXIT_BROKEN_PIPE, main
+from versus.cli.parsers import build_parser
 from versus.engine import IllegalActionError
 from versus.engine.versus42 import default_catalogue
 from versus.p2p.keystore import load_or_create_identity
@@ -623,3 +625,108 @@ def test_ctrl_c_in_a_hosted_match_names_the_resume_command(tmp_path: Path) -> No
     assert host.returncode == 3, err
     assert err == (f"versus: interrupted; continue the match with: versus host --resume "
                    f"{match_dir.name[:16]}\n")
+
+
+def _help(capsys: pytest.CaptureFixture[str], command: str) -> dict[str, str]:
+    """`versus COMMAND --help`: each option's help on one line (a wide terminal), by option,
+    and the description as "description"."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    options = {line.split()[0]: line for line in text.splitlines() if line.startswith("  -")}
+    paragraphs = text.split("\n\n")
+    return {**options, "description": paragraphs[1] if len(paragraphs) > 2 else ""}
+
+
+RULE_COMMANDS = ("host", "play", "demo", "tournament", "solo", "challenge")
+
+
+@pytest.mark.parametrize("command", RULE_COMMANDS)
+def test_help_names_the_default_game_once_and_a_real_rule_example(command: str, capsys,
+                                                                  monkeypatch) -> None:
+    # before: every --help gave `--rule sides=4` ("versus42 has no rules option 'sides'"), and
+    # solo/challenge said "the solo game (default multiverse): a registry id (default versus42"
+    from versus.cli.game_options import option_value
+    from versus.engine.registry import DEFAULT_GAME, DEFAULT_SOLO_GAME, get_game
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    helps = _help(capsys, command)
+    game_help, rule_help = helps["--game"], helps["--rule"]
+    default = DEFAULT_SOLO_GAME if command in ("solo", "challenge") else DEFAULT_GAME
+    assert game_help.count("default") == 1 and f"(default {default};" in game_help
+    example = rule_help.split("e.g. --rule ")[1].split()[0]
+    name, _, value = example.partition("=")
+    value_read = option_value(get_game(default), name, value)  # the default game has it
+    args = build_parser().parse_args(  # (the game's checks of a match command run here)
+        [command, "--rule", example, *{"tournament": ["--out", "x"], "challenge": ["new"]}.get(
+            command, [])])
+    assert getattr(args, "rules_options", {name: value_read}) == {name: value_read}
+
+
+@pytest.mark.parametrize(("command", "option"), [("host", "--bot"), ("join", "--bot"),
+                                                 ("play", "--bot"), ("demo", "--bot-a"),
+                                                 ("tournament", "description")])
+def test_bot_help_lists_each_games_own_bots(command: str, option: str, capsys,
+                                            monkeypatch) -> None:
+    # before: "random; Versus: greedy, ismcts, ismcts-tree" (grid has greedy and ismcts,
+    # Vanquishers greedy), and the tournament: "for another game than Versus, random"
+    from versus.engine.registry import games, get_game
+    from versus.engine.shell import game_bots, is_solo
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    text = _help(capsys, command)[option]
+    for info in games():
+        game = get_game(info.id)
+        if not is_solo(game) and game_bots(game):
+            assert f"{info.id}: {', '.join(game_bots(game))}" in text, text
+    assert "random" in text and "cmd:" in text
+
+
+def test_solo_batch_writes_the_summary_into_its_folder(tmp_path: Path, capsys,
+                                                       monkeypatch) -> None:
+    # before: ./solo-batch/summary.json, where README says DIR/summary.json
+    os.chmod(tmp_path, 0o700)
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "set"
+    assert main(["challenge", "new", "--identity", str(tmp_path / "org.key"), "--out",
+                 str(folder), "--id", "b", "--count", "2", "--rule", "difficulty=easy"]) == 0
+    assert main(["solo", "--batch", str(folder), "--bot", "random",
+                 "--identity", str(tmp_path / "me.key")]) == 0
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["challenges"] == 2 and [b["bot"] for b in summary["bots"]] == ["random"]
+    assert sorted(p.name for p in (folder / "random").iterdir()) == ["b-0000.run", "b-0001.run"]
+    assert not (tmp_path / "solo-batch").exists()
+
+
+@pytest.mark.parametrize("game", ["grid", "vanquishers", "versus42"])
+def test_demo_prints_the_scene_each_turn_for_every_game(game: str, tmp_path: Path,
+                                                        capsys) -> None:
+    # before: the grid and Vanquishers demos printed their moves only (README: the board each
+    # turn); Versus's board came from cli/board_text.py, which names the game
+    runs = {}
+    for quiet in ([], ["--quiet"]):
+        out_dir = tmp_path / f"out{len(quiet)}"
+        assert main(["demo", "--game", game, "--seed", "17", *quiet, "--out", str(out_dir)]) == 0
+        runs[bool(quiet)] = (capsys.readouterr().out,
+                             next(out_dir.glob("*/transcript.vtr")).read_bytes())
+    out = runs[False][0]
+    lines = out.splitlines()
+    scenes = [i for i, line in enumerate(lines) if line.endswith(" sees it:")]
+    assert len(scenes) >= 4 and "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    drawn = [line for line in lines if line.startswith("    ")]  # the scenes, indented
+    assert all(lines[i + 1].startswith("    ") for i in scenes) and len(drawn) >= 2 * len(scenes)
+    assert max(map(len, drawn)) <= 80
+    assert runs[False][1] == runs[True][1]  # printing the scenes changes no byte of the match
+    assert "sees it" not in runs[True][0]
+
+
+@pytest.mark.parametrize("game", ["grid", "versus42"])
+def test_offline_demo_plays_any_game(game: str, capsys) -> None:
+    # before: `--offline is an option of versus42 only`, and Versus's demo its own loop
+    assert main(["demo", "--offline", "--game", game, "--seed", "5a"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"versus demo --offline: {game} (")
+    assert "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    assert out.splitlines()[-1].startswith("result: ")
+    main(["demo", "--offline", "--game", game, "--seed", "5a"])
+    assert capsys.readouterr().out == out  # a seed reproduces it
