@@ -45,7 +45,10 @@ def load_deck(path: str) -> list[str]:
     text = data.decode("utf-8", "replace")
     try:
         obj: Any = json.loads(text)
-    except ValueError:
+    except json.JSONDecodeError as error:
+        if text.lstrip()[:1] in ("[", "{"):  # meant as JSON (no card id starts so)
+            raise CommandError(f"deck file {path}: not JSON: {error.msg} at line "
+                               f"{error.lineno} column {error.colno}") from None
         return _deck_lines(text, path)
     if isinstance(obj, list) and all(isinstance(c, str) for c in obj):
         return list(obj)

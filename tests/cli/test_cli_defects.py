@@ -730,3 +730,75 @@ def test_offline_demo_plays_any_game(game: str, capsys) -> None:
     assert out.splitlines()[-1].startswith("result: ")
     main(["demo", "--offline", "--game", game, "--seed", "5a"])
     assert capsys.readouterr().out == out  # a seed reproduces it
+
+
+def test_creating_the_default_identity_says_where(tmp_path: Path) -> None:
+    # before: the keystore's key was made without a word (--help: "created, and said so")
+    from versus.p2p.keystore import default_identity_path
+
+    first = _run(tmp_path, "join", "hello")
+    path = default_identity_path()  # (the same XDG_CONFIG_HOME here, _own_dirs)
+    assert path.is_file() and path.is_relative_to(tmp_path)
+    fingerprint = load_or_create_identity(path).fingerprint
+    created, error = first.stderr.splitlines()
+    assert created == (f"versus: created your identity key {path} ({fingerprint}); other "
+                       "players know you by it: keep it (back it up to stay the same player)")
+    assert "has no :PORT" in error
+    assert "created" not in _run(tmp_path, "join", "hello").stderr  # said once
+
+
+def test_join_without_a_target_is_a_usage_error(tmp_path: Path) -> None:
+    result = _run(tmp_path, "join", "--bot", "random")  # before: exit 1
+    assert result.returncode == 2
+    assert _one_error_line(result.stderr) == (
+        "versus join: give the host's invite or HOST:PORT, or --lan (or --resume MATCH_ID) "
+        "(see versus join --help)")
+    assert not (tmp_path / "config").exists()  # refused before any key was made
+
+
+def test_a_bad_json_deck_says_not_json_where(tmp_path: Path, capsys) -> None:
+    deck = tmp_path / "deck.json"
+    deck.write_text("[1,2")  # before: "not in the catalogue: '[1,2'"
+    assert main(["host", "--deal", "decklist", "--deck", str(deck), "--bot", "random",
+                 "--port", "0", "--identity", _key(tmp_path)]) == 1
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"versus: deck file {deck}: not JSON: Expecting ',' delimiter at line 1 column 5")
+
+
+def test_an_invite_of_another_scheme_says_what_an_invite_looks_like(tmp_path: Path,
+                                                                    capsys) -> None:
+    fingerprint = load_or_create_identity(tmp_path / "host.key").fingerprint
+    target = f"http://127.0.0.1:47820#{fingerprint}"  # before: "an IPv6 address must be in
+    assert main(["join", target, "--identity", _key(tmp_path)]) == 1  # brackets"
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"versus: {target!r} is not an invite: an invite looks like "
+        "versus://HOST:PORT#FINGERPRINT (the host prints it), or give HOST:PORT")
+
+
+@pytest.mark.parametrize("script", ["missing.py", "/nonexistent/bot.py"])
+def test_bot_check_of_a_missing_script_is_one_line(tmp_path: Path, capsys,
+                                                   monkeypatch, script: str) -> None:
+    monkeypatch.chdir(tmp_path)  # before: "3 of 11 checks passed", exit 1
+    bot = f"cmd:{sys.executable} {script}"
+    assert main(["bot-check", bot]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert _one_error_line(captured.err) == (f"versus bot-check: bot {bot!r}: no such file "
+                                             f"{script!r}")
+
+
+def test_a_pairing_that_lost_everything_has_an_honest_elo_line() -> None:
+    from versus.cli.tournament_report import PairingStats
+    from versus.cli.tournament_stats import estimate
+
+    def line(counts: tuple[int, ...]) -> str:
+        return PairingStats(("a", "b"), counts, estimate(counts)).line(None)
+
+    # before: "a vs b: 1 pairs [...]; Elo -inf +/- 0.0, nElo -inf +/- 0.0, LOS 0.0 %"
+    assert line((1, 0, 0, 0, 0)) == ("a vs b: 1 pair [LL 1, LD 0, DD+WL 0, WD 0, WW 0]; Elo "
+                                     "below +113.4 (all lost), LOS 0.0 %")
+    assert line((0, 0, 0, 0, 3)).endswith("3 pairs [LL 0, LD 0, DD+WL 0, WD 0, WW 3]; Elo "
+                                          "above +77.5 (all won), LOS 100.0 %")
+    assert line((0, 0, 1)) == "a vs b: 1 game [L 0, D 0, W 1]; Elo above -233.8 (all won), " \
+                              "LOS 100.0 %"
+    assert "inf" not in line((2, 0, 0))
