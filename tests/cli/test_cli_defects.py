@@ -463,16 +463,18 @@ def test_a_group_of_task_failures_is_one_line_naming_the_first(capsys) -> None:
 
 # --- second review -----------------------------------------------------------------------------
 
-# A bot that says hello, then never answers its first decision (it marks that it got one).
+# A bot that says hello, then never answers its first decision (it marks that it got one); it
+# ends when its driver goes away (the end of its input). Run with `:time=60`, so that it holds
+# the match for the test instead of forfeiting after the default second.
 STALLS = """
-import json, sys, time
+import json, sys
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
         print(json.dumps({"type": "ready", "name": "stalls"}), flush=True)
     elif message["type"] == "decide":
         open(sys.argv[1], "w").close()
-        time.sleep(120)
+        sys.stdin.read()
 """
 
 
@@ -505,7 +507,7 @@ def test_host_and_joiner_of_one_home_each_resume_their_side(tmp_path: Path) -> N
     try:
         port = _listening_port(host)
         join = _versus(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
-                       f"cmd:{sys.executable} {stalls} {decided}", *join_side,
+                       f"cmd:{sys.executable} {stalls} {decided}:time=60", *join_side,
                        start_new_session=True)
         for _ in range(1500):  # the match is under way: the joiner's bot has a decision
             if decided.exists() or join.poll() is not None:
@@ -566,8 +568,8 @@ def test_ctrl_c_in_a_demo_does_not_offer_a_resume(tmp_path: Path) -> None:
     # before: "versus: interrupted; a started match can be resumed with --resume MATCH_ID"
     stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
     stalls.write_text(STALLS)
-    demo = _versus(tmp_path, "demo", "--bot-b", f"cmd:{sys.executable} {stalls} {decided}",
-                   "--out", str(tmp_path / "out"))
+    demo = _versus(tmp_path, "demo", "--out", str(tmp_path / "out"),
+                   "--bot-b", f"cmd:{sys.executable} {stalls} {decided}:time=60")
     _wait_for(decided, demo)  # the match is under way
     out, err = _interrupt(demo)
     assert (demo.returncode, err) == (3, "versus: interrupted\n"), out
@@ -612,7 +614,7 @@ def test_ctrl_c_in_a_hosted_match_names_the_resume_command(tmp_path: Path) -> No
     try:
         port = _listening_port(host)
         join = _versus(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
-                       f"cmd:{sys.executable} {stalls} {decided}",
+                       f"cmd:{sys.executable} {stalls} {decided}:time=60",
                        "--identity", _key(tmp_path, "joiner"), start_new_session=True)
         _wait_for(decided, join)
         _, err = _interrupt(host)
