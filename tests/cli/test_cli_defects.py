@@ -804,3 +804,19 @@ def test_a_pairing_that_lost_everything_has_an_honest_elo_line() -> None:
     assert line((0, 0, 1)) == "a vs b: 1 game [L 0, D 0, W 1]; Elo above -233.8 (all won), " \
                               "LOS 100.0 %"
     assert "inf" not in line((2, 0, 0))
+
+
+def test_a_match_of_the_older_layout_is_still_found_to_resume(tmp_path: Path) -> None:
+    """matches/<id>/ (before each identity had its own folder) is found by --resume; our own
+    folder's match comes first, and a new match goes into our own folder."""
+    from versus.p2p.store import MatchStore, StoreError
+
+    old, mine = "ab" * 32, "ab" * 31 + "cd"
+    (tmp_path / old).mkdir()
+    store = MatchStore(tmp_path, owner="FP")
+    assert store.find("abab").directory == tmp_path / old
+    (tmp_path / "FP" / mine).mkdir(parents=True)
+    assert store.find("abab").directory == tmp_path / "FP" / mine
+    assert store.files(bytes(32)).directory == tmp_path / "FP" / ("00" * 32)
+    with pytest.raises(StoreError, match=f"no saved match 0123 in {tmp_path / 'FP'}"):
+        store.find("0123")
