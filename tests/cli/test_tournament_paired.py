@@ -43,7 +43,8 @@ def test_paired_deals_over_tcp(tmp_path, capsys):
     assert row["model"] == "pentanomial" and sum(row["counts"].values()) == 2
     printed = capsys.readouterr().out
     assert "standings after 2 of 4 games" in printed and "standings after 4 of 4" in printed
-    assert "random vs random#2: 2 pairs [LL" in printed and "nElo" in printed
+    assert "random vs random#2: 2 pairs [LL" in printed
+    assert "nElo" in printed or "(all won)" in printed or "(all lost)" in printed
 
 
 def test_resume_keeps_pairs_intact(tmp_path, capsys):
