@@ -30,7 +30,7 @@ import argparse
 import enum
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -339,7 +339,6 @@ class ReplayApp:
         from prompt_toolkit.styles import Style
 
         from .ui.controls import WrapControl
-        from .ui.render import field_height
         from .ui.theme import no_color, style_rules
 
         self.timeline, self.lens, self.k = timeline, lens, 0
@@ -393,8 +392,6 @@ class ReplayApp:
         return f"{lens}  ←/p →/n step  PgUp/PgDn turn  Home/End  q quits"
 
     def _field(self) -> Any:
-        from .ui.render import render_field
-
         return render_field(self.timeline.view(self.k, self.lens), self.timeline.catalogue, None,
                             owners=("P0", "P1"))
 
@@ -487,3 +484,120 @@ def _replay_game(timeline: GameTimeline, args: argparse.Namespace, out: IO[str])
         return 2
     print_game_replay(timeline, out, args.step)
     return 0
+
+
+# --- the field of the interactive replay (Versus's board, drawn from its view) ----------
+
+# (prompt-toolkit is imported where a screen is drawn: `versus replay --text` needs none)
+from versus.engine.versus42 import Catalogue, FieldCard, Tile  # noqa: E402
+from versus.engine.versus42.views import strength_label  # noqa: E402
+
+Fragments = list  # prompt-toolkit's StyleAndTextTuples
+OneStyleAndTextTuple = tuple
+CELL_W = 15  # characters per area: a space, then 14 (the longest name that is not cut)
+ROW_LABEL_W = 3
+TILE_NAMES = {Tile.WHITE: "White", Tile.BLACK: "Black", Tile.GRAY: "Gray", Tile.BLUE: "Blue"}
+TILE_STYLE = {Tile.WHITE: "class:tile.white", Tile.BLACK: "class:tile.black",
+              Tile.GRAY: "class:tile.gray", Tile.BLUE: "class:tile.blue"}
+CURSOR_MARK = "▶"
+OWNER_MARKS = ("▲", "▼")  # the viewer's cards, the opponent's
+def field_width(cols: int) -> int:
+    return ROW_LABEL_W + CELL_W * cols
+
+
+def field_height(rows: int, with_header: bool = True) -> int:
+    return rows * 3 + (1 if with_header else 0)
+
+
+def rows_top_down(view: PlayerView) -> list[int]:
+    """Row indexes from the top of the screen: the viewer's own side at the bottom."""
+    rows = list(range(view.geometry.rows))
+    return rows if view.player == 1 else rows[::-1]
+
+
+def strength_text(view: PlayerView, cat: Catalogue, fc: FieldCard) -> str:
+    """'4+1' when bonuses apply, '3' without, '?' when hidden from the viewer."""
+    if fc.card_id is None or fc.strength is None:
+        return "?"
+    return strength_label(cat[fc.card_id].strength, fc.strength)
+
+
+def render_field(view: PlayerView, cat: Catalogue, cursor: str | None,
+                 owners: tuple[str, str] | None = None, *,
+                 click: Callable[[str], None] | None = None, with_header: bool = True,
+                 waiting: str | None = None) -> Fragments:
+    """The field as styled fragments. `owners` names the seats ("P0", "P1") where "you" and
+    "opp" would mislead, as in a replay seen by nobody in particular. `click(area)` is called
+    when an area is clicked. `waiting`: no match yet; a neutral grid (no tiles: the layout is
+    not dealt) with this note in its middle."""
+    from .ui.render import on_click
+    geom = view.geometry
+    cards = {fc.area: fc for fc in view.field}
+    out: Fragments = []
+    if with_header:
+        out.append(("", " " * ROW_LABEL_W))
+        for c in range(geom.cols):
+            out.append(("class:title", f" {chr(ord('a') + c)}".ljust(CELL_W)))
+        out.append(("", "\n"))
+    order = rows_top_down(view)
+    for line_no, r in enumerate(order):
+        for line in range(3):
+            out.append(("class:title", f" {r + 1} " if line == 1 else " " * ROW_LABEL_W))
+            if waiting is not None and line == 1 and line_no == (len(order) - 1) // 2:
+                out.append(("class:warn", waiting.center(CELL_W * geom.cols)[:CELL_W * geom.cols]))
+                out.append(("", "\n"))
+                continue
+            for c in range(geom.cols):
+                name = geom.names[r * geom.cols + c]
+                handler = on_click(lambda a=name: click(a)) if click is not None else None
+                if waiting is not None:
+                    cell = [("class:tile.none", f" {name}".ljust(CELL_W) if line == 0
+                             else " " * CELL_W)]
+                else:
+                    tile = Tile(view.tiles[r * geom.cols + c])
+                    style = TILE_STYLE[tile] + (" class:cursor" if name == cursor else "")
+                    cell = _cell_line(view, cat, name, tile, cards.get(name), line, style,
+                                      owners, name == cursor)
+                out += [_with_handler(f, handler) for f in cell]
+            out.append(("", "\n"))
+    return out
+
+
+def _with_handler(fragment: OneStyleAndTextTuple,
+                  handler: Callable[[Any], object] | None) -> OneStyleAndTextTuple:
+    if handler is None:
+        return fragment
+    return (fragment[0], fragment[1], handler)
+
+
+def _cell_line(view: PlayerView, cat: Catalogue, area: str, tile: Tile, fc: FieldCard | None,
+               line: int, style: str, owners: tuple[str, str] | None = None,
+               is_cursor: bool = False) -> Fragments:
+    from .ui.render import ellipsize
+    inner = CELL_W - 1
+    if line == 0:
+        lead = CURSOR_MARK if is_cursor else " "
+        return [(style, f"{lead}{area}{TILE_NAMES[tile]:>{inner - len(area) - 1}} ")]
+    if fc is None:
+        return [(style, " " * CELL_W)]
+    mine = fc.owner == view.player
+    own_style = style + (" class:mine" if mine else " class:theirs")
+    if line == 1:
+        label = cat[fc.card_id].name if fc.card_id else "(verso)"
+        return [(own_style, f" {ellipsize(label, inner):<{inner}}")]
+    mark_style = "class:mark.mine" if mine else "class:mark.theirs"
+    mark = OWNER_MARKS[0] if mine else OWNER_MARKS[1]
+    who = owners[fc.owner] if owners is not None else "you" if mine else "opp"
+    text = f"{who} {stats_text(view, cat, fc)}"
+    if len(text) > inner - 1:  # the stats and the absorbed count always stay; the word goes
+        text = stats_text(view, cat, fc)
+    return [(style, " "), (style + " " + mark_style, mark),
+            (own_style, f"{text[:inner - 1]:<{inner - 1}}")]
+
+
+def stats_text(view: PlayerView, cat: Catalogue, fc: FieldCard) -> str:
+    """'4+1 R ×2': Strength, face (R recto, V verso), absorbed cards (when there are any)."""
+    absorbed = f" ×{fc.level}" if fc.level else ""
+    return f"{strength_text(view, cat, fc)} {'R' if fc.recto else 'V'}{absorbed}"
+
+
