@@ -28,7 +28,7 @@ from .insecure_seed import seeded
 from .match_setup import (
     enter_guarded_player,
     forfeits_of,
-    plays_full_screen,
+    has_board_text,
     rules_from,
 )
 from .match_text import MAX_LOG_LINE, bot_failures, result_text
@@ -73,7 +73,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     rules = rules_from(args, "demo")
     #: the full-screen game's board is printed as text (cli/board_text.py), each turn; another
     #: game's inputs in its notation
-    boards = plays_full_screen(rules.game)
+    boards = has_board_text(rules.game)
     seed = args.seed
     bot_seeds = [int.from_bytes(seeded(seed, f"bot{s}")[:8], "big") for s in (0, 1)]
     identities = (Identity(seeded(seed, "id0")), Identity(seeded(seed, "id1")))

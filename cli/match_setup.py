@@ -89,10 +89,17 @@ def rules_from(args: argparse.Namespace, command: str = "host") -> MatchRules:
         raise CommandError(str(error)) from None
 
 
-def plays_full_screen(game: str) -> bool:
-    """Whether a person plays `game` in the full-screen terminal UI, or else at the line
-    interface (the game says: engine/api.py `full_screen_ui`)."""
+def has_board_text(game: str) -> bool:
+    """Whether `game`'s board is printed as text by `versus demo` (engine/api.py
+    `full_screen_ui`)."""
     return full_screen_ui(game_of(game))
+
+
+def plays_full_screen(stdin: TextIO | None) -> bool:
+    """Whether a person plays in the full-screen terminal UI (which draws every game's scene):
+    when the standard input is a terminal; else at the line interface (cli/line_ui.py), which
+    prints the same scene as text and reads lines from a pipe or a file."""
+    return stdin is not None and stdin.isatty()
 
 
 def make_player(name: str, seed: int | None, game: str) -> Any:
@@ -155,14 +162,6 @@ def forfeits_of(players: Sequence[Any]) -> dict[int, str]:
     """{seat: reason} of the guarded bots that forfeited (None or a person: no entry)."""
     return {seat: reason for seat, player in enumerate(players)
             if (reason := getattr(player, "forfeit", None)) is not None}
-
-
-def need_terminal(stdin: TextIO | None, instead: str) -> None:
-    """The terminal UI reads keys from a terminal; without one it could only fail once it had
-    taken the screen (prompt-toolkit's EOFError), so say so before it starts."""
-    if stdin is None or not stdin.isatty():
-        raise CommandError("the match is played in a terminal UI, but the standard input is "
-                           f"not a terminal; {instead}")
 
 
 def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:

@@ -123,12 +123,14 @@ def make_bot(name: str, seed: int = 0) -> Any:
 
 
 def line_chooser(out: TextIO, inp: TextIO = sys.stdin) -> Any:
-    """A simple line UI: the board, the numbered legal inputs; a number or the input's text;
-    `?` prints help."""
-    from versus.engine.api import text_board
+    """A simple line UI (no terminal): the scene as text (engine/scene.py `scene_lines`), the
+    numbered legal inputs; a number or the input's text; `?` prints help."""
+    from versus.engine.api import scene_of
+    from versus.engine.scene import scene_lines
 
     def choose(game: Any, state: Any, legal: list[str]) -> str:
-        print(text_board(game, state), file=out)
+        scene = scene_of(game, state, 0, game.new_knowledge(0))
+        print("\n".join(scene_lines(scene, 80)), file=out)
         for i, a in enumerate(legal):
             print(f"  {i:>2}: {a}", file=out)
         while True:
@@ -378,9 +380,12 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
         reveal = service.reveal
         publish = args.publish_secret or not args.challenge
         secret = service.publish_secret() if publish else None
-    chooser = make_bot(args.bot, args.seed) if args.bot else line_chooser(out)
     try:
-        run, state = play(game, ch, player, reveal, chooser)
+        if not args.bot and sys.stdin.isatty():
+            run, state = _play_in_ui(args, game, ch, player, reveal)
+        else:
+            chooser = make_bot(args.bot, args.seed) if args.bot else line_chooser(out)
+            run, state = play(game, ch, player, reveal, chooser)
     finally:
         if client is not None:
             client.close()
@@ -390,6 +395,27 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
     print(f"{fin.outcome}: score {game.score(state)} after {state.d['turn']} turns; run "
           f"written to {path}", file=out)
     return EXIT_OK
+
+
+def _play_in_ui(args: argparse.Namespace, game: Any, ch: Challenge, player: Any,
+                reveal: Any) -> tuple[Any, Any]:
+    """The run played by a person in the full-screen UI (cli/solo_client.py); KeyboardInterrupt
+    when the person leaves it unfinished (as the line interface's end of input)."""
+    from .solo_client import SoloClient
+    from .ui.app import run_ui
+
+    rules = game.decode_rules(ch.rules)
+
+    def run(chooser: Any, on_step: Any) -> tuple[Any, Any]:
+        return play(game, ch, player, reveal, chooser, on_step=on_step)
+
+    client = SoloClient(game, rules, run)
+    run_ui(client, theme=getattr(args, "theme", None))
+    if client.error is not None:
+        raise client.error
+    if client.record is None:
+        raise KeyboardInterrupt
+    return client.record, client.final_state
 
 
 # --- batch runs ---------------------------------------------------------------------------------

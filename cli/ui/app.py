@@ -884,12 +884,14 @@ class MatchUI:
     # --- trio side ----------------------------------------------------------------------------
     async def trio_main(self, guest: TrioGuest) -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._watch, guest)
+            await nursery.start(self._watch, guest)  # it waits before the client changes
             await self.client.run()
             guest.post(self.on_change)
             await trio.sleep_forever()  # keep serving calls until the UI closes
 
-    async def _watch(self, guest: TrioGuest) -> None:
+    async def _watch(self, guest: TrioGuest,
+                     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()  # (no checkpoint before the wait below: no change is missed)
         while True:
             await self.client.wait_changed()
             guest.post(self.on_change)
