@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -179,6 +180,44 @@ def cut_words(rows: list[str], words: set[str]) -> list[str]:
     return found
 
 
-def text_words(*texts: str) -> set[str]:
-    """The words of `texts` (what must never be broken across rows)."""
-    return {w for t in texts for w in WORD.findall(t)}
+def text_words(*texts: str, longest: int = 40) -> set[str]:
+    """The words of `texts` (what must never be broken across rows), from the tokens between
+    spaces of at most `longest` characters (a longer one cannot fit a row: it is broken)."""
+    return {w for t in texts for token in t.split() if len(token) <= longest
+            for w in WORD.findall(token)}
+
+
+# --- clients of every game ---------------------------------------------------------------------
+
+#: the games every UI test covers (their registry ids; the solo one plays a solo run)
+GAMES = ("versus42", "grid", "vanquishers", "multiverse")
+
+
+def solo_client(game: Any, seed: bytes = b"ui-solo") -> Any:
+    """The solo client over a real practice run (protocol/solo/run.py `play`), its reveals
+    from an in-process reveal service."""
+    from versus.cli.solo_client import SoloClient
+    from versus.protocol.crypto.identity import Identity
+    from versus.protocol.solo.challenge import new_challenge
+    from versus.protocol.solo.run import play
+    from versus.protocol.solo.service import RevealService
+
+    player = Identity(hashlib.sha256(seed).digest())
+    rules = game.default_rules()
+    ch, secret = new_challenge(player, game, rules, "ui-test",
+                               lambda n: hashlib.sha256(seed + b"/secret").digest()[:n])
+    service = RevealService(ch, secret)
+    return SoloClient(game, rules, lambda choose, on_step: play(
+        game, ch, player, service.reveal, choose, on_step=on_step))
+
+
+def client_for(game_id: str | Any, seed: bytes = b"ui") -> Any:
+    """A client of `game_id` (or a game object) against a local random bot, or its solo
+    run for a one-seat game."""
+    from versus.cli.client import LocalMatchClient
+    from versus.engine.registry import get_game
+
+    game = get_game(game_id) if isinstance(game_id, str) else game_id
+    if game.players == 1:
+        return solo_client(game, seed)
+    return LocalMatchClient(game, seed=seed)
