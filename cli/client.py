@@ -161,9 +161,11 @@ class MatchClient(Protocol):
     async def wait_changed(self) -> None: ...  # returns once anything above changed
 
 
-def parse_legal(game: Any, line: str, legal: list[Any]) -> Any:
+def parse_legal(game: Any, line: str, legal: list[Any], state: Any = None) -> Any:
     """The legal input `line` names (its canonical line, or any text the game parses to a legal
-    input); the game's MalformedActionError, or IllegalActionError naming the line."""
+    input); the game's MalformedActionError, or IllegalActionError naming the line (with the
+    engine's reason when `state` is given: the game's `step` says why, before it looks at
+    anything hidden)."""
     typed = " ".join(line.split())
     for inp in legal:
         if game.format_input(inp) == typed:
@@ -173,7 +175,21 @@ def parse_legal(game: Any, line: str, legal: list[Any]) -> Any:
         return inp
     if not legal:
         raise IllegalActionError(f"{typed}: it is not your decision now")
+    if state is not None:
+        try:
+            game.step(state, inp)
+        except EngineError as error:
+            raise IllegalActionError(f"{typed}: {_reason(error)}") from None
+        except Exception:  # a state without the hidden cards: no better reason
+            pass
     raise IllegalActionError(f"{typed}: not a legal input now (Tab lists the legal ones)")
+
+
+def _reason(error: EngineError) -> str:
+    """An engine error's reason without the input it repeats ("illegal input 'x' at ...: ")."""
+    text = " ".join(str(error).split())
+    head, sep, rest = text.partition(": ")
+    return rest if sep and ("input" in head or "action" in head) else text
 
 
 def random_chooser(seed: bytes) -> Chooser:
@@ -324,7 +340,8 @@ class LocalMatchClient:
             raise IllegalActionError(f"{line.strip()}: the game is over")
         if self._decider() != self._seat:
             raise IllegalActionError(f"{line.strip()}: it is not your decision")
-        inp = parse_legal(self.game, line, list(self.game.legal_actions(self.play.state)))
+        inp = parse_legal(self.game, line, list(self.game.legal_actions(self.play.state)),
+                          self.play.state)
         before = self.play.state
         self.play.apply(inp)
         self._apply(inp, before)

@@ -214,7 +214,7 @@ class NetMatchClient:
             why = ("your clock has run out" if s.own_time_out() else
                    "it is not your decision")
             raise IllegalActionError(f"{typed}: {why}")
-        action = parse_legal(s.game, typed, s.legal_actions())
+        action = parse_legal(s.game, typed, s.legal_actions(), s.state)
         try:
             await s.submit(action)
         except LocalProtocolError as error:
