@@ -83,6 +83,7 @@ from .theme import chosen_theme, no_color, style_rules
 
 MIN_COLS, MIN_ROWS = 80, 24
 WIDE_COLS = 120  # from here the side panel (status, zones, hand with every text) sits beside
+LOG_MIN = 3  # the stacked layout keeps at least these log lines
 REFRESH_SECONDS = 0.5  # clocks and the resume countdown tick without any event
 INPUT_GRACE = 0.5  # s: a line begun sooner after a change was typed for the decision before
 HINT = ("class:dim", "F1 rules & keys · F2 card text · Tab completes · Ctrl-C quits")
@@ -311,7 +312,7 @@ class MatchUI:
         """(width, height) the board may take."""
         cols = self.size()[0]
         width = cols * 11 // 20 if self.wide else cols
-        return width, self._body_rows() * (11 if self.wide else 9) // 20
+        return width, self._body_rows() * (11 if self.wide else 7) // 20
 
     def _board_geometry(self) -> tuple[int, int, int, int]:
         """(cell width, cell height, board columns, board lines); zeros without a board."""
@@ -362,15 +363,45 @@ class MatchUI:
         return VSplit([left, side], padding=1, padding_char="│", padding_style="class:dim")
 
     def _narrow_body(self) -> HSplit:
+        """Stacked: the board, the status and zones, the hand, the cursor's cell, the log. The
+        heights are shared out in that order of need (`_narrow_heights`): the hand with the
+        selected card's text first, the log at least LOG_MIN lines."""
+        self._status_box = WrapControl(lambda w: self._status_text())
+        self._hand_box = WrapControl(lambda w: self._hand(None),
+                                     lambda w: self._hand(False, selected_text=True),
+                                     lambda w: self._hand(False))
+        self._focus_box = WrapControl(lambda w: self._focus_text(True),
+                                      lambda w: self._focus_text(False))
+
+        def height(n: int) -> Callable[[], Dimension]:
+            return lambda: Dimension.exact(self._narrow_heights()[n])
+
         return HSplit([
             self._board_window(),
-            self._flexible(WrapControl(lambda w: self._status_text()), self._cols, 1, 4),
-            self._flexible(WrapControl(lambda w: self._hand(None),
-                                       lambda w: self._hand(False)), self._cols, 1, 8),
-            self._flexible(WrapControl(lambda w: self._focus_text(True),
-                                       lambda w: self._focus_text(False)), self._cols, 1, 3),
+            Window(self._status_box, height=height(0)),
+            Window(self._hand_box, height=height(1)),
+            Window(self._focus_box, height=height(2)),
             self._log_window(),
         ])
+
+    def _narrow_heights(self) -> tuple[int, int, int]:
+        """(status, hand, cursor cell) lines of the stacked layout; the log takes the rest.
+        In the hand, the cursor's cell is not shown (the offered inputs are in the menu)."""
+        width = self._cols()
+        room = self._body_rows() - self._board_geometry()[3] - LOG_MIN
+        status_full = len(self._status_box.wrapped(0, width))
+        status = min(status_full, 2)
+        focus_full = 0 if self.in_hand else min(
+            len(self._focus_box.wrapped(0, width)), 3)
+        focus = min(focus_full, 1)
+        hand_room = max(1, room - status - focus)
+        counts = [len(self._hand_box.wrapped(n, width)) for n in range(3)]
+        hand = next((c for c in counts if c <= hand_room), min(counts[2], hand_room))
+        spare = max(0, room - status - focus - hand)
+        grow = min(spare, focus_full - focus)
+        focus, spare = focus + grow, spare - grow
+        status += min(spare, max(0, min(status_full, 5) - status))
+        return status, hand, focus
 
     # --- text of the windows ----------------------------------------------------------------
     def _header(self) -> StyleAndTextTuples:
@@ -420,12 +451,13 @@ class MatchUI:
         return [*render.cell_fragments(cell, with_text),
                 *render.offers_fragments(cell.inputs, scene)]
 
-    def _hand(self, with_text: bool | None) -> StyleAndTextTuples:
+    def _hand(self, with_text: bool | None, selected_text: bool = False) -> StyleAndTextTuples:
         hand = self.hand()
         if hand is None:
             return []
         selected = min(self.hand_index, len(hand.cards) - 1) if self.in_hand else None
-        return render.hand_fragments(hand, selected, with_text, click=self.click_hand)
+        return render.hand_fragments(hand, selected, with_text, click=self.click_hand,
+                                     selected_text=selected_text)
 
     def _log_text(self) -> StyleAndTextTuples:
         lines = self.client.log_lines()

@@ -345,18 +345,26 @@ def card_fragments(card: Card, indent: str = "  ") -> Fragments:
 
 
 def card_entry(card: Card) -> str:
-    """A card in a list: its label, and its face's line when it says more."""
-    if card.face is None:
-        return card.label
-    line = card.face.line()
-    return line if card.label in line else f"{card.label} · {line}"
+    """A card in a list: its face's line (name, kind, numbers), its label when hidden."""
+    return card.label if card.face is None else card.face.line()
+
+
+def _card_text(card: Card) -> Fragments:
+    out: Fragments = []
+    if card.status:
+        out.append(("class:dim", f"     [{', '.join(card.status)}]\n"))
+    if card.face is not None and card.face.text:
+        out += [("", f"     {p.strip()}\n") for p in card.face.text.split("\n") if p.strip()]
+    return out
 
 
 def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
-                   click: Callable[[int], None] | None = None) -> Fragments:
+                   click: Callable[[int], None] | None = None,
+                   selected_text: bool = False) -> Fragments:
     """The hand, one card a line: its key [1-9] (what the number keys and a click pick), its
     label and face. `with_text`: True every card's rules text, None the selected card's only,
-    False none (the compact form: all cards on as few lines as the width allows)."""
+    False none (the compact form: all cards on as few lines as the width allows; with
+    `selected_text`, the selected card's text below them)."""
     hidden = zone.size - len(zone.cards)
     head = f"{zone.name} ({zone.size}{f', {hidden} hidden' if hidden else ''})"
     out: Fragments = [("class:title", head),
@@ -366,11 +374,16 @@ def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
         for i, card in enumerate(zone.cards):
             handler = on_click(lambda n=i: click(n)) if click is not None else None
             sel = i == selected
-            text = f"{CURSOR_MARK if sel else ''}[{i + 1}] {card_entry(card)}"
+            name = card.label if card.face is None else card.face.name
+            text = f"{CURSOR_MARK if sel else ''}[{i + 1}] {name}"
             style = "class:nobreak" + (" class:cursor" if sel else " class:mine")
             out += [("class:dim", " · ") if i else ("", ""),
                     _with_handler((style, text), handler)]
-        return [*out, ("", "\n")]
+        out.append(("", "\n"))
+        if selected_text and selected is not None and selected < len(zone.cards):
+            card = zone.cards[selected]
+            out += [("class:mine", f"  {card_entry(card)}\n"), *_card_text(card)]
+        return out
     out.append(("", "\n"))
     if not zone.cards:
         out.append(("class:dim", "  (empty)\n"))
@@ -381,11 +394,7 @@ def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
                             f"{CURSOR_MARK if sel else ' '}[{i + 1}] {card_entry(card)}"),
                            ("", "\n")]
         if with_text or (with_text is None and sel):
-            if card.status:
-                line.append(("class:dim", f"     [{', '.join(card.status)}]\n"))
-            if card.face is not None and card.face.text:
-                line += [("", f"     {p.strip()}\n") for p in card.face.text.split("\n")
-                         if p.strip()]
+            line += _card_text(card)
         out += [_with_handler(f, handler) for f in line]
     return out
 
