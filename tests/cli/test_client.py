@@ -63,7 +63,7 @@ async def test_illegal_submit_raises_and_changes_nothing() -> None:
             while not client.inputs():
                 await client.wait_changed()
             before = client.decision_key()
-            with pytest.raises(IllegalActionError, match="^call: (illegal input|not a legal input)"):
+            with pytest.raises(IllegalActionError, match=r"^call: (illegal|not a legal)"):
                 await client.submit("call")
             with pytest.raises(EngineError, match="malformed toy-duel input"):
                 await client.submit("dance")
