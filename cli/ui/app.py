@@ -351,7 +351,8 @@ class MatchUI:
 
     def _wide_body(self) -> VSplit:
         side = HSplit([
-            self._flexible(WrapControl(lambda w: self._status_text()), self._side_width, 1, 8),
+            self._flexible(WrapControl(lambda w: self._status_text()), self._side_width, 1,
+                           14),
             self._flexible(WrapControl(lambda w: self._focus_text(True),
                                        lambda w: self._focus_text(False)),
                            self._side_width, 1, 10),

@@ -307,7 +307,7 @@ def cell_line(cell: Cell, line: int, cell_h: int, width: int, is_cursor: bool,
         card_text = ellipsize(top.label, width - 1 - len(more)) + more
         if top.owner is not None and seat is not None:
             own = " class:mine" if top.owner == seat else " class:theirs"
-    ground = cell.shade or cell.label
+    ground = cell.shade or (cell.label if cell.label != cell.ref else "")
     if cell_h == 1:
         return ellipsize(mark + (card_text or ground or "·"), width).ljust(width), own
     if line == 0:
