@@ -67,8 +67,9 @@ class NetMatchClient:
     """A MatchClient over a MatchSession (see the module comment)."""
 
     def __init__(self, connector: Connector, *, seat: int, game: Any = None,
-                 waiting: str = "connecting") -> None:
+                 waiting: str = "connecting", resumable: bool = True) -> None:
         self._connector = connector
+        self._resumable = resumable  # host and join: a match left may be resumed
         self._seat = seat
         self._game = game  # the game to be played, when known before the session exists
         self.session: MatchSession | None = None
@@ -140,7 +141,9 @@ class NetMatchClient:
     def leave_words(self) -> str:
         if not self.match_started:
             return "leave (stop before the match starts)"
-        return "leave (host or join: resume it later with --resume)"
+        if not self._resumable:
+            return "leave (the match ends unfinished: it cannot be resumed)"
+        return "leave (resume it later with --resume)"
 
     def scene(self) -> Scene:
         s = self.session

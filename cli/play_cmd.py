@@ -82,7 +82,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
                 nursery.cancel_scope.cancel()
             return result.outcomes[seat]
 
-    client = NetMatchClient(connector, seat=seat, game=rules.game_impl,
+    client = NetMatchClient(connector, seat=seat, game=rules.game_impl, resumable=False,
                             waiting=f"starting a match against the {args.bot} bot")
     run_ui(client, theme=getattr(args, "theme", None))
     if sessions and sessions[0].transcript_path is not None:  # the host's side keeps it
