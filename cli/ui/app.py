@@ -22,7 +22,8 @@
 # Selecting. Enter or Space on an empty line (or a click) selects the cursor's cell or the
 # hand's selected card: its inputs (Cell.inputs / Card.inputs) are offered, one written out in
 # full (Enter plays it), several in the completion menu. ↓ from the board's last row goes into
-# the hand, ↑ from the hand back to the board; 1-9 select a hand card at once.
+# the cards (the hand's, then the other zones' cards that take inputs now: ← → move among
+# them), ↑ back to the board; 1-9 select a hand card at once.
 #
 # An input is bound to the decision it was typed for: the decision that had been on screen
 # for INPUT_GRACE seconds when its first character was typed (a person cannot have reacted to a
@@ -92,7 +93,7 @@ COMMANDS = ("help", "card", "resign", "leave")
 KEYS_HELP = """\
 Keys
   arrows       move the cursor over the board (▶ marks it); ↓ below the last row enters \
-your hand, ↑ goes back
+your hand and the cards that take inputs (← → move among them), ↑ goes back
   Enter        on an empty line: select what is under the cursor (its inputs are offered); \
 otherwise play the line (a filter matching one input plays it)
   Space        on an empty line: select, like Enter
@@ -196,8 +197,8 @@ class MatchUI:
         self.message: tuple[str, str] = HINT
         self.message_for: bytes | None = None  # the decision a message is about (None: any)
         self.cursor = (0, 0)
-        self.in_hand = False  # the arrows move in the hand (else over the board)
-        self.hand_index = 0
+        self.in_hand = False  # the arrows move among the cards (else over the board)
+        self.hand_index = 0  # in `cards()`: the hand's, then other zones' that take inputs
         self.guest: TrioGuest | None = None
         self.busy = False  # a submit is in flight
         self.modal_top = 0  # the first line shown of a scrolling modal (help, card)
@@ -251,14 +252,33 @@ class MatchUI:
         r, c = min(r, len(board.rows) - 1), min(c, len(board.columns) - 1)
         return board.row(r)[c]
 
-    def selected_card(self) -> Card | None:
-        """The hand's selected card when the cursor is in the hand, else the top card of the
-        cursor's cell."""
+    def cards(self) -> list[Card]:
+        """The cards the arrows move among below the board: the hand's, then the visible
+        cards of the other zones that take inputs now (a weapon to fire, a hero to use)."""
         hand = self.hand()
-        if self.in_hand and hand is not None and hand.cards:
-            return hand.cards[min(self.hand_index, len(hand.cards) - 1)]
+        out = list(hand.cards) if hand is not None else []
+        for zone in self.scene.zones:
+            if not zone.hand:
+                out += [card for card in zone.cards if card.inputs]
+        return out
+
+    def selected_index(self) -> int | None:
+        cards = self.cards()
+        return min(self.hand_index, len(cards) - 1) if self.in_hand and cards else None
+
+    def selected_card(self) -> Card | None:
+        """The selected card when the cursor is among the cards, else the top card of the
+        cursor's cell."""
+        index = self.selected_index()
+        if index is not None:
+            return self.cards()[index]
         cell = self.cursor_cell()
         return cell.cards[0] if cell is not None and cell.cards else None
+
+    def _in_hand_zone(self) -> bool:
+        """The selected card is one of the hand's (its text is shown in the hand)."""
+        index, hand = self.selected_index(), self.hand()
+        return index is not None and hand is not None and index < len(hand.cards)
 
     # --- layout -----------------------------------------------------------------------------
     def _build_root(self) -> FloatContainer:
@@ -392,7 +412,7 @@ class MatchUI:
         room = self._body_rows() - self._board_geometry()[3] - LOG_MIN
         status_full = len(self._status_box.wrapped(0, width))
         status = min(status_full, 2)
-        focus_full = 0 if self.in_hand else min(
+        focus_full = 0 if self._in_hand_zone() else min(
             len(self._focus_box.wrapped(0, width)), 3)
         focus = min(focus_full, 1)
         hand_room = max(1, room - status - focus)
@@ -434,7 +454,8 @@ class MatchUI:
         if not self.client.match_started:
             out.append(("class:warn", "Waiting for the match (the log says what happens)\n"))
         out += render.status_fragments(scene)
-        out += render.zones_fragments(scene.zones)
+        card = self.selected_card() if self.in_hand and not self._in_hand_zone() else None
+        out += render.zones_fragments(scene.zones, None if card is None else card.ref)
         return out
 
     def _focus_text(self, with_text: bool) -> StyleAndTextTuples:
@@ -445,7 +466,8 @@ class MatchUI:
             card = self.selected_card()
             if card is None:
                 return []
-            return render.offers_fragments(card.inputs, scene)
+            text = [] if self._in_hand_zone() else render.card_fragments(card)
+            return [*text, *render.offers_fragments(card.inputs, scene)]
         cell = self.cursor_cell()
         if cell is None:
             return []
@@ -456,7 +478,7 @@ class MatchUI:
         hand = self.hand()
         if hand is None:
             return []
-        selected = min(self.hand_index, len(hand.cards) - 1) if self.in_hand else None
+        selected = self.selected_index() if self._in_hand_zone() else None
         return render.hand_fragments(hand, selected, with_text, click=self.click_hand,
                                      selected_text=selected_text)
 
@@ -691,21 +713,19 @@ class MatchUI:
 
     def move_cursor(self, drow: int, dcol: int) -> None:
         board = self.scene.board
-        hand = self.hand()
-        has_hand = hand is not None and bool(hand.cards)
+        count = len(self.cards())
         if self.in_hand or board is None:
-            if not has_hand:
+            if not count:
                 return
-            assert hand is not None
             if drow < 0 and board is not None:
                 self.in_hand = False
                 return
             self.in_hand = True
-            self.hand_index = min(max(self.hand_index + dcol + drow, 0), len(hand.cards) - 1)
+            self.hand_index = min(max(self.hand_index + dcol + drow, 0), count - 1)
             return
         r, c = self.cursor
         rows, cols = len(board.rows), len(board.columns)
-        if drow > 0 and r >= rows - 1 and has_hand:
+        if drow > 0 and r >= rows - 1 and count:
             self.in_hand = True
             return
         self.cursor = (min(max(r + drow, 0), rows - 1), min(max(c + dcol, 0), cols - 1))

@@ -399,15 +399,19 @@ def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
     return out
 
 
-def zones_fragments(zones: Sequence[Zone]) -> Fragments:
-    """Every zone but the hand as one compact line: its name, its count, its visible cards."""
+def zones_fragments(zones: Sequence[Zone], selected: str | None = None) -> Fragments:
+    """Every zone but the hand as one compact line: its name, its count, its visible cards
+    (the `selected` one marked ▶)."""
     out: Fragments = []
     for zone in zones:
         if zone.hand:
             continue
-        names = ", ".join(c.label for c in zone.cards)
-        out += [("class:title", f"{zone.name}"), ("", f" ({zone.size})"),
-                ("", f": {names}\n" if names else "\n")]
+        out += [("class:title", f"{zone.name}"), ("", f" ({zone.size})")]
+        for i, card in enumerate(zone.cards):
+            sel = card.ref == selected
+            out += [("", ": " if i == 0 else ", "),
+                    ("class:cursor" if sel else "", f"{CURSOR_MARK if sel else ''}{card.label}")]
+        out.append(("", "\n"))
     return out
 
 

@@ -1,6 +1,7 @@
 # A game for the UI tests that describes itself with a full scene (engine/scene.py): the toy
 # duel (tests/engine/toy_game.py) with a 3x2 board of shaded cells, a hand whose card has a
-# long rules text, a deck counted, a discard pile, a wasteful input with its note ("pass"),
+# long rules text, a deck counted, a discard pile, a chip (a zone card taking an input), a
+# wasteful input with its note ("pass"),
 # inputs named by a cell and by the hand's card, rules text for F1, and a result said plainly.
 # It needs no real game, so the UI's drawing and keys are tested whatever the games' scenes say.
 from __future__ import annotations
@@ -52,7 +53,10 @@ class SceneDuel(ToyDuel):
                       count=1 if mine is not None else 0, hand=seat is not None),
                  Zone("Deck", None, (), count=3 - len(s.dealt)),
                  Zone("Discard pile", None, (Card("d1", "Old card", Face("Old card", "card",
-                                                                          (), "Gone.")),)))
+                                                                          (), "Gone.")),)),
+                 Zone("Chips", seat, (Card("chip", "Chip", Face(
+                     "Chip", "token", (), "A chip to bet with: betting puts it in the pot."),
+                     owner=seat, inputs=tuple(i for i in inputs if i == "bet")),)))
         result = None
         if isinstance(d, Finished):
             who = player_name(d.winner, seat)

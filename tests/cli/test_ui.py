@@ -198,6 +198,14 @@ def test_a_hand_card_is_selected_by_key_arrow_and_click_and_shows_its_text() -> 
             await h.my_decision()
             await h.keys(DOWN)  # below the board's last row: into the hand
             assert h.ui.in_hand and h.ui.selected_card().ref.startswith("h")
+            await h.keys(RIGHT)  # past the hand: the chip (a zone card that takes an input)
+            assert h.ui.selected_card().ref == "chip"
+            screen = await h.screen()
+            find(screen, "▶Chip")
+            find(screen, "A chip to bet with")
+            await h.keys(ENTER)
+            assert h.ui.input_buffer.text == "bet"  # its one input, written out
+            await h.keys(ESC)
             await h.keys(UP)
             assert not h.ui.in_hand
             screen = await h.screen()
