@@ -324,22 +324,24 @@ def add_verify_parser(sub: Any) -> None:
 
 def add_replay_parser(sub: Any) -> None:
     parser = sub.add_parser(
-        "replay", help="step through a verified match in the terminal",
-        description="Verify a transcript, then step through the match: →/n ←/p step, PgDn/PgUp "
-                    "turn, Home/End, h switches the view (as player 0 / as player 1 / "
-                    "everything revealed) when the end-of-match reveals are present, q quits.")
-    parser.add_argument("file", metavar="FILE", help="transcript file (- = stdin)")
+        "replay", help="step through a match transcript or a solo run of any game",
+        description="Verify a match transcript or a solo run, then step through its game (a "
+                    "file that stops being valid: up to its last valid record, the failure "
+                    "named there): →/n ←/p step, PgDn/PgUp turn, Home/End, h switches the view "
+                    "(public / as seat 0 / as seat 1) when the end-of-match reveals are "
+                    "present, q quits.")
+    parser.add_argument("file", metavar="FILE", help="transcript or solo run file (- = stdin)")
     parser.add_argument("--print", action="store_true",
-                        help="print every step (board and narration) instead of the app")
+                        help="print every step (the game's scene and narration) instead of "
+                             "the app")
     parser.add_argument("--step", type=int, default=None, metavar="K",
-                        help="print step K only (0 = the new game)")
+                        help="print step K only (0 = the start)")
     parser.add_argument("--position", action="store_true",
                         help="print the position of step K (default: the last) in the "
                              "position format: public facts only, for --start and --deals")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
-                        help="what to show: everything revealed (default when the reveals are "
-                             "present), what seat 0 or 1 knew, or public information only "
-                             "(another game than Versus: public information, printed)")
+                        help="what to show: public information (the default; 'all' too), or "
+                             "what seat 0 or 1 knew (when the reveals are present)")
     add_game_option(parser, "the game the transcript must be of (it names its game)")
     add_ui_options(parser)
     check_game(parser, "replay")

@@ -122,27 +122,32 @@ def make_bot(name: str, seed: int = 0) -> Any:
     raise ValueError(f"unknown solo bot {name!r}: one of {', '.join(BOTS)}")
 
 
-def line_chooser(out: TextIO, inp: TextIO = sys.stdin) -> Any:
-    """A simple line UI (no terminal): the scene as text (engine/scene.py `scene_lines`), the
-    numbered legal inputs; a number or the input's text; `?` prints help."""
-    from versus.engine.api import scene_of
+def line_chooser(out: TextIO, inp: TextIO | None = None, rules: Any = None) -> Any:
+    """A simple line UI (no terminal): the scene as text (engine/scene.py `scene_lines`: the
+    board, the hand with each card's text, what the game asks), the numbered legal inputs with
+    the game's warning beside an input that wastes a card; a number or the input's text; `?`
+    prints the game's rules and notation (`rules_text` of `rules`)."""
+    from versus.engine.api import rules_text, scene_of
     from versus.engine.scene import scene_lines
 
     def choose(game: Any, state: Any, legal: list[str]) -> str:
-        scene = scene_of(game, state, 0, game.new_knowledge(0))
+        scene = scene_of(game, state, game.decision(state).player, None)
         print("\n".join(scene_lines(scene, 80)), file=out)
         for i, a in enumerate(legal):
-            print(f"  {i:>2}: {a}", file=out)
+            note = scene.note(a)
+            print(f"  {i:>2}: {a}" + (f"  (! {note})" if note else ""), file=out)
+        source = sys.stdin if inp is None else inp
         while True:
             out.write("> ")
             out.flush()
-            line = inp.readline()
+            line = source.readline()
             if not line:
                 raise KeyboardInterrupt
             text = line.strip()
             if text in ("?", "help"):
-                print("type the number or the text of an input; attack H C attacks column C "
-                      "with card H; slow H activates a slow card; draw; end; instant H; done",
+                print(rules_text(game, game.default_rules() if rules is None else rules),
+                      file=out)
+                print("Type the number or the text of an input (a unique beginning will do).",
                       file=out)
                 continue
             if text.isdigit() and int(text) < len(legal):
@@ -150,7 +155,10 @@ def line_chooser(out: TextIO, inp: TextIO = sys.stdin) -> Any:
             matches = [a for a in legal if a == text] or [a for a in legal if a.startswith(text)]
             if len(matches) == 1:
                 return matches[0]
-            print(f"not one legal input: {text!r}", file=out)
+            # say what the game asks for instead: the word it takes may not be the one typed
+            asked = f" {scene.prompt}" if scene.prompt else ""
+            print(f"{text!r} is not one of the legal inputs now.{asked} (`?`: the rules)",
+                  file=out)
 
     return choose
 
@@ -363,8 +371,11 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
     if args.challenge:
         ch = _challenge_file(args.challenge)
         game = _challenge_game(args, ch)
+        _new_run_path(args.out, ch)  # refused before anything is played
     else:
         game = _game(args.game)
+        if args.out:
+            _new_run_path(args.out, None)
     player = _identity(args.identity)
     client = None
     if address is not None:
@@ -380,20 +391,40 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
         reveal = service.reveal
         publish = args.publish_secret or not args.challenge
         secret = service.publish_secret() if publish else None
-    try:
-        if not args.bot and sys.stdin.isatty():
+    path = _new_run_path(args.out, ch)
+    if not args.bot and sys.stdin.isatty():  # a person at a terminal: the full-screen UI
+        try:
             run, state = _play_in_ui(args, game, ch, player, reveal)
-        else:
-            chooser = make_bot(args.bot, args.seed) if args.bot else line_chooser(out)
-            run, state = play(game, ch, player, reveal, chooser)
+        finally:
+            if client is not None:
+                client.close()
+        return _write_run(run, state, secret, path, game, out)
+    on_step = None
+    if args.bot:
+        chooser = make_bot(args.bot, args.seed)
+    else:  # a person: told what each step did, the automatic ones included
+        chooser = line_chooser(out, rules=_rules_of(game, ch))
+
+        def on_step(before: Any, inp: Any, after: Any) -> None:
+            for line in game.narrate(before, inp, after, 0, None):
+                print(f"  {line}", file=out)
+
+    try:
+        run, state = play(game, ch, player, reveal, chooser, on_step=on_step)
     finally:
         if client is not None:
             client.close()
-    fin = game.decision(state)
-    path = Path(args.out or f"{ch.id}.run")
-    path.write_bytes(run.to_bytes(secret))
-    print(f"{fin.outcome}: score {game.score(state)} after {state.d['turn']} turns; run "
-          f"written to {path}", file=out)
+    return _write_run(run, state, secret, path, game, out)
+
+
+def _write_run(run: Any, state: Any, secret: bytes | None, path: Path, game: Any,
+               out: TextIO) -> int:
+    try:
+        with open(path, "xb") as f:  # never over a run file made meanwhile
+            f.write(run.to_bytes(secret))
+    except FileExistsError:
+        raise UsageError(_run_exists(path)) from None
+    print(f"{_result(game, state)} Run written to {path}.", file=out)
     return EXIT_OK
 
 
@@ -404,18 +435,51 @@ def _play_in_ui(args: argparse.Namespace, game: Any, ch: Challenge, player: Any,
     from .solo_client import SoloClient
     from .ui.app import run_ui
 
-    rules = game.decode_rules(ch.rules)
-
     def run(chooser: Any, on_step: Any) -> tuple[Any, Any]:
         return play(game, ch, player, reveal, chooser, on_step=on_step)
 
-    client = SoloClient(game, rules, run)
+    client = SoloClient(game, _rules_of(game, ch) or game.default_rules(), run)
     run_ui(client, theme=getattr(args, "theme", None))
     if client.error is not None:
         raise client.error
     if client.record is None:
         raise KeyboardInterrupt
     return client.record, client.final_state
+
+
+def _rules_of(game: Any, ch: Challenge) -> Any:
+    """The challenge's rules, None when they do not decode (playing then says why)."""
+    from versus.engine.errors import RulesetError
+
+    try:
+        return game.decode_rules(ch.rules)
+    except RulesetError:
+        return None
+
+
+def _run_exists(path: Path) -> str:
+    return (f"the run file {path} already exists: keep it (check it with `versus verify "
+            f"{path}`) and name this run with --out NEW.run, or move the old one away")
+
+
+def _new_run_path(out: str | None, ch: Challenge | None) -> Path:
+    """Where a run of `ch` is written (--out, else CHALLENGE-ID.run): refused (UsageError)
+    when a file is there, before anything is played, since a run file is the only proof of a
+    run and a second run of the same challenge would replace the first without a word."""
+    path = Path(out or f"{ch.id if ch is not None else 'run'}.run")
+    if path.exists():
+        raise UsageError(_run_exists(path))
+    return path
+
+
+def _result(game: Any, state: Any) -> str:
+    """The finished run's result in the game's words (its scene: victory or defeat, why, the
+    score), else its outcome label and score."""
+    from versus.engine.api import scene_of
+
+    fin = game.decision(state)
+    said = scene_of(game, state, 0, None).result
+    return said if said else f"{fin.outcome}: score {game.score(state)}."
 
 
 # --- batch runs ---------------------------------------------------------------------------------

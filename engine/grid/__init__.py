@@ -6,9 +6,10 @@
 #
 # How: this module is the thin adapter the registry holds; the rules live beside it
 # (rules.py options, cards.py card data, state.py the engine, notation.py inputs, views.py
-# views and narration, positions.py positions, start.py start positions). Nothing here imports
-# Versus: only the generic interface (api.py, options.py, errors.py) and the generic tagged
-# hash (hashing.py).
+# views, narrate.py narration, scene.py the scene every shell draws and the rules text,
+# positions.py positions, start.py start positions). Nothing here imports Versus: only the
+# generic interface (api.py, scene.py, options.py, errors.py) and the generic tagged hash
+# (hashing.py).
 from __future__ import annotations
 
 import json
@@ -18,22 +19,23 @@ from typing import Any, ClassVar
 from ..api import Finished, HiddenDeck, Pending, Setup, only_version
 from ..errors import RulesetError
 from ..options import RulesOption
+from ..scene import Scene
 from .begin import new_game
 from .cards import Catalogue, default_catalogue, load_catalogue
 from .decks import hidden_decks, random_deal
+from .narrate import narrate, narrate_start
 from .notation import GridInput, Verb, format_input, parse_input
 from .rules import RULES_OPTIONS, GridRules
+from .scene import rules_text, scene
 from .state import (
-    Dec,
     GridState,
-    cell_name,
     decision,
     encode_state,
     legal_actions,
     state_hash,
     step,
 )
-from .views import GridKnowledge, GridView, known_id, narrate, narrate_start, view
+from .views import GridKnowledge, GridView, view
 
 __all__ = ["GRID", "Grid", "GridInput", "GridKnowledge", "GridRules", "GridState", "GridView"]
 
@@ -155,30 +157,21 @@ class Grid:
     def format_input(self, inp: GridInput) -> str:
         return format_input(inp)
 
-    def narrate(self, before: GridState, inp: GridInput, after: GridState, viewer: int,
-                knowledge: GridKnowledge) -> list[str]:
-        lines = narrate(before, inp, after, viewer, knowledge)
-        if before.decision and before.decision[0] == Dec.PLACE and lines:
-            # a start position's placing deal (SPEC Part 9 "Start positions"): the card goes
-            # face down on its cell, named to its owner only
-            p, h = before.decision[1], inp.handle
-            mine = knowledge if (knowledge is not None and viewer == p
-                                 and knowledge.player == viewer) else None
-            cid = known_id(after, h, mine)
-            name = f"card {h}" if cid is None else \
-                f"{after.catalogue.card(cid).name} (card {h})"
-            who = ("You" if p == viewer else "The opponent") if viewer in (0, 1) else \
-                f"Player {p}"
-            cell = cell_name(before.decision[3], before.size)
-            lines[0] = f"{who} placed {name} face down on {cell} (start position)"
-        return lines
+    def narrate(self, before: GridState, inp: GridInput, after: GridState, viewer: int | None,
+                knowledge: GridKnowledge | None) -> list[str]:
+        return narrate(before, inp, after, viewer, knowledge)
 
-    def narrate_start(self, state: GridState, viewer: int) -> list[str]:
-        if state.rules.start:  # a match from a start position (SPEC Part 9)
-            who = "you are" if state.active == viewer else "the opponent is"
-            return [f"the match starts from a position at turn {state.turn + 1}: {who} to "
-                    "play"]
+    def narrate_start(self, state: GridState, viewer: int | None) -> list[str]:
         return narrate_start(state, viewer)
+
+    def scene(self, state: GridState, seat: int | None,
+              knowledge: GridKnowledge | None) -> Scene:
+        """What `seat` (None: the public) sees of `state`, drawn by every shell (scene.py)."""
+        return scene(state, seat, knowledge)
+
+    def rules_text(self, rules: GridRules) -> str:
+        """The short rules and notation for a player at the table (scene.py)."""
+        return rules_text(_rules(rules))
 
     # --- what the game adds to the shell (engine/shell.py) --------------------------------
     #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)

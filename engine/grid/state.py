@@ -17,6 +17,11 @@
 # and the bots choose from `legal_actions` of the public state, so a card used or placed in a
 # way its kind does not allow is *wasted* (it goes to the graveyard without effect, §9.1.10)
 # rather than an illegal input that would blame an honest player.
+#
+# `traced_step` is `step` that also returns what the rules did on the way, as `Event`s (a
+# battle's compared worths and why it was decided, a trap fired, an item that had no target,
+# a card wasted): the narration (views.py) explains a step from them. The trace is kept
+# beside the state, never in it, so it changes no encoding or hash.
 from __future__ import annotations
 
 import struct
@@ -200,10 +205,43 @@ def grave_of(rules: GridRules, handle: int) -> int:
 # --- the mutable working copy --------------------------------------------------------------------
 
 
+class Ev(IntEnum):
+    """What the rules did while a step resolved (`traced_step`); an event is (code, fields)."""
+
+    BATTLE = 0  # (h, e, worth h, worth e, side h, side e, reason, loser, saved, reversed)
+    TRAP = 1  # (t, h, acted): trap t fired on h; acted 0: its effect found nothing to act on
+    WASTED = 2  # (h, why): h went to the graveyard without effect (Waste)
+    ITEM = 3  # (f, p): p's item f took effect (its op says what)
+    FIZZLE = 4  # (f, p): p's item f had no target or nothing to take
+    NO_DRAW = 5  # (p,): a draw found p's deck empty
+    SKIP = 6  # (p,): p holds no card: its turn passes
+    FINAL = 7  # (count 0, count 1): both players out of cards
+    TARGET = 8  # (f, t): item f acts on the picked card t
+    DUEL = 9  # (a, b, top a, top b)
+
+
+class Reason(IntEnum):
+    """Why a battle ended as it did (§9.1.8)."""
+
+    WORTH = 0  # the higher facing worth won
+    ELEMENT = 1  # equal worths: the element cycle decided
+    EQUAL = 2  # equal worths, equal elements: both stay
+
+
+class Waste(IntEnum):
+    """Why a card was wasted (§9.1.10)."""
+
+    FACE_UP = 0  # a trap or item placed face up
+    NOT_ITEM = 1  # a character or trap used as an item
+    NOT_FREE = 2  # a TURN or MODIFIER item played in a FREE window
+    ACTIVATED = 3  # a face-down item turned face up by an opponent's placement
+    SCOUTED = 4  # a trap or item turned face up by a scout
+
+
 class _Work:
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
-                 "first", "graves", "holder", "ident", "modifiers", "placements", "result",
-                 "rules", "shield", "size", "tasks", "turn", "up", "weaken", "zone")
+                 "first", "graves", "holder", "ident", "log", "modifiers", "placements",
+                 "result", "rules", "shield", "size", "tasks", "turn", "up", "weaken", "zone")
 
     def __init__(self, s: GridState) -> None:
         self.rules, self.cat, self.size = s.rules, s.catalogue, s.rules.size
@@ -217,6 +255,11 @@ class _Work:
         self.tasks = list(s.tasks)
         self.decision: tuple[int, ...] = s.decision
         self.result = s.result
+        self.log: list[tuple[int, ...]] | None = None  # traced_step's events
+
+    def note(self, *event: int) -> None:
+        if self.log is not None:
+            self.log.append(event)
 
     def freeze(self) -> GridState:
         return GridState(self.rules, self.cat, self.first, self.active, self.turn, self.acted,
@@ -303,6 +346,17 @@ class _Work:
         return BEATS[b] is a if reversed_ else BEATS[a] is b
 
 
+def side_worths(s: GridState, h: int) -> tuple[int, int, int, int]:
+    """The worth of public grid card h's sides (top, right, bottom, left) now (§9.1.7)."""
+    w = _Work(s)
+    return (w.value(h, 0), w.value(h, 1), w.value(h, 2), w.value(h, 3))
+
+
+def no_effect(s: GridState, p: int, op: Op) -> bool:
+    """Whether p's TURN or FREE item of `op`, used now, would find nothing to act on."""
+    return _no_effect(_Work(s), p, op)
+
+
 def neighbour_cells(cell: int, size: int) -> list[int]:
     """The cells orthogonally next to `cell`, ascending."""
     r, c = divmod(cell, size)
@@ -370,6 +424,8 @@ def _t_fill(w: _Work, p: int) -> None:
 def _t_draw(w: _Work, p: int) -> None:
     if w.deck_left(p):
         w.decision = (Dec.DEAL, p, deck_of(w.rules, p))
+    else:
+        w.note(Ev.NO_DRAW, p)
 
 
 def _t_place(w: _Work, p: int, c: int) -> None:
@@ -389,6 +445,8 @@ def _t_play(w: _Work, p: int) -> None:
     elif not w.acted and _out_of_cards(w):
         w.push((Task.FINAL,))
     else:
+        if not w.acted:
+            w.note(Ev.SKIP, p)
         w.push((Task.END_TURN,))
 
 
@@ -409,13 +467,18 @@ def _t_reveal(w: _Work, h: int) -> None:
 def _t_arrive(w: _Work, h: int) -> None:
     if not w.on_grid(h) or not w.up[h]:
         return
-    if w.card(h).kind is not Kind.CHARACTER:
-        w.push((Task.BURY, h))  # a trap or item placed face up is wasted (§9.1.10)
-        return
     p = w.ctrl[h]
     hidden = [n for n in w.neighbours(w.cell[h]) if w.ctrl[n] == 1 - p and not w.up[n]]
-    w.push(*[(Task.REVEAL, n) for n in hidden], *[(Task.TURN_UP, n, h) for n in hidden],
-           (Task.WINDOW, h), (Task.FIGHT, h, -1), (Task.CHECK_WIN, h))
+    activate = [*[(Task.REVEAL, n) for n in hidden], *[(Task.TURN_UP, n, h) for n in hidden]]
+    if w.card(h).kind is not Kind.CHARACTER:
+        # a trap or item placed face up is wasted (§9.1.10), but it was placed next to the
+        # face-down cards all the same, so they are activated first (the seed: "Any face down
+        # cards are activated if an opponent's card is placed next to it"); then it goes to
+        # the graveyard if a trap has not already moved it (`defeat`: it is never shielded)
+        w.note(Ev.WASTED, h, Waste.FACE_UP)
+        w.push(*activate, (Task.DEFEAT, h))
+        return
+    w.push(*activate, (Task.WINDOW, h), (Task.FIGHT, h, -1), (Task.CHECK_WIN, h))
 
 
 def _t_turn_up(w: _Work, n: int, h: int) -> None:
@@ -423,6 +486,8 @@ def _t_turn_up(w: _Work, n: int, h: int) -> None:
         return
     w.up[n] = 1
     kind = w.card(n).kind
+    if kind is not Kind.CHARACTER and (h < 0 or kind is Kind.ITEM):
+        w.note(Ev.WASTED, n, Waste.SCOUTED if h < 0 else Waste.ACTIVATED)
     if kind is Kind.TRAP:
         w.push((Task.TRAP, n, h) if h >= 0 else (Task.BURY, n))
     elif kind is Kind.ITEM:
@@ -433,6 +498,9 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
     effect = w.card(t).effect
     assert effect is not None
     seq: list[tuple[int, ...]] = []
+    acts = w.on_grid(t) if effect.op is Op.BLAST else \
+        w.on_grid(h) and not (effect.op is Op.DESTROY and w.shield[h])
+    w.note(Ev.TRAP, t, h, int(acts))
     if effect.op is Op.DESTROY:
         seq.append((Task.DEFEAT, h))
     elif effect.op is Op.WEAKEN:
@@ -487,7 +555,18 @@ def _t_battle(w: _Work, h: int, e: int) -> None:
         return
     if w.cell[e] not in neighbour_cells(w.cell[h], w.size):
         return
-    for loser in battle_loser(w, h, e):
+    losers = battle_loser(w, h, e)
+    if w.log is not None:
+        d = direction(w.cell[h], w.cell[e], w.size)
+        sa, sb = side_toward(w.ctrl[h], d), side_toward(w.ctrl[e], (d + 2) % 4)
+        a, b = w.value(h, sa), w.value(e, sb)
+        reason = Reason.WORTH if a != b else Reason.ELEMENT if losers else Reason.EQUAL
+        loser = losers[0] if losers else -1
+        reversed_ = sum(1 for m in w.modifiers
+                        if w.card(m).effect.op is Op.REVERSE) % 2  # type: ignore[union-attr]
+        w.note(Ev.BATTLE, h, e, a, b, sa, sb, reason, loser,
+               int(loser >= 0 and bool(w.shield[loser])), reversed_)
+    for loser in losers:
         if not w.shield[loser]:
             w.bury(loser)
 
@@ -507,9 +586,11 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     if (not usable or card.use is not Use.FREE) and own_turn:
         w.acted, w.placements = 1, 0
     if not usable:
+        w.note(Ev.WASTED, f, Waste.NOT_ITEM if card.kind is not Kind.ITEM else Waste.NOT_FREE)
         w.bury(f)  # wasted (§9.1.10)
         return
     if card.use is Use.MODIFIER:
+        w.note(Ev.ITEM, f, p)
         w.leave(f)
         w.zone[f], w.ctrl[f] = Zone.MODIFIER, p
         w.modifiers.append(f)
@@ -518,6 +599,8 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     effect = card.effect
     assert effect is not None
     op = effect.op
+    if w.log is not None:
+        w.note(Ev.FIZZLE if _no_effect(w, p, op) else Ev.ITEM, f, p)
     if op is Op.DRAW:
         w.push(*[(Task.DRAW, p)] * effect.amount)
     elif op is Op.DOUBLE:
@@ -535,6 +618,18 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
         targets = item_targets(w, p, op)
         if targets:
             w.decision = (Dec.TARGET, p, f, *targets)
+
+
+def _no_effect(w: _Work, p: int, op: Op) -> bool:
+    """Whether p's TURN or FREE item of `op`, just buried, finds nothing to act on."""
+    if op is Op.DRAW:
+        return not w.deck_left(p)
+    if op is Op.RECALL:
+        grave = w.graves[0 if w.rules.shared else p]
+        return not any(w.card(g).kind is Kind.CHARACTER for g in grave)
+    if op in (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST):
+        return not item_targets(w, p, op)
+    return False
 
 
 def item_targets(w: _Work, p: int, op: Op) -> list[int]:
@@ -576,6 +671,7 @@ def duel_pairs(ident: tuple[int, ...] | list[int], zone: tuple[int, ...] | list[
 def _t_final(w: _Work) -> None:
     counts = [sum(1 for h, z in enumerate(w.zone) if z == Zone.GRID and w.ctrl[h] == p)
               for p in (0, 1)]
+    w.note(Ev.FINAL, *counts)
     if counts[0] != counts[1]:
         w.result = (Outcome.MOST_CARDS, 0 if counts[0] > counts[1] else 1)
     elif w.rules.tie.value == "draw":
@@ -708,6 +804,16 @@ _ANSWERS = {Dec.COIN: {Verb.FIRST}, Dec.DEAL: {Verb.DEAL}, Dec.REVEAL: {Verb.REV
 
 def step(s: GridState, inp: GridInput) -> GridState:
     """The state after `inp`, resolved up to the next decision (pure: `s` is unchanged)."""
+    return _step(s, inp, None)
+
+
+def traced_step(s: GridState, inp: GridInput) -> tuple[GridState, list[tuple[int, ...]]]:
+    """`step`, and the events (`Ev`) of what the rules did while it resolved."""
+    log: list[tuple[int, ...]] = []
+    return _step(s, inp, log), log
+
+
+def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> GridState:
     if not isinstance(inp, GridInput):
         raise MalformedActionError(f"not a grid input: {inp!r:.60}")
     text = format_input(inp)
@@ -724,6 +830,7 @@ def step(s: GridState, inp: GridInput) -> GridState:
     if inp.verb not in _ANSWERS[code]:
         raise illegal("this input does not answer the pending decision")
     w = _Work(s)
+    w.log = log
     w.decision = ()
     if code in (Dec.DEAL, Dec.PLACE):
         p, deck = s.decision[1], s.decision[2]
@@ -779,6 +886,7 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
         p, f, t = d[1], d[2], inp.handle
         effect = w.card(f).effect
         assert effect is not None
+        w.note(Ev.TARGET, f, t)
         if effect.op is Op.DESTROY:
             w.push((Task.DEFEAT, t))
         elif effect.op is Op.SCOUT:
@@ -790,6 +898,7 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
     elif code == Dec.DUEL:
         a, b = inp.handle, inp.other
         ta, tb = w.card(a).top, w.card(b).top
+        w.note(Ev.DUEL, a, b, ta, tb)
         w.result = (Outcome.SUDDEN_DEATH, 0 if ta > tb else 1)
 
 

@@ -1,20 +1,18 @@
 # What one player may see of a grid game (SPEC Part 9, "Views and narration"): its private
-# knowledge, its view of the public state, and the narration of each step.
+# knowledge and its view of the public state (the narration of each step: narrate.py; the
+# scene every shell draws: scene.py, built from this view).
 #
 # How: `GridKnowledge` records the identity of every card dealt to its player (the protocol
 # calls `learn`). `view` builds a `GridView` holding the public state plus the identities the
-# player knows; `narrate` tells one step by comparing the state before and after it, naming a
-# card only when its identity is public in `after` or in the viewer's knowledge. Why by
-# comparison: every effect of a step (a draw, a battle's loser, a trap, an item) shows up as a
-# change of zone, face or grid cell, so one diff covers every rule without re-running it.
+# player knows, so whatever is built from a view can name no other card.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..api import Finished, Pending
-from .notation import GridInput, Verb, format_input
-from .state import GridState, Zone, cell_name, decision, legal_actions
+from .notation import GridInput, format_input
+from .state import GridState, cell_name, decision, legal_actions
 
 
 class GridKnowledge:
@@ -128,99 +126,3 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         tuple(tuple((h, s.catalogue.cards[s.ident[h]].id) for h in g) for g in s.graves),
         tuple((h, s.catalogue.cards[s.ident[h]].id) for h in s.modifiers),
         d, legal, s.rules, s.catalogue)
-
-
-# --- narration -----------------------------------------------------------------------------------
-
-
-def _who(p: int, viewer: int) -> str:
-    if viewer not in (0, 1):
-        return f"Player {p}"
-    return "You" if p == viewer else "The opponent"
-
-
-def _verb(p: int, viewer: int, base: str) -> str:
-    return base if p == viewer else base + "s"
-
-
-def _name(s: GridState, h: int, viewer: int, knowledge: GridKnowledge | None) -> str:
-    mine = knowledge if (knowledge is not None and viewer in (0, 1)
-                         and knowledge.player == viewer and s.holder[h] == viewer) else None
-    cid = known_id(s, h, mine)
-    if cid is None:
-        return f"card {h}"
-    return f"{s.catalogue.card(cid).name} (card {h})"
-
-
-def narrate(before: GridState, inp: GridInput, after: GridState, viewer: int,
-            knowledge: GridKnowledge | None) -> list[str]:
-    """What `viewer` (0, 1, or another value for a third-person account) may learn from the
-    step before --inp--> after; a card is named only if public in `after` or the viewer's own
-    known card."""
-    out: list[str] = []
-
-    def name(h: int) -> str:
-        return _name(after, h, viewer, knowledge)
-
-    d = before.decision
-    actor = d[1] if len(d) > 1 and d[0] not in (1, 8) else -1
-    v = inp.verb
-    if v is Verb.FIRST:
-        out.append(f"{_who(inp.player, viewer)} {_verb(inp.player, viewer, 'play')} first "
-                   "(coin flip)")
-    elif v is Verb.DEAL:
-        out.append(f"{_who(actor, viewer)} drew {name(inp.handle)}")
-    elif v is Verb.REVEAL:
-        out.append(f"{name(inp.handle)} is revealed")
-    elif v is Verb.PLACE:
-        face = "face up" if inp.up else "face down"
-        out.append(f"{_who(actor, viewer)} placed {name(inp.handle)} {face} on {inp.cell}")
-    elif v is Verb.USE:
-        out.append(f"{_who(actor, viewer)} used {name(inp.handle)} from the hand")
-    elif v is Verb.FREE:
-        out.append(f"{_who(actor, viewer)} used {name(inp.handle)} as a FREE item")
-    elif v is Verb.PASS:
-        out.append(f"{_who(actor, viewer)} passed (no FREE item)")
-    elif v is Verb.END:
-        out.append(f"{_who(actor, viewer)} ended the turn")
-    elif v is Verb.PICK:
-        out.append(f"{_who(actor, viewer)} picked {name(inp.handle)}")
-    elif v is Verb.DUEL:
-        out.append(f"Sudden death: {name(inp.handle)} (player 0) against {name(inp.other)} "
-                   f"(player 1)")
-    # the consequences: cards turned face up, moved to a graveyard, back to a hand, modifiers
-    for h in range(len(after.zone)):
-        zb, za = before.zone[h], after.zone[h]
-        if zb == Zone.GRID and za == Zone.GRID and not before.up[h] and after.up[h] and \
-                not (v is Verb.PLACE and inp.handle == h):
-            out.append(f"{name(h)} on {cell_name(after.cell[h], after.size)} turned face up")
-        if za == Zone.GRAVEYARD and zb != Zone.GRAVEYARD:
-            where = (f" from {cell_name(before.cell[h], before.size)}" if zb == Zone.GRID
-                     else "")
-            out.append(f"{name(h)} went to the graveyard{where}")
-        if za == Zone.HAND and zb in (Zone.GRID, Zone.GRAVEYARD):
-            owner = after.ctrl[h]
-            whose = "your" if owner == viewer else ("the opponent's" if viewer in (0, 1)
-                                                    else f"player {owner}'s")
-            out.append(f"{name(h)} returned to {whose} hand")
-        if za == Zone.MODIFIER and zb != Zone.MODIFIER:
-            out.append(f"{name(h)} stays in play as a modifier")
-        if after.weaken[h] > before.weaken[h] and za == Zone.GRID:
-            out.append(f"{name(h)} is weakened by {after.weaken[h] - before.weaken[h]}")
-    if after.turn != before.turn and not after.finished:
-        out.append(f"{_who(after.active, viewer)} to play (turn {after.turn + 1})")
-    if after.finished:
-        res = decision(after)
-        assert isinstance(res, Finished)
-        if res.winner is None:
-            out.append(f"The game ends in a draw ({res.outcome})")
-        else:
-            out.append(f"{_who(res.winner, viewer)} {_verb(res.winner, viewer, 'win')} "
-                       f"({res.outcome})")
-    return out
-
-
-def narrate_start(s: GridState, viewer: int) -> list[str]:
-    if s.first < 0:
-        return ["a coin flip decides who plays first"]
-    return ["you play first" if s.first == viewer else "the opponent plays first"]

@@ -176,15 +176,43 @@ class Multiverse:
     def format_input(self, inp: str) -> str:
         return inp
 
-    def narrate(self, before: E.State, inp: str, after: E.State, viewer: int,
-                knowledge: Any) -> list[str]:
+    def narrate(self, before: E.State, inp: str, after: E.State, viewer: int | None,
+                knowledge: Any = None) -> list[str]:
+        """Every step `inp` set off, the Multiverse's automatic ones included (text.py);
+        viewer None: the public, in the third person."""
         from .text import narrate
 
-        return narrate(before, inp, after)
+        return narrate(before, inp, after, viewer)
 
-    def narrate_start(self, state: E.State, viewer: int) -> list[str]:
-        return [f"you face the Multiverse: {state.rules.rows} row(s) of three defense cards",
-                "you play first"]
+    def narrate_start(self, state: E.State, viewer: int | None) -> list[str]:
+        from .text import narrate_start
+
+        return narrate_start(state, viewer)
+
+    # --- what the shell draws (engine/scene.py)
+    def scene(self, state: E.State, seat: int | None, knowledge: Any = None) -> Any:
+        from .scene import scene
+
+        return scene(state, seat, knowledge)
+
+    def rules_text(self, rules: R.Rules) -> str:
+        from .scene import rules_text
+
+        return rules_text(rules)
+
+    def local_deal(self, rules: R.Rules, catalogue: Catalogue, seed: bytes
+                   ) -> tuple[dict[int, str], list[list[int]]]:
+        """A deal for local play (engine/referee_loop.py): each deck's decklist (§11.1.3)
+        shuffled by a stream of `seed` over its deal positions, dealt in position order."""
+        from ..referee_loop import HashBelow
+
+        stream = HashBelow(seed + b"/deal", 8)
+        identity: dict[int, str] = {}
+        orders = []
+        for deck, cards in zip(self.decks(rules), E.decklists(rules, catalogue), strict=True):
+            identity.update(zip(deck.handles, stream.shuffle(cards), strict=True))
+            orders.append(list(deck.handles))
+        return identity, orders
 
     # --- positions
     def text_board(self, state: E.State) -> str:

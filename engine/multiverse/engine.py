@@ -12,6 +12,14 @@
 # card; its identity enters the state only through a REVEAL (`known`), which `step` checks
 # against the deck's contents: the decklist (public, §11.1.3) less the cards already revealed from
 # it. Whoever answers the reveals (protocol/solo) is what binds identities to positions.
+#
+# Events. `step(state, text, log)` appends to `log` (when given) one tuple per thing that
+# happened, the automatic operations included, in the order they ran: ("dealt", deck, handle,
+# destination...), ("shown", handle, purpose...), ("slow", side, effect, n, now), ("turn", n),
+# ("aim", roll, aimed slot, slot), ("power", attack parts, defense parts, a, d), ("resolve",
+# side, a, d, won, defender), ("replace", row, column, handle), ("end", outcome)... The
+# narration (text.py) words them; the state never holds them, so the encoding and the hash do
+# not depend on whether anyone listens.
 from __future__ import annotations
 
 import hashlib
@@ -28,6 +36,14 @@ PLAYER, MULTIVERSE = 0, 1
 #: d6 outcome (1..6) -> aimed slot (§11.1.14): 1-2 left, 3-4 centre, 5-6 right
 AIM = {1: 0, 2: 0, 3: 1, 4: 1, 5: 2, 6: 2}
 INPUT_OPS = ("deal", "reveal", "turn", "instants", "aim", "handlimit")
+
+#: where `step` tells what happened (the module note "Events"); None: nobody listens
+Log = list[tuple[Any, ...]] | None
+
+
+def _say(log: Log, *event: Any) -> None:
+    if log is not None:
+        log.append(event)
 
 
 class State:
@@ -134,25 +150,38 @@ def next_handle(d: dict[str, Any], rules: Rules, cat: Catalogue, deck: int) -> i
     return deck_handles(rules, cat, deck).start + len(d["dealt"][deck])
 
 
-def _finish(d: dict[str, Any], label: str, winner: int | None) -> None:
+def _finish(d: dict[str, Any], label: str, winner: int | None, log: Log) -> None:
     if d["outcome"] is None:
         d["outcome"] = [label, winner]
+        _say(log, "end", label)
 
 
-def _check_end(d: dict[str, Any]) -> None:
+def _check_end(d: dict[str, Any], log: Log) -> None:
     if d["rows"] and all(h < 0 for row in d["rows"] for h in row["cards"]) and \
             d["turn"] > 0:
-        _finish(d, "victory", PLAYER)
+        _finish(d, "victory", PLAYER, log)
     elif d["turn"] > 0 and all(h < 0 for h in d["pdef"]):
-        _finish(d, "defenses-eliminated", None)
+        _finish(d, "defenses-eliminated", None, log)
+
+
+def multiverse_choice(d: dict[str, Any], fits: Any) -> tuple[int, int] | None:
+    """The Multiverse's defense card a rule or an effect makes it choose (§11.1.20): the
+    leftmost card of its nearest row for which `fits(handle)` holds, as (row, column); None
+    when no card there fits. The Multiverse has no will: it always begins at the left."""
+    r = nearest_row(d)
+    if r < 0:
+        return None
+    return next(((r, c) for c, h in enumerate(d["rows"][r]["cards"]) if h >= 0 and fits(h)),
+                None)
 
 
 def _push(d: dict[str, Any], *ops: list[Any]) -> None:
     d["q"][0:0] = [list(op) for op in ops]
 
 
-def _slow(d: dict[str, Any], side: int, effect: str, n: int) -> None:
+def _slow(d: dict[str, Any], side: int, effect: str, n: int, log: Log) -> None:
     """A slow (trigger or delayed) effect of `side` (§11.1.9)."""
+    _say(log, "slow", side, effect, n)
     if effect == "draw":
         dest = "hand" if side == PLAYER else "mill"
         _push(d, *[["deal", 0, dest] for _ in range(n)])
@@ -162,61 +191,73 @@ def _slow(d: dict[str, Any], side: int, effect: str, n: int) -> None:
         d["rally"][side] += n
 
 
-def _activate_flip(d: dict[str, Any], cat: Catalogue, side: int, h: int) -> None:
+def _activate_flip(d: dict[str, Any], cat: Catalogue, side: int, h: int, log: Log) -> None:
     """A defense card flipped face-up by an attack: its trigger now, its delayed at the end of
     the turn (§11.1.12, §11.1.20)."""
     p = _card(d, cat, h)
     if p.activation == "trigger":
-        _slow(d, side, p.effect, p.amount)
+        _slow(d, side, p.effect, p.amount, log)
     elif p.activation == "delayed":
-        d["delayed"].append([side, p.effect, p.amount])
+        _delay(d, side, p.effect, p.amount, log)
 
 
-def _combat_power(d: dict[str, Any], cat: Catalogue) -> None:
+def _delay(d: dict[str, Any], side: int, effect: str, n: int, log: Log) -> None:
+    """A delayed effect of `side`, kept for the end of this turn (its phase 3)."""
+    _say(log, "delay", side, effect, n)
+    d["delayed"].append([side, effect, n])
+
+
+def _combat_power(d: dict[str, Any], cat: Catalogue, log: Log) -> None:
     """Compute both sides' power (§11.1.11, §11.1.15): base powers and battlegrounds, rally and
     shield, then the defender's defense skill, then the attackers' offensive abilities left to
-    right."""
+    right. The log gets each side's parts as (what, handle or -1, amount)."""
     cb = d["combat"]
     att, dfd = cb["side"], 1 - cb["side"]
-    a = sum(_card(d, cat, h).power for h in cb["attackers"])
+    ap: list[tuple[str, int, int]] = [("power", h, _card(d, cat, h).power)
+                                      for h in cb["attackers"]]
     if att == PLAYER:
-        a += _bg_bonus(d, cat, d["pbg"], "surge")
+        abg = d["pbg"]
         r, c = cb["target"]
         dh = d["rows"][r]["cards"][c]
-        dpow = _card(d, cat, dh).power + _bg_bonus(d, cat, d["rows"][r]["bg"], "fortify")
+        dbg = d["rows"][r]["bg"]
     else:
-        r = nearest_row(d)
-        a += _bg_bonus(d, cat, d["rows"][r]["bg"], "surge")
+        abg = d["rows"][nearest_row(d)]["bg"]
         dh = d["pdef"][cb["target"][0]]
-        dpow = _card(d, cat, dh).power + _bg_bonus(d, cat, d["pbg"], "fortify")
-    a += d["rally"][att] - d["shield"][dfd]
+        dbg = d["pbg"]
+    dp_: list[tuple[str, int, int]] = [("power", dh, _card(d, cat, dh).power)]
+    ap.append(("surge", abg, _bg_bonus(d, cat, abg, "surge")))
+    dp_.append(("fortify", dbg, _bg_bonus(d, cat, dbg, "fortify")))
+    ap += [("rally", -1, d["rally"][att]), ("shield", -1, -d["shield"][dfd])]
     d["rally"][att] = d["shield"][dfd] = 0
     dp = _card(d, cat, dh)
     if dp.activation == "defense":
         if dp.effect == "boost":
-            dpow += dp.amount
+            dp_.append(("defense boost", dh, dp.amount))
         else:
-            a -= dp.amount
+            ap.append(("defense weaken", dh, -dp.amount))
     for h in cb["attackers"]:
         p = _card(d, cat, h)
         if p.activation == "offensive":
             if p.effect == "boost":
-                a += p.amount
+                ap.append(("offensive boost", h, p.amount))
             else:
-                dpow -= p.amount
-    cb["a"], cb["d"] = a, dpow
+                dp_.append(("offensive weaken", h, -p.amount))
+    cb["a"], cb["d"] = sum(x[2] for x in ap), sum(x[2] for x in dp_)
+    _say(log, "power", att, tuple(x for x in ap if x[2] or x[0] == "power"),
+         tuple(x for x in dp_ if x[2] or x[0] == "power"), cb["a"], cb["d"])
 
 
 def instant_cards(d: dict[str, Any], cat: Catalogue) -> list[int]:
     return [h for h in d["hand"] if _card(d, cat, h).activation == "instant"]
 
 
-def _resolve(d: dict[str, Any]) -> None:
+def _resolve(d: dict[str, Any], log: Log) -> None:
     """Settle a combat (§11.1.13, §11.1.16): attack power > defense power defeats the defender."""
     cb = d["combat"]
     won = cb["a"] > cb["d"]
     if cb["side"] == PLAYER:
         r, c = cb["target"]
+        _say(log, "resolve", PLAYER, cb["a"], cb["d"], won, d["rows"][r]["cards"][c])
         d["discard"] += cb["attackers"] + cb["instants"]
         if won:
             d["discard"].append(d["rows"][r]["cards"][c])
@@ -224,6 +265,7 @@ def _resolve(d: dict[str, Any]) -> None:
             d["rows"][r]["up"][c] = False
             d["defeated"] += 1
     else:
+        _say(log, "resolve", MULTIVERSE, cb["a"], cb["d"], won, d["pdef"][cb["target"][0]])
         d["discard"] += cb["instants"]
         if won:
             slot = cb["target"][0]
@@ -231,28 +273,31 @@ def _resolve(d: dict[str, Any]) -> None:
             d["pdef"][slot] = -1
             d["pup"][slot] = False
     d["combat"] = None
-    _check_end(d)
+    _check_end(d, log)
 
 
 # --- the queue ------------------------------------------------------------------------------
 
 
-def _advance(d: dict[str, Any], rules: Rules, cat: Catalogue) -> dict[str, Any]:
+def _advance(d: dict[str, Any], rules: Rules, cat: Catalogue, log: Log = None
+             ) -> dict[str, Any]:
     """Run automatic operations until one needs an input or the game is over."""
     while d["outcome"] is None and d["q"]:
         op = d["q"][0]
         kind = op[0]
         if kind == "deal":
             if not deck_left(d, rules, cat, op[1]):
-                _finish(d, "deck-exhausted", None)
+                _finish(d, "deck-exhausted", None, log)
             return d
         if kind == "turn":
             if d["slow_used"] and d["main_used"]:
+                _say(log, "actions-done")
                 d["q"].pop(0)
                 continue
             return d
         if kind == "instants":
             if not instant_cards(d, cat):
+                _say(log, "no-instants")
                 d["q"].pop(0)
                 continue
             return d
@@ -260,26 +305,26 @@ def _advance(d: dict[str, Any], rules: Rules, cat: Catalogue) -> dict[str, Any]:
             if len(d["hand"]) <= HAND_LIMIT:
                 d["q"].pop(0)
                 continue
+            _say(log, "hand-limit", len(d["hand"]))
             return d
         if kind in ("reveal", "aim"):
             return d
         d["q"].pop(0)
-        _auto(d, cat, op)
+        _auto(d, cat, op, log)
     return d
 
 
-def _auto(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
+def _auto(d: dict[str, Any], cat: Catalogue, op: list[Any], log: Log) -> None:
     kind = op[0]
     if kind == "pturn":  # §11.1.6: player phase 1 draw, phase 2 actions, phase 3 end
         d.update(turn=d["turn"] + 1, side=PLAYER, slow_used=False, main_used=False)
-        _check_end(d)
+        _say(log, "turn", d["turn"])
+        _check_end(d, log)
         _push(d, ["deal", 0, "hand"], ["turn"], ["pend"])
     elif kind == "pend":  # §11.1.8
-        delayed, d["delayed"] = d["delayed"], []
-        _push(d, ["handlimit"], ["mturn"])
-        for side, effect, n in reversed(delayed):
-            _slow(d, side, effect, n)
+        _phase3(d, PLAYER, ["handlimit"], ["mturn"], log=log)
     elif kind == "mturn":  # §11.1.14
+        _say(log, "mturn")
         d["side"] = MULTIVERSE
         _push(d, ["deal", 0, "mill"], ["deal", 0, "mdraw"], ["mflip"], ["mattack"], ["mend"])
     elif kind == "mflip":
@@ -293,25 +338,40 @@ def _auto(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
         attackers = [row["cards"][c] for c in range(3)
                      if row["cards"][c] >= 0 and _card(d, cat, row["cards"][c]).type == "super"]
         if attackers:
+            _say(log, "mattack", r, tuple(attackers))
             d["combat"] = {"side": MULTIVERSE, "attackers": attackers, "target": None,
                            "a": 0, "d": 0, "instants": []}
             _push(d, ["aim"])
-        else:  # §11.1.17: the Enhance replacement rule
-            c = next(c for c in range(3) if row["cards"][c] >= 0)
+        else:  # §11.1.17: the Enhance replacement rule, its choice by §11.1.20 (leftmost)
+            chosen = multiverse_choice(d, lambda h: _card(d, cat, h).type == "enhance")
+            assert chosen is not None  # the nearest row has a card and no Super
+            r, c = chosen
+            _say(log, "replace", r, c, row["cards"][c])
             d["discard"].append(row["cards"][c])
             row["cards"][c], row["up"][c] = -1, False
             _push(d, ["deal", 0, "replace", r, c])
     elif kind == "mend":  # §11.1.18
-        delayed, d["delayed"] = d["delayed"], []
-        _push(d, ["pturn"])
-        for side, effect, n in reversed(delayed):
-            _slow(d, side, effect, n)
+        _phase3(d, MULTIVERSE, ["pturn"], log=log)
     elif kind == "power":
-        _combat_power(d, cat)
+        _combat_power(d, cat, log)
     elif kind == "resolve":
-        _resolve(d)
+        _resolve(d, log)
     else:  # pragma: no cover - a bug
         raise AssertionError(f"unknown operation {op!r}")
+
+
+def _phase3(d: dict[str, Any], side: int, *then: list[Any], log: Log) -> None:
+    """The end of `side`'s turn (§11.1.8, §11.1.18): the delayed effects kept this turn
+    resolve in the order they were kept, then the operations `then` run."""
+    delayed, d["delayed"] = d["delayed"], []
+    _say(log, "phase3", side, len(delayed))
+    _push(d, *then)
+    for who, effect, n in delayed:  # told in the order they were kept
+        _say(log, "slow", who, effect, n)
+    # each `_slow` pushes its deals in front: the last is applied first, so the first effect's
+    # deals come first
+    for who, effect, n in reversed(delayed):
+        _slow(d, who, effect, n, None)
 
 
 # --- inputs ---------------------------------------------------------------------------------
@@ -368,7 +428,9 @@ def legal(state: State) -> list[str]:
     return out
 
 
-def step(state: State, text: str) -> State:
+def step(state: State, text: str, log: Log = None) -> State:
+    """The state after the input `text`, resolved up to the next input; `log` (when given)
+    gets what happened, as events (the module note)."""
     inp = parse(text)
     d, rules, cat = state.d, state.rules, state.cat
     if d["outcome"] is not None:
@@ -386,6 +448,7 @@ def step(state: State, text: str) -> State:
                                      f"is {next_handle(d, rules, cat, op[1])}")
         d["q"].pop(0)
         d["dealt"][op[1]].append(h)
+        _say(log, "dealt", *op[1:])
         _place(d, op, h)
     elif op[0] == "reveal":
         if kind != "reveal" or inp[1] != op[1]:
@@ -397,13 +460,14 @@ def step(state: State, text: str) -> State:
                                      f"{inp[2]!r:.40} left")
         d["q"].pop(0)
         d["known"][str(op[1])] = inp[2]
-        _revealed(d, cat, op)
+        _say(log, "shown", *op[1:])
+        _revealed(d, cat, op, log)
     else:
         if text not in legal(state):
             raise IllegalActionError(f"illegal input {text!r} (legal: "
                                      f"{', '.join(legal(state)[:12])})")
-        _act(d, cat, op, inp)
-    return State(_advance(d, rules, cat), rules, cat)
+        _act(d, cat, op, inp, log)
+    return State(_advance(d, rules, cat, log), rules, cat)
 
 
 def _place(d: dict[str, Any], op: list[Any], h: int) -> None:
@@ -425,7 +489,7 @@ def _place(d: dict[str, Any], op: list[Any], h: int) -> None:
         _push(d, ["reveal", h, dest])
 
 
-def _revealed(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
+def _revealed(d: dict[str, Any], cat: Catalogue, op: list[Any], log: Log) -> None:
     h, purpose = op[1], op[2]
     if purpose == "mill":  # §11.1.14, §11.1.19: the Multiverse's draws are discards
         d["discard"].append(h)
@@ -433,20 +497,21 @@ def _revealed(d: dict[str, Any], cat: Catalogue, op: list[Any]) -> None:
         d["discard"].append(h)
         p = _card(d, cat, h)
         if p.type == "super" and p.activation == "trigger":
-            _slow(d, MULTIVERSE, p.effect, p.amount)
+            _slow(d, MULTIVERSE, p.effect, p.amount, log)
         elif p.type == "super" and p.activation == "delayed":
-            d["delayed"].append([MULTIVERSE, p.effect, p.amount])
+            _delay(d, MULTIVERSE, p.effect, p.amount, log)
     elif purpose == "mflip":  # §11.1.14, §11.1.20: no ability activates
         d["rows"][op[3]]["up"][op[4]] = True
     elif purpose == "dflip-m":  # the player's attack flips a Multiverse card (§11.1.12)
         d["rows"][op[3]]["up"][op[4]] = True
-        _activate_flip(d, cat, MULTIVERSE, h)
+        _activate_flip(d, cat, MULTIVERSE, h, log)
     elif purpose == "dflip-p":  # the Multiverse's attack flips a player's card (§11.1.15)
         d["pup"][op[3]] = True
-        _activate_flip(d, cat, PLAYER, h)
+        _activate_flip(d, cat, PLAYER, h, log)
 
 
-def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...]) -> None:
+def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...], log: Log
+         ) -> None:
     kind = inp[0]
     if op[0] == "aim":  # §11.1.14: the d6 aims the Multiverse's attack
         roll = inp[1]
@@ -456,12 +521,14 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
         while d["pdef"][slot] < 0:  # §11.1.14: an empty slot passes the aim rightwards, wrapping
             slot = (slot + 1) % 3
         d["combat"]["target"] = [slot]
+        _say(log, "aim", roll, AIM[roll], slot)
         ops: list[list[Any]] = []
         if not d["pup"][slot]:
             ops.append(["reveal", d["pdef"][slot], "dflip-p", slot])
         _push(d, *ops, ["power"], ["instants"], ["resolve"])
     elif op[0] == "instants":  # §11.1.13: instant cards from the hand
         if kind == "done":
+            _say(log, "done")
             d["q"].pop(0)
             return
         h = inp[1]
@@ -474,7 +541,9 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
             cb["a" if mine_attacks else "d"] += p.amount
         else:
             cb["d" if mine_attacks else "a"] -= p.amount
+        _say(log, "instant", h, cb["a"], cb["d"])
     elif op[0] == "handlimit":  # §11.1.8
+        _say(log, "discard", inp[1])
         d["hand"].remove(inp[1])
         d["discard"].append(inp[1])
     elif kind == "slow":  # §11.1.9
@@ -483,14 +552,17 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
         d["hand"].remove(h)
         d["discard"].append(h)
         d["slow_used"] = True
+        _say(log, "activate", h)
         if p.activation == "trigger":
-            _slow(d, PLAYER, p.effect, p.amount)
+            _slow(d, PLAYER, p.effect, p.amount, log)
         else:
-            d["delayed"].append([PLAYER, p.effect, p.amount])
+            _delay(d, PLAYER, p.effect, p.amount, log)
     elif kind == "draw":  # §11.1.7: not attacking draws a card
+        _say(log, "draw")
         d["main_used"] = True
         _push(d, ["deal", 0, "hand"])
     elif kind == "end":
+        _say(log, "end-turn")
         d["q"].pop(0)
     elif kind == "attack":  # §11.1.10–11.1.13
         h, c = inp[1], inp[2]
@@ -499,10 +571,25 @@ def _act(d: dict[str, Any], cat: Catalogue, op: list[Any], inp: tuple[Any, ...])
         d["hand"].remove(h)
         d["combat"] = {"side": PLAYER, "attackers": [h], "target": [r, c], "a": 0, "d": 0,
                        "instants": []}
+        _say(log, "attack", h, r, c)
         ops = []
         if not d["rows"][r]["up"][c]:
             ops.append(["reveal", d["rows"][r]["cards"][c], "dflip-m", r, c])
         _push(d, *ops, ["power"], ["instants"], ["resolve"])
+
+
+def attack_preview(state: State, h: int, c: int) -> tuple[int, int] | None:
+    """(attack, defense) of your attack on column `c` of the nearest row with card `h`, before
+    instants, when that card is face up; None when it is face down (its flip may change
+    both) or the slot is empty."""
+    d = json.loads(state.encode())
+    r = nearest_row(d)
+    if r < 0 or d["rows"][r]["cards"][c] < 0 or not d["rows"][r]["up"][c]:
+        return None
+    d["combat"] = {"side": PLAYER, "attackers": [h], "target": [r, c], "a": 0, "d": 0,
+                   "instants": []}
+    _combat_power(d, state.cat, None)
+    return d["combat"]["a"], d["combat"]["d"]
 
 
 def score(state: State) -> int:

@@ -200,17 +200,35 @@ class Versus42:
     def format_input(self, inp: Input) -> str:
         return format_input(inp)
 
-    def narrate(self, before: State, inp: Input, after: State, viewer: int,
-                knowledge: Knowledge) -> list[str]:
+    def narrate(self, before: State, inp: Input, after: State, viewer: int | None,
+                knowledge: Knowledge | None) -> list[str]:
         from .narrate import narrate  # the UI's module: `import versus.engine` stays lean
 
         return narrate(before, inp, after, viewer, knowledge)
 
-    def narrate_start(self, state: State, viewer: int) -> list[str]:
+    def narrate_start(self, state: State, viewer: int | None) -> list[str]:
+        if viewer is None:
+            if state.rules.start:
+                return [f"the match starts from a position at turn {state.turn}: player "
+                        f"{state.active + 1} to play"]
+            return [f"player {state.first + 1} plays first (the Blue tile is on player "
+                    f"{2 - state.first}'s side)"]
         if state.rules.start:  # a match from a start position (SPEC Part 3 "Start positions")
             who = "you are" if state.active == viewer else "the opponent is"
             return [f"the match starts from a position at turn {state.turn}: {who} to play"]
         return ["you play first" if state.first == viewer else "the opponent plays first"]
+
+    def scene(self, state: State, seat: int | None, knowledge: Knowledge | None) -> Any:
+        """What `seat` (None: the public) sees of `state`, as an engine/scene.py Scene."""
+        from .scene import scene
+
+        return scene(state, seat, knowledge)
+
+    def rules_text(self, rules: Ruleset) -> str:
+        """The short rules and the input notation for a player at the table (F1, `?`)."""
+        from .scene import rules_text
+
+        return rules_text(rules)
 
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:

@@ -1,4 +1,6 @@
-# One engine step told in words, for one viewer: the log lines of the terminal UI.
+# One engine step told in words, for one viewer: the log lines of the terminal UI, and for the
+# public (viewer None: a spectator, `versus replay`) in the third person ("Player 2 drew a
+# card"), public identities only.
 #
 # How it works. `narrate(before, inp, after, viewer, knowledge)` says what the input was (for
 # turn actions) and then diffs the two public states handle by handle (zone, area, face,
@@ -20,12 +22,15 @@
 # itself is said, with the Increases that expired with it. `resolve` gets that report by
 # stepping `before` with `inp` again, and keeps it only if the step ends in `after` exactly
 # (compared by `encode_state`); otherwise (the caller passed states of another step) the lines
-# fall back to the Strengths of the cards after the step.
+# fall back to the Strengths of the cards after the step. A battle line also says the
+# comparison that decided it ("4 beats 3"). Every input is told: a step whose two states show
+# nothing yet (a deal waiting for its reveal, a recto Summon waiting for its card's reveal)
+# says what was dealt or summoned, and an Activate that changed nothing says why (`no_effect`).
 from __future__ import annotations
 
 from ..errors import EngineError
-from .actions import Action, ActionKind, Input
-from .decisions import GameResult, RevealDecision
+from .actions import Action, ActionKind, Deal, Input, Reveal
+from .decisions import GameResult, Outcome, RevealDecision, TurnDecision
 from .game import (
     ABSORBED,
     DECK,
@@ -55,29 +60,68 @@ def resolve(before: State, inp: Input, after: State) -> StepReport | None:
     return report if encode_state(s) == encode_state(after) else None
 
 
-def narrate(before: State, inp: Input, after: State, viewer: int,
-            knowledge: Knowledge) -> list[str]:
-    """What `viewer` may learn from the step `before --inp--> after`, as short sentences."""
-    if knowledge.player != viewer:
+def narrate(before: State, inp: Input, after: State, viewer: int | None,
+            knowledge: Knowledge | None) -> list[str]:
+    """What `viewer` (None: the public, in the third person) may learn from the step
+    `before --inp--> after`, as short sentences."""
+    if viewer is None:
+        knowledge = Knowledge(-1)  # the public knows public identities only
+    elif knowledge is None:
+        knowledge = Knowledge(viewer)
+    elif knowledge.player != viewer:
         raise ValueError(f"knowledge of player {knowledge.player} given for viewer {viewer}")
     t = _Teller(before, after, viewer, knowledge, resolve(before, inp, after))
     lines: list[str] = []
     if isinstance(inp, Action):
         lines += t.action_line(inp)
+        if inp.kind is ActionKind.ACTIVATE:
+            why = no_effect(before, inp, after)
+            if why is not None:
+                lines.append(f"It had no effect: {why}")
     lines += t.zone_lines(inp)
+    if not lines:
+        lines += t.quiet_line(inp)
     lines += t.ended_lines()
     if after.turn != before.turn and after.result is None:
-        whose = "your" if after.active == viewer else "the opponent's"
-        lines.append(f"Turn {after.turn + 1}: {whose} turn")
+        lines.append(f"Turn {after.turn + 1}: {t.whose_player(after.active)} turn")
     if after.result is not None and before.result is None:
         lines.append(t.result_line(after.result))
     return lines
 
 
+def no_effect(before: State, action: Action, after: State) -> str | None:
+    """Why the Activate `before --action--> after` changed nothing on the field, in the hands,
+    decks or Strengths, and asked nothing of anyone (None: it did something). The turn's
+    Activate Action is spent all the same; the scene notes it before it is played."""
+    if action.kind is not ActionKind.ACTIVATE or after.result is not None:
+        return None
+    if not isinstance(after.pending, TurnDecision):
+        return None  # a deal, reveal or choice follows: something happens
+    same = (before.zone == after.zone and before.pos == after.pos and before.face == after.face
+            and before.ident == after.ident and before.stack == after.stack
+            and before.board == after.board)
+    if not same or (after.turn == before.turn and before.temp != after.temp):
+        return None
+    h = before.card_at(action.area)
+    spec = None
+    if h is not None and before.ident[h] >= 0:
+        sources = [before.cat.actives[before.ident[h]],
+                   *(before.cat.actives[before.ident[x]] for x in before.stack[h])]
+        spec = sources[action.source] if action.source < len(sources) else None
+    op = "" if spec is None else spec.op
+    if op == "draw":
+        return "the deck is empty, there is nothing to draw"
+    if op == "discard":
+        return "the opponent has no card left to discard"
+    if op == "increase" and after.turn != before.turn:
+        return "the Increase expired at once, with the turn that ended by itself"
+    return "nothing on the field, in the hands or in the decks changes"
+
+
 class _Teller:
     """Phrases for one viewer; every card name goes through `card()`, the one gatekeeper."""
 
-    def __init__(self, before: State, after: State, viewer: int, knowledge: Knowledge,
+    def __init__(self, before: State, after: State, viewer: int | None, knowledge: Knowledge,
                  resolution: StepReport | None) -> None:
         self.b, self.a, self.me, self.know = before, after, viewer, knowledge
         self.res = resolution
@@ -103,10 +147,18 @@ class _Teller:
         return "a verso card" if face_hint else "a card"
 
     def who(self, p: int) -> str:
+        if self.me is None:
+            return f"Player {p + 1}"
         return "You" if p == self.me else "Opponent"
 
+    def whose_player(self, p: int) -> str:
+        """'your', "the opponent's", "player 2's"."""
+        if self.me is None:
+            return f"player {p + 1}'s"
+        return "your" if p == self.me else "the opponent's"
+
     def whose(self, h: int) -> str:
-        return "your" if h // self.a.n == self.me else "the opponent's"
+        return self.whose_player(h // self.a.n)
 
     def owned(self, h: int, *, face_hint: bool = False) -> str:
         """'your Dawn Moth', "the opponent's verso card"."""
@@ -148,12 +200,12 @@ class _Teller:
             owner = h // a.n
             if zb == DECK and za == HAND:
                 lines.append(f"{self.who(owner)} drew {self.card(h)}"
-                             if owner == self.me else "Opponent drew a card")
+                             if owner == self.me else f"{self.who(owner)} drew a card")
             elif zb == DECK and za == FIELD:  # a start position's face-down card (SPEC §3.3)
                 where = self.name(a.pos[h])
                 lines.append(f"{self.who(owner)} placed {self.card(h)} face down on {where}"
                              if owner == self.me else
-                             f"Opponent placed a card face down on {where}")
+                             f"{self.who(owner)} placed a card face down on {where}")
             elif zb == HAND and za in (FIELD, *_GONE):
                 area, recto = (a.pos[h], a.face[h]) if za == FIELD else self.landing(h)
                 face = "recto" if recto else "verso"
@@ -220,7 +272,8 @@ class _Teller:
         if absorber is not None:
             return [f"Battle on {self.name(area) if area is not None else '?'}: "
                     f"{self.fighter(absorber, h, area)} vs {self.fighter(h, absorber, area)}: "
-                    f"{self.card(h)} destroyed and absorbed by {self.card(absorber)}"
+                    f"{self.beats(absorber, h, area)}{self.card(h)} destroyed and absorbed by "
+                    f"{self.card(absorber)}"
                     f"{self.level_note(absorber)}"]
         other = self.battled_with(h, told, inp, area)
         if other is not None and area is not None:
@@ -230,10 +283,12 @@ class _Teller:
                 told.add(other)
                 pair = self.res.battle(h, other) if self.res is not None else None
                 equal = pair is None or pair[0] == pair[1]
+                each = f" ({pair[0]} each)" if pair is not None and equal else ""
                 return [f"Battle on {where}: {fight}: "
-                        f"{'equal Strength, both destroyed' if equal else 'both destroyed'}"]
+                        f"{f'equal Strength{each}, both destroyed' if equal else 'both destroyed'}"]
             return [f"Battle on {where}: {self.fighter(other, h, area)} vs "
-                    f"{self.fighter(h, other, area)}: {self.owned(h)} destroyed"]
+                    f"{self.fighter(h, other, area)}: {self.beats(other, h, area)}"
+                    f"{self.owned(h)} destroyed"]
         where = f" on {self.name(area)}" if area is not None else ""
         foe = self.res.opponent(h) if self.res is not None else None
         if foe is not None:  # §1.7.5: a Passive destroyed it before the battle was decided
@@ -272,6 +327,16 @@ class _Teller:
         value = pair[0] if pair is not None else self.strength_on(h, area)
         return f"{self.a.cat[cid].name} ({strength_label(self.a.cat[cid].strength, value)})"
 
+    def beats(self, winner: int, loser: int, area: int | None) -> str:
+        """'4 beats 3, ': the comparison that decided a battle (§1.7.4: the weaker card is
+        destroyed), when both Strengths are known to the viewer and the first is higher."""
+        if self.known_id(winner) is None or self.known_id(loser) is None:
+            return ""
+        pair = self.res.battle(winner, loser) if self.res is not None else None
+        high, low = pair if pair is not None else (self.strength_on(winner, area),
+                                                   self.strength_on(loser, area))
+        return f"{high} beats {low}, " if high > low else ""
+
     def strength_on(self, h: int, area: int | None) -> int:
         """Without a re-run: the Strength `h` has after the step, or would have on `area`."""
         a = self.a
@@ -290,7 +355,7 @@ class _Teller:
         """The turns that ended by themselves in this step (§1.4.5)."""
         out = []
         for ended in self.res.ended if self.res is not None else ():
-            whose = "Your" if ended.player == self.me else "The opponent's"
+            whose = _cap(self.whose_player(ended.player))
             expired = ("; Increases until the end of the turn expired"
                        if ended.increases_expired else "")
             out.append(f"{whose} turn {ended.turn + 1} ended by itself (no action but 'end' "
@@ -301,11 +366,45 @@ class _Teller:
         lvl = self.a.level(h)
         return f" (level {lvl})" if lvl else ""
 
+    def quiet_line(self, inp: Input) -> list[str]:
+        """A deal or reveal whose effect the two states do not show yet (a discarded top card
+        waiting for its reveal, a card revealed for a rule that resolves later)."""
+        if isinstance(inp, Deal):
+            owner = inp.handle // self.a.n
+            return [f"{self.who(owner)} dealt the top card of {self.whose_player(owner)} deck "
+                    f"(card {inp.handle})"]
+        if isinstance(inp, Reveal):
+            owner = inp.handle // self.a.n
+            return [f"{self.who(owner)} revealed {self.card(inp.handle)} (card {inp.handle})"]
+        if isinstance(inp, Action) and inp.kind is ActionKind.SUMMON:
+            face = "recto" if inp.recto else "verso"
+            return [f"{self.who(self.b.active)} is summoning card {inp.handle} ({face}) onto "
+                    f"{inp.area}: its identity is revealed first"]
+        if isinstance(inp, Action) and inp.kind is ActionKind.PICK:
+            return [f"{self.who(inp.handle // self.a.n)} picked card {inp.handle} to discard"]
+        return []
+
     def result_line(self, r: GameResult) -> str:
+        """'Game over: you win (elimination: the opponent has no card left ...)'."""
+        why = {
+            Outcome.ELIMINATION: "{loser} no card left in deck, hand or field",
+            Outcome.ABSORPTION: "{winner_s} card absorbed its fourth card",
+            Outcome.MUTUAL_ELIMINATION: "both players lost their last card in the same step",
+            Outcome.TURN_LIMIT: "the turn limit was reached with {counts}",
+        }[r.outcome]
+        alive = self.a.alive
         if r.winner is None:
-            return f"Game over: a draw ({r.outcome.value})"
-        return f"Game over: {'you win' if r.winner == self.me else 'the opponent wins'} " \
-               f"({r.outcome.value})"
+            counts = f"{alive[0]} cards left each"
+            return f"Game over: a draw ({r.outcome.value}: {why.format(counts=counts)})"
+        counts = f"{alive[r.winner]} cards left against {alive[1 - r.winner]}"
+        if self.me is None:
+            head = f"player {r.winner + 1} wins"
+            loser = f"player {2 - r.winner} has"
+        else:
+            head = "you win" if r.winner == self.me else "the opponent wins"
+            loser = "the opponent has" if r.winner == self.me else "you have"
+        text = why.format(loser=loser, winner_s=self.whose_player(r.winner), counts=counts)
+        return f"Game over: {head} ({r.outcome.value}: {text})"
 
 
 def _moved_to(s: State, inp: Input) -> tuple[int, int] | None:

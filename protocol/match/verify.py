@@ -172,6 +172,10 @@ class ReplayStep:
     seat: int  # the seat whose envelope carried it
     seq: int  # that envelope's seq in the chain
     text: str  # the input in engine notation
+    record: int = -1  # that envelope's record index in the file (0 and 1 are the HELLOs)
+    #: (owner, handle) of the card this input dealt to its owner's hand or face down (the
+    #: owner learned it then): what a replay "as seat k" lets seat k know from this step on
+    drawn: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -314,7 +318,9 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
         from versus.protocol.deals.pool_sides import PoolAudit  # loaded for a shared pool only
 
         pool = PoolAudit(setup.match_id, setup.keys, rules.pool_ids(catalogue))
-    core = MatchCore(setup, rules, catalogue, pool)
+    drawn: list[tuple[int, int]] = []  # the deal the envelope being checked made, if any
+    core = MatchCore(setup, rules, catalogue, pool,
+                     lambda owner, handle, _card: drawn.append((owner, handle)))
     fault: Fault | None = None
     steps: list[ReplayStep] = []
     report: Report | None = None
@@ -324,7 +330,8 @@ def _replay(transcript: Transcript, setup: MatchSetup, rules: MatchRules, catalo
             parsed = None if plan[0] is None else plan[0][index - 2]
             signature = index - 2 in plan[1]
         try:
-            fault = _verify_one(core, raw, steps, parsed, signature) or fault
+            drawn.clear()
+            fault = _verify_one(core, raw, steps, parsed, signature, index, drawn) or fault
         except RemoteProtocolError as error:
             report = Report(False, index, index, error.code, error.player, str(error), summary)
         except UnplayableRules as error:  # the HELLOs' rules, not this record, are at fault
@@ -391,7 +398,8 @@ def _bad_hello(index: int, raw: bytes, error: RemoteProtocolError) -> Report:
 
 
 def _verify_one(core: MatchCore, raw: bytes, steps: list[ReplayStep],
-                parsed: Envelope | None = None, signature: bool = True) -> Fault | None:
+                parsed: Envelope | None = None, signature: bool = True, record: int = -1,
+                drawn: Sequence[tuple[int, int]] = ()) -> Fault | None:
     ended = core.phase in (Phase.CLOSED, Phase.ABORTED)
     try:
         # After the end every record is bad, but it blames a seat only if that seat signed it:
@@ -416,7 +424,8 @@ def _verify_one(core: MatchCore, raw: bytes, steps: list[ReplayStep],
         return Fault(*core.fault_found)
     for event in core.check(envelope, own=False):
         if isinstance(event, StateChanged):
-            steps.append(ReplayStep(event.input, event.by, envelope.seq, event.text))
+            steps.append(ReplayStep(event.input, event.by, envelope.seq, event.text, record,
+                                    drawn[-1] if drawn else None))
     core.chain.append(envelope)
     return None
 

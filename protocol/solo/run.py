@@ -287,21 +287,53 @@ class _Cursor:
 
     record: int | None = None
     check: str = "malformed"
+    game: Any = None  # the run's game and start state, once set up
+    start: Any = None
+    steps: list[RunStep] = field(default_factory=list)  # the inputs applied so far
 
 
 def verify_run(data: bytes, expected: Challenge | None = None) -> RunReport:
     """Replay a run file (§11.7.6); `expected`: the challenge it must be a run of. Never raises: a
     file the checks did not foresee is INVALID at the record being checked."""
+    return replay_run(data, expected).report
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """One game input of a run, as the verification fed it to `step`: `record` is the run
+    record that carried it (an action or a random value), None for a deal (it takes none)."""
+
+    input: Any
+    record: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class RunReplay:
+    """What a replay of a run needs, from the same pass as its verification: the game, its
+    start state (None when the run failed before the game could start) and every input the
+    verification applied, in order, up to the first failure the report names."""
+
+    report: RunReport
+    game: Any = None
+    start: Any = None
+    steps: tuple[RunStep, ...] = ()
+
+
+def replay_run(data: bytes, expected: Challenge | None = None) -> RunReplay:
+    """`verify_run`, with the game, its start and the inputs it applied (see RunReplay)."""
     summary: dict[str, Any] = {}
     at = _Cursor()
     try:
         _verify(data, expected, summary, at)
     except _Bad as bad:
-        return RunReport(False, bad.check, bad.record, bad.message, summary)
+        report = RunReport(False, bad.check, bad.record, bad.message, summary)
     except Exception as e:  # the verifier's contract: any file gets a verdict, not a traceback
-        return RunReport(False, at.check, at.record, f"the run cannot be replayed here: "
-                         f"{type(e).__name__}: {e}"[:300], summary)
-    return RunReport(True, None, None, "", summary)
+        report = RunReport(False, at.check, at.record, f"the run cannot be replayed here: "
+                           f"{type(e).__name__}: {e}"[:300], summary)
+    else:
+        report = RunReport(True, None, None, "", summary)
+    return RunReplay(report, at.game, at.start, tuple(at.steps))
 
 
 def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any],
@@ -317,6 +349,7 @@ def _verify(data: bytes, expected: Challenge | None, summary: dict[str, Any],
                    f"expected {expected.id!r} (or not by the same organiser)")
     try:
         game, rules, state = _setup(ch)
+        at.game, at.start = game, state
         summary["rules"] = game.describe_rules(rules)
     except ChallengeError as e:
         raise _Bad(e.check, None, str(e)) from None
@@ -392,13 +425,14 @@ def _replay(game: Any, dealer: _Dealer, state: Any, ch: Challenge, player: bytes
         return rec
 
     while not isinstance(d := game.decision(state), Finished):
+        record: int | None = idx
         if d.kind in (DecisionKind.TURN, DecisionKind.CHOICE):
             rec = take("action")
             if len(rec) != 3 or type(rec[2]) is not str:
                 raise _Bad("malformed", idx - 1, "an action record holds one text")
             inp = rec[2]
         elif d.kind is DecisionKind.DEAL:
-            inp = dealer.deal(d)
+            inp, record = dealer.deal(d), None
         else:
             stream, k = dealer.stream(d)
             rec = take("random")
@@ -408,6 +442,7 @@ def _replay(game: Any, dealer: _Dealer, state: Any, ch: Challenge, player: bytes
             state = game.step(state, inp)
         except ValueError as e:
             raise _Bad("illegal-action", idx - 1, str(e)[:200]) from None
+        at.steps.append(RunStep(inp, record, _input_text(game, inp)))
     end = take("end")
     summary.update(outcome=d.outcome, score=game.score(state),
                    turns=getattr(state, "d", {}).get("turn"))
@@ -416,6 +451,14 @@ def _replay(game: Any, dealer: _Dealer, state: Any, ch: Challenge, player: bytes
                    "final state than the replay's")
     if idx != len(bodies):
         raise _Bad("trailing", idx, "records follow the end record")
+
+
+def _input_text(game: Any, inp: Any) -> str:
+    """The input in the game's notation (a game that cannot write it: its repr, cut)."""
+    try:
+        return str(game.format_input(inp))
+    except Exception:
+        return printable(repr(inp), 80)
 
 
 def _value(rec: list[Any], stream: str, k: int, ch: Challenge, player: bytes,

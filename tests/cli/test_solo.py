@@ -1,8 +1,11 @@
 # `versus challenge new`, `versus solo --bot greedy`, `versus verify` on the run.
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
+import sys
 
 from versus.cli.main import main
 
@@ -15,7 +18,10 @@ def test_challenge_solo_verify_and_tamper(tmp_path, capsys):
     ch, sec, run = (str(tmp_path / n) for n in ("t1.challenge", "t1.secret", "t1.run"))
     assert main(["solo", "--challenge", ch, "--secret", sec, "--bot",
                  "greedy", "--identity", me, "--out", run]) == 0
-    assert "score" in capsys.readouterr().out
+    # the end line says victory or defeat, why, and the score (the game's scene's result)
+    end = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.match(r"(Victory|Defeat) after \d+ turns?: .+\. Score \d+ \(.+\)\. Run written "
+                    r"to .+t1\.run\.$", end), end
     assert main(["verify", run]) == 0
     assert "OK: solo run verified" in capsys.readouterr().out
     data = bytearray((tmp_path / "t1.run").read_bytes())
@@ -129,3 +135,47 @@ def test_verify_gives_hostile_run_files_a_verdict(tmp_path, capsys):
         out, err = capsys.readouterr()
         assert out.startswith(f"{tmp_path / name}: INVALID: {check}: ") and err == "", \
             (out, err)
+
+
+def test_a_second_run_never_replaces_a_run_file(tmp_path, capsys, monkeypatch):
+    """A run file is the only proof of a run: a second run with the same name (the same
+    challenge's default CHALLENGE-ID.run, or the same --out) is refused in one line naming the
+    file and what to do (exit 2) before anything is played; the first file is kept."""
+    folder = _challenges(tmp_path, 1)
+    monkeypatch.chdir(tmp_path)
+    me = str(tmp_path / "me.key")
+    argv = ["solo", "--challenge", str(folder / "b.challenge"), "--secret",
+            str(folder / "b.secret"), "--bot", "greedy", "--identity", me]
+    assert main(argv) == 0
+    first = (tmp_path / "b.run").read_bytes()
+    for extra in ([], ["--out", "b.run"]):
+        capsys.readouterr()
+        assert main([*argv, *extra]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.count("\n") == 1 and "the run file b.run already exists" in \
+            captured.err and "--out" in captured.err and "versus verify b.run" in captured.err
+        assert not captured.out  # nothing was played
+    assert (tmp_path / "b.run").read_bytes() == first
+    assert main([*argv, "--out", "b2.run"]) == 0 and (tmp_path / "b2.run").exists()
+    assert main(["solo", "--bot", "greedy", "--identity", me, "--out", "b.run"]) == 2
+
+
+def test_the_line_ui_shows_the_rules_and_says_what_a_turn_needs(tmp_path, capsys, monkeypatch):
+    """`?` prints the game's whole rules text; a word the game does not take now (`end` before
+    an attack or a draw) is answered with what the game asks instead; each step is narrated."""
+    from versus.engine.api import rules_text
+    from versus.engine.registry import DEFAULT_SOLO_GAME, get_game
+
+    os.chmod(tmp_path, 0o700)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("?\nend\n"))
+    assert main(["solo", "--rule", "difficulty=easy", "--identity", str(tmp_path / "me.key"),
+                 "--out", str(tmp_path / "r.run")]) == 3  # the input ended: interrupted
+    out = capsys.readouterr().out
+    game = get_game(DEFAULT_SOLO_GAME)
+    assert rules_text(game, game.rules_from_options({"difficulty": "easy"})) in out
+    refusal = next(line for line in out.splitlines() if "'end' is not" in line)
+    assert "'end' is not one of the legal inputs now. Your turn 1, phase 2:" in refusal
+    assert "or draw a card instead (draw); one of them is needed before the turn can end" in \
+        refusal
+    assert "  you draw a card from the Power deck" in out  # the narration of the deals
+    assert not (tmp_path / "r.run").exists()

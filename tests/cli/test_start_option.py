@@ -13,7 +13,7 @@ import pytest
 from tests.engine.versus42.test_start_positions import with_verso_field_cards
 from versus.cli.main import main
 from versus.cli.match_text import describe_offer
-from versus.cli.replay import GameTimeline
+from versus.cli.replay_steps import load_replay
 from versus.engine.api import rules_for_position
 from versus.engine.errors import PositionError
 from versus.engine.registry import get_game
@@ -129,7 +129,7 @@ def test_replay_prints_a_position_that_starts_a_match(tmp_path, capsys, position
                  str(tmp_path / "a")]) == 0
     capsys.readouterr()
     transcript = next((tmp_path / "a").glob("*/transcript.vtr"))
-    timeline = GameTimeline(replay_inputs(transcript.read_bytes()))
+    timeline = load_replay(transcript.read_bytes())
     versus = timeline.game
     quiet = [k for k, s in enumerate(timeline.states) if _starts(versus.dump_position(s))]
     assert quiet  # the positions waiting for a turn action can start a match

@@ -396,6 +396,33 @@ def test_g10_a_trap_or_item_placed_face_up_is_wasted() -> None:
     assert s.zone[h] == Zone.GRAVEYARD and s.active == 1
 
 
+def test_g8_a_wasted_card_placed_face_up_still_activates_face_down_neighbours() -> None:
+    # the seed: "Any face down cards are activated if an opponent's card is placed next to
+    # it"; the placed trap is wasted, but only after the neighbour has turned face up
+    sc = Scene()
+    sc.grid(0, "b1", "water5", up=False)
+    h = sc.hand(0, "pitfall")
+    b3 = sc.grid(1, "b3", "fire9", up=False)
+    s = play(sc.state(), sc, f"place {h} b2 up")
+    assert s.zone[h] == Zone.GRAVEYARD and s.active == 1
+    assert s.up[b3] == 1 and card_id(s, b3) == "fire9" and s.zone[b3] == Zone.GRID
+
+
+def test_g8_a_wasted_card_triggers_a_face_down_trap_which_acts_on_it() -> None:
+    sc = Scene()
+    sc.grid(0, "b1", "water5", up=False)
+    item, trap = sc.hand(0, "supply"), sc.grid(1, "b3", "spring", up=False)
+    s = play(sc.state(), sc, f"place {item} b2 up")
+    # the bounce trap fired on the item, which is back in its player's hand, not wasted
+    assert s.zone[trap] == Zone.GRAVEYARD and s.zone[item] == Zone.HAND
+    assert s.ctrl[item] == 0 and card_id(s, item) == "supply"
+    sc2 = Scene()
+    sc2.grid(0, "b1", "water5", up=False)
+    item2, trap2 = sc2.hand(0, "supply"), sc2.grid(1, "b3", "caltrops", up=False)
+    s2 = play(sc2.state(), sc2, f"place {item2} b2 up")
+    assert {s2.zone[item2], s2.zone[trap2]} == {Zone.GRAVEYARD} and s2.weaken[item2] == 0
+
+
 def test_g10_a_character_used_as_an_item_is_wasted_and_ends_the_turn() -> None:
     sc = Scene()
     h = sc.hand(0, "water5")

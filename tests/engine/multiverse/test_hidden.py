@@ -1,9 +1,9 @@
 # What is hidden stays hidden (SPEC §11.3, §11.1.5): a handle is a deal position, so nothing the
 # player is shown before a flip depends on which cards lie face down. Two games with the same public
 # setup and the same choices, whose decks differ only in the face-down cards (swapped with cards
-# deep in the deck), show the very same views, legal inputs, narration, notation and board until the
-# first reveal that differs (a face-down card's flip, or rarely a deep card's draw), or to the end
-# when the hidden cards never show.
+# deep in the deck), show the very same views, legal inputs, narration, notation, board and
+# scenes (at each decision of the player) until the first reveal that differs (a face-down
+# card's flip, or rarely a deep card's draw), or to the end when the hidden cards never show.
 from __future__ import annotations
 
 import hashlib
@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from versus.engine.api import DecisionKind, Finished, Setup
+from versus.engine.api import DecisionKind, Finished, Setup, scene_of
 from versus.engine.multiverse import MULTIVERSE as G
 from versus.engine.multiverse import engine as E
 from versus.engine.multiverse.text import board
@@ -35,8 +35,13 @@ def _shown(s, before, inp) -> tuple:
     """Everything a player (or its bot) is shown after `inp`."""
     narration = G.narrate(before, inp, s, 0, None) if before is not None else \
         G.narrate_start(s, 0)
-    return (G.view(s, 0, None), G.decision(s), board(s), G.format_input(inp) if inp else None,
-            narration)
+    public = G.narrate(before, inp, s, None, None) if before is not None else \
+        G.narrate_start(s, None)
+    d = G.decision(s)
+    asked = not isinstance(d, Finished) and d.kind in (DecisionKind.TURN, DecisionKind.CHOICE)
+    scenes = (scene_of(G, s, 0, None), scene_of(G, s, None, None)) if asked else ()
+    return (G.view(s, 0, None), d, board(s), G.format_input(inp) if inp else None,
+            narration, public, scenes)
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "normal", "hard"])

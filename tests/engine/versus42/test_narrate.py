@@ -145,11 +145,11 @@ def test_battle_lines_give_the_strengths_the_battle_was_decided_with() -> None:
 
 @pytest.mark.parametrize(("card", "before", "line", "after"), [
     # an Increase (Sun Squire's Active, +2) that expires when the turn ends by itself
-    ("sun-squire", "2+2", "Battle on c2: Sun Squire (2+2) vs Void Knight (3): Void Knight "
-     "destroyed and absorbed by Sun Squire (level 1)", 2),
+    ("sun-squire", "2+2", "Battle on c2: Sun Squire (2+2) vs Void Knight (3): 4 beats 3, "
+     "Void Knight destroyed and absorbed by Sun Squire (level 1)", 2),
     # a bonus per absorbed card (Seraph Guard) that the absorption itself adds
-    ("seraph-guard", "4", "Battle on c2: Seraph Guard (4) vs Void Knight (3): Void Knight "
-     "destroyed and absorbed by Seraph Guard (level 1)", 5),
+    ("seraph-guard", "4", "Battle on c2: Seraph Guard (4) vs Void Knight (3): 4 beats 3, "
+     "Void Knight destroyed and absorbed by Seraph Guard (level 1)", 5),
 ])
 def test_a_battle_line_writes_the_strength_the_board_showed(card: str, before: str, line: str,
                                                              after: int) -> None:
