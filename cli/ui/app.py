@@ -294,7 +294,8 @@ class MatchUI:
             Window(FormattedTextControl(self._header), height=1, style="class:header"),
             ConditionalContainer(body, filter=big),
             ConditionalContainer(small_note, filter=~big),
-            self._fitted(WrapControl(lambda w: self._prompt_line()), self._cols, 1, 2),
+            self._fitted(WrapControl(lambda w: self._prompt_line(),
+                                     lambda w: self._prompt_line(short=True)), self._cols, 1, 2),
             self._fitted(WrapControl(lambda w: [self._message_fragment()]), self._cols, 1, 2),
             self.input_window,
         ])
@@ -490,7 +491,9 @@ class MatchUI:
                      f"(scrolled up {self.log_back} lines: PgDn goes back down)"]
         return [("class:log", "\n".join(render.user_words(line) for line in lines[-150:]))]
 
-    def _prompt_line(self) -> StyleAndTextTuples:
+    def _prompt_line(self, short: bool = False) -> StyleAndTextTuples:
+        """What the game asks (`short`: without the count of legal inputs, when the whole
+        line does not fit)."""
         c = self.client
         status = c.connection()
         if c.result is not None:
@@ -500,7 +503,7 @@ class MatchUI:
         if status.state is Connection.CLOSED:
             return [("class:error", f"The match is closed: {render.user_words(status.reason)}")]
         scene = self.scene
-        if scene.prompt and c.inputs():
+        if scene.prompt and c.inputs() and not short:
             return [("class:prompt", f"{scene.prompt} (Tab lists the {len(c.inputs())} "
                                      "legal inputs)")]
         if scene.prompt:
