@@ -3,7 +3,8 @@
 #
 # How: this class only wires the interface to the modules beside it: cards.py (catalogue,
 # rules text, deck validator), rules.py (the rules value and options), engine.py (state, step,
-# decisions, encoding, hash), text.py (knowledge, views, narration, positions). It imports
+# decisions, encoding, hash), text.py (knowledge, views, positions), narration.py (what each
+# input did, and why), scene.py (the scene a shell draws, the short rules). It imports
 # nothing of Versus (engine/versus42/game.py and the rest) or of another game: only engine/api.py,
 # engine/options.py and engine/errors.py.
 #
@@ -28,6 +29,7 @@ from .cards import (
     DeckError,
     default_catalogue,
     load_catalogue,
+    more_copies,
     starter_deck,
     validate_deck,
 )
@@ -106,6 +108,11 @@ class Vanquishers:
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return catalogue.deck_ids  # heroes are not deck cards (§10.2.2.1)
 
+    def more_copies(self, catalogue: Catalogue) -> tuple[str, ...]:
+        """The further copies a deck may hold beyond one of each card (§10.2.3.2): where a
+        random deck of more cards than `card_ids` holds takes the rest (SPEC §3.1)."""
+        return more_copies(catalogue)
+
     # --- hidden decks ----------------------------------------------------------------------
     def decks(self, rules: Rules) -> tuple[HiddenDeck, ...]:
         n = rules.deck_size
@@ -127,8 +134,8 @@ class Vanquishers:
         identity: dict[int, str] = {}
         orders = []
         for p in (0, 1):
-            identity.update({p * n + i: c for i, c in
-                             enumerate(starter_deck(catalogue, rules.heroes[p], n))})
+            deck = starter_deck(catalogue, rules.heroes[p], n, advanced=rules.advanced)
+            identity.update({p * n + i: c for i, c in enumerate(deck)})
             orders.append(stream.shuffle(range(p * n, p * n + n)))
         return identity, orders
 
@@ -170,16 +177,29 @@ class Vanquishers:
     def format_input(self, inp: Move) -> str:
         return _engine.format_input(inp)
 
-    def narrate(self, before: State, inp: Move, after: State, viewer: int,
-                knowledge: _text.Knowledge) -> list[str]:
+    def narrate(self, before: State, inp: Move, after: State, viewer: int | None,
+                knowledge: _text.Knowledge | None) -> list[str]:
+        """What `viewer` (None: the public, third person) learns from one step."""
         return _text.narrate(before, inp, after, viewer, knowledge)
 
-    def narrate_start(self, state: State, viewer: int) -> list[str]:
+    def narrate_start(self, state: State, viewer: int | None) -> list[str]:
         return _text.narrate_start(state, viewer)
 
     # --- what the game adds to the shell (engine/shell.py) --------------------------------
     #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)
     bots: ClassVar[Mapping[str, str]] = {"greedy": "versus.engine.vanquishers.bots:greedy_bot"}
+
+    def scene(self, state: State, seat: int | None, knowledge: _text.Knowledge | None) -> Any:
+        """What `seat` (None: the public) sees now, as plain data (scene.py)."""
+        from .scene import scene
+
+        return scene(state, seat, knowledge)
+
+    def rules_text(self, rules: Rules) -> str:
+        """The short rules and input notation for a player at the table (scene.py)."""
+        from .scene import rules_text
+
+        return rules_text(rules)
 
     def describe_view(self, view: _text.View) -> str:
         """The view as text for the line terminal (render.py)."""

@@ -579,6 +579,20 @@ def usable_by(card: Card, hero: Card) -> bool:
     return card.type is not CardType.HERO
 
 
+def more_copies(catalogue: Catalogue) -> tuple[str, ...]:
+    """The deck cards beyond one of each (`deck_ids`) a deck may still hold, in catalogue
+    order: each card again up to its copy limit (§10.2.3.2; ammunition, which has none, to the
+    same 4), a unique card never. What a random deck larger than the catalogue's distinct
+    cards draws its further cards from."""
+    out: list[str] = []
+    for card_id in catalogue.deck_ids:
+        card = catalogue.get(card_id)
+        assert card is not None
+        limit = copy_limit(card)
+        out += [card_id] * ((MAX_COPIES if limit is None else limit) - 1)
+    return tuple(out)
+
+
 def copy_limit(card: Card) -> int | None:
     """The most copies of `card` a deck holds (None: no limit, ammunition, §10.2.3.2)."""
     if card.unique:
@@ -617,14 +631,22 @@ def validate_deck(catalogue: Catalogue, hero_id: str, cards: Sequence[str] | Map
             raise DeckError(f"card {card_id!r} cannot be used by hero {hero_id!r}")
 
 
-def starter_deck(catalogue: Catalogue, hero_id: str, size: int = MIN_DECK) -> tuple[str, ...]:
+#: the card types only Advanced Mode activates (§10.1.8: energy classes, weapon mods)
+ADVANCED_ONLY = (CardType.ENERGY_CLASS, CardType.MOD)
+
+
+def starter_deck(catalogue: Catalogue, hero_id: str, size: int = MIN_DECK, *,
+                 advanced: bool = True) -> tuple[str, ...]:
     """A legal deck of `size` cards for `hero_id`, deterministic: every usable non-ammunition
     card up to 2 copies (1 if unique) in catalogue order, then ammunition for the hero's weapons
-    to fill (ammunition has no copy limit). Raises DeckError if the catalogue cannot fill it."""
+    to fill (ammunition has no copy limit). `advanced=False` (a Standard Mode match): no
+    energy class and no mod, which Standard Mode never activates. Raises DeckError if the
+    catalogue cannot fill it."""
     hero = catalogue.get(hero_id)
     if hero is None or hero.type is not CardType.HERO:
         raise DeckError(f"hero {hero_id!r} is not a hero of the catalogue")
-    usable = [c for c in catalogue.cards if c.type is not CardType.HERO and usable_by(c, hero)]
+    usable = [c for c in catalogue.cards if c.type is not CardType.HERO and usable_by(c, hero)
+              and (advanced or c.type not in ADVANCED_ONLY)]
     deck: list[str] = []
     for copies in (1, 2):
         for c in usable:

@@ -13,7 +13,9 @@
 # arrives as its own input, so an action that needs one (play a card: reveal it first; target:
 # a trap choice, two dice) is split into tasks that survive between inputs and enter the hash,
 # exactly as Versus does (SPEC §3.4): two implementations agree on a hash when they push the same
-# tasks in the same order.
+# tasks in the same order. While it resolves, the work records what the rules did (`note`: a
+# roll's values, a fizzle's reason, a trap sprung...); `explain` returns that record for the
+# narration, which so never re-implements a rule. The record is no part of the state or hash.
 #
 # Legality that depends on a hidden identity is settled when the card is revealed: an honest player
 # can answer every action `legal_actions` lists whatever its hidden cards are (a card that turns out
@@ -285,6 +287,9 @@ class _Work:
         self.tasks = list(s.tasks)
         self.dec: tuple[int, ...] = s.dec
         self.result = s.result
+        #: what the rules did while resolving, for the narration (`explain`), never hashed:
+        #: (what, fields...) tuples, e.g. ("roll", weapon, black, red, bonus, defense, evade)
+        self.events: list[tuple[object, ...]] = []
 
     def freeze(self) -> State:
         return State(self.rules, self.cat, self.turn, self.active, self.first, self.phase,
@@ -380,6 +385,9 @@ class _Work:
 
     def hand(self, p: int) -> list[int]:
         return self.mine(p, Zone.HAND)
+
+    def note(self, *event: object) -> None:
+        self.events.append(event)
 
     def push(self, *tasks: tuple[int, ...]) -> None:
         """Push so that tasks[0] runs next (§10.4 "push")."""
@@ -488,39 +496,58 @@ def _mod_target(w: _Work, p: int, card: Card) -> int:
 
 def can_activate(w: _Work, p: int, card: Card) -> bool:
     """Whether p may activate `card` from its hand now (§10.1.5.1–10.1.5.5)."""
-    if not usable_by(card, w.hero(p)):
-        return False
+    return activation_problem(w, p, card) is None
+
+
+def activation_problem(w: _Work, p: int, card: Card) -> str | None:
+    """Why p may not activate `card` from its hand now, in words without a person (the
+    narration and the scene's notes say it), or None when it may (§10.1.5.1–10.1.5.7)."""
+    hero = w.hero(p)
+    if not usable_by(card, hero):
+        return f"{hero.name} may not use it"
     if card.cost > w.available(p):
-        return False
+        if w.sides[p][S.CURSE]:
+            return "Curse: no Storage Energy can be used"
+        return f"it costs {card.cost} and only {w.available(p)} Storage Energy is available"
     t = card.type
     if t is CardType.WEAPON:
         if _same_name_active(w, p, card, (CardType.WEAPON,)):
-            return False
-        return len(w.board(p, CardType.WEAPON)) < WEAPON_SLOTS or \
-            bool(_replace_candidates(w, p, card))
-    if t is CardType.HERO_ITEM:
-        return not _same_name_active(w, p, card, (CardType.HERO_ITEM,))
-    if t is CardType.ARMOR:
-        return not _same_name_active(w, p, card, (CardType.ARMOR,))
+            return "a weapon of that name is already equipped"
+        if len(w.board(p, CardType.WEAPON)) < WEAPON_SLOTS or _replace_candidates(w, p, card):
+            return None
+        return ("both weapon slots hold a weapon that costs more (a new weapon must cost at "
+                "least as much as the one it replaces)")
+    if t in (CardType.HERO_ITEM, CardType.ARMOR):
+        return "one of that name is already equipped" if _same_name_active(w, p, card, (t,)) \
+            else None
     if t is CardType.AMMO:
-        return _ammo_target(w, p, card) >= 0
+        return None if _ammo_target(w, p, card) >= 0 else \
+            "no equipped weapon takes that ammunition"
     if t is CardType.MOD:
-        return w.rules.advanced and _mod_target(w, p, card) >= 0
+        if not w.rules.advanced:
+            return "weapon mods are Advanced Mode only"
+        return None if _mod_target(w, p, card) >= 0 else \
+            "no equipped weapon it fits has room for it (2 mods, one of a type)"
     if t is CardType.ENERGY_CLASS:
-        return w.rules.advanced and w.sides[p][S.ECLASS] != w.cat.cards.index(card)
+        if not w.rules.advanced:
+            return "energy classes are Advanced Mode only"
+        return None if w.sides[p][S.ECLASS] != w.cat.cards.index(card) else \
+            "it is already the active energy class"
     if t is CardType.ABILITY:
         sub = card.subtype
         if sub is Subtype.TRAP:
-            return False  # set face down with `trap`, never activated face up
-        if sub in (Subtype.RIFT, Subtype.VITALITY) or card.effect in (Effect.GUARD,
-                                                                       Effect.FOCUS):
-            return not any(w.c(h).id == card.id for h in w.abilities(p, sub))  # type: ignore[union-attr, arg-type]
-        return True
-    return False
+            return "a trap is set face down (trap), never activated face up"
+        lasting = sub in (Subtype.RIFT, Subtype.VITALITY) or card.effect in (Effect.GUARD,
+                                                                              Effect.FOCUS)
+        if lasting and any(w.c(h).id == card.id for h in w.abilities(p, sub)):  # type: ignore[union-attr, arg-type]
+            return "one of that name is already active"
+        return None
+    return "it is not a card that is activated"
 
 
 def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
     """Pay and resolve the activation of the revealed hand card h (§10.1.5)."""
+    w.note("activate", h, replaced)
     w.sides[p][S.SPENT] += card.cost
     enemy, t = 1 - p, card.type
     w.zone[h], w.aux[h] = Zone.BOARD, 0
@@ -680,6 +707,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
         a, b = w.dice
         w.sides[0][S.ROLL], w.sides[1][S.ROLL] = a, b
         w.dice = []
+        w.note("setup", a, b)
         if a == b:
             w.push((T.ROLL,), (T.ROLL,), (T.FIRST,))
             return
@@ -690,6 +718,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
     elif code == T.DRAW:
         p = f[0]
         if len(w.hand(p)) >= HAND_LIMIT or not w.mine(p, Zone.DECK):
+            w.note("no-draw", p, "hand" if len(w.hand(p)) >= HAND_LIMIT else "deck")
             w.sides[p][S.LIFE] = max(0, w.sides[p][S.LIFE] - 1)  # §10.1.3.3
         else:
             w.dec = (D.DEAL, p)
@@ -703,7 +732,10 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
         h = f[0]
         p, card = w.owner(h), w.c(h)
         assert card is not None
-        if w.zone[h] != Zone.HAND or not can_activate(w, p, card):
+        problem = activation_problem(w, p, card) if w.zone[h] == Zone.HAND else \
+            "it is no longer in the hand"
+        if problem is not None:
+            w.note("fizzle", h, problem)
             return  # a fizzle (§10.1.5.2): the card stays in the hand, now public
         if card.type is CardType.WEAPON and len(w.board(p, CardType.WEAPON)) >= WEAPON_SLOTS:
             options = _replace_candidates(w, p, card)
@@ -737,6 +769,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
 def _start_turn(w: _Work) -> None:
     p = w.active
     side = w.sides[p]
+    w.note("start", p, w.turn)
     w.phase, w.exiles = 1, 0
     side[S.SPENT] = 0
     for h in w.mine(p, Zone.BOARD):
@@ -745,9 +778,11 @@ def _start_turn(w: _Work) -> None:
                                                     or card.subtype is Subtype.RIFT):
             w.aux[h] = 0
     if w.rules.advanced and side[S.BURN]:
-        _hurt(w, p, 0, 0, 1, None, 0)  # condition damage: no weakness
+        w.note("burn", p)
+        _hurt(w, p, 0, 0, 1, None, 0)  # condition damage: no weakness (Decided, §10.1.8.3)
     regen = w.hero_ability(p, HeroAbility.REGEN)
     if regen:
+        w.note("regen", p, regen)
         side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + regen)
 
 
@@ -759,10 +794,12 @@ def _end_turn(w: _Work) -> None:
     for h in w.abilities(p, Subtype.SUPPORT):
         w.aux[h] -= 1
         if w.aux[h] <= 0:
+            w.note("expired", h)
             _discard(w, h)
     w.turn += 1
     w.phase = 7
     if w.turn >= 2 * w.rules.max_turns:
+        w.note("turn-limit")
         a, b = w.sides[0][S.LIFE], w.sides[1][S.LIFE]
         w.result = (OUTCOMES.index("turn-limit"), -1 if a == b else 0 if a > b else 1)
         return
@@ -780,9 +817,12 @@ def _spring(w: _Work, t: int) -> None:
     owner, card, declared = w.owner(t), w.c(t), w.aux[t]
     _discard(w, t)
     if card is None or card.subtype is not Subtype.TRAP or card.cost != declared:
+        w.note("decoy", t, declared)
         return
     if any(w.card[x] == w.card[t] for x in w.mine(owner, Zone.TRAP)):
+        w.note("decoy-name", t)
         return  # a second active trap of that name (§10.1.5.6): a decoy
+    w.note("spring", t)
     if card.effect is Effect.JAM:
         w.attack[2] = 1
     elif card.effect is Effect.EVADE:
@@ -802,12 +842,16 @@ def _hit(w: _Work, weapon: int) -> None:
     assert card is not None
     mods = [w.c(m) for m in w.attached(weapon, CardType.MOD)]
     total = black + red + card.target + w.target_bonus(a) + sum(m.target for m in mods if m)
+    w.note("roll", weapon, black, red, total - black - red, w.defense(d), bonus)
     if total < w.defense(d) + bonus:
         if not w.sides[d][S.FROZEN]:
             for x in w.board(d, CardType.WEAPON):
                 counter = w.c(x).counter  # type: ignore[union-attr]
                 if counter:
+                    w.note("counter", x, counter, _resistance(w, a, d))
                     _hurt(w, a, counter, 0, 0, None, _resistance(w, a, d))
+        elif any(w.c(x).counter for x in w.board(d, CardType.WEAPON)):  # type: ignore[union-attr]
+            w.note("frozen-counter", d)
         return
     kinetic = card.kinetic + sum(m.kinetic for m in mods if m)
     shield = card.shield_damage + sum(m.shield_damage for m in mods if m)
@@ -816,20 +860,25 @@ def _hit(w: _Work, weapon: int) -> None:
         kinetic += card.vt_kinetic
     kinetic += w.hero_ability(a, HeroAbility.STRIKE)
     ability = card.ability if card.red and red >= card.red else None
+    if ability is not None:
+        w.note("ability", weapon, red)
     if ability is Effect.KINETIC:
         kinetic += card.ability_amount
     elif ability is Effect.SHIELD:
         shield += card.ability_amount
+    w.note("damage", d, kinetic, shield, energy, _resistance(w, d, a))
     _hurt(w, d, kinetic, shield, energy, card.energy_type, _resistance(w, d, a))
     if ability is Effect.CONDITION:
         _inflict(w, d, card.energy_type)
     for armor in w.board(d, CardType.ARMOR):
         w.aux[armor] -= 1
-        if w.aux[armor] <= 0:
+        w.note("wear", armor, w.aux[armor])
+        if w.aux[armor] <= 0:  # Decided (§10.1.6.6): worn out, it leaves the board
             _discard(w, armor)
             _clamp(w, d)
     drain = w.hero_ability(a, HeroAbility.DRAIN)
     if drain and w.result == (-1, -1):
+        w.note("drain", a, drain)
         w.sides[a][S.LIFE] = min(w.max_life(a), w.sides[a][S.LIFE] + drain)
 
 
@@ -914,6 +963,16 @@ def _where(s: State) -> str:
 
 def step(s: State, inp: Move) -> State:
     """The state after `inp`, resolved up to the next decision (pure)."""
+    return _resolve(s, inp).freeze()
+
+
+def explain(s: State, inp: Move) -> tuple[tuple[object, ...], ...]:
+    """What the rules did while `inp` resolved from `s` (the events `_Work.note` records: a
+    roll's values, a fizzle's reason, a trap sprung, armor worn...), for the narration."""
+    return tuple(_resolve(s, inp).events)
+
+
+def _resolve(s: State, inp: Move) -> _Work:
     if not isinstance(inp, Move):
         raise MalformedActionError(f"not a vanquishers input: {inp!r:.60}")
     text = format_input(inp)
@@ -956,7 +1015,7 @@ def step(s: State, inp: Move) -> State:
         else:
             _act(w, inp)
     _run(w)
-    return w.freeze()
+    return w
 
 
 def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
@@ -1076,6 +1135,7 @@ __all__ = [
     "deal_new_state",
     "decision",
     "encode_state",
+    "explain",
     "format_input",
     "legal_actions",
     "parse_input",

@@ -15,9 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api import Finished
-
-STEP_NAMES = {0: "setup", 1: "recover shield", 2: "draw", 3: "exile", 4: "V-Trigger",
-              5: "activate cards", 6: "target the enemy", 7: "end turn"}
+from .narration import STEP_NAMES
 
 
 def _known(view: Any, h: int) -> Any:

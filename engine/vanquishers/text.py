@@ -1,5 +1,6 @@
 # What a Vanquishers player sees and reads (SPEC Part 10, §10.3): private knowledge, the view,
-# the narration of each step, and the position text of SPEC §3.3.
+# the start's words, and the position text of SPEC §3.3 (the narration of each step is
+# narration.py's, re-exported here as `narrate`).
 #
 # How the "no leak" rule is kept: every name this module prints comes from the public state
 # (a revealed card's catalogue index) or from the viewer's own knowledge (its own dealt cards);
@@ -18,7 +19,6 @@ from .cards import Catalogue, canonical_json, default_catalogue
 from .engine import (
     CONDITIONS,
     SIDE_FIELDS,
-    D,
     Move,
     S,
     State,
@@ -31,12 +31,11 @@ from .engine import (
     format_input,
     legal_actions,
 )
+from .narration import STEP_NAMES, narrate  # noqa: F401  (the game calls text.narrate)
 from .rules import Rules
 
 GAME_ID = "vanquishers"
 MAX_POSITION_BYTES = 1 << 20
-STEP_NAMES = {0: "setup", 1: "recover shield", 2: "draw", 3: "exile", 4: "V-Trigger",
-              5: "activate cards", 6: "target the enemy", 7: "end turn"}
 
 
 @dataclass
@@ -145,73 +144,11 @@ class View:
         }
 
 
-def _who(p: int, viewer: int) -> str:
-    return "you" if p == viewer else "the opponent"
-
-
-def narrate(before: State, inp: Move, after: State, viewer: int,
-            knowledge: Knowledge) -> list[str]:
-    """What `viewer` learns from one step; a hidden card is named only to its owner."""
-    lines: list[str] = []
-    d = decision(before)
-    p = before.active if d is None or isinstance(d, Finished) or d.player is None else d.player
-    who = _who(p, viewer)
-    v, h = inp.verb, inp.handle
-    own = knowledge if p == viewer else None
-    if v is Verb.DEAL and before.dec[0] == D.PLACE:  # a start position's trap (SPEC Part 10)
-        what = _name(after, h, own) if p == viewer else "a card"
-        lines.append(f"{who} set{'s' if p != viewer else ''} {what} face down as a trap "
-                     f"({before.dec[2]} Storage Energy declared, start position)")
-    elif v is Verb.DEAL:
-        lines.append(f"{who} draw{'s' if p != viewer else ''} "
-                     f"{_name(after, h, own) if p == viewer else 'a card'}")
-    elif v is Verb.REVEAL:
-        lines.append(f"{who} reveal{'s' if p != viewer else ''} card #{h}: {_name(after, h, None)}")
-    elif v is Verb.ROLL:
-        label = ("setup die" if before.phase == 0 else
-                 "black die" if not before.dice else "red die")
-        lines.append(f"{label}: {inp.value}")
-    elif v is Verb.EXILE:
-        lines.append(f"{who} exile {_name(before, h, own)} for 1 Storage Energy")
-    elif v is Verb.PLAY:
-        lines.append(f"{who} activate {_name(before, h, own)}")
-    elif v is Verb.TRAP:
-        lines.append(f"{who} set a trap face down ({inp.value} Storage Energy)")
-    elif v is Verb.RIFT:
-        lines.append(f"{who} use the rift {_name(before, h, None)}")
-    elif v is Verb.TARGET:
-        lines.append(f"{who} target the enemy with {_name(before, h, None)}")
-    elif v is Verb.RECOVER:
-        lines.append(f"{who} recover Shield Points")
-    elif v is Verb.VTRIGGER:
-        lines.append(f"{who} activate the V-Trigger")
-    elif v is Verb.NEXT:
-        lines.append(f"{who} move on from step {before.phase} ({STEP_NAMES[before.phase]})")
-    elif v is Verb.END:
-        lines.append(f"{who} end the turn")
-    elif v is Verb.PICK:
-        lines.append(f"{who} pick {_name(before, h, own)}")
-    elif v is Verb.PASS:
-        lines.append(f"{who} pass")
-    for q in (0, 1):
-        for f, label in ((S.LIFE, "Life"), (S.SHIELD, "Shield")):
-            a, b = before.sides[q][f], after.sides[q][f]
-            if a != b:
-                owner = "your" if q == viewer else "the opponent's"
-                lines.append(f"{owner} {label} {a} -> {b}")
-    if after.first >= 0 and before.first < 0:
-        lines.append("you play first" if after.first == viewer else "the opponent plays first")
-    if after.turn != before.turn and after.result == (-1, -1):
-        lines.append(f"turn {after.turn + 1}: {_who(after.active, viewer)} to play")
-    end = decision(after)
-    if isinstance(end, Finished):
-        lines.append(f"game over ({end.outcome}): " + (
-            "a draw" if end.winner is None else "you win" if end.winner == viewer
-            else "you lose"))
-    return lines
-
-
-def narrate_start(s: State, viewer: int) -> list[str]:
+def narrate_start(s: State, viewer: int | None) -> list[str]:
+    if viewer is None:  # the public (a replay, a spectator)
+        line = f"player 1 plays {s.hero(0).name}, player 2 {s.hero(1).name}"
+        return [line, "the match starts from a position" if s.rules.start else
+                "each player rolls a die: the highest plays first (ties roll again)"]
     if s.rules.start:  # a match from a start position (SPEC Part 10 "Start positions")
         who = "you are" if s.active == viewer else "the opponent is"
         return [f"the match starts from a position at turn {s.turn + 1}: {who} to play",

@@ -151,9 +151,7 @@ class MatchPeer:
                                  rng=self._rng,
                                  software=self._software, binding=binding)
         if self.rules.deal_mode is DealMode.DECKLIST and self._deck_cards is None:
-            ids = self.rules.card_ids(self.catalogue)
-            order = random_permutation(self._rng, len(ids))
-            self._deck_cards = [ids[i] for i in order[: self.rules.deck_sizes[self.seat]]]
+            self._deck_cards = _random_deck(self.rules, self.catalogue, self.seat, self._rng)
         return [self._hello.raw]
 
     def receive(self, raw: bytes, now_ms: int | None = None) -> list[Event]:
@@ -814,6 +812,21 @@ def _branch_was_dropped(transcript: Transcript, seat: int, branch: tuple[int, in
         raise LocalProtocolError(f"the dropped branch {first}..{last} does not start at the "
                                  "peer's timeout claim in the transcript")
     return True
+
+
+def _random_deck(rules: MatchRules, catalogue: Any, seat: int, rng: Rng) -> list[str]:
+    """The deck of a seat that brought none (SPEC §4.7): the catalogue's card ids in a random
+    order, cut at the seat's deck size. A deck larger than the distinct ids takes the rest, in
+    a random order, from the game's optional `more_copies(catalogue)` (the further copies its
+    deck rules allow); a game without it cannot have such a deck (the commit is refused)."""
+    size = rules.deck_sizes[seat]
+    ids = rules.card_ids(catalogue)
+    deck = [ids[i] for i in random_permutation(rng, len(ids))[:size]]
+    more = getattr(rules.game_impl, "more_copies", None)
+    if len(deck) < size and more is not None:
+        extra = tuple(more(catalogue))
+        deck += [extra[i] for i in random_permutation(rng, len(extra))[:size - len(deck)]]
+    return deck
 
 
 def _deck_cards(deck: Sequence[str] | Mapping[str, int]) -> list[str]:

@@ -63,3 +63,21 @@ def test_dice_settled_by_the_protocol_are_uniform() -> None:
     expected = total / 6
     chi2 = sum((counts[k] - expected) ** 2 / expected for k in range(1, 7))
     assert chi2 < 20.52, (chi2, counts)
+
+
+@pytest.mark.parametrize("size", [49, 70])
+def test_seats_that_bring_no_deck_get_random_decks_of_any_allowed_size(size: int) -> None:
+    """SPEC allows decks of 30..70 cards, the catalogue has 48 distinct deck cards: a random
+    deck of more takes further copies the deck rules allow (`more_copies`: never a second
+    unique card, so no reveal of it is refused as a cheat), and the match verifies."""
+    rules = Rules(deck_size=size, max_turns=3)
+    pair = Pair(MatchRules(rules, DealMode.DECKLIST, game=G.id), label=f"vq/random/{size}",
+                decks=(None, None), catalogue=CAT).run()  # type: ignore[arg-type]
+    assert not pair.errors, pair.errors
+    report = verify_transcript(pair.transcript(0), CAT)
+    assert report.ok, report
+    for peer in pair.peers:
+        deck = peer._deck_cards
+        assert deck is not None and len(deck) == size
+        counts = collections.Counter(deck)
+        assert all(counts[c.id] <= (1 if c.unique else 4) for c in CAT.cards), counts

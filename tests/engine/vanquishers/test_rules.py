@@ -506,3 +506,85 @@ def test_v8_a_face_down_trap_named_as_a_face_up_one_is_a_decoy_not_a_refused_rev
     s.dice = [1, 1]
     s.do("pick 30")  # the face-up one still works
     assert s.side(0)[S.SHIELD] + s.side(0)[S.LIFE] == life - 2
+
+
+# --- points the document leaves open, Decided in SPEC Part 10 ------------------------------------
+
+
+def test_decided_standard_local_decks_hold_no_advanced_only_cards() -> None:
+    """Weapon mods and energy classes are Advanced Mode cards (the document's "(Advance
+    Mode)"): a Standard Mode local deal never puts one in a hand, where it could only fizzle."""
+    advanced_only = {CardType.MOD, CardType.ENERGY_CLASS}
+    for mode, size, expected in ((Mode.STANDARD, 30, set()), (Mode.STANDARD, 70, set()),
+                                 (Mode.ADVANCED, 70, advanced_only)):
+        identity, _ = G.local_deal(Rules(size, mode), CAT, b"seed")
+        types = {CAT.get(c).type for c in identity.values()}  # type: ignore[union-attr]
+        assert types & advanced_only == expected, (mode, size)
+        for p in (0, 1):
+            deck = [identity[h] for h in range(p * size, p * size + size)]
+            validate_deck(CAT, Rules(size, mode).heroes[p], deck, size)
+
+
+def test_decided_burn_is_condition_damage_without_weakness() -> None:
+    """Burn's "1 solar damage" is condition damage: the burned hero's weakness to solar (Nyra's
+    Arc Class) does not add 2 (§10.1.8.3)."""
+    s = Scene(mode=Mode.ADVANCED, phase=3, hands=[["kinetic-rounds"], []],
+              sides={1: {S.BURN: 2}})
+    assert CAT.cards[s.side(1)[S.ECLASS]].weakness.value == "solar"  # type: ignore[union-attr]
+    before = s.state
+    shield = s.side(1)[S.SHIELD]
+    end = G.parse_input("end")
+    s.do("end")
+    assert s.side(1)[S.SHIELD] == shield - 1 and s.side(1)[S.LIFE] == before.sides[1][S.LIFE]
+    told = G.narrate(before, end, G.step(before, end), None, None)
+    assert "Burn: player 2 takes 1 damage at the start of player 2's turn (condition damage: " \
+           "weakness and resistance do not apply)" in told
+
+
+def test_decided_armor_worn_to_durability_zero_is_discarded() -> None:
+    s = _attack(["rail-pistol", "kinetic-rounds"], ["scout-vest"], [6, 6])
+    armor = s.handles(1, Zone.BOARD)[0]
+    aux = list(s.state.aux)
+    aux[armor] = 1
+    s.state = s.state.__class__(**{**s.state.__dict__, "aux": tuple(aux)})
+    before, told = s.state, []
+    for text in ("target 0", "roll 6", "roll 6"):
+        after = G.step(before, G.parse_input(text))
+        told += G.narrate(before, G.parse_input(text), after, 1, G.new_knowledge(1))
+        before = after
+    assert before.zone[armor] == Zone.DISCARD
+    assert "the hit wears your Scout Vest out (durability 0): it is discarded" in told
+
+
+def test_decided_a_dual_wield_weapon_targets_twice_a_turn() -> None:
+    s = _attack(["twin-smg", "kinetic-rounds", "kinetic-rounds"], [], [1, 1, 1, 1])
+    s.do("target 0")
+    assert s.state.active == 0 and "target 0" in s.legal()  # the second use
+    s.do("target 0")
+    assert s.state.active == 1  # both uses spent: the turn ends by itself
+
+
+def test_decided_storage_energy_starts_at_zero() -> None:
+    play, _ = _first_turn()
+    assert [side[S.STORAGE] for side in play.state.sides] == [0, 0]
+
+
+def _first_turn():  # type: ignore[no-untyped-def]
+    from versus.engine.referee_loop import HashBelow, LocalPlay
+
+    identity, orders = G.local_deal(Rules(), CAT, b"first")
+    play = LocalPlay.start(G, Setup(Rules(), CAT, b"first"), identity, orders,
+                           HashBelow(b"dice").below)
+    return play, play.to_player()
+
+
+def test_decided_support_cards_are_activated_in_step_five_only() -> None:
+    """"Activated in battle" is read as the active player's step 5 (the document's turn order
+    puts every activation there and abilities before the attack): not in step 3 or 6, and never
+    in the opponent's turn (only traps react to an attack)."""
+    board = ["rail-pistol", "kinetic-rounds"]
+    for phase, playable in ((3, False), (5, True), (6, False)):
+        s = Scene(hands=[["field-medic"], ["field-medic"]], boards=[board, board],
+                  storage=(5, 5), phase=phase)
+        assert ("play 0" in s.legal()) is playable, phase
+        assert not any(line.endswith(" 30") for line in s.legal())  # the opponent's card
