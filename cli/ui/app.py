@@ -288,8 +288,9 @@ class MatchUI:
                 BeforeInput(lambda: [("class:input-prompt", "> ")])]),
             height=1)
         small_note = Window(WrapControl(lambda w: self._small_note()))
-        wide, narrow = self._wide_body(), self._narrow_body()
-        body = DynamicContainer(lambda: wide if self.wide else narrow)
+        wide, boardless, narrow = self._wide_body(), self._wide_boardless(), self._narrow_body()
+        body = DynamicContainer(lambda: narrow if not self.wide else
+                                wide if self.scene.board is not None else boardless)
         root = HSplit([
             Window(FormattedTextControl(self._header), height=1, style="class:header"),
             ConditionalContainer(body, filter=big),
@@ -384,6 +385,22 @@ class MatchUI:
                       padding_char="─", padding_style="class:dim", width=self._left_width)
         return VSplit([left, side], padding=1, padding_char="│", padding_style="class:dim")
 
+    def _wide_boardless(self) -> VSplit:
+        """Wide, for a scene without a board: the status and zones above the log on the left,
+        the cursor's card and the hand with every text on the right."""
+        half = lambda: max(1, self.size()[0] // 2 - 1)  # noqa: E731
+        left = HSplit([
+            self._flexible(WrapControl(lambda w: self._status_text()), half, 1, 24),
+            self._log_window(),
+        ], padding=1, padding_char="─", padding_style="class:dim", width=half)
+        side = HSplit([
+            self._flexible(WrapControl(lambda w: self._focus_text(True),
+                                       lambda w: self._focus_text(False)), half, 1, 10),
+            Window(WrapControl(lambda w: self._hand(True), lambda w: self._hand(None),
+                               lambda w: self._hand(False))),
+        ], padding=1, padding_char="─", padding_style="class:dim")
+        return VSplit([left, side], padding=1, padding_char="│", padding_style="class:dim")
+
     def _narrow_body(self) -> HSplit:
         """Stacked: the board, the status and zones, the hand, the cursor's cell, the log. The
         heights are shared out in that order of need (`_narrow_heights`): the hand with the
@@ -418,11 +435,13 @@ class MatchUI:
         focus = min(focus_full, 1)
         hand_room = max(1, room - status - focus)
         counts = [len(self._hand_box.wrapped(n, width)) for n in range(3)]
-        hand = next((c for c in counts if c <= hand_room), min(counts[2], hand_room))
+        whole = min(status_full, 12) - status  # a hand form that leaves the status whole
+        hand = next((c for c in counts[:2] if c <= hand_room - whole),
+                    next((c for c in counts if c <= hand_room), min(counts[2], hand_room)))
         spare = max(0, room - status - focus - hand)
         grow = min(spare, focus_full - focus)
         focus, spare = focus + grow, spare - grow
-        status += min(spare, max(0, min(status_full, 5) - status))
+        status += min(spare, max(0, min(status_full, 12) - status))
         return status, hand, focus
 
     # --- text of the windows ----------------------------------------------------------------
