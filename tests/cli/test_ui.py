@@ -432,3 +432,20 @@ def test_trio_is_shut_down_with_the_ui() -> None:
         assert h.ui.guest is not None and h.ui.guest.done
 
     run(main())
+
+
+def test_a_solo_run_left_midway_writes_nothing_and_offers_no_resign() -> None:
+    async def main() -> None:
+        client = client_for("multiverse", seed=b"solo-leave")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            await h.keys(CTRL_C)
+            screen = await h.screen()
+            find(screen, "leave (the run ends unfinished: nothing is written)")
+            assert not on_screen(screen, "resign")
+            await h.keys("l")
+            assert await asyncio.wait_for(h.task, 5) is None
+        assert client.record is None and client.error is None
+        assert client.connection().reason == "you left the run"
+
+    run(main())
