@@ -1,14 +1,15 @@
 # Bot benchmark of the other games: greedy against random in every two-player game that
-# registers a greedy of its own (but Versus: bench/bots.py), in-process engine play through the
-# generic Game interface (no protocol, no network): the one full-information loop
+# registers a greedy of its own (but Versus: `bench/versus42.py bots`), in-process engine play
+# through the generic Game interface (no protocol, no network): the one full-information loop
 # (engine/referee_loop.py) deals each hidden deck in a seeded order (the game's `local_deal`;
 # each player's knowledge learns what it is dealt), answers each reveal with the true card and
 # each chance decision with a seeded draw, and asks the bots for turns and choices with their
 # seat's view (`Game.view`) only.
 #
-# Duplicate format, as bench/bots.py: games 2k and 2k+1 play the same deal (and chance stream)
-# with the seats swapped. Prints per game the wins of A, the draws, the win rate of A (draws as
-# half) with a 95 % Wilson interval over games, and how many deals A won from both seats.
+# Duplicate format, as `bench/versus42.py bots`: games 2k and 2k+1 play the same deal (and
+# chance stream) with the seats swapped. Prints per game the wins of A, the draws, the win rate
+# of A (draws as half) with a 95 % Wilson interval over games, and how many deals A won from
+# both seats.
 #   python bench/bots_games.py [--games 200] [--game ID ...] [--jobs N]
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from versus.engine.shell import game_bots
 
 def bot_games() -> tuple[str, ...]:
     """The games this bench plays: every registered two-player game that registers a `greedy`
-    of its own, but the default one (Versus: bench/bots.py)."""
+    of its own, but the default one (Versus: `bench/versus42.py bots`)."""
     return tuple(g.id for g in registered_games() if g.id != DEFAULT_GAME and g.players == 2
                  and "greedy" in game_bots(get_game(g.id)))
 

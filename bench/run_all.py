@@ -1,7 +1,8 @@
-# Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit,
-# startup, tournament, bots_games, balance, then each game's own benchmark (bench/<game id>.py:
-# grid, multiverse, vanquishers), found by the registry's ids, so adding a game's benchmark
-# needs no edit here; a game's benchmark gives its quick-mode arguments as its QUICK.
+# Every benchmark of the project in one table: protocol, deal, p2p, audit, startup, tournament,
+# bots_games, then each game's own benchmark (bench/<game id>.py: grid, multiverse,
+# vanquishers, and versus42 with its engine, bots and balance sections), found by the
+# registry's ids, so adding a game's benchmark needs no edit here; a game's benchmark gives its
+# quick-mode arguments as its QUICK.
 #
 # Each bench script keeps its own command line and table, and exposes `figures(...)`: a list of
 # {"name", "value", "unit", "target", "comparison"} ("<=" or ">=", None where no target is
@@ -10,23 +11,23 @@
 # Benchmarks run one after another (never in parallel: they would share the cores they time).
 #
 # The scripts are loaded from their files under `bench_<name>` module names: `bench/` is this
-# script's sys.path[0], where bench/engine.py, bench/protocol.py and bench/p2p.py would
-# shadow the packages of the same names, so that entry is replaced by the checkout.
+# script's sys.path[0], where bench/protocol.py and bench/p2p.py would shadow the packages of
+# the same names, so that entry is replaced by the checkout.
 #
-#   .venv/bin/python bench/run_all.py [--full] [--only engine,deal] [--json FILE]
+#   .venv/bin/python bench/run_all.py [--full] [--only deal,versus42] [--json FILE]
 #
-# Default (quick): every script at its own defaults except the bots benchmark, which plays 10
-# games per pairing instead of 200 (same ISMCTS budget: 0.5 s per decision), the audit's
-# tournament section, 2 runs of 20 decklist games instead of 3 of 40, and the later six at
-# smaller sizes (each well under a minute; see QUICK): tournament, sizes 4 and 12 games, one
-# run each, SPRT capped at 20 games (instead of 16/48, 3 runs, 400); grid, 1 run of 5 engine
-# games per mode and deck, 10 greedy vs random games per mode (20, 3 runs, 100); vanquishers,
-# 3 runs of 10 games, 2 protocol matches (40, 5); bots_games, 10 games per game (200);
-# balance, 30 greedy and 2 ismcts deals (2000, 60); multiverse, 60 challenges, 5 TCP runs
-# (500, 20). Their small-sample rates and targets (balance) say little in quick mode.
-# `--full` runs everything at the scripts' defaults (bots: 200 games per pairing, ~31 minutes
-# on 2 cores; balance: 4 120 games, an estimated ~20 minutes more; tournament ~4 minutes;
-# multiverse: 1 000 runs).
+# Default (quick): every script at its own defaults except the audit's tournament section, 2
+# runs of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well
+# under a minute; see QUICK and each game's QUICK): tournament, sizes 4 and 12 games, one run
+# each, SPRT capped at 20 games (instead of 16/48, 3 runs, 400); bots_games, 10 games per game
+# (200); grid, 1 run of 5 engine games per mode and deck, 10 greedy vs random games per mode
+# (20, 3 runs, 100); vanquishers, 3 runs of 10 games, 2 protocol matches (40, 5); multiverse,
+# 60 challenges, 5 TCP runs (500, 20); versus42, its bots 10 games per pairing instead of 200
+# (same ISMCTS budget: 0.5 s per decision), its balance 30 greedy and 2 ismcts deals (2000,
+# 60). Their small-sample rates and targets (balance) say little in quick mode.
+# `--full` runs everything at the scripts' defaults (versus42's bots: 200 games per pairing,
+# ~31 minutes on 2 cores; its balance: 4 120 games, an estimated ~20 minutes more; tournament
+# ~4 minutes; multiverse: 1 000 runs).
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,7 @@ ROOT = BENCH.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 
 #: the platform's benchmarks, in the order they run
-PLATFORM = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup", "tournament",
-            "bots_games", "balance")
+PLATFORM = ("protocol", "deal", "p2p", "audit", "startup", "tournament", "bots_games")
 
 
 def game_benchmarks() -> tuple[str, ...]:
@@ -60,11 +60,9 @@ NAMES = PLATFORM + game_benchmarks()
 #: quick mode's keyword arguments of the platform's benchmarks (the others run at their
 #: defaults; a game's benchmark gives its own as QUICK)
 QUICK: dict[str, dict[str, Any]] = {
-    "bots": {"games": 10},
     "audit": {"games": 20, "tournament_runs": 2},
     "tournament": {"sizes": (4, 12), "runs": 1, "max_sprt_games": 20},
     "bots_games": {"games": 10},
-    "balance": {"pairs": 30, "ismcts_pairs": 2},
 }
 
 
@@ -79,7 +77,7 @@ def load(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # multiprocessing workers (bots) find play_one by name
+    sys.modules[spec.name] = module  # multiprocessing workers find play_one by name
     spec.loader.exec_module(module)
     return module
 
@@ -110,7 +108,8 @@ def print_table(rows: list[dict[str, Any]]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description="Run every benchmark; print one table.")
     parser.add_argument("--full", action="store_true",
-                        help="the scripts' full budgets (bots: 200 games per pairing)")
+                        help="the scripts' full budgets (versus42's bots: 200 games per "
+                             "pairing)")
     parser.add_argument("--only", default=",".join(NAMES),
                         help=f"comma-separated subset of {','.join(NAMES)}")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write the rows here")

@@ -1,9 +1,10 @@
-# Vanquishers engine benchmark: random self-play on one core, the protocol's part played by a
-# full-information loop (deals from a shuffled order of two legal starter decks, reveals from
-# the identities, dice from a SHA-256 stream). Prints applied inputs per second (legal-action
-# generation included: the random players ask for the full legal list at every TURN/CHOICE),
-# full games per second, average inputs and dice per game, the encoded state size, and the size
-# of a whole match's signed transcript through the protocol; each figure is a median.
+# Vanquishers engine benchmark: random self-play on one core, the protocol's part played by the
+# one full-information loop (engine/referee_loop.py: deals from a shuffled order of two legal
+# starter decks, reveals from the identities, dice from a SHA-256 stream). Prints applied
+# inputs per second (legal-action generation included: the random players ask for the full
+# legal list at every TURN/CHOICE), full games per second, average inputs and dice per game,
+# the encoded state size, and the size of a whole match's signed transcript through the
+# protocol; each figure is a median.
 #   python bench/vanquishers.py [--games N] [--runs R] [--mode standard|advanced] [--deck 30]
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from versus.engine.api import DecisionKind, Finished, Setup
+from versus.engine.api import Setup
+from versus.engine.referee_loop import LocalPlay
 from versus.engine.vanquishers import VANQUISHERS as G
 from versus.engine.vanquishers import starter_deck
 from versus.engine.vanquishers.rules import Mode, Rules
@@ -47,22 +49,15 @@ def play(rules: Rules, seed: str) -> tuple[int, int, int]:
             j = rng.below(i + 1)
             handles[i], handles[j] = handles[j], handles[i]
         order.append(handles)
-    state = G.new_game(Setup(rules, cat, b"bench"))
-    inputs = dice = 0
-    while True:
-        d = G.decision(state)
-        if isinstance(d, Finished):
-            return inputs, dice, len(G.encode_state(state))
-        if d.kind is DecisionKind.DEAL:
-            inp = G.deal_input(order[d.deck].pop(0))
-        elif d.kind is DecisionKind.REVEAL:
-            inp = G.reveal_input(d.handle, identity[d.handle])
-        else:
-            legal = G.legal_actions(state)
-            inp = legal[rng.below(len(legal))]
-            dice += d.kind is DecisionKind.CHANCE
-        state = G.step(state, inp)
-        inputs += 1
+    dice = [0]
+
+    def roll(n: int) -> int:
+        dice[0] += 1
+        return rng.below(n)
+
+    play = LocalPlay.start(G, Setup(rules, cat, b"bench"), identity, order, roll)
+    play.play(lambda view, legal, seat: legal[rng.below(len(legal))])
+    return play.inputs, dice[0], len(G.encode_state(play.state))
 
 
 def measure(rules: Rules, games: int, runs: int) -> dict[str, float]:

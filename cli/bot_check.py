@@ -163,15 +163,11 @@ async def play_scripted(game: Game, rules: Any, catalogue: Any, seed: bytes,
     identity, orders = scripted_deal(game, rules, catalogue, seed)
     play = LocalPlay.start(game, Setup(rules, catalogue, seed[:64]), identity, orders,
                            HashBelow(seed + b"/chance").below)
-    for _ in range(MAX_INPUTS):
-        d = play.to_player(MAX_INPUTS)
-        if isinstance(d, Finished):
-            return d
-        assert d.player is not None
-        play.apply(await answer((play.state, d.player, play.knowledge[d.player]),
-                                list(game.legal_actions(play.state))))
-    raise RuntimeError(f"{game.id}: the scripted game {seed!r} did not end within "
-                       f"{MAX_INPUTS} inputs")
+
+    async def choose(view: Any, legal: list[Any], seat: int) -> Any:
+        return await answer((play.state, seat, play.knowledge[seat]), legal)
+
+    return await play.play_async(choose, MAX_INPUTS)
 
 
 async def ask(game: Game, player: AsyncPlayer, position: Position, legal: list[Any],
@@ -367,6 +363,24 @@ async def check(spec: str, time_ms: int, game_id: str = DEFAULT_GAME) -> list[Li
     return lines
 
 
+def missing_file(argv: list[str]) -> str | None:
+    """Why the command line `argv` cannot start: its program, or the script it runs (its first
+    argument that is not an option and names a file: a path or NAME.EXT), does not exist.
+    Checked before the checks run, which would otherwise all fail on the hello."""
+    program = argv[0] if argv else ""
+    if shutil.which(program) is None and not Path(program).is_file():
+        return f"program {program!r} not found"
+    script = next((arg for arg in argv[1:] if not arg.startswith("-")), None)
+    if script is not None and ("/" in script or SCRIPT_NAME.fullmatch(script)) and not (
+            Path(script).exists()):
+        return f"no such file {script!r}"
+    return None
+
+
+#: a file name a program runs (bot.py, main.js, bot.jar), not a word or a number
+SCRIPT_NAME = re.compile(r"[^/]+\.[A-Za-z][A-Za-z0-9]{0,5}")
+
+
 def cmd_bot_check(args: argparse.Namespace, out: IO[str]) -> int:
     def fail(message: str, status: int = EXIT_USAGE) -> int:
         print(f"versus bot-check: {message}", file=sys.stderr)
@@ -379,9 +393,9 @@ def cmd_bot_check(args: argparse.Namespace, out: IO[str]) -> int:
     except (BotError, ValueError) as error:
         return fail(str(error))
     if spec.command is not None:
-        program = shlex.split(spec.command)[0] if shlex.split(spec.command) else ""
-        if shutil.which(program) is None and not Path(program).is_file():
-            return fail(f"bot {args.bot!r}: program {program!r} not found")
+        problem = missing_file(shlex.split(spec.command))
+        if problem is not None:
+            return fail(f"bot {args.bot!r}: {problem}")
     players = get_game(game).players
     if players != 2:
         return fail(f"--game {game}: bot-check presents the decisions of two-player games; "

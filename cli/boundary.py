@@ -27,6 +27,16 @@ class CommandError(Exception):
     """A one-line failure of a command (bad file, bad option value, nothing found)."""
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a match that can be resumed (its directory is on disk): `resume` is the
+    command line that continues it. A bare KeyboardInterrupt resumes nothing (a demo, `play`,
+    a question asked before the match exists), and the boundary does not say it does."""
+
+    def __init__(self, resume: str) -> None:
+        super().__init__(resume)
+        self.resume = resume
+
+
 def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Namespace,
             out: TextIO) -> int:
     """Run a command; every expected failure becomes one line on stderr and an exit code."""
@@ -34,8 +44,8 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
         return func(args, out)
     except BrokenPipeError:
         raise  # our stdout's reader went away: cli/main.py ends quietly (exit 141)
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
     except _EXPECTED as error:
         return _one_line(error)
     except BaseExceptionGroup as group:  # several tasks failed at once: the first one counts
@@ -44,7 +54,7 @@ def guarded(func: Callable[[argparse.Namespace, TextIO], int], args: argparse.Na
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
         if isinstance(first, KeyboardInterrupt):
-            return _interrupted()
+            return _interrupted(first)
         if isinstance(first, _EXPECTED):
             return _one_line(first)
         return _internal_error(first, group)
@@ -58,9 +68,10 @@ _EXPECTED = (CommandError, TransportError, StoreError, LocalProtocolError, Remot
              EngineError, trio.TooSlowError, OSError)
 
 
-def _interrupted() -> int:
-    print("versus: interrupted; a started match can be resumed with --resume MATCH_ID",
-          file=sys.stderr)
+def _interrupted(interrupt: KeyboardInterrupt) -> int:
+    resume = (f"; continue the match with: {interrupt.resume}"
+              if isinstance(interrupt, MatchInterrupted) else "")
+    print(f"versus: interrupted{resume}", file=sys.stderr)
     return EXIT_UNFINISHED
 
 

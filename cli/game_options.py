@@ -24,7 +24,6 @@ VERSUS_ONLY = (
     ("order", "--order", "the action order is a Versus rule"),
     ("deck", "--deck", "a deck file is a Versus decklist"),
     ("theme", "--theme", "the full-screen terminal UI plays Versus only"),
-    ("offline", "--offline", "the offline demo runs the Versus engine alone"),
 )
 #: the options naming a bot: (attribute, flag)
 BOT_OPTIONS = (("bot", "--bot"), ("bot_a", "--bot-a"), ("bot_b", "--bot-b"))
@@ -51,9 +50,26 @@ def rule_pair(text: str) -> tuple[str, str]:
     """`--rule NAME=VALUE` (argparse type): the pair, checked against the game later."""
     name, equals, value = text.partition("=")
     if not equals or not name.strip() or not value.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (e.g. --rule sides=4; "
-                                         "`versus games` lists each game's options)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (`versus games` lists "
+                                         "each game's options as NAME=DEFAULT)")
     return name.strip(), value.strip()
+
+
+def bots_help() -> str:
+    """Which bots play which two-player game, for --bot's help: the bots that play every game,
+    then each game's own (engine/shell.py game_bots), as the registry has them."""
+    from versus.engine.registry import games, get_game
+    from versus.engine.shell import game_bots, is_solo
+
+    from .bots.registry import GENERIC_BOTS
+
+    own = []
+    for info in games():
+        game = get_game(info.id)
+        if not is_solo(game) and game_bots(game):
+            own.append(f"{info.id}: {', '.join(game_bots(game))}")
+    return (f"{', '.join(GENERIC_BOTS)} and cmd:<command line> (an external program) play "
+            "every game; a game's own bots: " + "; ".join(own))
 
 
 def game_of(game: str) -> Any:

@@ -175,7 +175,8 @@ def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
     game_args(args, "host")
     relay = _relay_option(args)
     room = new_room() if relay is not None else None
-    identity, store = load_identity(args), open_store(args)
+    identity = load_identity(args)
+    store = open_store(args, identity)
     config = session_config(args, narrate)
     deck = deck_of(args)
     if args.resume is not None:

@@ -63,6 +63,7 @@ from .match_setup import (
     session_config,
 )
 from .match_text import MAX_LOG_LINE, show_offer
+from .parsers import NO_JOIN_TARGET
 
 T = TypeVar("T")
 #: what a joiner that may not accept tells the host (and itself)
@@ -125,6 +126,10 @@ def parse_target(target: str) -> Target:
     """An invite, or HOST:PORT (then the host's key is checked against known_peers)."""
     if target.lower().startswith("versus://"):
         return Target.of_invite(Invite.parse(target))
+    if "://" in target:  # another scheme (http://...): its colons are not an IPv6 address's
+        raise CommandError(f"{target!r} is not an invite: an invite looks like "
+                           "versus://HOST:PORT#FINGERPRINT (the host prints it), or give "
+                           "HOST:PORT")
     host, port_text = split_hostport(target, target)
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
         raise CommandError(f"{target!r}: the port must be 1..65535")
@@ -137,7 +142,7 @@ def given_target(args: argparse.Namespace) -> Target | None:
         return None
     if args.target:
         return parse_target(args.target)
-    raise CommandError("give the host's invite or HOST:PORT, or --lan")
+    raise CommandError(NO_JOIN_TARGET)  # (cli/parsers.py refuses this command line first)
 
 
 async def join_target(args: argparse.Namespace, out: TextIO) -> Target:
@@ -201,7 +206,8 @@ class JoinPlan:
 
 def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
     game_args(args, "join")
-    identity, store = load_identity(args), open_store(args)
+    identity = load_identity(args)
+    store = open_store(args, identity)
     config = session_config(args, narrate)
     deck = deck_of(args)
     if args.resume is None:

@@ -21,7 +21,7 @@ from versus.p2p.session import (
 )
 from versus.protocol.wire.text import printable
 
-from .boundary import CommandError
+from .boundary import CommandError, MatchInterrupted
 from .driving import drive_player
 from .match_setup import forfeits_of
 from .match_text import MAX_LOG_LINE, bot_failures, describe_outcome
@@ -59,15 +59,23 @@ async def run_session(session: MatchSession, channel: SecureChannel | None,
     echo = None if say is None else LogEcho(session, say)
     if hasattr(player, "attach"):  # the line interface: its session, and the log before it asks
         player.attach(session, None if echo is None else echo.flush)
-    async with open_nursery() as nursery:
-        if player is not None:
-            nursery.start_soon(drive_player, session, player)
-        if echo is not None:
-            nursery.start_soon(echo.follow)
-        if setup is not None:
-            nursery.start_soon(setup)
-        outcome = await session.run(channel, reconnect)
-        nursery.cancel_scope.cancel()
+    try:
+        async with open_nursery() as nursery:
+            if player is not None:
+                nursery.start_soon(drive_player, session, player)
+            if echo is not None:
+                nursery.start_soon(echo.follow)
+            if setup is not None:
+                nursery.start_soon(setup)
+            outcome = await session.run(channel, reconnect)
+            nursery.cancel_scope.cancel()
+    except (KeyboardInterrupt, BaseExceptionGroup) as error:
+        interrupted = isinstance(error, KeyboardInterrupt) or (
+            error.subgroup(KeyboardInterrupt) is not None)
+        if interrupted and session.files is not None:  # on disk: it can be resumed
+            raise MatchInterrupted(f"versus {session.role} --resume "
+                                   f"{session.files.match_id[:16]}") from error
+        raise
     if echo is not None:
         echo.flush()
     return outcome

@@ -13,10 +13,9 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from versus.engine.api import full_screen_ui
 from versus.engine.errors import EngineError
 from versus.p2p.channel import ChannelConfig
-from versus.p2p.keystore import load_or_create_identity
+from versus.p2p.keystore import default_identity_path, load_or_create_identity
 from versus.p2p.session import (
     MatchSession,
     SessionConfig,
@@ -45,7 +44,10 @@ def load_deck(path: str) -> list[str]:
     text = data.decode("utf-8", "replace")
     try:
         obj: Any = json.loads(text)
-    except ValueError:
+    except json.JSONDecodeError as error:
+        if text.lstrip()[:1] in ("[", "{"):  # meant as JSON (no card id starts so)
+            raise CommandError(f"deck file {path}: not JSON: {error.msg} at line "
+                               f"{error.lineno} column {error.colno}") from None
         return _deck_lines(text, path)
     if isinstance(obj, list) and all(isinstance(c, str) for c in obj):
         return list(obj)
@@ -87,12 +89,6 @@ def rules_from(args: argparse.Namespace, command: str = "host") -> MatchRules:
                           clock_increment_ms=increment, game=args.game)
     except (LocalProtocolError, EngineError, ValueError) as error:
         raise CommandError(str(error)) from None
-
-
-def has_board_text(game: str) -> bool:
-    """Whether `game`'s board is printed as text by `versus demo` (engine/api.py
-    `full_screen_ui`)."""
-    return full_screen_ui(game_of(game))
 
 
 def plays_full_screen(stdin: TextIO | None) -> bool:
@@ -178,11 +174,13 @@ def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:
     return narrated_config(resume_window=args.resume_window, narrate=narrate, channel=channel)
 
 
-def open_store(args: argparse.Namespace) -> MatchStore:
+def open_store(args: argparse.Namespace, identity: Identity | None = None) -> MatchStore:
     """The match directories' root, checked (made when missing) before anything listens or
     connects: a --data-dir that is a file or is not writable is one line now, not an error
-    once a player has joined."""
-    store = MatchStore(args.data_dir)
+    once a player has joined. `identity`'s matches have a directory of their own in it (a
+    host and a joiner of one home, p2p/store.py MatchStore); `play`'s loopback matches (no
+    identity of ours, no resume) go directly in it."""
+    store = MatchStore(args.data_dir, owner=None if identity is None else identity.fingerprint)
     root = store.root
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -199,14 +197,22 @@ def open_store(args: argparse.Namespace) -> MatchStore:
 
 def load_identity(args: argparse.Namespace) -> Identity:
     """Our key: the keystore's (created on first use), or `--identity PATH`, which is created
-    too when missing, but said so on stderr: a typo in PATH must not silently make a stranger
+    too when missing. A new key is said on stderr, in one line naming where it is: a person
+    learns where their identity lives (and that it is new: hosts that knew another key of
+    theirs will not recognise this one), and a typo in PATH does not silently make a stranger
     of us to every host we know."""
-    if args.identity is not None and not Path(args.identity).exists():
-        identity = load_or_create_identity(args.identity)
+    path = default_identity_path() if args.identity is None else Path(args.identity)
+    if path.exists():
+        return load_or_create_identity(path)
+    identity = load_or_create_identity(path)
+    if args.identity is None:
+        print(f"versus: created your identity key {path} ({identity.fingerprint}); other "
+              "players know you by it: keep it (back it up to stay the same player)",
+              file=sys.stderr)
+    else:
         print(f"versus: created a new identity key {args.identity} ({identity.fingerprint}); "
               "hosts that know your usual key will not recognise this one", file=sys.stderr)
-        return identity
-    return load_or_create_identity(args.identity)
+    return identity
 
 
 def deck_of(args: argparse.Namespace) -> list[str] | None:

@@ -20,13 +20,44 @@ from .game_options import check_game_args, game_id, rule_pair
 DEFAULT_GAME_PORT = 47820
 EXIT_CODES = ("exit codes: 0 match finished, 1 error, 2 bad command line, 3 match unfinished "
               "(resumable with --resume), 4 protocol fault / transcript invalid")
+#: play and demo: the same, but a match against a local bot cannot be resumed
+LOCAL_EXIT_CODES = EXIT_CODES.replace("(resumable with --resume)", "(not resumable)")
 #: the values of protocol.rules.DealMode and engine.ActionOrder (tests/cli check they agree)
 DEAL_MODES = ("shared-pool", "decklist")
 ACTION_ORDERS = ("ordered", "any")
 FORMATS = ("round-robin", "gauntlet")
 DEFAULT_GAME_TIMEOUT = 300.0
+#: the default games, as --game's help names them, and a real rules option of each, --rule's
+#: example (tests/cli/test_cli_defects.py holds them to engine/registry.py: the registry is not
+#: imported to read a command line)
+DEFAULT_GAME_HELP, RULE_EXAMPLE = "default versus42", "max_turns=30"
+DEFAULT_SOLO_GAME_HELP, SOLO_RULE_EXAMPLE = "default multiverse", "difficulty=hard"
+#: in a help text: which bots play which game, read from the registry only when help is printed
+#: (RegistryHelpFormatter)
+GAME_BOTS = "<the bots of each game>"
 
 Command = Callable[[argparse.Namespace, TextIO], int]
+
+
+class RegistryHelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, with GAME_BOTS in a help text or description replaced by what the
+    registry says (cli/game_options.py bots_help): a command line that is not asking for help
+    imports no game."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        return text if text is None else _with_game_bots(text)
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(_with_game_bots(text))
+
+
+def _with_game_bots(text: str) -> str:
+    if GAME_BOTS not in text:
+        return text
+    from .game_options import bots_help
+
+    return text.replace(GAME_BOTS, bots_help())
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -36,6 +67,10 @@ class OneLineParser(argparse.ArgumentParser):
     error): the game options (cli/game_options.py), which depend on each other."""
 
     checks: tuple[Callable[[argparse.Namespace], str | None], ...] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", RegistryHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> typing.NoReturn:
         print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
@@ -74,6 +109,16 @@ def terminal_width() -> int:
 def check_game(parser: argparse.ArgumentParser, command: str) -> None:
     """Check `command`'s game options once its arguments are parsed (cli/game_options.py)."""
     parser.checks = (lambda args: check_game_args(args, command),)  # type: ignore[attr-defined]
+
+
+#: `versus join` with nothing to join: a usage error, before any key or file is touched
+NO_JOIN_TARGET = "give the host's invite or HOST:PORT, or --lan (or --resume MATCH_ID)"
+
+
+def join_target_problem(args: argparse.Namespace) -> str | None:
+    if args.target is None and not args.lan and args.resume is None:
+        return NO_JOIN_TARGET
+    return None
 
 
 class Lazy:
@@ -156,17 +201,21 @@ def decision_ms(text: str) -> int:
 # --- shared option groups -----------------------------------------------------------------------
 
 
-def add_game_option(parser: argparse.ArgumentParser, what: str = "the game to play") -> None:
+def add_game_option(parser: argparse.ArgumentParser, what: str = "the game to play", *,
+                    solo: bool = False) -> None:
+    """--game; `solo`: of `versus solo` and `versus challenge` (another default game)."""
+    default = DEFAULT_SOLO_GAME_HELP if solo else DEFAULT_GAME_HELP
     parser.add_argument("--game", type=game_id, default=None, metavar="ID",
-                        help=f"{what}: a registry id (default versus42; `versus games` lists "
-                             "them, VERSUS_GAMES=module,... loads game plugins)")
+                        help=f"{what}: a registry id ({default}; `versus games` lists them, "
+                             "VERSUS_GAMES=module,... loads game plugins)")
 
 
-def add_rule_option(parser: argparse.ArgumentParser) -> None:
+def add_rule_option(parser: argparse.ArgumentParser, *, solo: bool = False) -> None:
+    example = SOLO_RULE_EXAMPLE if solo else RULE_EXAMPLE
     parser.add_argument("--rule", type=rule_pair, action="append", default=None,
                         metavar="NAME=VALUE",
                         help="a rules option of the game (repeatable; `versus games` lists "
-                             "them), e.g. --rule sides=4")
+                             f"them), e.g. --rule {example}")
 
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
@@ -188,8 +237,7 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
 def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
     if bot:
         parser.add_argument("--bot", metavar="NAME", default=None,
-                            help="play headless with this bot (random; Versus: greedy, "
-                                 "ismcts, ismcts-tree, cmd:...)")
+                            help=f"play headless with this bot ({GAME_BOTS})")
     parser.add_argument("--deck", metavar="FILE", default=None,
                         help="Versus, decklist mode: the deck to bring (default: a random "
                              "one)")
@@ -271,13 +319,14 @@ def add_network_parsers(sub: Any) -> None:
     add_ui_options(join)
     add_test_seed_option(join)
     check_game(join, "join")
+    join.checks = (join_target_problem, *join.checks)  # type: ignore[attr-defined]
     join.set_defaults(func=Lazy("versus.cli.join_cmd:cmd_join"))
 
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
-                          epilog=EXIT_CODES)
+                          epilog=LOCAL_EXIT_CODES)
     play.add_argument("--bot", default=None, metavar="NAME",
-                      help="the opponent (random; Versus: greedy, ismcts, ismcts-tree, "
-                           "cmd:...; default greedy for Versus, random for another game)")
+                      help=f"the opponent ({GAME_BOTS}; default greedy where the game has "
+                           "it, else random)")
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     add_rules_options(play)
     add_session_options(play, bot=False)
@@ -286,11 +335,13 @@ def add_network_parsers(sub: Any) -> None:
     play.set_defaults(func=Lazy("versus.cli.play_cmd:cmd_play"))
 
     demo = sub.add_parser("demo", help="two bots play a whole match over loopback TCP",
-                          epilog=EXIT_CODES)
+                          epilog=LOCAL_EXIT_CODES)
     demo.add_argument("--seed", type=hex_seed, default=None,
                       help="hex seed: identities, secrets and bots (reproducible transcript)")
-    demo.add_argument("--bot-a", default="random", metavar="NAME", help="player 0's bot")
-    demo.add_argument("--bot-b", default="random", metavar="NAME", help="player 1's bot")
+    demo.add_argument("--bot-a", default="random", metavar="NAME",
+                      help=f"player 0's bot (default random; {GAME_BOTS})")
+    demo.add_argument("--bot-b", default="random", metavar="NAME",
+                      help="player 1's bot (default random)")
     demo.add_argument("--quiet", action="store_true", help="print only the summary")
     demo.add_argument("--out", default=None, metavar="DIR",
                       help="where to write the match directory (default: a temp dir)")
@@ -339,6 +390,9 @@ def add_replay_parser(sub: Any) -> None:
     parser.add_argument("--position", action="store_true",
                         help="print the position of step K (default: the last) in the "
                              "position format: public facts only, for --start and --deals")
+    parser.add_argument("--html", metavar="OUT.html", default=None,
+                        help="write the whole replay as one self-contained web page (every "
+                             "step's public scene, narration, signer and proof) instead")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: public information (the default; 'all' too), or "
                              "what seat 0 or 1 knew (when the reveals are present)")
@@ -358,9 +412,8 @@ def seed_number(text: str) -> int:
 def add_tournament_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "tournament", help="play bots against each other in real peer-to-peer matches",
-        description="Play a round robin or a gauntlet between bots (random, greedy, ismcts, "
-                    "ismcts-tree, cmd:<command line> for an external bot; for another game "
-                    "than Versus, random). Every game is a real match over TCP on 127.0.0.1 "
+        description=f"Play a round robin or a gauntlet between bots ({GAME_BOTS}). "
+                    "Every game is a real match over TCP on 127.0.0.1 "
                     "with its transcript saved and verified in OUT/games. "
                     "Exit status: 0 finished, 1 error, 2 bad command line, 3 unfinished "
                     "(interrupted or games abandoned: finish with --resume), 4 a saved "
@@ -412,6 +465,11 @@ def add_tournament_parser(sub: Any) -> None:
                              "alpha=A,beta=B[,model=logistic|normalized]")
     parser.add_argument("--rating-interval", type=count, default=None, metavar="N",
                         help="print the standings every N games")
+    parser.add_argument("--report", metavar="OUT.html", default=None,
+                        help="also write the standings, pairings, SPRT and every game's "
+                             "replay as a self-contained HTML page (replays beside it in "
+                             "OUT-replays/); with --resume on a finished tournament, only the "
+                             "report is written")
     parser.add_argument("--records", action="store_true",
                         help="write a text game record OUT/games/<game>.txt beside each "
                              "transcript")
@@ -462,8 +520,8 @@ def add_games_parser(sub: Any) -> None:
 def add_solo_parsers(sub: Any) -> None:
     """`solo` and `challenge` (SPEC Part 11): verifiable solo runs."""
     solo = sub.add_parser("solo", help="play a verifiable solo run (Against the Multiverse)")
-    add_game_option(solo, "the solo game (default multiverse)")
-    add_rule_option(solo)
+    add_game_option(solo, "the solo game", solo=True)
+    add_rule_option(solo, solo=True)
     solo.add_argument("--challenge", metavar="FILE", default=None,
                       help="the challenge file (default: a self-issued practice challenge)")
     solo.add_argument("--secret", metavar="FILE", default=None,
@@ -481,15 +539,15 @@ def add_solo_parsers(sub: Any) -> None:
     solo.add_argument("--seed", type=int, default=0, help="the bot's seed")
     solo.add_argument("--identity", metavar="PATH", default=None, help="identity key file")
     solo.add_argument("--out", metavar="FILE", default=None,
-                      help="where to write the run (--batch: a folder)")
+                      help="where to write the run (--batch: a folder, default DIR)")
     solo.set_defaults(func=Lazy("versus.cli.solo:cmd_solo"))
     ch = sub.add_parser("challenge", help="make, serve and publish solo challenges (organiser)")
     ch.add_argument("action", choices=("new", "daily", "serve", "publish", "complete"))
     ch.add_argument("--run", dest="runs", action="append", default=[], metavar="FILE",
                     help="publish/complete: a run file to complete with the secret, in place "
                          "(repeatable)")
-    add_game_option(ch, "the solo game (default multiverse)")
-    add_rule_option(ch)
+    add_game_option(ch, "the solo game", solo=True)
+    add_rule_option(ch, solo=True)
     ch.add_argument("--id", default=None, help="challenge id (default: random)")
     ch.add_argument("--count", type=count, default=1, metavar="N",
                     help="new: make N challenges, ID-0000 ... (default 1)")

@@ -192,6 +192,18 @@ def cmd_replay(args: argparse.Namespace, out: IO[str]) -> int:
     if getattr(args, "position", False):
         print(replay.game.dump_position(replay.states[k]), file=out)
         return status
+    if getattr(args, "html", None):
+        from .html.replay import replay_frames, replay_page
+
+        try:
+            with open(args.html, "w", encoding="utf-8") as page:
+                frames, verdict, title = replay_frames(replay)
+                page.write(replay_page(title, frames, verdict))
+        except OSError as error:
+            print(f"versus replay: {args.html}: {error.strerror or error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        print(f"replay page: {args.html}", file=out)
+        return status
     lens = replay.lens_for(args.view)
     if args.print or args.step is not None:
         print_replay(replay, lens, out, args.step)

@@ -73,6 +73,7 @@ class Replay:
     inputs: list[Input]
     failure: str | None = None  # the verification's failure line, after the last step
     identities: dict[int, str] | None = None  # every card of both decks, once revealed
+    verdict: tuple[str, ...] = ()  # the verification's report, line by line
 
     @property
     def last(self) -> int:
@@ -203,7 +204,11 @@ def _match_replay(data: bytes, catalogue: Any) -> Replay:
                             f"record {step.record} (seat {step.seat}, seq {step.seq})",
                             step.drawn))
     return Replay(game, _match_header(report.summary), printable(replay.rules.describe(), 300),
-                  states, inputs, failure, replay.identities)
+                  states, inputs, failure, replay.identities, _verdict(report))
+
+
+def _verdict(report: Any) -> tuple[str, ...]:
+    return tuple(printable(line, SHOWN) for line in report.describe().splitlines())
 
 
 def _match_header(s: dict[str, Any]) -> str:
@@ -241,7 +246,8 @@ def _run_replay(data: bytes) -> Replay:
     s = report.summary
     header = printable(f"solo run of challenge {s.get('challenge', '?')} ({s.get('game', '?')})"
                        f"  player {s.get('player', '?')}", 400)
-    return Replay(game, header, printable(s.get("rules", ""), 300), states, inputs, failure)
+    return Replay(game, header, printable(s.get("rules", ""), 300), states, inputs, failure,
+                  verdict=_verdict(report))
 
 
 def step_lines(step: Step, last: int, width: int = 80) -> list[str]:

@@ -571,7 +571,7 @@ def _batch(args: argparse.Namespace, out: TextIO) -> int:
     if len(games) != 1:
         raise UsageError(f"the challenges are of several games: {', '.join(sorted(games))}")
     game = _game(games.pop())
-    outdir = Path(args.out or "solo-batch")
+    outdir = Path(args.out) if args.out else folder  # the folder's summary.json (README)
 
     def keep(bot: str, ch: Challenge, data: bytes) -> None:
         (outdir / bot).mkdir(parents=True, exist_ok=True)

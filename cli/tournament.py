@@ -76,6 +76,8 @@ import trio
 from versus.p2p.session import open_nursery
 
 from .bots.registry import parse_bot
+from .html.replay import write_replay_file
+from .html.report import write_report
 from .parsers import add_tournament_parser
 from .tournament_records import (
     Folder,
@@ -98,6 +100,7 @@ from .tournament_report import (
 )
 from .tournament_run import Run
 from .tournament_schedule import (
+    EXIT_ERROR,
     EXIT_OK,
     EXIT_UNFINISHED,
     EXIT_UNVERIFIED,
@@ -484,6 +487,13 @@ def cmd_tournament(args: argparse.Namespace, out: IO[str]) -> int:
               file=out)
     print(f"results: {run.folder.root / 'results.json'}, {run.folder.root / 'results.csv'}",
           file=out)
+    if args.report is not None:
+        try:
+            report = write_report(run.folder.root, Path(args.report), write_replay_file, warn)
+        except (OSError, TournamentError) as error:
+            warn(f"no report: {error}")
+            return EXIT_ERROR if isinstance(error, OSError) else error.status
+        print(f"report: {report}", file=out)
     if not complete:
         left = sum(g.id not in run.records or run.records[g.id]["ending"] == "abandoned"
                    for g in run.schedule)

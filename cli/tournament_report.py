@@ -163,11 +163,11 @@ class PairingStats:
     def line(self, sprt: Sprt | None) -> str:
         counts = ", ".join(f"{label} {n}" for label, n in zip(self.labels, self.counts,
                                                               strict=True))
-        unit = "pairs" if len(self.counts) == 5 else "games"
-        head = (f"{self.pairing[0]} vs {self.pairing[1]}: {sum(self.counts)} {unit} "
+        unit = "pair" if len(self.counts) == 5 else "game"
+        head = (f"{self.pairing[0]} vs {self.pairing[1]}: {plural(sum(self.counts), unit)} "
                 f"[{counts}]")
         if self.incomplete:
-            head += f" ({self.incomplete} incomplete pairs not counted)"
+            head += f" ({plural(self.incomplete, 'incomplete pair')} not counted)"
         text = head + (f"; {self.estimate}" if self.estimate else "")
         if sprt is not None:
             verdict = sprt.verdict(self.llr)
@@ -208,6 +208,11 @@ def pair_statistics(names: Sequence[str], settings: Settings,
     return rows
 
 
+def plural(count: int, noun: str) -> str:
+    """"1 pair", "2 pairs": a count with its noun."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def format_standings(table: Sequence[Standing], records: Sequence[dict[str, Any]],
                      names: Sequence[str] = (), settings: Settings | None = None) -> str:
     width = max([11, *(len(r.name) for r in table)])
@@ -223,7 +228,7 @@ def format_standings(table: Sequence[Standing], records: Sequence[dict[str, Any]
     counted = sum(scored(r) for r in records)
     abandoned = sum(r["ending"] == "abandoned" for r in records)
     unverified = sum(scored(r) and not r["verified"] for r in records)
-    tail = f"{counted} games scored"
+    tail = f"{plural(counted, 'game')} scored"
     if abandoned:
         tail += f", {abandoned} abandoned (not scored; --resume plays them again)"
     if unverified:

@@ -10,7 +10,8 @@
 # s ± 1.959964·sqrt(var/pairs) (half the difference); normalized Elo = (s - ½) / sqrt(2·var) ·
 # 800/ln 10 (the pair's variance halved to a per-game one), its interval likewise. Unpaired
 # games use the trinomial (L, D, W) the same way, per game, with nElo = (s - ½)/sqrt(var) ·
-# 800/ln 10. A score of exactly 0 or 1 has an infinite Elo (shown as such; None in JSON).
+# 800/ln 10. A score of exactly 0 or 1 has an infinite Elo (None in JSON) and no interval:
+# it is printed as the bound the games give (Estimate._one_sided), not as "-inf +/- 0".
 #
 # SPRT (GSPRT on the pentanomial, or the trinomial when unpaired): the empirical frequencies
 # (a zero count regularized to 1e-3, as fastchess does) are fitted by maximum likelihood under
@@ -71,6 +72,7 @@ class Estimate:
     nelo: float
     nelo_margin: float
     los: float  # likelihood of superiority, 0..1
+    games: int = 0  # the games behind `samples` (two per pair)
 
     def to_dict(self) -> dict[str, float | int | None]:
         def finite(x: float) -> float | None:
@@ -81,9 +83,20 @@ class Estimate:
                 "nelo_margin": finite(self.nelo_margin), "los": round(self.los, 4)}
 
     def __str__(self) -> str:
+        if not math.isfinite(self.elo):
+            return self._one_sided()
         return (f"Elo {_signed(self.elo)} +/- {_plain(self.elo_margin)}, "
                 f"nElo {_signed(self.nelo)} +/- {_plain(self.nelo_margin)}, "
                 f"LOS {100 * self.los:.1f} %")
+
+
+    def _one_sided(self) -> str:
+        """A score of 0 or 1 has no finite Elo and no interval around it (not "-inf +/- 0"):
+        what the games do say is a bound, the Elo of the 95 % Wilson bound of the score."""
+        low, high = wilson(self.score * self.games, self.games)
+        if self.score <= 0:
+            return f"Elo below {_signed(score_to_elo(high))} (all lost), LOS 0.0 %"
+        return f"Elo above {_signed(score_to_elo(low))} (all won), LOS 100.0 %"
 
 
 def _signed(x: float) -> str:
@@ -120,7 +133,8 @@ def estimate(counts: Sequence[int]) -> Estimate | None:
         los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
     else:
         los = (1 - math.erf(-(score - 0.5) / math.sqrt(2 * variance / n))) / 2
-    return Estimate(n, score, score_to_elo(score), margin, nelo(score), nelo_margin, los)
+    games = 2 * n if len(counts) == 5 else n
+    return Estimate(n, score, score_to_elo(score), margin, nelo(score), nelo_margin, los, games)
 
 
 def _mean_variance(scores: Sequence[float], probs: Sequence[float]) -> tuple[float, float]:

@@ -23,7 +23,10 @@
 # is replayed through that game (engine/registry.py). A transcript of a game this program does
 # not know (not registered: its plugin is not loaded, VERSUS_GAMES) cannot be checked: that is
 # not a verdict on the match, so it is said as such, one line naming the game id, like an
-# unreadable file (exit 2, check "unknown-game" in JSON), never as INVALID.
+# unreadable file (exit 2, check "unknown-game" in JSON), never as INVALID. A `--catalogue` file
+# is card data of the registry's default game, read through the Game interface
+# (`Game.load_catalogue`); a match of another game is checked against it as given (its digest
+# then differs: `catalogue-mismatch`).
 from __future__ import annotations
 
 import argparse
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from versus.engine import CatalogueError, UnknownGameError
-from versus.engine.versus42 import Catalogue, load_catalogue
+from versus.engine.registry import DEFAULT_GAME, get_game
 from versus.protocol.errors import RemoteProtocolError
 from versus.protocol.match.verify import INTERNAL_ERROR, SHOWN_TEXT, Report, verify_transcript
 from versus.protocol.solo import MAX_RUN, is_run
@@ -111,8 +114,6 @@ def unknown_game(data: bytes | Transcript, game: str | None = None) -> str | Non
     game = game or transcript_game(data)
     if game is None:
         return None
-    from versus.engine.registry import get_game
-
     try:
         get_game(game)
     except UnknownGameError as error:
@@ -122,7 +123,7 @@ def unknown_game(data: bytes | Transcript, game: str | None = None) -> str | Non
     return None
 
 
-def verify_file(path: str, catalogue: Catalogue | None = None,
+def verify_file(path: str, catalogue: Any = None,
                 challenge: Any = None) -> FileVerdict:
     """`challenge`: a solo Challenge every run must be played on (--challenge): a run of
     another one, or a match transcript, is INVALID with check "wrong-challenge"."""
@@ -156,7 +157,7 @@ def _read_open(file: IO[bytes], limit: int) -> bytes | None:
     return None if len(data) > limit else data
 
 
-def _verify_open(path: str, file: IO[bytes], catalogue: Catalogue | None) -> FileVerdict:
+def _verify_open(path: str, file: IO[bytes], catalogue: Any) -> FileVerdict:
     """A transcript file verified as it is read (open_transcript): bounded memory."""
     try:
         transcript = open_transcript(file, max_size=MAX_FILE_SIZE)  # type: ignore[arg-type]
@@ -168,7 +169,7 @@ def _verify_open(path: str, file: IO[bytes], catalogue: Catalogue | None) -> Fil
     return FileVerdict(path, report)
 
 
-def verify_data(path: str, data: bytes | None, catalogue: Catalogue | None = None,
+def verify_data(path: str, data: bytes | None, catalogue: Any = None,
                 challenge: Any = None, limit: int | None = None) -> FileVerdict:
     """`verify_file` on bytes already read (None: over the limit, `limit` or the transcript
     limit); a `--cluster` task (cli/cluster.py) runs it on a worker."""
@@ -189,7 +190,7 @@ def _failed(path: str, error: Exception) -> FileVerdict:
                                     f"{type(error).__name__}: {error}"))
 
 
-def _verify_data(path: str, data: bytes, catalogue: Catalogue | None,
+def _verify_data(path: str, data: bytes, catalogue: Any,
                  challenge: Any) -> FileVerdict:
     if is_run(data) or challenge is not None:  # a solo run
         from versus.protocol.solo.run import RunReport, verify_run
@@ -205,13 +206,15 @@ def _verify_data(path: str, data: bytes, catalogue: Catalogue | None,
     return FileVerdict(path, report)
 
 
-def load_catalogue_file(path: str) -> Catalogue:
-    """A catalogue given with --catalogue; UnreadableFile with a one-line reason."""
+def load_catalogue_file(path: str, game: str = DEFAULT_GAME) -> Any:
+    """The card data given with --catalogue, read by `game` (a registry id: the default
+    game's, whose matches --catalogue is for) through the Game interface; UnreadableFile with a
+    one-line reason."""
     data = read_limited(path, MAX_CATALOGUE_FILE)
     if data is None:
         raise UnreadableFile(f"{path}: over {MAX_CATALOGUE_FILE} bytes")
     try:
-        return load_catalogue(data)
+        return get_game(game).load_catalogue(data)
     except CatalogueError as error:
         raise UnreadableFile(f"{path}: not a catalogue: {error}") from None
 

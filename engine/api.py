@@ -16,6 +16,7 @@
 # chance as a decision like the others (kuhn_poker.py).
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,17 @@ def _is_int(x: object) -> bool:
 
 _Rules = TypeVar("_Rules")
 
+
+@functools.cache
+def _label_ok(label: str) -> bool:
+    """Whether `label` is a decision label (a game has a handful: the answer is kept)."""
+    return bool(_LABEL_RE.fullmatch(label))
+
+
+def _handles_ok(options: tuple[Any, ...]) -> bool:
+    return (all(type(h) is int and h >= 0 for h in options)
+            and len(set(options)) == len(options))
+
 @dataclass(frozen=True, slots=True)
 class Pending:
     """The decision a game waits for. `player`: who answers (TURN, CHOICE) or whose card or
@@ -77,6 +89,20 @@ class Pending:
     deck: int = -1
 
     def __post_init__(self) -> None:
+        # The common decisions in one test (a game builds one per step): a TURN or a CHOICE
+        # of a player, with a plain label and distinct handles; anything else takes the
+        # field-by-field check below, which names what is wrong.
+        kind, player, options = self.kind, self.player, self.options
+        if ((kind is DecisionKind.TURN or kind is DecisionKind.CHOICE)
+                and type(player) is int and 0 <= player < MAX_PLAYERS
+                and self.outcomes == 0 and self.handle == -1 and self.deck == -1
+                and type(self.label) is str and (not self.label or _label_ok(self.label))
+                and type(options) is tuple
+                and (not options or (kind is DecisionKind.CHOICE and _handles_ok(options)))):
+            return
+        self._check()
+
+    def _check(self) -> None:
         def need(ok: bool, what: str) -> None:
             if not ok:
                 raise ValueError(f"{self.kind} decision: {what} (got {self!r})")

@@ -6,14 +6,18 @@
 # match is dealt, revealed and rolled by the protocol instead.
 #
 # How: `LocalPlay.advance(choose)` answers the one pending decision, `play(choose)` runs to the
-# end, and `to_player()` runs the automatic decisions up to the next one a player answers (for
-# an async caller that awaits its players). Randomness is an explicit input: the caller's
-# `chance(n)` gives an outcome below n (a SHA-256 stream, never `random`), so a seed reproduces
-# a game exactly.
+# end, `play_async(choose)` does the same with players that are awaited (bots over a pipe, a
+# bot thinking in a thread), and `to_player()` runs the automatic decisions up to the next one a
+# player answers. Randomness is an explicit input: the caller's `chance(n)` gives an outcome
+# below n (a SHA-256 stream, never `random`), so a seed reproduces a game exactly.
+#
+# Who learns a dealt card: its owner, as in a match. A referee may keep some deals from their
+# owner (`owner_learns`, e.g. Versus's referee for a card dealt to be discarded, which the rules
+# reveal at once: the owner's knowledge stays as the referee always kept it).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +25,8 @@ from .api import DecisionKind, Finished, Game, Pending, Setup
 
 #: a player's answer: (its seat's view, the legal inputs, its seat) -> one of them
 Choose = Callable[[Any, list[Any], int], Any]
+#: the same, awaited
+ChooseAsync = Callable[[Any, list[Any], int], Awaitable[Any]]
 #: the decisions the loop answers itself (a player answers TURN and CHOICE)
 AUTOMATIC = (DecisionKind.DEAL, DecisionKind.REVEAL, DecisionKind.CHANCE)
 
@@ -81,6 +87,8 @@ class LocalPlay:
     dealt: list[int] = field(default_factory=list)
     inputs: int = 0
     on_input: Callable[[Any, Any], None] | None = None  # (state before, input), for a history
+    #: whether a DEAL's owner learns its card (None: always, as in a match)
+    owner_learns: Callable[[Pending], bool] | None = None
 
     def __post_init__(self) -> None:
         if not self.knowledge:
@@ -103,7 +111,8 @@ class LocalPlay:
             h = self.orders[d.deck][self.dealt[d.deck]]
             self.dealt[d.deck] += 1
             assert d.player is not None
-            self.knowledge[d.player].learn(h, self.identity[h])
+            if self.owner_learns is None or self.owner_learns(d):
+                self.knowledge[d.player].learn(h, self.identity[h])
             return game.deal_input(h)
         if d.kind is DecisionKind.REVEAL:
             return game.reveal_input(d.handle, self.identity[d.handle])
@@ -149,4 +158,18 @@ class LocalPlay:
             if isinstance(d, Finished):
                 return d
             self._answer(d, choose)
-        raise RuntimeError(f"{self.game.id}: the game did not end within {max_inputs} inputs")
+        raise self._unended(max_inputs)
+
+    async def play_async(self, choose: ChooseAsync, max_inputs: int = 100_000) -> Finished:
+        """`play` with players that are awaited (whatever the caller's event loop)."""
+        while self.inputs < max_inputs:
+            d = self.to_player(max_inputs - self.inputs)
+            if isinstance(d, Finished):
+                return d
+            assert d.player is not None
+            self.apply(await choose(self.view(d.player),
+                                    list(self.game.legal_actions(self.state)), d.player))
+        raise self._unended(max_inputs)
+
+    def _unended(self, max_inputs: int) -> RuntimeError:
+        return RuntimeError(f"{self.game.id}: the game did not end within {max_inputs} inputs")

@@ -15,8 +15,9 @@
 #                   finds each kind of decision in seeded random games).
 #   solo            True for a one-seat game (a solo run instead of a match).
 #
-# Randomness and time enter a bot as explicit inputs (`BotRequest.rng`, `.clock`): the engine
-# imports neither `random` nor a clock; the shell seeds the generator and gives the clock.
+# Randomness and time enter a bot as explicit inputs (`BotRequest.rng`, `.seeded`, `.clock`):
+# the engine imports neither `random` nor a clock; the shell seeds the generators and gives the
+# clock (cli/bots/registry.py `bot_request`).
 from __future__ import annotations
 
 import importlib
@@ -45,10 +46,12 @@ class Budget:
 @dataclass(frozen=True)
 class BotRequest:
     """What a game's bot factory is given. `rng`: the bot's seeded generator (randrange,
-    sample, choice, shuffle); `budget`: the caller's budget with the bot name's options applied
-    (None: the bot's default); `given`: the budget of the bot name's own options only
-    (`time=`, `iterations=`), None without them; `clock`: seconds, for a deadline; `name`:
-    the bot's name; `seed`: what `rng` was seeded with (a bot making its own generators)."""
+    sample, choice, shuffle, getrandbits); `budget`: the caller's budget with the bot name's
+    options applied (None: the bot's default); `given`: the budget of the bot name's own
+    options only (`time=`, `iterations=`), None without them; `clock`: seconds, for a
+    deadline; `name`: the bot's name; `seed`: what `rng` was seeded with; `seeded(n)`: a new
+    generator of `rng`'s kind seeded with the integer n, so that one n replays the same draws
+    (a bot that meets several candidates with the same luck, common random numbers)."""
 
     rng: Any
     budget: Budget | None
@@ -56,6 +59,7 @@ class BotRequest:
     clock: Callable[[], float]
     name: str
     seed: int | None = None  # what `rng` was seeded with (None: from `secrets`)
+    seeded: Callable[[int], Any] | None = None  # None: the caller gives no such generators
 
 
 def game_bots(game: Any) -> tuple[str, ...]:

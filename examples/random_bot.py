@@ -5,6 +5,7 @@
 # line on stdin and answers on stdout; anything for humans goes to stderr. Try it against the
 # built-in bots:
 #   .venv/bin/python -m versus.cli.bots "cmd:python3 examples/random_bot.py" greedy --games 2
+#   .venv/bin/python -m versus.cli.bots "cmd:python3 examples/random_bot.py" greedy --game grid
 #   versus tournament random "cmd:python3 examples/random_bot.py" --game grid --games 2
 #   versus bot-check --game vanquishers "cmd:python3 examples/random_bot.py"
 # or from Python: make_bot("cmd:python3 examples/random_bot.py", game="grid")

@@ -1,7 +1,8 @@
 # Match directories on disk: what a session keeps so that a match survives a dropped
 # connection or a restarted program (SPEC §6.9).
 #
-#   $XDG_DATA_HOME/versus/matches/<match id hex>/     (else ~/.local/share/versus/...)
+#   $XDG_DATA_HOME/versus/matches/<our fingerprint>/<match id hex>/   (else ~/.local/share/...;
+#       the older layout, still read to resume, had no <our fingerprint>/ level)
 #       secret          the per-match master secret (32 bytes from `secrets`), mode 0600: the
 #                       MatchPeer's rng is master_rng(secret), so with the transcript it rebuilds
 #                       the peer exactly (MatchPeer.restore)
@@ -372,29 +373,47 @@ class MatchFiles:
 
 
 class MatchStore:
-    """The directory of match directories (default: `default_matches_dir()`)."""
+    """The directory of match directories (default: `default_matches_dir()`).
 
-    def __init__(self, root: Path | str | None = None, *, durable: bool = False) -> None:
+    `owner`: our identity's fingerprint. Its matches live in `root/<owner>/<match id>/`, so a
+    host and a joiner of one home (two --identity keys, one data directory) keep a directory
+    each: one directory per match id would hold the master secret of whichever wrote last.
+    `find` also reads the older layout, `root/<match id>/`, to resume a match saved by it."""
+
+    def __init__(self, root: Path | str | None = None, *, durable: bool = False,
+                 owner: str | None = None) -> None:
         self.root = Path(root) if root is not None else default_matches_dir()
         self.durable = durable
+        self.owner = owner
+
+    @property
+    def own_root(self) -> Path:
+        """Where this store's new match directories go."""
+        return self.root if self.owner is None else self.root / self.owner
 
     def files(self, match_id: bytes) -> MatchFiles:
-        return MatchFiles(self.root / match_id.hex(), durable=self.durable)
+        return MatchFiles(self.own_root / match_id.hex(), durable=self.durable)
 
     def find(self, match_id: str) -> MatchFiles:
-        """The match directory whose id is `match_id` or starts with it (unique prefix)."""
+        """The match directory whose id is `match_id` or starts with it (unique prefix): ours,
+        else one of the older layout (see the class comment)."""
         prefix = parse_match_id(match_id)
+        folders = [self.own_root] if self.owner is None else [self.own_root, self.root]
+        for folder in folders:
+            found = [n for n in self._match_names(folder) if n.startswith(prefix)]
+            if len(found) > 1:
+                raise StoreError(f"match id {prefix} is ambiguous ({len(found)} saved matches "
+                                 "start with it); give more digits")
+            if found:
+                return MatchFiles(folder / found[0], durable=self.durable)
+        raise StoreError(f"no saved match {prefix} in {self.own_root}")
+
+    @staticmethod
+    def _match_names(folder: Path) -> list[str]:
         try:
-            names = sorted(p.name for p in self.root.iterdir()
-                           if p.is_dir() and _MATCH_ID_HEX.match(p.name))
+            return sorted(p.name for p in folder.iterdir()
+                          if p.is_dir() and _MATCH_ID_HEX.match(p.name))
         except FileNotFoundError:
-            names = []
+            return []
         except OSError as error:
-            raise StoreError(f"cannot list {self.root} ({error.strerror or error})") from None
-        found = [n for n in names if n.startswith(prefix)]
-        if not found:
-            raise StoreError(f"no saved match {prefix} in {self.root}")
-        if len(found) > 1:
-            raise StoreError(f"match id {prefix} is ambiguous ({len(found)} saved matches start "
-                             "with it); give more digits")
-        return MatchFiles(self.root / found[0], durable=self.durable)
+            raise StoreError(f"cannot list {folder} ({error.strerror or error})") from None

@@ -24,17 +24,11 @@ ALLOWED = {
     **{f"bench/{game_id}.py": "the game's own benchmark" for game_id in BUILTIN_GAMES},
 }
 #: Versus's own shell, not yet behind the interface: moving Versus whole into engine/versus42/
-#: left its board text (board_text.py), its bots (cli/bots/ but external.py's Versus hello),
-#: its catalogue file option, its offline demo, and its benches importing the package (the one
-#: terminal UI for every game, cli/ui/, client.py and net_client.py, has left the set); the
-#: rest move into the game's package with it. A file leaves this set as
-#: soon as it names no game (the last test), and no other file may join it.
-VERSUS_SHELL = {
-    "cli/board_text.py", "cli/bots/__main__.py", "cli/bots/base.py", "cli/bots/evaluate.py",
-    "cli/bots/external.py", "cli/bots/ismcts.py", "cli/bots/match.py", "cli/bots/simple.py",
-    "cli/bots/worlds.py", "cli/demo_cmd.py", "cli/verify_cmd.py",
-    "bench/balance.py", "bench/bots.py", "bench/engine.py",
-}
+#: left its full-screen UI (cli/ui/, client.py, net_client.py) importing the package; the one
+#: UI for every game has replaced it, drawing the games' scenes (its bots moved to
+#: engine/versus42/bots/, its benchmarks to bench/versus42.py). A file leaves this set as soon
+#: as it names no game (the last test), and no other file may join it.
+VERSUS_SHELL: set[str] = set()
 IN_FLIGHT = VERSUS_SHELL
 
 

@@ -1,8 +1,9 @@
-# What a bot is. A bot is a player like a person: it receives the same `PlayerView` and the same
-# legal actions a person's screen shows, nothing more, and answers one of those actions.
+# What a bot is. A bot is a player like a person: it receives the same view of its seat and the
+# same legal actions a person's screen shows, nothing more, and answers one of those actions.
+# The view and the actions are the game's own objects (`Game.view`, `Game.legal_actions`).
 #
-# `Bot.choose` is synchronous and has the engine's chooser signature, so a bot plugs straight
-# into `Referee` (demo, tests, bench). A network session is a trio program that must keep
+# `Bot.choose` is synchronous, so a bot plugs straight into the one full-information loop
+# (engine/referee_loop.py: demo, tests, bench). A network session is a trio program that must keep
 # answering keepalives and running clocks while a bot thinks, so it talks to an `AsyncPlayer`;
 # `as_async` adapts a `Bot`, running CPU-heavy ones in a worker thread
 # (`trio.to_thread.run_sync`) so the event loop keeps running. External bots (a separate process
@@ -11,12 +12,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import trio
 
 from versus.engine.shell import Budget as Budget  # re-exported: the games budget bots too
-from versus.engine.versus42 import Action, PlayerView
 
 
 class BotError(Exception):
@@ -42,7 +42,7 @@ class Bot(Protocol):
 
     name: str
 
-    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action: ...
+    def choose(self, view: Any, legal: Sequence[Any]) -> Any: ...
 
 
 @runtime_checkable
@@ -51,7 +51,7 @@ class AsyncPlayer(Protocol):
 
     name: str
 
-    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action: ...
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any: ...
 
 
 class _ThreadedBot:
@@ -60,7 +60,7 @@ class _ThreadedBot:
     def __init__(self, bot: Bot, threaded: bool) -> None:
         self.bot, self.threaded, self.name = bot, threaded, bot.name
 
-    async def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
         if not self.threaded:
             return self.bot.choose(view, legal)
         # abandon_on_cancel: a cancelled session need not wait for the search to finish;

@@ -26,7 +26,8 @@
 # when the cards have one); the first decision's view gives the seat (`view.player`) and the
 # match's rules and card data (`view.rules`, `view.catalogue`); `decide.view` is
 # `view.to_dict()` and `legal` the inputs in the game's notation (`Game.format_input`).
-# For versus42 the messages are those of before, with `game` and `rules` added at the end.
+# The hello's fields keep the order of the protocol's first version (the game's `ruleset` and
+# `catalogue`, then `time_ms`), with `game` and `rules` added at the end.
 from __future__ import annotations
 
 import contextlib
@@ -43,7 +44,6 @@ import trio
 
 from versus.engine.api import Finished, Game, Setup
 from versus.engine.registry import DEFAULT_GAME, get_game
-from versus.engine.versus42 import Action, GameResult, PlayerView
 from versus.protocol.match.table import MatchResult
 
 from .base import BotError, BotForfeit
@@ -116,9 +116,9 @@ def game_catalogue_json(catalogue: Any) -> list[dict[str, Any]] | None:
 
 def hello_message(game: Game, seat: int, rules: Any, catalogue: Any,
                   time_ms: int) -> dict[str, Any]:
-    """The hello of protocol version 1 (SPEC Part 7): for versus42 the fields of before, in
+    """The hello of protocol version 1 (SPEC Part 7): the fields of the first version, in
     their order, then `game` and `rules`; `ruleset` and `catalogue` only when the game has a
-    JSON form of them."""
+    JSON form of them (its rules encoding, its cards' `to_json()`)."""
     hello: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat}
     ruleset = game_ruleset_json(game, rules)
     if ruleset is not None:
@@ -235,7 +235,7 @@ class ExternalBot:
         self.declared_name = name
         self.started = True
 
-    async def choose(self, view: PlayerView | Any, legal: Sequence[Action | Any]) -> Any:
+    async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
         if not self.started:
             rules, catalogue = getattr(view, "rules", None), getattr(view, "catalogue", None)
             if rules is None or catalogue is None:
@@ -261,10 +261,11 @@ class ExternalBot:
             await self._forfeit(f"answered an illegal action {_short(text)} on {where}")
         return by_text[text]
 
-    async def finish(self, result: GameResult | Finished | MatchResult | None,
+    async def finish(self, result: Finished | MatchResult | Any,
                      seat: int | None = None) -> None:
-        """Tell the bot how the game ended, ask it to quit, and reap it (killed if it lingers).
-        The bot can no longer lose here, so its errors are ignored."""
+        """Tell the bot how the game ended (`result`: anything with `winner` and `outcome`, or
+        None), ask it to quit, and reap it (killed if it lingers). The bot can no longer lose
+        here, so its errors are ignored."""
         try:
             if result is not None and self.started:
                 await self._write({"type": "result", "seat": seat, "winner": result.winner,
@@ -405,6 +406,6 @@ def time_ms_of(seconds: float | None) -> int:
 
 
 def _label(outcome: object) -> object:
-    """An outcome as its label: the engine's GameResult holds an enum, the generic Finished and
+    """An outcome as its label: a game's own result may hold an enum, the generic Finished and
     the match result a string."""
     return getattr(outcome, "value", outcome)

@@ -46,6 +46,9 @@ class BotOptionError(BotError, ValueError):
     """A bot name's options do not parse or do not apply to that bot (one line)."""
 
 
+#: the kinds of bot named by a prefix and what follows it (`cmd:<command line>`): a new kind
+#: adds its prefix here, its options to BOT_OPTIONS, and its branch to game_problem and make_bot
+PREFIXED = ("cmd",)
 #: the option keys each bot takes (`cmd` stands for every cmd:<command line>)
 BOT_OPTIONS = {"random": ("name", "seed"), "greedy": ("name", "seed"),
                "ismcts": ("name", "seed", "time", "iterations"),
@@ -67,20 +70,32 @@ class BotSpec:
     options: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
+    def kind(self) -> str:
+        """The bot's kind: its prefix for a prefixed bot (`cmd`), else its name."""
+        return prefix_of(self.bot) or self.bot
+
+    @property
     def command(self) -> str | None:
-        return self.bot[4:].strip() if self.bot.startswith("cmd:") else None
+        return self.bot[4:].strip() if self.kind == "cmd" else None
+
+
+def prefix_of(text: str) -> str | None:
+    """The kind of a prefixed bot name (`cmd` for `cmd:...`), None for another name."""
+    head, colon, _ = text.partition(":")
+    return head if colon and head in PREFIXED else None
 
 
 def parse_bot(text: str) -> BotSpec:
     """`NAME[:key=value,...]` as a BotSpec; BotOptionError (one line) when the options are
     wrong. The bot itself is not checked here (make_bot does)."""
-    if text.startswith("cmd:"):
+    prefix = prefix_of(text)
+    if prefix is not None:  # its options follow the last colon, when they parse as options
         head, colon, tail = text.rpartition(":")
-        if head != "cmd" and colon and (tail == "" or _OPTIONS.fullmatch(tail)):
+        if head != prefix and colon and (tail == "" or _OPTIONS.fullmatch(tail)):
             bot, given = head, tail
         else:
             bot, given = text, ""
-        kind = "cmd"
+        kind = prefix
     else:
         bot, _, given = text.partition(":")
         kind = bot
@@ -96,7 +111,7 @@ def parse_bot(text: str) -> BotSpec:
     for item in given.split(","):
         key, _, value = item.partition("=")
         if key not in known:
-            who = "cmd:" if kind == "cmd" else bot
+            who = f"{kind}:" if kind in PREFIXED else bot
             raise BotOptionError(f"bot {text!r}: unknown option {key!r}; {who} takes "
                                  f"{', '.join(known)}")
         if key in values:
@@ -158,6 +173,13 @@ def game_problem(name: str, game: str) -> str | None:
     return None  # an unknown name: make_bot says so
 
 
+def bot_request(name: str, seed: int | None, budget: Budget | None,
+                given: Budget | None = None) -> BotRequest:
+    """What a game's bot factory is given (engine/shell.py): the shell's seeded generators
+    (`bot_rng`) and clock."""
+    return BotRequest(bot_rng(seed), budget, given, time.perf_counter, name, seed, bot_rng)
+
+
 def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None,
              game: str = DEFAULT_GAME) -> Bot | ExternalBot:
     """A new bot for `game` (a registry id). `seed` pins its randomness (None: from
@@ -181,8 +203,7 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
     if found is not None and name in game_bots(found):
         given = None if spec.time is None and spec.iterations is None else \
             Budget(iterations=spec.iterations, seconds=spec.time)
-        return bot_factory(found, name)(BotRequest(bot_rng(seed), budget, given,
-                                                   time.perf_counter, name, seed))
+        return bot_factory(found, name)(bot_request(name, seed, budget, given))
     if name.startswith("cmd:"):
         command = name[4:].strip()
         if not command:

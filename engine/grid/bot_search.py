@@ -5,7 +5,7 @@
 # (bots.py): it rebuilds the same simulation state from the view, in which only the
 # identities its seat knows are set. It never reads a hidden identity; it samples them.
 #
-# How it plays: the paired information-set search of the Versus bot (cli/bots/ismcts.py,
+# How it plays: the paired information-set search of the Versus bot (versus42/bots/ismcts.py,
 # "paired mode"; Cowling, Powley and Whitehouse 2012), on the grid engine. The root's children
 # are the CANDIDATES best inputs of greedy's one-ply ranking. An iteration samples one world
 # consistent with the view (every card hidden from the bot, in the decks, the opponent's hand

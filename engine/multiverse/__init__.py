@@ -193,7 +193,7 @@ class Multiverse:
     def scene(self, state: E.State, seat: int | None, knowledge: Any = None) -> Any:
         from .scene import scene
 
-        return scene(state, seat, knowledge)
+        return scene(self, state, seat, knowledge)
 
     def rules_text(self, rules: R.Rules) -> str:
         from .scene import rules_text

@@ -41,11 +41,9 @@ def _face(cat: Catalogue, cid: str) -> Face:
 class _Build:
     """One scene's parts, from the state as `seat` sees it."""
 
-    def __init__(self, state: E.State, seat: int | None) -> None:
-        from . import MULTIVERSE
-
+    def __init__(self, game: Any, state: E.State, seat: int | None) -> None:
         self.state, self.seat, self.w = state, seat, Words(seat)
-        view = MULTIVERSE.view(state, 0, None)  # the public state: all there is to see
+        view = game.view(state, 0, None)  # the public state: all there is to see
         self.d: dict[str, Any] = view["state"]
         self.cat = state.cat
         self.faces: dict[str, Face] = {}  # by card id: a scene shows many copies of a card
@@ -229,9 +227,9 @@ def _note(state: E.State, line: str) -> str:
     return ""
 
 
-def scene(state: E.State, seat: int | None, knowledge: Any = None) -> Scene:
+def scene(game: Any, state: E.State, seat: int | None, knowledge: Any = None) -> Scene:
     """What `seat` (0, the player; None, the public) sees of `state` (the module note)."""
-    b = _Build(state, seat)
+    b = _Build(game, state, seat)
     title = f"Against the Multiverse · turn {b.d['turn']}"
     return Scene(title, seat, b.status(), b.board(), b.zones(), b.prompt(), b.inputs,
                  b.notes(), result(state, seat))

@@ -3,8 +3,8 @@
 # catalogue (catalogue.py, data/), field (geometry.py), inputs and notation (actions.py) and
 # decisions (decisions.py); the player views (views.py), narration (narrate.py), position texts
 # (positions.py) and start positions (start.py, describe.py); a full-information referee
-# (referee.py). This module adapts it to the generic Game interface (engine/api.py): it
-# translates Versus decisions and results into `Pending` / `Finished`.
+# (referee.py); its bots (bots/). This module adapts it to the generic Game interface
+# (engine/api.py): it translates Versus decisions and results into `Pending` / `Finished`.
 #
 # The Versus names a caller needs (State, Action, PlayerView, Referee, ...) are exported here;
 # those of the modules `versus verify` does not need (views, positions, narration, referee)
@@ -60,11 +60,11 @@ class Versus42:
     chance = False  # Versus has no public randomness after setup (the layout uses the seed)
     full_screen_ui = True  # the terminal UI's board (api.full_screen_ui)
     tournament_deal = "decklist"  # a tournament's default deal (api.tournament_deal)
-    #: its bots by name: "module:factory" (engine/shell.py); they still live in cli/bots/
+    #: its bots by name: "module:factory" (engine/shell.py), in bots/
     bots: ClassVar[Mapping[str, str]] = {
-        "greedy": "versus.cli.bots.simple:versus_greedy",
-        "ismcts": "versus.cli.bots.ismcts:paired_bot",
-        "ismcts-tree": "versus.cli.bots.ismcts:tree_bot"}
+        "greedy": "versus.engine.versus42.bots.greedy:greedy_bot",
+        "ismcts": "versus.engine.versus42.bots.ismcts:paired_bot",
+        "ismcts-tree": "versus.engine.versus42.bots.ismcts:tree_bot"}
 
     def check_positions(self) -> dict[str, tuple[Any, int, Any]]:
         """The two choice kinds, built (`versus bot-check`; random games rarely reach them)."""
@@ -161,6 +161,15 @@ class Versus42:
 
     def decision(self, state: State) -> Pending | Finished:
         d = state.decision
+        known = _DECIDED.get(d)
+        if known is None:
+            known = self._decision(d)
+            if not isinstance(d, ChoiceDecision):  # (a choice's options: too many to keep)
+                _DECIDED[d] = known
+        return known
+
+    @staticmethod
+    def _decision(d: Decision | GameResult) -> Pending | Finished:
         if isinstance(d, TurnDecision):
             return Pending(DecisionKind.TURN, d.player)
         if isinstance(d, ChoiceDecision):
@@ -183,9 +192,7 @@ class Versus42:
         return Knowledge(player)
 
     def view(self, state: State, player: int, knowledge: Knowledge) -> PlayerView:
-        from .views import PlayerView
-
-        return PlayerView(state, knowledge, player)
+        return _views().PlayerView(state, knowledge, player)
 
     def encode_state(self, state: State) -> bytes:
         return encode_state(state)
@@ -242,6 +249,23 @@ class Versus42:
         state = load_position(text, catalogue)
         _checked(state.rules)  # a position written during a match from a start carries it
         return state
+
+
+def _views() -> Any:
+    """views.py, loaded with the first view (an import statement per view costs the local
+    loop a tenth of its speed)."""
+    module = _LOADED.get("views")
+    if module is None:
+        module = _LOADED["views"] = import_module(".views", __name__)
+    return module
+
+
+_LOADED: dict[str, Any] = {}
+
+#: the generic decision of each Versus decision met (but choices), built once: a few dozen
+#: values (two turns, the deals and reveals of every handle, the results), and the local loop
+#: and the protocol ask for one per input
+_DECIDED: dict[Decision | GameResult, Pending | Finished] = {}
 
 
 def _checked(rules: Ruleset) -> Ruleset:

@@ -4,8 +4,9 @@
 # How it works. The position of `ruleset.start` is read as a list of public facts from the
 # joiner's seat (the turn, who plays, the Actions used this turn, the tile counts, per side its
 # deck, hand and cards left, its field cards with face, Strength, Increase and absorbed cards,
-# its eliminated cards by name), with the field drawn as the text board draws it
-# (cli/board_text.py: tile letter and `P1:4+1R×2` per area, row 4 on top), and compared with
+# its eliminated cards by name), with the field drawn as a text board (tile letter and
+# `P1:4+1R×2` per area: owner, Strength printed+bonus, R/V, ×k absorbed; row 4 on top), and
+# compared with
 # the same facts of a new game under the same ruleset at its first turn decision, laid out so
 # that the same player plays first. The layout itself is the position's (a new game lays it
 # out from the joint seed): it is drawn, and its tile counts are compared with the ruleset's.
@@ -25,7 +26,7 @@ from .views import Knowledge, PlayerView, strength_label
 if TYPE_CHECKING:
     from .ruleset import Ruleset
 
-CELL = 12  # the text board's cell width (cli/board_text.py)
+CELL = 12  # the text board's cell width
 _ELIMINATED = ("discarded", "destroyed", "absorbed")
 
 

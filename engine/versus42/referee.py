@@ -1,26 +1,32 @@
 # A full-information referee: it knows every handle's identity and each deck's order, answers
 # every Deal and Reveal decision itself, keeps each player's Knowledge up to date (the owner
-# learns a dealt card), and asks a `choose(view, legal_actions) -> Action` callback for turn
-# actions and choices. The demo, the tests, the benchmark and (later) a bot's simulations use
-# it; networked play replaces it with the protocol, which answers deals and reveals from
-# commitments and mental poker instead.
+# learns a dealt card, but one dealt to be discarded: the rules reveal it at once), and asks a
+# `choose(view, legal_actions) -> Action` callback for turn actions and choices. The demo, the
+# tests and the benchmarks use it; networked play replaces it with the protocol, which answers
+# deals and reveals from commitments and mental poker instead.
+#
+# How: the one full-information loop of every game (engine/referee_loop.py `LocalPlay`) plays
+# it; this module adds what is Versus's own: its random deal (`random_deal`), its typed choosers,
+# the checks of a given deal, and the history of inputs the tests replay.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from ..api import DecisionKind, Pending, Setup
 from ..errors import EngineError
 from ..hashing import fisher_yates
+from ..referee_loop import LocalPlay
 from .actions import Action, Deal, Input, Reveal
-from .begin import new_game
 from .catalogue import Catalogue
-from .decisions import DealDecision, DealPurpose, GameResult, RevealDecision
+from .decisions import DealPurpose, GameResult
 from .decks import hidden_decks
-from .game import State, legal_actions, step
+from .game import State
 from .ruleset import Ruleset
 from .views import Knowledge, PlayerView
 
 Chooser = Callable[[PlayerView, list[Action]], Action]
+MAX_INPUTS = 1_000_000  # a game that has not ended by then is a bug of the engine
 
 
 class RandRange(Protocol):
@@ -67,12 +73,23 @@ def deck_handles(ruleset: Ruleset, player: int) -> range:
     return hidden_decks(ruleset)[player].handles
 
 
+def owner_learns(d: Pending) -> bool:
+    """Whether the owner of a deal learns its card: not of a card dealt to be discarded."""
+    return d.label != DealPurpose.DISCARD.value
+
+
+def _no_chance(n: int) -> int:
+    raise EngineError("Versus has no chance decision")
+
+
 class Referee:
     """Runs one game with full information; `play()` returns the result."""
 
     def __init__(self, ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes,
                  identities: Sequence[str], orders: tuple[Sequence[int], Sequence[int]],
                  choosers: tuple[Chooser, Chooser]) -> None:
+        from . import VERSUS42
+
         n = ruleset.deck_size
         if len(identities) != 2 * n:
             raise EngineError(f"{len(identities)} identities given for {2 * n} handles")
@@ -85,44 +102,52 @@ class Referee:
                                   "handles")
         self.identities = list(identities)
         self.orders = (list(orders[0]), list(orders[1]))
-        self._next = [0, 0]
         self.choosers = choosers
-        self.knowledge = (Knowledge(0), Knowledge(1))
-        self.state: State = new_game(ruleset, catalogue, layout_seed)
         self.history: list[Input] = []
-        self.steps = 0
+        self.local = LocalPlay.start(VERSUS42, Setup(ruleset, catalogue, layout_seed),
+                                     self.identities, self.orders, _no_chance)
+        self.local.owner_learns = owner_learns
+        self.local.on_input = lambda state, inp: self.history.append(inp)
+
+    @property
+    def state(self) -> State:
+        return self.local.state  # type: ignore[no-any-return]
+
+    @property
+    def knowledge(self) -> tuple[Knowledge, Knowledge]:
+        return tuple(self.local.knowledge)  # type: ignore[return-value]
+
+    @property
+    def steps(self) -> int:
+        return self.local.inputs
 
     def view(self, player: int) -> PlayerView:
-        return PlayerView(self.state, self.knowledge[player], player)
+        return self.local.view(player)  # type: ignore[no-any-return]
 
     def next_input(self) -> Input:
-        """The input the referee (or a chooser) gives to the pending decision."""
-        d = self.state.pending
-        if isinstance(d, DealDecision):
-            p = d.player
-            h = self.orders[p][self._next[p]]
-            return Deal(h)
-        if isinstance(d, RevealDecision):
-            return Reveal(d.handle, self.identities[d.handle])
-        if d is None:
+        """The input the referee (or a chooser) gives to the pending decision, not applied."""
+        d = self.local.game.decision(self.state)
+        if not isinstance(d, Pending):
             raise EngineError("the game is over")
-        p = d.player
-        return self.choosers[p](self.view(p), legal_actions(self.state))
+        if d.kind is DecisionKind.DEAL:
+            return Deal(self.orders[d.deck][self.local.dealt[d.deck]])
+        if d.kind is DecisionKind.REVEAL:
+            return Reveal(d.handle, self.identities[d.handle])
+        return self._choose(self.view(d.player), list(self.local.game.legal_actions(self.state)),
+                            d.player)  # type: ignore[arg-type]
+
+    def _choose(self, view: PlayerView, legal: list[Action], player: int) -> Action:
+        return self.choosers[player](view, legal)
 
     def advance(self) -> Input:
         """Apply one input; return it."""
-        inp = self.next_input()
-        d = self.state.pending
-        self.state = step(self.state, inp)
-        if isinstance(inp, Deal) and isinstance(d, DealDecision):
-            self._next[d.player] += 1
-            if d.purpose is not DealPurpose.DISCARD:  # the owner learns its card
-                self.knowledge[d.player].learn(inp.handle, self.identities[inp.handle])
-        self.history.append(inp)
-        self.steps += 1
-        return inp
+        if self.state.result is not None:
+            raise EngineError("the game is over")
+        return self.local.advance(self._choose)  # type: ignore[no-any-return]
 
     def play(self, on_step: Callable[[Referee, Input], None] | None = None) -> GameResult:
+        if on_step is None:
+            self.local.play(self._choose, MAX_INPUTS)
         while self.state.result is None:
             inp = self.advance()
             if on_step is not None:

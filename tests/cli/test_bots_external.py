@@ -16,6 +16,7 @@ import trio
 
 from versus.cli.bots import BotForfeit, ExternalBot, RandomBot, as_async, play_match
 from versus.engine import HashRng
+from versus.engine.referee_loop import LocalPlay
 from versus.engine.versus42 import Referee, Ruleset, default_catalogue, random_deal
 
 from .bot_children import all_gone, children, holder_bot, kill_children
@@ -45,11 +46,12 @@ for line in sys.stdin:
 """
 
 
-def new_referee(seed: int) -> Referee:
+def new_referee(seed: int) -> LocalPlay:
+    """A Versus game in the one full-information loop (its referee's deal)."""
     ruleset = Ruleset()
     seed_bytes = seed.to_bytes(4, "big")
     ids, orders = random_deal(CAT, ruleset, HashRng(seed_bytes, "test-deal"))
-    return Referee(ruleset, CAT, seed_bytes, ids, orders, (None, None))  # type: ignore[arg-type]
+    return Referee(ruleset, CAT, seed_bytes, ids, orders, (None, None)).local  # type: ignore[arg-type]
 
 
 def broken_bot(tmp_path: Path, misbehave: str, break_at: int = 1) -> list[str]:

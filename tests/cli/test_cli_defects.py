@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
+import pty
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,7 @@ from tests.cli.test_join_rules import FakeTerminal, _args, _host
 from versus.cli.boundary import CommandError
 from versus.cli.join_cmd import cmd_join
 from versus.cli.main import EXIT_BROKEN_PIPE, main
+from versus.cli.parsers import build_parser
 from versus.engine import IllegalActionError
 from versus.engine.versus42 import default_catalogue
 from versus.p2p.keystore import load_or_create_identity
@@ -452,3 +457,366 @@ def test_a_group_of_task_failures_is_one_line_naming_the_first(capsys) -> None:
     assert capsys.readouterr().err == "versus: the peer left\n"
     assert guarded(bug, argparse.Namespace(), sys.stdout) == 1
     assert capsys.readouterr().err.startswith("versus: internal error (KeyError: 'oops')")
+
+
+
+
+# --- second review -----------------------------------------------------------------------------
+
+# A bot that says hello, then never answers its first decision (it marks that it got one); it
+# ends when its driver goes away (the end of its input). Run with `:time=60`, so that it holds
+# the match for the test instead of forfeiting after the default second.
+STALLS = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "stalls"}), flush=True)
+    elif message["type"] == "decide":
+        open(sys.argv[1], "w").close()
+        sys.stdin.read()
+"""
+
+
+def _versus(tmp_path: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "versus.cli.main", *args], cwd=ROOT,
+                            env=_env(tmp_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+
+
+def _listening_port(process: subprocess.Popen[str]) -> str:
+    assert process.stdout is not None
+    for line in process.stdout:  # the process ends (and the loop) within the test's timeouts
+        if line.startswith("listening on port "):
+            return line.split()[3].rstrip(";,")
+    raise AssertionError(f"the host did not listen: {process.communicate(timeout=5)}")
+
+
+def test_host_and_joiner_of_one_home_each_resume_their_side(tmp_path: Path) -> None:
+    # before: both sides wrote matches/<id>/ (the joiner's secret over the host's), and
+    # `host --resume` failed: "the master secret does not reproduce our HELLO"
+    data = str(tmp_path / "data")
+    stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
+    stalls.write_text(STALLS)
+    host_side = ["--bind", "127.0.0.1", "--no-map", "--identity", _key(tmp_path, "host"),
+                 "--data-dir", data]
+    join_side = ["--identity", _key(tmp_path, "joiner"), "--data-dir", data]
+    host = _versus(tmp_path, "host", "--port", "0", "--bot", "random", "--resume-window", "1",
+                   *host_side)
+    join = None
+    try:
+        port = _listening_port(host)
+        join = _versus(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
+                       f"cmd:{sys.executable} {stalls} {decided}:time=60", *join_side,
+                       start_new_session=True)
+        for _ in range(1500):  # the match is under way: the joiner's bot has a decision
+            if decided.exists() or join.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert decided.exists(), join.communicate(timeout=5)
+        os.killpg(join.pid, signal.SIGKILL)  # the joiner and its bot, mid-match
+        out, err = host.communicate(timeout=30)
+        assert host.returncode == 3, err
+    finally:
+        for process in (host, join):
+            if process is not None and process.poll() is None:
+                process.kill()
+    [match_dir] = {path.name for path in Path(data).glob("**/transcript.vtr")
+                   for path in [path.parent]}
+    host = _versus(tmp_path, "host", "--resume", match_dir[:16], "--bot", "random", *host_side)
+    try:
+        _listening_port(host)
+        joined = _run(tmp_path, "join", "--resume", match_dir[:16], "--bot", "random",
+                      *join_side, timeout=60)
+        out, err = host.communicate(timeout=30)
+    finally:
+        host.kill()
+    assert (host.returncode, err) == (0, ""), out
+    assert (joined.returncode, joined.stderr) == (0, ""), joined.stdout
+    transcripts = sorted(Path(data).glob("**/transcript.vtr"))
+    assert len(transcripts) == 2 and transcripts[0].read_bytes() == transcripts[1].read_bytes()
+
+
+def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
+    for _ in range(1500):
+        if path.exists() or process.poll() is not None:
+            break
+        time.sleep(0.02)
+    assert path.exists(), process.communicate(timeout=5)
+
+
+def _read_until(process: subprocess.Popen[str], text: str) -> str:
+    """stdout up to `text` (which may end without a newline: a question)."""
+    assert process.stdout is not None
+    seen = ""
+    while text not in seen:
+        char = process.stdout.read(1)
+        assert char, (seen, process.communicate(timeout=5))
+        seen += char
+    return seen
+
+
+def _interrupt(process: subprocess.Popen[str]) -> tuple[str, str]:
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.communicate(timeout=20)
+    finally:
+        process.kill()
+
+
+def test_ctrl_c_in_a_demo_does_not_offer_a_resume(tmp_path: Path) -> None:
+    # before: "versus: interrupted; a started match can be resumed with --resume MATCH_ID"
+    stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
+    stalls.write_text(STALLS)
+    demo = _versus(tmp_path, "demo", "--out", str(tmp_path / "out"),
+                   "--bot-b", f"cmd:{sys.executable} {stalls} {decided}:time=60")
+    _wait_for(decided, demo)  # the match is under way
+    out, err = _interrupt(demo)
+    assert (demo.returncode, err) == (3, "versus: interrupted\n"), out
+
+
+def test_ctrl_c_in_a_text_mode_play_does_not_offer_a_resume(tmp_path: Path) -> None:
+    play = subprocess.Popen([sys.executable, "-m", "versus.cli.main", "play", "--game", "grid",
+                             "--data-dir", str(tmp_path / "data")], cwd=ROOT, env=_env(tmp_path),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _read_until(play, "(or: help, resign, leave)")  # the person is asked for a move
+    out, err = _interrupt(play)
+    assert (play.returncode, err) == (3, "versus: interrupted\n"), out
+
+
+def test_ctrl_c_at_the_join_question_does_not_offer_a_resume(tmp_path: Path) -> None:
+    host = _versus(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random",
+                   "--no-map", "--identity", _key(tmp_path, "host"))
+    primary, secondary = pty.openpty()  # the joiner's terminal: it asks y/N
+    try:
+        port = _listening_port(host)
+        join = subprocess.Popen([sys.executable, "-m", "versus.cli.main", "join",
+                                 f"127.0.0.1:{port}", "--identity", _key(tmp_path, "joiner")],
+                                cwd=ROOT, env=_env(tmp_path), stdin=secondary,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _read_until(join, "[y/N] ")
+        out, err = _interrupt(join)
+    finally:
+        host.kill()
+        os.close(primary)
+        os.close(secondary)
+    assert (join.returncode, err) == (3, "versus: interrupted\n"), out
+
+
+def test_ctrl_c_in_a_hosted_match_names_the_resume_command(tmp_path: Path) -> None:
+    stalls, decided = tmp_path / "stalls.py", tmp_path / "decided"
+    stalls.write_text(STALLS)
+    host_key = _key(tmp_path, "host")
+    host = _versus(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "random",
+                   "--no-map", "--identity", host_key)
+    join = None
+    try:
+        port = _listening_port(host)
+        join = _versus(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
+                       f"cmd:{sys.executable} {stalls} {decided}:time=60",
+                       "--identity", _key(tmp_path, "joiner"), start_new_session=True)
+        _wait_for(decided, join)
+        _, err = _interrupt(host)
+    finally:
+        host.kill()
+        if join is not None:
+            os.killpg(join.pid, signal.SIGKILL)
+    fingerprint = load_or_create_identity(Path(host_key)).fingerprint
+    [match_dir] = (tmp_path / "data" / "versus" / "matches" / fingerprint).iterdir()
+    assert host.returncode == 3, err
+    assert err == (f"versus: interrupted; continue the match with: versus host --resume "
+                   f"{match_dir.name[:16]}\n")
+
+
+def _help(capsys: pytest.CaptureFixture[str], command: str) -> dict[str, str]:
+    """`versus COMMAND --help`: each option's help on one line (a wide terminal), by option,
+    and the description as "description"."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    options = {line.split()[0]: line for line in text.splitlines() if line.startswith("  -")}
+    paragraphs = text.split("\n\n")
+    return {**options, "description": paragraphs[1] if len(paragraphs) > 2 else ""}
+
+
+RULE_COMMANDS = ("host", "play", "demo", "tournament", "solo", "challenge")
+
+
+@pytest.mark.parametrize("command", RULE_COMMANDS)
+def test_help_names_the_default_game_once_and_a_real_rule_example(command: str, capsys,
+                                                                  monkeypatch) -> None:
+    # before: every --help gave `--rule sides=4` ("versus42 has no rules option 'sides'"), and
+    # solo/challenge said "the solo game (default multiverse): a registry id (default versus42"
+    from versus.cli.game_options import option_value
+    from versus.engine.registry import DEFAULT_GAME, DEFAULT_SOLO_GAME, get_game
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    helps = _help(capsys, command)
+    game_help, rule_help = helps["--game"], helps["--rule"]
+    default = DEFAULT_SOLO_GAME if command in ("solo", "challenge") else DEFAULT_GAME
+    assert game_help.count("default") == 1 and f"(default {default};" in game_help
+    example = rule_help.split("e.g. --rule ")[1].split()[0]
+    name, _, value = example.partition("=")
+    value_read = option_value(get_game(default), name, value)  # the default game has it
+    args = build_parser().parse_args(  # (the game's checks of a match command run here)
+        [command, "--rule", example, *{"tournament": ["--out", "x"], "challenge": ["new"]}.get(
+            command, [])])
+    assert getattr(args, "rules_options", {name: value_read}) == {name: value_read}
+
+
+@pytest.mark.parametrize(("command", "option"), [("host", "--bot"), ("join", "--bot"),
+                                                 ("play", "--bot"), ("demo", "--bot-a"),
+                                                 ("tournament", "description")])
+def test_bot_help_lists_each_games_own_bots(command: str, option: str, capsys,
+                                            monkeypatch) -> None:
+    # before: "random; Versus: greedy, ismcts, ismcts-tree" (grid has greedy and ismcts,
+    # Vanquishers greedy), and the tournament: "for another game than Versus, random"
+    from versus.engine.registry import games, get_game
+    from versus.engine.shell import game_bots, is_solo
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    text = _help(capsys, command)[option]
+    for info in games():
+        game = get_game(info.id)
+        if not is_solo(game) and game_bots(game):
+            assert f"{info.id}: {', '.join(game_bots(game))}" in text, text
+    assert "random" in text and "cmd:" in text
+
+
+def test_solo_batch_writes_the_summary_into_its_folder(tmp_path: Path, capsys,
+                                                       monkeypatch) -> None:
+    # before: ./solo-batch/summary.json, where README says DIR/summary.json
+    os.chmod(tmp_path, 0o700)
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "set"
+    assert main(["challenge", "new", "--identity", str(tmp_path / "org.key"), "--out",
+                 str(folder), "--id", "b", "--count", "2", "--rule", "difficulty=easy"]) == 0
+    assert main(["solo", "--batch", str(folder), "--bot", "random",
+                 "--identity", str(tmp_path / "me.key")]) == 0
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["challenges"] == 2 and [b["bot"] for b in summary["bots"]] == ["random"]
+    assert sorted(p.name for p in (folder / "random").iterdir()) == ["b-0000.run", "b-0001.run"]
+    assert not (tmp_path / "solo-batch").exists()
+
+
+@pytest.mark.parametrize("game", ["grid", "vanquishers", "versus42"])
+def test_demo_prints_the_scene_each_turn_for_every_game(game: str, tmp_path: Path,
+                                                        capsys) -> None:
+    # before: the grid and Vanquishers demos printed their moves only (README: the board each
+    # turn); Versus's board came from cli/board_text.py, which names the game
+    runs = {}
+    for quiet in ([], ["--quiet"]):
+        out_dir = tmp_path / f"out{len(quiet)}"
+        assert main(["demo", "--game", game, "--seed", "17", *quiet, "--out", str(out_dir)]) == 0
+        runs[bool(quiet)] = (capsys.readouterr().out,
+                             next(out_dir.glob("*/transcript.vtr")).read_bytes())
+    out = runs[False][0]
+    lines = out.splitlines()
+    scenes = [i for i, line in enumerate(lines) if line.endswith(" sees it:")]
+    assert len(scenes) >= 4 and "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    drawn = [line for line in lines if line.startswith("    ")]  # the scenes, indented
+    assert all(lines[i + 1].startswith("    ") for i in scenes) and len(drawn) >= 2 * len(scenes)
+    assert max(map(len, drawn)) <= 80
+    assert runs[False][1] == runs[True][1]  # printing the scenes changes no byte of the match
+    assert "sees it" not in runs[True][0]
+
+
+@pytest.mark.parametrize("game", ["grid", "versus42"])
+def test_offline_demo_plays_any_game(game: str, capsys) -> None:
+    # before: `--offline is an option of versus42 only`, and Versus's demo its own loop
+    assert main(["demo", "--offline", "--game", game, "--seed", "5a"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"versus demo --offline: {game} (")
+    assert "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    assert out.splitlines()[-1].startswith("result: ")
+    main(["demo", "--offline", "--game", game, "--seed", "5a"])
+    assert capsys.readouterr().out == out  # a seed reproduces it
+
+
+def test_creating_the_default_identity_says_where(tmp_path: Path) -> None:
+    # before: the keystore's key was made without a word (--help: "created, and said so")
+    from versus.p2p.keystore import default_identity_path
+
+    first = _run(tmp_path, "join", "hello")
+    path = default_identity_path()  # (the same XDG_CONFIG_HOME here, _own_dirs)
+    assert path.is_file() and path.is_relative_to(tmp_path)
+    fingerprint = load_or_create_identity(path).fingerprint
+    created, error = first.stderr.splitlines()
+    assert created == (f"versus: created your identity key {path} ({fingerprint}); other "
+                       "players know you by it: keep it (back it up to stay the same player)")
+    assert "has no :PORT" in error
+    assert "created" not in _run(tmp_path, "join", "hello").stderr  # said once
+
+
+def test_join_without_a_target_is_a_usage_error(tmp_path: Path) -> None:
+    result = _run(tmp_path, "join", "--bot", "random")  # before: exit 1
+    assert result.returncode == 2
+    assert _one_error_line(result.stderr) == (
+        "versus join: give the host's invite or HOST:PORT, or --lan (or --resume MATCH_ID) "
+        "(see versus join --help)")
+    assert not (tmp_path / "config").exists()  # refused before any key was made
+
+
+def test_a_bad_json_deck_says_not_json_where(tmp_path: Path, capsys) -> None:
+    deck = tmp_path / "deck.json"
+    deck.write_text("[1,2")  # before: "not in the catalogue: '[1,2'"
+    assert main(["host", "--deal", "decklist", "--deck", str(deck), "--bot", "random",
+                 "--port", "0", "--identity", _key(tmp_path)]) == 1
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"versus: deck file {deck}: not JSON: Expecting ',' delimiter at line 1 column 5")
+
+
+def test_an_invite_of_another_scheme_says_what_an_invite_looks_like(tmp_path: Path,
+                                                                    capsys) -> None:
+    fingerprint = load_or_create_identity(tmp_path / "host.key").fingerprint
+    target = f"http://127.0.0.1:47820#{fingerprint}"  # before: "an IPv6 address must be in
+    assert main(["join", target, "--identity", _key(tmp_path)]) == 1  # brackets"
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"versus: {target!r} is not an invite: an invite looks like "
+        "versus://HOST:PORT#FINGERPRINT (the host prints it), or give HOST:PORT")
+
+
+@pytest.mark.parametrize("script", ["missing.py", "/nonexistent/bot.py"])
+def test_bot_check_of_a_missing_script_is_one_line(tmp_path: Path, capsys,
+                                                   monkeypatch, script: str) -> None:
+    monkeypatch.chdir(tmp_path)  # before: "3 of 11 checks passed", exit 1
+    bot = f"cmd:{sys.executable} {script}"
+    assert main(["bot-check", bot]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert _one_error_line(captured.err) == (f"versus bot-check: bot {bot!r}: no such file "
+                                             f"{script!r}")
+
+
+def test_a_pairing_that_lost_everything_has_an_honest_elo_line() -> None:
+    from versus.cli.tournament_report import PairingStats
+    from versus.cli.tournament_stats import estimate
+
+    def line(counts: tuple[int, ...]) -> str:
+        return PairingStats(("a", "b"), counts, estimate(counts)).line(None)
+
+    # before: "a vs b: 1 pairs [...]; Elo -inf +/- 0.0, nElo -inf +/- 0.0, LOS 0.0 %"
+    assert line((1, 0, 0, 0, 0)) == ("a vs b: 1 pair [LL 1, LD 0, DD+WL 0, WD 0, WW 0]; Elo "
+                                     "below +113.4 (all lost), LOS 0.0 %")
+    assert line((0, 0, 0, 0, 3)).endswith("3 pairs [LL 0, LD 0, DD+WL 0, WD 0, WW 3]; Elo "
+                                          "above +77.5 (all won), LOS 100.0 %")
+    assert line((0, 0, 1)) == "a vs b: 1 game [L 0, D 0, W 1]; Elo above -233.8 (all won), " \
+                              "LOS 100.0 %"
+    assert "inf" not in line((2, 0, 0))
+
+
+def test_a_match_of_the_older_layout_is_still_found_to_resume(tmp_path: Path) -> None:
+    """matches/<id>/ (before each identity had its own folder) is found by --resume; our own
+    folder's match comes first, and a new match goes into our own folder."""
+    from versus.p2p.store import MatchStore, StoreError
+
+    old, mine = "ab" * 32, "ab" * 31 + "cd"
+    (tmp_path / old).mkdir()
+    store = MatchStore(tmp_path, owner="FP")
+    assert store.find("abab").directory == tmp_path / old
+    (tmp_path / "FP" / mine).mkdir(parents=True)
+    assert store.find("abab").directory == tmp_path / "FP" / mine
+    assert store.files(bytes(32)).directory == tmp_path / "FP" / ("00" * 32)
+    with pytest.raises(StoreError, match=f"no saved match 0123 in {tmp_path / 'FP'}"):
+        store.find("0123")

@@ -162,7 +162,7 @@ def test_play_with_a_bot_whose_child_holds_its_stderr_ends(tmp_path) -> None:
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["join", "127.0.0.1:1", "--bot", "random"], 1, "could not connect to 127.0.0.1:1"),
     (["join", "versus://127.0.0.1:1#nonsense", "--bot", "random"], 1, "invite"),
-    (["join", "--bot", "random"], 1, "give the host's invite"),
+    (["join", "--bot", "random"], 2, "give the host's invite"),
     (["join", "--resume", "abcdef", "--bot", "random"], 1, "no saved match abcdef"),
     (["host", "--clock", "five", "--bot", "random"], 2, "is not MIN+INC"),
     (["host", "--deal", "decklist", "--deck", "/nonexistent/deck", "--bot", "random",

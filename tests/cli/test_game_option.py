@@ -125,7 +125,6 @@ def test_an_unknown_game_id_is_a_usage_error_naming_the_known_ones(capsys, toy) 
 def test_versus_only_options_and_bots_are_refused_for_another_game(capsys, toy) -> None:
     cases = [
         (["demo", "--order", "any"], "--order is an option of versus42 only"),
-        (["demo", "--offline"], "--offline is an option of versus42 only"),
         (["play", "--deck", "d.txt"], "--deck is an option of versus42 only"),
         (["host", "--theme", "light"], "--theme is an option of versus42 only"),
         (["demo", "--bot-a", "greedy"], "--bot-a greedy: bot 'greedy' does not play toy-duel"),

@@ -80,7 +80,8 @@ def test_vanquishers_demo_from_a_position_over_tcp_verifies(tmp_path, capsys) ->
 
 def test_offline_demo_from_a_position(capsys, position) -> None:
     assert main(["demo", "--offline", "--start", str(position), "--seed", "5a"]) == 0
-    assert "result: player " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "from start position " in out.splitlines()[0] and "\nresult: " in out
 
 
 def test_the_joiner_is_shown_the_start_it_accepts(position) -> None:

@@ -8,7 +8,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from versus.engine.api import DecisionKind, Finished, Game, Pending, Setup
+from versus.engine.api import DecisionKind, Game, Pending, Setup
+from versus.engine.referee_loop import LocalPlay
 
 #: watches one deal: (the decision, the input, the state before, the state after)
 OnDeal = Callable[[Pending, Any, Any, Any], None]
@@ -60,36 +61,41 @@ def without_start(text: str) -> dict[str, Any]:
     return obj  # type: ignore[no-any-return]
 
 
+class _Drawn(dict):  # type: ignore[type-arg]
+    """Card ids by handle, each drawn from `ids` the first time it is asked for (and kept)."""
+
+    def __init__(self, ids: Sequence[str], choice: Callable[[Sequence[str]], str]) -> None:
+        super().__init__()
+        self.ids, self.choice = ids, choice
+
+    def __missing__(self, handle: int) -> str:
+        self[handle] = card = self.choice(self.ids)
+        return card
+
+
 def play_out(game: Game, rules: Any, seed: int, max_steps: int = 20_000) -> Any:
-    """A whole random game from `rules` (a start's) through the Game interface, as the protocol
-    plays it: each deck dealt from its first handle up, each card revealed as an id drawn at
-    random (the same id every time it is revealed), every turn, choice and chance answered by a
-    random legal input; every state encoded (what the state hash reads). Returns the result."""
+    """A whole random game from `rules` (a start's) in the one full-information loop
+    (engine/referee_loop.py), as the protocol plays it: each deck dealt from its first handle
+    up, each card's id drawn at random the first time it is dealt or revealed (the same id every
+    time after), every turn, choice and chance answered by a random legal input; every state
+    encoded (what the state hash reads). Returns the result."""
     import random
 
     rng = random.Random(seed)  # a test's own stream: nothing here is secret
     catalogue = game.default_catalogue()
-    ids = list(game.card_ids(catalogue))
-    decks = game.decks(rules)
-    dealt = [0] * len(decks)
-    identity: dict[int, str] = {}
-    state = game.new_game(Setup(rules, catalogue, b"play-out"))
-    for _ in range(max_steps):
-        game.encode_state(state)
-        d = game.decision(state)
-        if isinstance(d, Finished):
-            return d
-        if d.kind is DecisionKind.DEAL:
-            inp = game.deal_input(decks[d.deck].first + dealt[d.deck])
-            dealt[d.deck] += 1
-        elif d.kind is DecisionKind.REVEAL:
-            inp = game.reveal_input(d.handle, identity.setdefault(d.handle, rng.choice(ids)))
-        else:
-            legal = list(game.legal_actions(state))
-            assert legal, f"{d} with no legal input"
-            inp = rng.choice(legal)
-        state = game.step(state, inp)
-    raise AssertionError(f"the game did not end within {max_steps} steps")
+    identity = _Drawn(list(game.card_ids(catalogue)), rng.choice)
+    orders = [list(deck.handles) for deck in game.decks(rules)]
+    play = LocalPlay.start(game, Setup(rules, catalogue, b"play-out"), identity, orders,
+                           rng.randrange)
+    play.on_input = lambda state, inp: game.encode_state(state)
+
+    def choose(view: Any, legal: list[Any], seat: int) -> Any:
+        assert legal, f"{game.decision(play.state)} with no legal input"
+        return rng.choice(legal)
+
+    result = play.play(choose, max_steps)
+    game.encode_state(play.state)
+    return result
 
 
 #: values a mutation of a start position writes: the bounds of the readers' ranges, the words

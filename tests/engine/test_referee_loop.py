@@ -92,3 +92,41 @@ def test_the_engine_imports_no_randomness_clock_or_io() -> None:
             found += [f"{path.relative_to(root)}: {n}" for n in names
                       if n.split(".")[0] in forbidden]
     assert found == []
+
+
+def test_a_referee_may_keep_a_deal_from_its_owner() -> None:
+    """`owner_learns` (Versus's referee: a card dealt to be discarded): the deals it refuses
+    leave the owner's knowledge as it was, the others teach the owner its card."""
+    rules, catalogue = TOY.default_rules(), TOY.default_catalogue()
+    identity, orders = pool_deal(TOY, rules, catalogue, b"keep")
+    kept: list[int] = []
+
+    def learns(d: Any) -> bool:
+        kept.append(d.player)
+        return d.player != 1  # seat 1 is never told
+
+    play = LocalPlay.start(TOY, Setup(rules, catalogue, b"keep"), identity, orders,
+                           HashBelow(b"keep/chance").below)
+    play.owner_learns = learns
+    play.play(lambda view, legal, seat: legal[0])
+    assert sorted(set(kept)) == [0, 1]
+    assert dict(play.knowledge[0].cards) and not dict(play.knowledge[1].cards)
+
+
+async def _awaited(view: Any, legal: list[Any], seat: int) -> Any:
+    return legal[-1]
+
+
+def test_play_async_plays_the_game_play_does() -> None:
+    import trio
+
+    games = []
+    for awaited in (False, True):
+        rules, catalogue = TOY.default_rules(), TOY.default_catalogue()
+        identity, orders = pool_deal(TOY, rules, catalogue, b"async")
+        play = LocalPlay.start(TOY, Setup(rules, catalogue, b"async"), identity, orders,
+                               HashBelow(b"async/chance").below)
+        result = (trio.run(play.play_async, _awaited) if awaited
+                  else play.play(lambda view, legal, seat: legal[-1]))
+        games.append((result, play.state, play.inputs))
+    assert games[0] == games[1]

@@ -256,7 +256,7 @@ async def test_a_bad_hello_does_not_end_the_hosted_game(tmp_path, make_hello) ->
     assert outcome.transcript_path is not None
     transcript = load_transcript(outcome.transcript_path.read_bytes())
     assert transcript.hellos[0] != hosts_hello
-    assert [path.parent for path in (tmp_path / "matches").glob("*/transcript.vtr")] == [
+    assert [path.parent for path in (tmp_path / "matches").glob("*/*/transcript.vtr")] == [
         outcome.transcript_path.parent]
 
 

@@ -272,7 +272,7 @@ def _cut_when(link: Link, matches: Path, size: int, seconds: float, deadline: fl
     """Wait until the host's transcript reaches `size` bytes, cut the link for `seconds`;
     the transcript's size at the cut."""
     while time.monotonic() < deadline:
-        files = list(matches.glob("*/transcript.vtr"))
+        files = list(matches.glob("*/*/transcript.vtr"))  # <fingerprint>/<match id>/
         if files and (grown := files[0].stat().st_size) >= size:
             link.set_up(False)
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from tests.engine.start_support import deal_back
 from versus.engine.api import DecisionKind, Finished, Setup, rules_for_position
 from versus.engine.errors import IllegalActionError, PositionError, RulesetError
+from versus.engine.referee_loop import LocalPlay
 from versus.engine.vanquishers import VANQUISHERS as G
 from versus.engine.vanquishers import starter_deck
 from versus.engine.vanquishers.engine import S, Zone
@@ -216,32 +218,28 @@ def mutate(text: str, changes: list[tuple]) -> str:  # type: ignore[type-arg]
 
 
 def play_from_start(rules: Rules, seed: int) -> Finished:
-    """A random game from the start of `rules`: each player brings a legal deck of its hidden
-    cards' size; every input is a deal, a true reveal, a die or a listed action; every state
-    hashes (the 16-bit encoding holds every counter) and its positions load."""
+    """A random game from the start of `rules` in the one full-information loop
+    (engine/referee_loop.py): each player brings a legal deck of its hidden cards' size; every
+    input is a deal, a true reveal, a die or a listed action; every state hashes (the 16-bit
+    encoding holds every counter) and its positions load."""
     rng = random.Random(seed)  # a test's own stream: nothing here is secret
     s, _ = deal_back(G, rules, G.new_game(Setup(rules, CAT, b"seed")))
     identity = {}
     for deck in G.decks(rules):
         cards = starter_deck(CAT, rules.heroes[deck.owner], 70)  # type: ignore[index]
         identity.update(zip(deck.handles, rng.sample(cards, deck.size), strict=False))
-    for i in range(20_000):
-        G.state_hash(s)
-        if i % 16 == 0:  # the positions of a start match load (a start's copies counted apart)
-            text = G.dump_position(s)
+    orders = [[h for h in deck.handles if s.zone[h] == Zone.DECK] for deck in G.decks(rules)]
+
+    def check(state: Any, inp: Any) -> None:
+        G.state_hash(state)
+        if play.inputs % 16 == 0:  # the positions of a start match load (copies counted apart)
+            text = G.dump_position(state)
             assert G.dump_position(load_position(text)) == text
-        d = G.decision(s)
-        if isinstance(d, Finished):
-            return d
-        if d.kind is DecisionKind.DEAL:
-            inp = G.deal_input(next(h for h in G.decks(rules)[d.deck].handles
-                                    if s.zone[h] == Zone.DECK))
-        elif d.kind is DecisionKind.REVEAL:
-            inp = G.reveal_input(d.handle, identity[d.handle])
-        else:
-            inp = rng.choice(list(G.legal_actions(s)))
-        s = G.step(s, inp)
-    raise AssertionError("the game did not end")
+
+    play = LocalPlay(G, s, identity, orders, rng.randrange, on_input=check)
+    result = play.play(lambda view, legal, seat: rng.choice(legal), 20_000)
+    G.state_hash(play.state)
+    return result
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

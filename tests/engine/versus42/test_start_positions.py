@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.engine.start_support import deal_back, placing_narration, without_start
+from tests.engine.start_support import deal_back, placing_narration, play_out, without_start
 from versus.engine import HashRng, PositionError, RulesetError, load_position
 from versus.engine.api import DecisionKind, Setup, rules_for_position
 from versus.engine.registry import get_game
@@ -230,21 +230,7 @@ def test_games_without_start_positions_say_so() -> None:
 
 def test_random_play_from_a_start_reaches_a_result() -> None:
     rules = rules_for_position(VERSUS, with_verso_field_cards(b"start-3"))
-    s, _ = deal_in_order(rules)
-    rng = random.Random(5)  # a test's own stream: nothing here is secret
-    decks, identities = VERSUS.decks(rules), {}
-    pool = [c.id for c in CAT.cards]
-    for deck in decks:
-        for h in deck.handles:
-            identities[h] = rng.choice(pool)
-    while not hasattr(d := VERSUS.decision(s), "outcome"):
-        if d.kind is DecisionKind.DEAL:
-            s = VERSUS.step(s, Deal(next(h for h in decks[d.deck].handles if s.zone[h] == DECK)))
-        elif d.kind is DecisionKind.REVEAL:
-            s = VERSUS.step(s, VERSUS.reveal_input(d.handle, identities[d.handle]))
-        else:
-            s = VERSUS.step(s, rng.choice(list(VERSUS.legal_actions(s))))
-    assert d.outcome
+    assert play_out(VERSUS, rules, 5).outcome
 
 
 def test_the_placing_deals_are_told_to_the_owner_only() -> None:

@@ -12,24 +12,37 @@
 # Why it reads the state: simulations need the engine's public `State` behind the view
 # (`PlayerView.public_state`). It is public by construction (the engine never puts a hidden
 # identity in it), so reading it gives a bot nothing a person's screen does not show.
+#
+# Randomness is the caller's generator (`Rng`: the shell's, engine/shell.py BotRequest); the
+# engine imports no `random`.
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-from versus.engine.versus42 import (
-    Deal,
-    DealDecision,
-    PlayerView,
-    Reveal,
-    RevealDecision,
-    State,
-    step,
-)
-from versus.engine.versus42.game import DECK
+from ..actions import Deal, Reveal
+from ..decisions import DealDecision, RevealDecision
+from ..game import DECK, State, step
+from ..views import PlayerView
 
 _DEALS: dict[int, Deal] = {}
 _REVEALS: dict[tuple[int, str], Reveal] = {}
+
+
+class Rng(Protocol):
+    """What the bots draw from (a `random.Random` given by the shell)."""
+
+    def randrange(self, start: int, stop: int = ..., /) -> int: ...
+
+    def sample(self, population: Sequence[Any], k: int) -> list[Any]: ...
+
+    def choice(self, seq: Sequence[Any]) -> Any: ...
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+
+#: a new generator seeded with an integer (BotRequest.seeded): one seed, the same draws
+Seeded = Callable[[int], Rng]
 
 
 def public_state(view: PlayerView) -> State:
@@ -62,7 +75,7 @@ class Determinizer:
         self.pool = [c.id for c in s.cat.cards if c.id not in seen]
         self.all_ids = [c.id for c in s.cat.cards]
 
-    def sample(self, rng: random.Random) -> list[str]:
+    def sample(self, rng: Rng) -> list[str]:
         ids = self.known[:]
         pool = self.pool
         picked = rng.sample(pool, min(len(self.hidden), len(pool)))
@@ -71,7 +84,7 @@ class Determinizer:
         return ids  # type: ignore[return-value]
 
 
-def determinize(view: PlayerView, rng: random.Random) -> list[str]:
+def determinize(view: PlayerView, rng: Rng) -> list[str]:
     """A card id for every handle: the view's known ones, distinct unseen ids for the rest."""
     return Determinizer(view).sample(rng)
 
@@ -91,7 +104,7 @@ def reveal_input(handle: int, card_id: str) -> Reveal:
     return r
 
 
-def resolve_chance(state: State, ids: Sequence[str], rng: random.Random) -> State:
+def resolve_chance(state: State, ids: Sequence[str], rng: Rng) -> State:
     """Answer Deal and Reveal decisions from a determinization until a player must decide."""
     while True:
         d = state.pending

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from versus.engine.versus42 import Catalogue, State
+from ..catalogue import Catalogue
+from ..game import State
 
 W_ALIVE = 10.0  # per card not eliminated (deck + hand + field)
 W_FIELD = 2.0  # per card on the field (it can act and block)

@@ -39,21 +39,22 @@
 # it at 56-64 % against greedy whatever its budget, shape or evaluation: past ~25 iterations
 # more search did not help, because the leaves' static evaluation cannot see the opponent's
 # next turn and each leaf's world luck is not paired.
+#
+# Randomness and time are the shell's (engine/shell.py BotRequest): the bot's generator, a new
+# generator per chance seed (`seeded`, the common random numbers) and the clock of its deadline.
 from __future__ import annotations
 
 import enum
 import math
-import random
-import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
-from versus.engine.versus42 import Action, PlayerView, legal_actions, step
-
-from .base import Budget
+from ...shell import BotRequest, Budget
+from ..actions import Action
+from ..game import legal_actions, step
+from ..views import PlayerView
 from .evaluate import evaluate, win_probability
-from .simple import best_actions, bot_rng
-from .worlds import Determinizer, public_state, resolve_chance
+from .greedy import best_actions, seeded_of
+from .worlds import Determinizer, Rng, Seeded, public_state, resolve_chance
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.5)
 UCB_C = 0.3  # exploration constant (rewards are win probabilities in [0, 1])
@@ -92,13 +93,15 @@ class IsmctsBot:
     """Information-set Monte Carlo search within a per-decision budget (iterations and/or
     seconds), in the paired mode (default) or the tree mode. `candidates` and
     `playout_turns` tune the paired mode only; `rollout_decisions`, `ucb_c`, `bias`,
-    `rank_after` and `turn_end` the tree mode only; `prior_worlds` both."""
+    `rank_after` and `turn_end` the tree mode only; `prior_worlds` both. `rng`: its draws;
+    `seeded`: a new generator per chance seed; `clock`: seconds, for the deadline."""
 
     cheap = False
 
-    def __init__(self, seed: int | None = None, budget: Budget | None = None,
-                 name: str = "ismcts", rollout_decisions: int = ROLLOUT_DECISIONS,
-                 ucb_c: float = UCB_C, bias: float = BIAS, rank_after: int | None = RANK_AFTER,
+    def __init__(self, rng: Rng, seeded: Seeded, clock: Callable[[], float],
+                 budget: Budget | None = None, name: str = "ismcts",
+                 rollout_decisions: int = ROLLOUT_DECISIONS, ucb_c: float = UCB_C,
+                 bias: float = BIAS, rank_after: int | None = RANK_AFTER,
                  prior_worlds: int = PRIOR_WORLDS, turn_end: bool = False,
                  mode: SearchMode = SearchMode.PAIRED, candidates: int = CANDIDATES,
                  playout_turns: int = PLAYOUT_TURNS) -> None:
@@ -108,7 +111,7 @@ class IsmctsBot:
         self.name = name
         self.mode, self.candidates, self.playout_turns = mode, candidates, playout_turns
         self.budget = budget or DEFAULT_BUDGET
-        self.rng = bot_rng(seed)
+        self.rng, self.seeded, self.clock = rng, seeded, clock
         self.rollout_decisions = rollout_decisions
         self.ucb_c, self.bias, self.rank_after = ucb_c, bias, rank_after
         self.prior_worlds = prior_worlds
@@ -136,18 +139,18 @@ class IsmctsBot:
         state0 = public_state(view)
         root = Node(1 - view.player)
         iterations, seconds = self.budget.iterations, self.budget.seconds
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        deadline = None if seconds is None else self.clock() + seconds
         if self.prior_worlds > 0:
             root.order = _ranked(state0, legal_actions(state0),
                                  [worlds.sample(rng) for _ in range(self.prior_worlds)],
-                                 rng, view.player)
+                                 rng, view.player, self.seeded)
         done = 0
         while True:
             self._iterate(root, state0, worlds.sample(rng), rng)
             done += 1
             if iterations is not None and done >= iterations:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 break
         self.last_iterations = done
         return root
@@ -159,7 +162,7 @@ class IsmctsBot:
         cut by the deadline is dropped whole, keeping the comparison paired."""
         rng = self.rng
         iterations, seconds = self.budget.iterations, self.budget.seconds
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        deadline = None if seconds is None else self.clock() + seconds
         worlds = Determinizer(view)
         state0 = public_state(view)
         me = view.player
@@ -167,7 +170,7 @@ class IsmctsBot:
         # the candidates are the ranking's head, so this mode needs one (tree mode may skip it)
         root.order = _ranked(state0, legal_actions(state0),
                              [worlds.sample(rng) for _ in range(max(1, self.prior_worlds))],
-                             rng, me)
+                             rng, me, self.seeded)
         for a, prior in root.order[:self.candidates]:
             root.children[a] = Node(me, prior)
         last_turn = state0.turn + self.playout_turns
@@ -185,7 +188,7 @@ class IsmctsBot:
             root.visits += 1
             done += 1
             if ((iterations is not None and done >= iterations)
-                    or (deadline is not None and time.perf_counter() >= deadline)):
+                    or (deadline is not None and self.clock() >= deadline)):
                 break
         self.last_iterations = done
         return root
@@ -199,14 +202,14 @@ class IsmctsBot:
         ids, seed = worlds.sample(rng), rng.getrandbits(64)
         values = []
         for a in candidates:
-            chance = random.Random(seed)
+            chance = self.seeded(seed)
             after = resolve_chance(step(state0, a), ids, chance)
-            values.append(_playout_value(after, ids, chance, me, last_turn))
-            if deadline is not None and time.perf_counter() >= deadline:
+            values.append(_playout_value(after, ids, chance, me, last_turn, self.seeded))
+            if deadline is not None and self.clock() >= deadline:
                 return None if len(values) < len(candidates) else values
         return values
 
-    def _iterate(self, root: Node, state, ids: list[str], rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+    def _iterate(self, root: Node, state, ids: list[str], rng: Rng) -> None:  # type: ignore[no-untyped-def]
         node = root
         path = [root]
         while state.result is None:
@@ -220,7 +223,7 @@ class IsmctsBot:
             if len(available) < len(legal) and len(available) < limit:
                 if (node.order is None and self.rank_after is not None
                         and node.visits >= self.rank_after):
-                    node.order = _ranked(state, legal, [ids], rng, mover)
+                    node.order = _ranked(state, legal, [ids], rng, mover, self.seeded)
                 action, prior = self._expand_choice(node, state, legal, ids, rng, mover)
                 child = children[action] = Node(mover, prior)
                 child.avail = 1
@@ -249,9 +252,8 @@ class IsmctsBot:
                 best, best_score = a, score
         return best
 
-    @staticmethod
-    def _expand_choice(node: Node, state, legal: list[Action],  # type: ignore[no-untyped-def]
-                       ids: list[str], rng: random.Random, mover: int) -> tuple[Action, float]:
+    def _expand_choice(self, node: Node, state, legal: list[Action],  # type: ignore[no-untyped-def]
+                       ids: list[str], rng: Rng, mover: int) -> tuple[Action, float]:
         children = node.children
         if node.order is not None:
             legal_set = set(legal)
@@ -261,26 +263,28 @@ class IsmctsBot:
         untried = [a for a in legal if a not in children]
         if len(untried) > EXPAND_SAMPLE:
             untried = rng.sample(untried, EXPAND_SAMPLE)
-        return _best_of(state, untried, ids, rng, mover)
+        return _best_of(state, untried, ids, rng, mover, self.seeded)
 
-    def _leaf_value(self, state, ids: list[str], rng: random.Random) -> float:  # type: ignore[no-untyped-def]
+    def _leaf_value(self, state, ids: list[str], rng: Rng) -> float:  # type: ignore[no-untyped-def]
         last_turn = state.turn if self.turn_end else math.inf
-        state = _playout(state, ids, rng, last_turn, self.rollout_decisions, ROLLOUT_SAMPLE)
+        state = _playout(state, ids, rng, last_turn, self.rollout_decisions, self.seeded,
+                         ROLLOUT_SAMPLE)
         return win_probability(evaluate(state, ids, 0))
 
 
-def _best_of(state, actions: Sequence[Action], ids: list[str], rng: random.Random,  # type: ignore[no-untyped-def]
-             player: int) -> tuple[Action, float]:
+def _best_of(state, actions: Sequence[Action], ids: list[str], rng: Rng,  # type: ignore[no-untyped-def]
+             player: int, seeded: Seeded) -> tuple[Action, float]:
     """The action with the best static evaluation for `player` one step ahead in this world
     (ties to a random one of the best), with that evaluation as a win probability."""
-    best, best_score = best_actions(state, actions, [(ids, rng.getrandbits(32))], player)
+    best, best_score = best_actions(state, actions, [(ids, rng.getrandbits(32))], player,
+                                    seeded)
     # no draw without a tie, so tree mode's random stream is what it was before ties were broken
     pick = best[0] if len(best) == 1 else best[rng.randrange(len(best))]
     return pick, win_probability(best_score)
 
 
-def _playout(state, ids: list[str], rng: random.Random, last_turn: float,  # type: ignore[no-untyped-def]
-             max_decisions: int, sample: int | None = None):
+def _playout(state, ids: list[str], rng: Rng, last_turn: float,  # type: ignore[no-untyped-def]
+             max_decisions: int, seeded: Seeded, sample: int | None = None):
     """Both players play the one-ply best action in this (full-information) world, among all
     their legal actions or a random `sample` of them, until turn `last_turn` is over, the game
     ends or `max_decisions` have been played; the position reached."""
@@ -289,22 +293,22 @@ def _playout(state, ids: list[str], rng: random.Random, last_turn: float,  # typ
         legal = legal_actions(state)
         if sample is not None and len(legal) > sample:
             legal = rng.sample(legal, sample)
-        action = _best_of(state, legal, ids, rng, state.pending.player)[0]
+        action = _best_of(state, legal, ids, rng, state.pending.player, seeded)[0]
         state = resolve_chance(step(state, action), ids, rng)
         decisions += 1
     return state
 
 
-def _playout_value(state, ids: list[str], rng: random.Random, me: int,  # type: ignore[no-untyped-def]
-                   last_turn: int) -> float:
+def _playout_value(state, ids: list[str], rng: Rng, me: int,  # type: ignore[no-untyped-def]
+                   last_turn: int, seeded: Seeded) -> float:
     """The paired mode's playout: greedy's choice for both players through `last_turn` (at
     most PLAYOUT_DECISIONS); the win probability of the position reached, for `me`."""
-    state = _playout(state, ids, rng, last_turn, PLAYOUT_DECISIONS)
+    state = _playout(state, ids, rng, last_turn, PLAYOUT_DECISIONS, seeded)
     return win_probability(evaluate(state, ids, me))
 
 
 def _ranked(state, actions: Sequence[Action], worlds: list[list[str]],  # type: ignore[no-untyped-def]
-            rng: random.Random, player: int) -> list[tuple[Action, float]]:
+            rng: Rng, player: int, seeded: Seeded) -> list[tuple[Action, float]]:
     """Every action with its one-ply win probability for `player` averaged over `worlds`
     (the greedy bot's ranking, same chance seeds for every action), best first."""
     seeds = [rng.getrandbits(32) for _ in worlds]
@@ -313,18 +317,20 @@ def _ranked(state, actions: Sequence[Action], worlds: list[list[str]],  # type: 
         after = step(state, a)
         total = 0.0
         for ids, seed in zip(worlds, seeds, strict=True):
-            total += evaluate(resolve_chance(after, ids, random.Random(seed)), ids, player)
+            total += evaluate(resolve_chance(after, ids, seeded(seed)), ids, player)
         scored.append((-total, i, a))
     scored.sort()
     n = len(worlds)
     return [(a, win_probability(-neg / n)) for neg, _, a in scored]
 
 
-def paired_bot(request: Any) -> IsmctsBot:
-    """Versus's `ismcts` (its game's `bots`, engine/shell.py)."""
-    return IsmctsBot(request.seed, request.budget)
+def paired_bot(request: BotRequest) -> IsmctsBot:
+    """Versus's `ismcts` (Versus42.bots, engine/shell.py)."""
+    return IsmctsBot(request.rng, seeded_of(request), request.clock, request.budget,
+                     name=request.name)
 
 
-def tree_bot(request: Any) -> IsmctsBot:
+def tree_bot(request: BotRequest) -> IsmctsBot:
     """Versus's `ismcts-tree`."""
-    return IsmctsBot(request.seed, request.budget, name="ismcts-tree", mode=SearchMode.TREE)
+    return IsmctsBot(request.rng, seeded_of(request), request.clock, request.budget,
+                     name=request.name, mode=SearchMode.TREE)
