@@ -27,7 +27,7 @@ from versus.protocol.match.rules import DealMode, MatchRules
 
 from .boundary import CommandError
 from .driving import narrated_config
-from .game_options import GameOptionError, ensure_game_args, game_of
+from .game_options import GameOptionError, ensure_game_args
 
 MAX_DECK_FILE = 64 * 1024
 
