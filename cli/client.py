@@ -1,19 +1,20 @@
-# The interface between the terminal UI and a match, and an in-process implementation of it.
+# The interface between the terminal UI and a match of any game, and an in-process
+# implementation of it against a bot.
 #
-# `MatchClient` is what the UI talks to. It lives on trio (the network does): its coroutines
-# (`run`, `submit`, `resign`, `leave`, `wait_changed`) must be awaited inside the trio run, while
-# its plain getters (`view()`, `legal_actions()`, `clocks()`, `connection()`, `log_lines()`,
-# `result`) only read memory and may be called from anywhere on the same thread; the UI calls
-# them from asyncio while trio runs as a guest of the same loop (see cli/ui/bridge.py).
-# The network session (p2p) implements the same protocol later; `run()` is where it connects,
-# plays and resumes.
+# `MatchClient` is what the UI talks to: scenes and input lines, never a game's own types. It
+# lives on trio (the network does): its coroutines (`run`, `submit`, `resign`, `leave`,
+# `wait_changed`) must be awaited inside the trio run, while its plain getters (`scene()`,
+# `inputs()`, `clocks()`, `connection()`, `log_lines()`, `result`, ...) only read memory and may
+# be called from anywhere on the same thread; the UI calls them from asyncio while trio runs as
+# a guest of the same loop (cli/ui/bridge.py). The scene is the game's own description of what
+# our seat sees (engine/scene.py, asked through `api.scene_of`), the inputs its legal input
+# lines, the log its narration (`Game.narrate`) of every step.
 #
-# `LocalMatchClient` plays against a bot in-process through the engine's full-information
-# `Referee`: deals and reveals come from a random full assignment (`random_deal`), the opponent
-# answers its turn actions and choices with a chooser `(PlayerView, list[Action]) -> Action`
-# (default: `random_chooser`), and every step is turned into log lines by `engine.narrate`. It
-# is what the UI tests drive and what `python -m versus.cli.ui` (and later `versus play --offline`)
-# runs. Its seed comes from `secrets` unless one is given (then a game is reproducible).
+# `LocalMatchClient` plays any registered game against a bot in-process, with the one
+# full-information referee loop (engine/referee_loop.py LocalPlay): deals from the game's local
+# deal, chance from a seeded stream, the bot (one of cli/bots, by name) answering the other
+# seats. A one-seat game (a solo game) has no bot. It is what the UI tests drive and what
+# `python -m versus.cli.ui --game ID` runs. Its seed comes from `secrets` unless one is given.
 from __future__ import annotations
 
 import secrets
@@ -21,30 +22,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import trio
 
-from versus.engine import EngineError, HashRng, IllegalActionError
-from versus.engine.versus42 import (
-    Action,
-    Catalogue,
-    ChoiceDecision,
-    PlayerView,
-    Referee,
-    Ruleset,
-    State,
-    TurnDecision,
-    default_catalogue,
-    legal_actions,
-    random_chooser,
-    random_deal,
-    step,
-)
-from versus.engine.versus42.narrate import narrate
+from versus.engine import EngineError, IllegalActionError
+from versus.engine.api import DecisionKind, Finished, Pending, Setup, rules_text, scene_of
+from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
+from versus.engine.registry import get_game
+from versus.engine.scene import Scene
 
-Chooser = Callable[[PlayerView, list[Action]], Action]
 MAX_LOG_LINES = 2000  # the UI shows the tail; a long game stays well under this
+#: a bot of the local client: (its seat's view, the legal inputs) -> one of them
+Chooser = Callable[[Any, list[Any]], Any]
 
 
 class Connection(Enum):
@@ -72,7 +62,7 @@ class ClockState:
     """Remaining thinking time per seat as of `as_of` (time.monotonic()); `running` is the
     seat whose clock runs (None: both stopped)."""
 
-    remaining_ms: tuple[int, int]
+    remaining_ms: tuple[int, ...]
     running: int | None
     as_of: float
 
@@ -86,7 +76,7 @@ class ClockState:
 
 
 class EndReason(Enum):
-    GAME = "game"  # the engine's result (see `MatchResult.game`)
+    GAME = "game"  # the engine's result (see `MatchResult.detail`)
     RESIGNATION = "resignation"
     TIME = "time"  # a clock ran out (a signed claim by the waiting side)
     DISPUTE = "dispute"  # a timeout claim the accused's own clock contradicted: no winner
@@ -100,6 +90,7 @@ class MatchResult:
     reason: EndReason
     detail: str = ""  # e.g. the engine outcome ("elimination"); a fault: its reason
     evidence: str = ""  # a fault: where the signed evidence is (the transcript's path)
+    players: int = 2  # one: a solo run (won or lost, no opponent)
 
     def describe(self, seat: int) -> str:
         if self.reason is EndReason.FAULT:
@@ -107,6 +98,8 @@ class MatchResult:
         how = self.detail or self.reason.value
         if self.reason is EndReason.DISPUTE:
             return f"no winner: the timeout claim is disputed ({how})"
+        if self.players == 1:
+            return f"{'victory' if self.winner == seat else 'defeat'} ({how})"
         if self.winner is None and self.reason is EndReason.TIME:
             return f"no winner ({how})"
         if self.winner is None:
@@ -127,68 +120,125 @@ def describe_fault(winner: int | None, seat: int, reason: str, evidence: str) ->
 
 @runtime_checkable
 class MatchClient(Protocol):
-    """What the terminal UI needs from a match (local or networked)."""
+    """What the terminal UI needs from a match of any game (local, networked or solo)."""
 
     @property
-    def seat(self) -> int: ...  # 0 or 1
+    def seat(self) -> int: ...
+
+    @property
+    def players(self) -> int: ...  # 1: a solo game (no opponent, no clocks of another seat)
+
+    @property
+    def title(self) -> str: ...  # the game's title, for the header
 
     @property
     def opponent_fingerprint(self) -> str: ...  # short, printable, one line
 
     @property
-    def catalogue(self) -> Catalogue: ...  # the match's (public) card pool
-
-    @property
     def result(self) -> MatchResult | None: ...
 
     @property
-    def match_started(self) -> bool: ...  # False: view() is a placeholder (no layout yet)
+    def match_started(self) -> bool: ...  # False: scene() is a placeholder (waiting)
 
-    def view(self) -> PlayerView: ...
-    def legal_actions(self) -> list[Action]: ...  # [] unless this seat decides now
+    @property
+    def can_resign(self) -> bool: ...  # resigning works now (Ctrl-C offers only what works)
+
+    @property
+    def leave_words(self) -> str: ...  # what leaving does, for the Ctrl-C menu
+
+    def scene(self) -> Scene: ...  # what our seat sees now
+    def inputs(self) -> list[str]: ...  # our legal input lines ([] unless we decide now)
+    def decision_key(self) -> bytes: ...  # changes whenever the game moves on
+    def rules_text(self) -> str: ...  # the game's rules and notation (F1)
     def clocks(self) -> ClockState | None: ...  # None: untimed
     def connection(self) -> ConnectionStatus: ...
     def log_lines(self) -> list[str]: ...  # oldest first
 
     async def run(self) -> None: ...  # drive the match; returns when it is over or left
-    async def submit(self, action: Action) -> None: ...  # IllegalActionError if not legal
+    async def submit(self, line: str) -> None: ...  # EngineError (one line) if not legal
     async def resign(self) -> None: ...
     async def leave(self) -> None: ...  # stop playing here (a network match may be resumed)
     async def wait_changed(self) -> None: ...  # returns once anything above changed
 
 
-class LocalMatchClient:
-    """A match against an in-process bot; see the module comment."""
+def parse_legal(game: Any, line: str, legal: list[Any], state: Any = None) -> Any:
+    """The legal input `line` names (its canonical line, or any text the game parses to a legal
+    input); the game's MalformedActionError, or IllegalActionError naming the line (with the
+    engine's reason when `state` is given: the game's `step` says why, before it looks at
+    anything hidden)."""
+    typed = " ".join(line.split())
+    for inp in legal:
+        if game.format_input(inp) == typed:
+            return inp
+    inp = game.parse_input(typed)  # raises MalformedActionError with the game's reason
+    if inp in legal:
+        return inp
+    if not legal:
+        raise IllegalActionError(f"{typed}: it is not your decision now")
+    if state is not None:
+        try:
+            game.step(state, inp)
+        except EngineError as error:
+            raise IllegalActionError(f"{typed}: {_reason(error)}") from None
+        except Exception:  # a state without the hidden cards: no better reason
+            pass
+    raise IllegalActionError(f"{typed}: not a legal input now (Tab lists the legal ones)")
 
-    def __init__(self, *, seat: int = 0, chooser: Chooser | None = None,
-                 seed: bytes | None = None, ruleset: Ruleset | None = None,
-                 catalogue: Catalogue | None = None, clock_ms: int | None = None,
+
+def _reason(error: EngineError) -> str:
+    """An engine error's reason without the input it repeats ("illegal input 'x' at ...: ")."""
+    text = " ".join(str(error).split())
+    head, sep, rest = text.partition(": ")
+    return rest if sep and ("input" in head or "action" in head) else text
+
+
+def random_chooser(seed: bytes) -> Chooser:
+    """A bot answering uniformly at random from a seeded stream (no `random`)."""
+    stream = HashBelow(seed + b"/bot", 8)
+    return lambda view, legal: legal[stream.below(len(legal))]
+
+
+def bot_chooser(game_id: str, name: str, seed: bytes) -> Chooser:
+    """The named bot of cli/bots for `game_id`, as a chooser (its seed from `seed`)."""
+    from .bots import make_bot
+
+    bot = make_bot(name, seed=int.from_bytes(seed[:4], "big"), game=game_id)
+    return bot.choose  # type: ignore[union-attr,no-any-return]
+
+
+class LocalMatchClient:
+    """A local game against an in-process bot; see the module comment."""
+
+    def __init__(self, game: str | Any, *, seat: int = 0, chooser: Chooser | None = None,
+                 seed: bytes | None = None, rules: Any = None, clock_ms: int | None = None,
                  opponent_delay: float = 0.0, bot_name: str = "random") -> None:
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        self.game = get_game(game) if isinstance(game, str) else game
+        g = self.game
+        if not 0 <= seat < g.players:
+            raise ValueError(f"seat must be 0..{g.players - 1}, got {seat!r}")
         self.seed = seed if seed is not None else secrets.token_bytes(16)
-        self.ruleset = ruleset or Ruleset()
-        catalogue = self._catalogue = catalogue or default_catalogue()
-        ids, orders = random_deal(catalogue, self.ruleset, HashRng(self.seed, "local-deal"))
-        bot = chooser or random_chooser(HashRng(self.seed, "local-bot"))
-        choosers: list[Chooser] = [bot, bot]
-        choosers[seat] = self._my_chooser
-        self._seat = seat
-        self._ref = Referee(self.ruleset, catalogue, self.seed, ids, orders,
-                            (choosers[0], choosers[1]))
-        self._bot_name = bot_name
-        self._submitted: Action | None = None
-        self._log: list[str] = [f"Local match against the {bot_name} bot; you are player "
-                                f"{seat}, player {self._ref.state.first} plays first"]
+        self.rules = rules if rules is not None else g.default_rules()
+        catalogue = g.default_catalogue()
+        identity, orders = local_deal(g, self.rules, catalogue, self.seed)
+        chance = HashBelow(self.seed + b"/chance", 8).below
+        self.play = LocalPlay.start(g, Setup(self.rules, catalogue, self.seed[:32] or b"0"),
+                                    identity, orders, chance)
+        self._bot = chooser or random_chooser(self.seed)
+        self._seat, self._bot_name = seat, bot_name
+        opening = (f"Local game of {g.title} against the {bot_name} bot; you are player "
+                   f"{seat + 1}" if g.players > 1 else f"Local game of {g.title}")
+        self._log: list[str] = [opening]
+        self._started = False
         self._changed = trio.Event()
         self._my_turn = trio.Event()
         self._result: MatchResult | None = None
-        self._status = ConnectionStatus(Connection.CONNECTED, "local match")
+        self._status = ConnectionStatus(Connection.CONNECTED, "local game")
         self.opponent_delay = opponent_delay
         self._clock_ms = clock_ms
-        self._remaining = [clock_ms or 0, clock_ms or 0]
+        self._remaining = [clock_ms or 0] * g.players
         self._running: int | None = None
         self._since = time.monotonic()
+        self._scene: tuple[int, Scene] | None = None
 
     # --- getters (plain reads; safe from the UI thread) ---------------------------------
     @property
@@ -196,12 +246,16 @@ class LocalMatchClient:
         return self._seat
 
     @property
-    def opponent_fingerprint(self) -> str:
-        return f"local:{self._bot_name}-bot"
+    def players(self) -> int:
+        return int(self.game.players)
 
     @property
-    def catalogue(self) -> Catalogue:
-        return self._catalogue
+    def title(self) -> str:
+        return str(self.game.title)
+
+    @property
+    def opponent_fingerprint(self) -> str:
+        return f"local:{self._bot_name}-bot" if self.players > 1 else "none (solo)"
 
     @property
     def result(self) -> MatchResult | None:
@@ -209,25 +263,38 @@ class LocalMatchClient:
 
     @property
     def match_started(self) -> bool:
-        return True  # the deal is local: the field exists from the start
+        return True  # the deal is local: the game exists from the start
 
     @property
-    def referee(self) -> Referee:
-        """The full-information referee (tests and bots only: the UI must use `view()`)."""
-        return self._ref
+    def can_resign(self) -> bool:
+        return self._result is None
 
-    def view(self) -> PlayerView:
-        return self._ref.view(self._seat)
+    @property
+    def leave_words(self) -> str:
+        return "leave (the local game ends unfinished)"
 
-    def legal_actions(self) -> list[Action]:
-        if self._result is not None:
+    def scene(self) -> Scene:
+        key = self.play.inputs
+        if self._scene is None or self._scene[0] != key:
+            self._scene = (key, scene_of(self.game, self.play.state, self._seat,
+                                         self.play.knowledge[self._seat]))
+        return self._scene[1]
+
+    def inputs(self) -> list[str]:
+        if self._result is not None or self._decider() != self._seat:
             return []
-        return self.view().legal_actions
+        return [self.game.format_input(i) for i in self.game.legal_actions(self.play.state)]
+
+    def decision_key(self) -> bytes:
+        return b"%d" % self.play.inputs
+
+    def rules_text(self) -> str:
+        return rules_text(self.game, self.rules)
 
     def clocks(self) -> ClockState | None:
         if self._clock_ms is None:
             return None
-        return ClockState((self._remaining[0], self._remaining[1]), self._running, self._since)
+        return ClockState(tuple(self._remaining), self._running, self._since)
 
     def connection(self) -> ConnectionStatus:
         return self._status
@@ -236,7 +303,7 @@ class LocalMatchClient:
         return list(self._log)
 
     def set_connection(self, status: ConnectionStatus) -> None:
-        """Pretend a connection change (a local match has none): for tests and demos."""
+        """Pretend a connection change (a local game has none): for tests and demos."""
         self._status = status
         self._notify()
 
@@ -245,56 +312,69 @@ class LocalMatchClient:
         await self._changed.wait()
 
     async def run(self) -> None:
-        """Answer deals, reveals and the bot's decisions until the game ends or is left."""
+        """Answer the automatic decisions and the bot's until the game ends or is left."""
         while self._result is None and self._status.state is not Connection.CLOSED:
-            if self._decider() == self._seat:
+            d = self.play.to_player()
+            if not self._started:
+                self._started = True
+                self._log.extend(self.game.narrate_start(self.play.state, self._seat))
+                self._notify()
+            if isinstance(d, Finished):
+                self._finish(self._game_result(d))
+                break
+            if d.player == self._seat:
                 self._start_clock(self._seat)
+                self._notify()
                 await self._wait_for_me()
                 continue
-            if self._decider() is not None:  # the bot thinks (its clock runs, visibly)
-                self._start_clock(1 - self._seat)
-                await trio.sleep(self.opponent_delay)
-            else:
-                await trio.sleep(0)
-            self._advance()
+            self._start_clock(d.player)
+            self._notify()
+            await trio.sleep(self.opponent_delay)
+            before = self.play.state
+            self._apply(self.play.advance(lambda view, legal, seat: self._bot(view, legal)),
+                        before)
         self._start_clock(None)
 
-    async def submit(self, action: Action) -> None:
+    async def submit(self, line: str) -> None:
         if self._result is not None:
-            raise IllegalActionError(f"illegal input {str(action)!r}: the match is over")
+            raise IllegalActionError(f"{line.strip()}: the game is over")
         if self._decider() != self._seat:
-            raise IllegalActionError(f"illegal input {str(action)!r}: it is not your decision")
-        self._submitted = action
-        try:
-            self._advance()  # raises IllegalActionError/MalformedActionError; state unchanged
-        finally:
-            self._submitted = None
+            raise IllegalActionError(f"{line.strip()}: it is not your decision")
+        inp = parse_legal(self.game, line, list(self.game.legal_actions(self.play.state)),
+                          self.play.state)
+        before = self.play.state
+        self.play.apply(inp)
+        self._apply(inp, before)
         self._my_turn.set()
         await trio.sleep(0)
 
     async def resign(self) -> None:
         if self._result is None:
             self._log.append("You resigned")
-            self._finish(MatchResult(1 - self._seat, EndReason.RESIGNATION))
+            winner = None if self.players == 1 else (self._seat + 1) % self.players
+            self._finish(MatchResult(winner, EndReason.RESIGNATION, players=self.players))
 
     async def leave(self) -> None:
         if self._status.state is not Connection.CLOSED:
-            self._log.append("You left the match")
-            self._status = ConnectionStatus(Connection.CLOSED, "you left the match")
+            self._log.append("You left the game")
+            self._status = ConnectionStatus(Connection.CLOSED, "you left the game")
             self._start_clock(None)
             self._my_turn.set()
             self._notify()
 
     # --- internals --------------------------------------------------------------------------
-    def _my_chooser(self, view: PlayerView, legal: list[Action]) -> Action:
-        assert self._submitted is not None, "the referee asked the UI seat without an action"
-        return self._submitted
-
     def _decider(self) -> int | None:
-        d = self._ref.state.pending
-        if isinstance(d, TurnDecision | ChoiceDecision):
-            return d.player
+        d = self.game.decision(self.play.state)
+        if isinstance(d, Pending) and d.kind in (DecisionKind.TURN, DecisionKind.CHOICE):
+            return d.player  # type: ignore[no-any-return]
         return None
+
+    def _apply(self, inp: Any, before: Any) -> None:
+        """Log what `inp` (applied to `before`) did, as the game narrates it to our seat."""
+        self._log.extend(self.game.narrate(before, inp, self.play.state, self._seat,
+                                           self.play.knowledge[self._seat]))
+        del self._log[:-MAX_LOG_LINES]
+        self._notify()
 
     async def _wait_for_me(self) -> None:
         self._my_turn = trio.Event()
@@ -306,7 +386,8 @@ class LocalMatchClient:
             return
         self._remaining[self._seat] = 0
         self._log.append("Your clock ran out")
-        self._finish(MatchResult(1 - self._seat, EndReason.TIME))
+        winner = None if self.players == 1 else (self._seat + 1) % self.players
+        self._finish(MatchResult(winner, EndReason.TIME, players=self.players))
 
     def _start_clock(self, seat: int | None) -> None:
         now = time.monotonic()
@@ -315,20 +396,8 @@ class LocalMatchClient:
             self._remaining[self._running] = max(0, self._remaining[self._running] - spent)
         self._running, self._since = (seat if self._clock_ms is not None else None), now
 
-    def _advance(self) -> None:
-        before = self._ref.state
-        decided = before.pending
-        if self._submitted is not None:
-            _check_legal(before, self._submitted)
-        inp = self._ref.advance()
-        self._log.extend(narrate(before, inp, self._ref.state, self._seat,
-                                 self._ref.knowledge[self._seat]))
-        del self._log[:-MAX_LOG_LINES]
-        r = self._ref.state.result
-        if r is not None:
-            self._finish(MatchResult(r.winner, EndReason.GAME, r.outcome))
-        elif decided is not None:
-            self._notify()
+    def _game_result(self, d: Finished) -> MatchResult:
+        return MatchResult(d.winner, EndReason.GAME, str(d.outcome), players=self.players)
 
     def _finish(self, result: MatchResult) -> None:
         self._result = result
@@ -341,21 +410,12 @@ class LocalMatchClient:
         self._changed = trio.Event()
 
 
-def _check_legal(state: State, action: Action) -> None:
-    """Raise IllegalActionError unless `action` is legal: the engine's own message when it has
-    one (it names the reason, e.g. "z9 is not an area of the field (a1–e4)"), a plain one
-    otherwise. The engine validates an action before it touches anything hidden, so this also
-    works on a player's own (partial-information) state."""
-    if action in legal_actions(state):
-        return
-    try:
-        step(state, action)
-    except EngineError:
-        raise
-    except Exception:  # a state without the hidden cards: no better reason
-        pass
-    raise IllegalActionError(f"illegal input {str(action)!r} at {state.position()}: not a "
-                             "legal action now")
+def one_line(error: BaseException | str, limit: int = 200) -> str:
+    """An error as one printable line (the UI's message line, a log line)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-check_legal = _check_legal
+__all__ = ["ClockState", "Connection", "ConnectionStatus", "EndReason", "EngineError",
+           "LocalMatchClient", "MatchClient", "MatchResult", "bot_chooser", "describe_fault",
+           "one_line", "parse_legal", "random_chooser"]

@@ -63,7 +63,6 @@ from .match_setup import (
     enter_headless_bot,
     game_args,
     load_identity,
-    need_terminal,
     open_store,
     plays_full_screen,
     resumed_game,
@@ -354,9 +353,8 @@ def cmd_host(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     listeners = trio.run(open_game_listeners, plan.port, args.bind)
     try:
         command = partial(host_match, plan=plan, listeners=listeners)
-        if not plays_full_screen(plan.game):
+        if not plays_full_screen(stdin or sys.stdin):
             return run_in_lines(command, "host", args, out, stdin or sys.stdin, 0, plan.game)
-        need_terminal(stdin or sys.stdin, "to host without one, play headless with --bot NAME")
         return run_in_ui(command, "host", args, out, seat=0)
     finally:  # host_match closes them, unless it never ran
         if any(listener.socket.fileno() != -1 for listener in listeners):

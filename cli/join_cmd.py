@@ -57,7 +57,6 @@ from .match_setup import (
     enter_headless_bot,
     game_args,
     load_identity,
-    need_terminal,
     open_store,
     plays_full_screen,
     resumed_game,
@@ -388,10 +387,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     if offer is not None and offer.rules.game != args.game:
         raise CommandError(f"{other_game(offer.rules.game, args.game)}; nothing was joined; to "
                            f"play it, run versus join with --game {offer.rules.game}")
-    lines = not plays_full_screen(args.game)  # (a resumed match: its game, see plan_join)
-    if not lines:
-        need_terminal(stdin, "to join without one, play headless with --bot NAME "
-                             "--accept-rules")
+    lines = not plays_full_screen(stdin)  # no terminal: the line interface
     if offer is not None:
         if args.accept_rules:
             show_offer(lambda line: print(line, file=out, flush=True),

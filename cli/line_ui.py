@@ -1,10 +1,11 @@
-# A plain line interface for a person playing a game that has no terminal UI of its own (every
-# game but Versus, whose full-screen UI is cli/ui/). `versus play`, `host` and `join`
-# use it when `--game` names another game and no `--bot` plays for the person.
+# A plain line interface for a person playing any game without a terminal (standard input a
+# pipe or a file: a script can play); with a terminal, `versus play`, `host` and `join` open the
+# full-screen UI (cli/ui/), which draws the same scene.
 #
 # What it shows: the session's log lines as they come (the game's own narration, from
 # cli/driving.py `narrate_events`, and the session's lost links, resumes and faults), and at
-# each decision of ours the game's view as text and the legal inputs in the game's notation.
+# each decision of ours the game's scene as text (engine/scene.py `scene_lines`, the scene
+# `api.scene_of` gives for our seat) and the legal inputs in the game's notation.
 # What it reads: one line per answer, from standard input (a terminal or a pipe: a script can
 # play). A legal input's notation (or any text the game parses to a legal input) is submitted;
 # `resign` resigns; `leave` (or the end of the input) leaves the match, which host and join can
@@ -39,6 +40,20 @@ COMMANDS = ("help", "resign", "leave")
 def complete_line(candidates: Sequence[str], line: str) -> list[str]:
     """The candidates a line typed so far can complete to, in order (Tab on a terminal)."""
     return [c for c in candidates if c.startswith(line)]
+
+
+def scene_text(session: MatchSession, width: int = 80) -> list[str]:
+    """Our seat's scene of the session's match as text lines (each printable, at most
+    MAX_VIEW_LINES)."""
+    from versus.engine.api import scene_of
+    from versus.engine.scene import scene_lines
+
+    scene = scene_of(session.game, session.state, session.seat, session.knowledge)
+    lines = scene_lines(scene, width)
+    shown = [printable(line, MAX_LINE) for line in lines[:MAX_VIEW_LINES]]
+    if len(lines) > MAX_VIEW_LINES:
+        shown.append(f"(… {len(lines) - MAX_VIEW_LINES} more lines)")
+    return shown
 
 
 def describe_view(game: Any, view: Any) -> list[str]:
@@ -158,7 +173,9 @@ class LinePlayer:
     async def choose(self, view: Any, legal: Sequence[Any]) -> Any:
         self.flush_log()
         texts = [self.game.format_input(action) for action in legal]
-        for line in describe_view(self.game, view):
+        shown = (describe_view(self.game, view) if self.session is None
+                 or self.session.state is None else scene_text(self.session, 78))
+        for line in shown:
             self.say(f"  {line}")
         self.say(printable(f"your move, {choices_text(texts)} (or: {', '.join(COMMANDS)})",
                            4 * MAX_LINE))

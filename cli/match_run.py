@@ -1,6 +1,6 @@
 # Running a networked match to its end, the same way for host and join: headless (a bot
-# plays, the session's log lines are printed as they come), at the line interface (a game
-# without a full-screen UI), or in the terminal UI (the trio part a guest of the UI's asyncio
+# plays, the session's log lines are printed as they come), at the line interface (no
+# terminal: a pipe or a file), or in the terminal UI (the trio part a guest of the UI's asyncio
 # loop, cli/net_client.py). Each way ends with the transcript's path and one summary line.
 # Everything that can fail before a match exists is checked by the command before the UI takes
 # the screen (host_cmd.plan_host, join_cmd.plan_join), so the UI opens with a match to show.
@@ -110,7 +110,7 @@ def final_outcome(client: Any) -> SessionOutcome | None:
 
 def run_in_lines(command: Command, name: str, args: argparse.Namespace, out: TextIO,
                  stdin: TextIO, seat: int, game: str) -> int:
-    """The match of a game without a UI of its own, played by the person at the line
+    """The match played without a terminal by the person at the line
     interface (cli/line_ui.py); the session's log, narration included, is printed."""
     from .game_options import game_of
     from .line_ui import LinePlayer
@@ -129,9 +129,13 @@ def run_in_ui(command: Command, name: str, args: argparse.Namespace, out: TextIO
     async def connector(client: NetMatchClient) -> SessionOutcome:
         return await command(args, out, attach=client.attach, note=client.note)
 
+    from .game_options import game_of
+
     waiting = ("restoring the match from disk" if args.resume is not None else
                "starting the host" if name == "host" else "preparing to join")
-    client = NetMatchClient(connector, seat=seat, waiting=waiting)
+    game = getattr(args, "game", None)
+    client = NetMatchClient(connector, seat=seat, game=game_of(game) if game else None,
+                            waiting=waiting)
     run_ui(client, theme=getattr(args, "theme", None))
     outcome = final_outcome(client)
     if outcome is None:

@@ -13,7 +13,6 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from versus.engine.api import full_screen_ui
 from versus.engine.errors import EngineError
 from versus.p2p.channel import ChannelConfig
 from versus.p2p.keystore import default_identity_path, load_or_create_identity
@@ -28,7 +27,7 @@ from versus.protocol.match.rules import DealMode, MatchRules
 
 from .boundary import CommandError
 from .driving import narrated_config
-from .game_options import GameOptionError, ensure_game_args, game_of
+from .game_options import GameOptionError, ensure_game_args
 
 MAX_DECK_FILE = 64 * 1024
 
@@ -92,10 +91,11 @@ def rules_from(args: argparse.Namespace, command: str = "host") -> MatchRules:
         raise CommandError(str(error)) from None
 
 
-def plays_full_screen(game: str) -> bool:
-    """Whether a person plays `game` in the full-screen terminal UI, or else at the line
-    interface (the game says: engine/api.py `full_screen_ui`)."""
-    return full_screen_ui(game_of(game))
+def plays_full_screen(stdin: TextIO | None) -> bool:
+    """Whether a person plays in the full-screen terminal UI (which draws every game's scene):
+    when the standard input is a terminal; else at the line interface (cli/line_ui.py), which
+    prints the same scene as text and reads lines from a pipe or a file."""
+    return stdin is not None and stdin.isatty()
 
 
 def make_player(name: str, seed: int | None, game: str) -> Any:
@@ -158,14 +158,6 @@ def forfeits_of(players: Sequence[Any]) -> dict[int, str]:
     """{seat: reason} of the guarded bots that forfeited (None or a person: no entry)."""
     return {seat: reason for seat, player in enumerate(players)
             if (reason := getattr(player, "forfeit", None)) is not None}
-
-
-def need_terminal(stdin: TextIO | None, instead: str) -> None:
-    """The terminal UI reads keys from a terminal; without one it could only fail once it had
-    taken the screen (prompt-toolkit's EOFError), so say so before it starts."""
-    if stdin is None or not stdin.isatty():
-        raise CommandError("the match is played in a terminal UI, but the standard input is "
-                           f"not a terminal; {instead}")
 
 
 def session_config(args: argparse.Namespace, narrate: bool) -> SessionConfig:

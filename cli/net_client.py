@@ -1,12 +1,12 @@
 # The networked MatchClient (cli/client.py): the terminal UI on top of a p2p MatchSession.
 #
-# The UI needs a client before any network exists (it reads `view()` to lay out the screen),
-# so `NetMatchClient` is built around a *connector*: a coroutine that `run()` awaits, which
-# connects (host, join or loopback), creates the session, hands it over with `attach`, and
-# runs it to the end. Until the game starts `match_started` is False and `view()` is a
-# placeholder: only its geometry is meant to be read (its tiles are not the match's, which the
-# coin toss lays out), so the UI draws a neutral field with a "waiting for the match" note, and
-# the log says what we are waiting for.
+# The UI needs a client before any network exists, so `NetMatchClient` is built around a
+# *connector*: a coroutine that `run()` awaits, which connects (host, join or loopback),
+# creates the session, hands it over with `attach`, and runs it to the end. It reads only the
+# session's public members (state, rules, knowledge, legal actions, log, clock) and asks the
+# game for our seat's scene (`api.scene_of`): it never names a game. Until the match starts
+# `match_started` is False and the scene is a placeholder saying so; the log says what we are
+# waiting for, and only leaving is offered (resigning needs a match).
 #
 # The getters are called from the UI's asyncio side, outside any trio task, so they must not
 # read trio's clock: clocks and the resume deadline are converted to time.monotonic() inside
@@ -15,19 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
 from versus.engine import IllegalActionError
-from versus.engine.versus42 import (
-    Action,
-    Catalogue,
-    Knowledge,
-    PlayerView,
-    Ruleset,
-    default_catalogue,
-    new_game,
-)
+from versus.engine.api import rules_text, scene_of
+from versus.engine.scene import Scene
 from versus.p2p.session import LinkState, MatchSession, SessionOutcome, open_nursery
 from versus.protocol.errors import LocalProtocolError
 from versus.protocol.match import Ending
@@ -39,7 +33,7 @@ from .client import (
     ConnectionStatus,
     EndReason,
     MatchResult,
-    check_legal,
+    parse_legal,
 )
 
 Connector = Callable[["NetMatchClient"], Awaitable[SessionOutcome | None]]
@@ -72,19 +66,19 @@ def _one_line(text: str) -> str:
 class NetMatchClient:
     """A MatchClient over a MatchSession (see the module comment)."""
 
-    def __init__(self, connector: Connector, *, seat: int, catalogue: Catalogue | None = None,
-                 ruleset: Ruleset | None = None, waiting: str = "connecting") -> None:
+    def __init__(self, connector: Connector, *, seat: int, game: Any = None,
+                 waiting: str = "connecting", resumable: bool = True) -> None:
         self._connector = connector
+        self._resumable = resumable  # host and join: a match left may be resumed
         self._seat = seat
-        self._catalogue = catalogue or default_catalogue()
-        self._placeholder = PlayerView(new_game(ruleset or Ruleset(), self._catalogue,
-                                                bytes(32)), Knowledge(seat), seat)
+        self._game = game  # the game to be played, when known before the session exists
         self.session: MatchSession | None = None
         self._log: list[str] = [waiting]
         self._changed = trio.Event()
         self._status = ConnectionStatus(Connection.CONNECTING, _one_line(waiting))
         self._clocks: ClockState | None = None
         self._closed_reason = ""
+        self._scene: tuple[Any, Scene] | None = None
         self.outcome: SessionOutcome | None = None
 
     # --- wiring ---------------------------------------------------------------------------------
@@ -112,8 +106,19 @@ class NetMatchClient:
         return (s.peer_fingerprint if s is not None and s.peer_fingerprint else "?")[:40]
 
     @property
-    def catalogue(self) -> Catalogue:
-        return self._catalogue
+    def game(self) -> Any:
+        s = self.session
+        return s.game if s is not None else self._game
+
+    @property
+    def players(self) -> int:
+        game = self.game
+        return 2 if game is None else int(game.players)
+
+    @property
+    def title(self) -> str:
+        game = self.game
+        return "a match" if game is None else str(game.title)
 
     @property
     def result(self) -> MatchResult | None:
@@ -125,15 +130,48 @@ class NetMatchClient:
         s = self.session
         return s is not None and s.state is not None
 
-    def view(self) -> PlayerView:
-        if not self.match_started:
-            return self._placeholder
-        assert self.session is not None
-        return self.session.view()
+    @property
+    def can_resign(self) -> bool:
+        """Resigning is signed into the match: there must be one, still being played (while
+        a host waits for a joiner, or the setup runs, only leaving works)."""
+        s = self.session
+        return self.match_started and s is not None and s.result is None and not s.done
 
-    def legal_actions(self) -> list[Action]:
+    @property
+    def leave_words(self) -> str:
+        if not self.match_started:
+            return "leave (stop before the match starts)"
+        if not self._resumable:
+            return "leave (the match ends unfinished: it cannot be resumed)"
+        return "leave (resume it later with --resume)"
+
+    def scene(self) -> Scene:
+        s = self.session
+        if s is None or s.state is None:
+            return Scene(title=self.title, seat=self._seat,
+                         status=("waiting for the match: the log says what happens",))
+        key = (s.state, s.result)
+        if self._scene is None or self._scene[0] != key:
+            self._scene = (key, scene_of(s.game, s.state, self._seat, s.knowledge))
+        return self._scene[1]
+
+    def inputs(self) -> list[str]:
         s = self.session  # not s.legal_actions(): that reads trio's clock, not callable here
-        return [] if s is None else s.legal_actions_untimed()
+        if s is None:
+            return []
+        return [s.game.format_input(a) for a in s.legal_actions_untimed()]
+
+    def decision_key(self) -> bytes:
+        s = self.session
+        if s is None or s.state is None:
+            return b""
+        return bytes(s.game.state_hash(s.state))
+
+    def rules_text(self) -> str:
+        s = self.session
+        if s is None:
+            return "The rules are shown once the match has started."
+        return rules_text(s.game, s.rules.ruleset)
 
     def clocks(self) -> ClockState | None:
         return self._clocks
@@ -168,22 +206,22 @@ class NetMatchClient:
             raise cancelled from None
         self._refresh(final=True)
 
-    async def submit(self, action: Action) -> None:
+    async def submit(self, line: str) -> None:
         s = self.session
+        typed = " ".join(line.split())
         if s is None or s.state is None:
-            raise IllegalActionError(f"illegal input {str(action)!r}: the match has not "
-                                     "started")
+            raise IllegalActionError(f"{typed}: the match has not started")
         if s.result is not None:
-            raise IllegalActionError(f"illegal input {str(action)!r}: the match is over")
+            raise IllegalActionError(f"{typed}: the match is over")
         if not s.legal_actions():
             why = ("your clock has run out" if s.own_time_out() else
                    "it is not your decision")
-            raise IllegalActionError(f"illegal input {str(action)!r}: {why}")
-        check_legal(s.state, action)  # the engine's reason when it is illegal
+            raise IllegalActionError(f"{typed}: {why}")
+        action = parse_legal(s.game, typed, s.legal_actions(), s.state)
         try:
             await s.submit(action)
         except LocalProtocolError as error:
-            raise IllegalActionError(f"illegal input {str(action)!r}: {error}") from None
+            raise IllegalActionError(f"{typed}: {error}") from None
 
     async def resign(self) -> None:
         if self.session is not None and self.session.result is None:

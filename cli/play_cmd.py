@@ -1,8 +1,8 @@
 # `versus play`: a person against a bot on this computer, over loopback TCP through the full
-# protocol (p2p/loopback.py), in the terminal UI or, for a game without a full-screen UI, at
-# the line interface. The bot is guarded as the tournament's (a crash, a hang or nonsense is a
-# forfeit: "forfeit: <reason>", exit 1). Leaving ends the match on both sides (exit 3); such a
-# match cannot be resumed.
+# protocol (p2p/loopback.py), in the terminal UI (every game: it draws the game's scene) or,
+# without a terminal, at the line interface. The bot is guarded as the tournament's (a crash,
+# a hang or nonsense is a forfeit: "forfeit: <reason>", exit 1). Leaving ends the match on
+# both sides (exit 3); such a match cannot be resumed.
 from __future__ import annotations
 
 import argparse
@@ -32,7 +32,6 @@ from .match_setup import (
     enter_guarded_player,
     enter_player,
     forfeits_of,
-    need_terminal,
     open_store,
     plays_full_screen,
     rules_from,
@@ -51,7 +50,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
         print(NO_RESUME_FOR_PLAY, file=sys.stderr)
         return EXIT_USAGE
     rules = rules_from(args, "play")
-    if not plays_full_screen(rules.game):
+    if not plays_full_screen(stdin or sys.stdin):
         return play_in_lines(args, rules, out, stdin or sys.stdin)
     from .net_client import NetMatchClient
     from .ui.app import run_ui
@@ -59,7 +58,6 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
     deck = deck_of(args)
     store = open_store(args)
     trio.run(_bot_starts, args.bot, rules.game)
-    need_terminal(stdin or sys.stdin, "versus play needs one (for two bots, try versus demo)")
     seat = args.seat
     sessions: list[MatchSession] = []  # (host, guest) once the match starts
     players: list[Any] = [None, None]
@@ -84,8 +82,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
                 nursery.cancel_scope.cancel()
             return result.outcomes[seat]
 
-    client = NetMatchClient(connector, seat=seat, waiting=f"starting a match against the "
-                                                          f"{args.bot} bot")
+    client = NetMatchClient(connector, seat=seat, game=rules.game_impl, resumable=False,
+                            waiting=f"starting a match against the {args.bot} bot")
     run_ui(client, theme=getattr(args, "theme", None))
     if sessions and sessions[0].transcript_path is not None:  # the host's side keeps it
         print(f"transcript: {sessions[0].transcript_path}", file=out)
@@ -102,7 +100,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None)
 
 def play_in_lines(args: argparse.Namespace, rules: MatchRules, out: TextIO,
                   stdin: TextIO) -> int:
-    """`versus play` of a game without a UI of its own: the person at the line interface
+    """`versus play` without a terminal: the person at the line interface
     (cli/line_ui.py) against the bot, over loopback; the narration of the person's seat is
     printed as it comes. Leaving (or the end of the input) ends the match, exit 3."""
     from .line_ui import LinePlayer

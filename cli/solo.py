@@ -123,16 +123,16 @@ def make_bot(name: str, seed: int = 0) -> Any:
 
 
 def line_chooser(out: TextIO, inp: TextIO | None = None, rules: Any = None) -> Any:
-    """A simple line UI: the board, what the game asks (its scene's prompt), the numbered legal
-    inputs with the game's warning beside an input that wastes a card; a number or the
-    input's text; `?` prints the game's rules and notation (`rules_text` of `rules`)."""
-    from versus.engine.api import rules_text, scene_of, text_board
+    """A simple line UI (no terminal): the scene as text (engine/scene.py `scene_lines`: the
+    board, the hand with each card's text, what the game asks), the numbered legal inputs with
+    the game's warning beside an input that wastes a card; a number or the input's text; `?`
+    prints the game's rules and notation (`rules_text` of `rules`)."""
+    from versus.engine.api import rules_text, scene_of
+    from versus.engine.scene import scene_lines
 
     def choose(game: Any, state: Any, legal: list[str]) -> str:
         scene = scene_of(game, state, game.decision(state).player, None)
-        print(text_board(game, state), file=out)
-        if scene.prompt:
-            print(scene.prompt, file=out)
+        print("\n".join(scene_lines(scene, 80)), file=out)
         for i, a in enumerate(legal):
             note = scene.note(a)
             print(f"  {i:>2}: {a}" + (f"  (! {note})" if note else ""), file=out)
@@ -392,6 +392,13 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
         publish = args.publish_secret or not args.challenge
         secret = service.publish_secret() if publish else None
     path = _new_run_path(args.out, ch)
+    if not args.bot and sys.stdin.isatty():  # a person at a terminal: the full-screen UI
+        try:
+            run, state = _play_in_ui(args, game, ch, player, reveal)
+        finally:
+            if client is not None:
+                client.close()
+        return _write_run(run, state, secret, path, game, out)
     on_step = None
     if args.bot:
         chooser = make_bot(args.bot, args.seed)
@@ -407,6 +414,11 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if client is not None:
             client.close()
+    return _write_run(run, state, secret, path, game, out)
+
+
+def _write_run(run: Any, state: Any, secret: bytes | None, path: Path, game: Any,
+               out: TextIO) -> int:
     try:
         with open(path, "xb") as f:  # never over a run file made meanwhile
             f.write(run.to_bytes(secret))
@@ -414,6 +426,25 @@ def _solo(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(_run_exists(path)) from None
     print(f"{_result(game, state)} Run written to {path}.", file=out)
     return EXIT_OK
+
+
+def _play_in_ui(args: argparse.Namespace, game: Any, ch: Challenge, player: Any,
+                reveal: Any) -> tuple[Any, Any]:
+    """The run played by a person in the full-screen UI (cli/solo_client.py); KeyboardInterrupt
+    when the person leaves it unfinished (as the line interface's end of input)."""
+    from .solo_client import SoloClient
+    from .ui.app import run_ui
+
+    def run(chooser: Any, on_step: Any) -> tuple[Any, Any]:
+        return play(game, ch, player, reveal, chooser, on_step=on_step)
+
+    client = SoloClient(game, _rules_of(game, ch) or game.default_rules(), run)
+    run_ui(client, theme=getattr(args, "theme", None))
+    if client.error is not None:
+        raise client.error
+    if client.record is None:
+        raise KeyboardInterrupt
+    return client.record, client.final_state
 
 
 def _rules_of(game: Any, ch: Challenge) -> Any:

@@ -25,12 +25,10 @@ ALLOWED = {
 }
 #: Versus's own shell, not yet behind the interface: moving Versus whole into engine/versus42/
 #: left its full-screen UI (cli/ui/, client.py, net_client.py) importing the package; the one
-#: UI for every game replaces it (its bots moved to engine/versus42/bots/, its benchmarks to
-#: bench/versus42.py). A file leaves this set as soon as it names no game (the last test),
-#: and no other file may join it.
-VERSUS_SHELL = {
-    "cli/client.py", "cli/net_client.py", "cli/ui/app.py", "cli/ui/render.py",
-}
+#: UI for every game has replaced it, drawing the games' scenes (its bots moved to
+#: engine/versus42/bots/, its benchmarks to bench/versus42.py). A file leaves this set as soon
+#: as it names no game (the last test), and no other file may join it.
+VERSUS_SHELL: set[str] = set()
 IN_FLIGHT = VERSUS_SHELL
 
 

@@ -1,4 +1,5 @@
-# The full-screen terminal UI (prompt-toolkit) of a Versus match; see app.py and bridge.py.
+# The full-screen terminal UI (prompt-toolkit) of a match of any game, drawing the scene the
+# game describes (engine/scene.py); see app.py and bridge.py.
 # The names below are imported on first use, so that importing a light submodule (theme.py,
 # to choose the colours before the UI starts) does not import prompt-toolkit and trio.
 from __future__ import annotations

@@ -1,41 +1,42 @@
-# The full-screen terminal UI of a match (prompt-toolkit), driven by a `MatchClient`.
+# The full-screen terminal UI of a match of any game (prompt-toolkit), driven by a
+# `MatchClient` (cli/client.py), drawing the game's scene (engine/scene.py).
 #
 # How it works. `run_ui(client)` runs an asyncio loop that hosts prompt-toolkit's Application
 # and, as a guest, the trio run where the client lives (cli/ui/bridge.py explains the bridge).
 # Inside trio, two tasks: the client's `run()` and a watcher that waits for `wait_changed()`
 # and posts a redraw to the asyncio side. The UI reads the client's getters directly when it
 # renders (one thread, so no locks) and sends `submit`/`resign`/`leave` through the bridge.
+# The UI never knows the game: it draws the scene the game describes and plays input lines.
 #
-# The screen: a header (who, against whom, turn, clocks), the field (tile colours as
-# backgrounds and tile names, cards with owner mark, Strength, face, absorbed count), the
-# counts, the hand (key, name, handle, rules text), what stands under the cursor, the log
-# (engine.narrate's sentences), a prompt line saying what the game waits for, a message line
-# (why an input was refused, that a turn ended by itself) and the input line, which completes
-# the legal actions in the engine notation. From WIDE_COLS columns the side panel stands beside
-# the field; below, everything is stacked. Columns have fixed widths (the field's, and the rest
-# of the terminal): every text is wrapped at word boundaries into its window by
-# cli/ui/controls.py, so no content can widen a column or clip another. Below 80x24 the body
-# gives way to a "terminal too small" note; the prompt, message and input lines stay usable.
+# The screen: a header (the game, our seat, clocks, opponent, connection), the board (cells
+# with their shade as background AND word, the cards' labels, a ▶ cursor moved by the arrows
+# or a click), the status lines and the other zones as compact lines, our hand (its cards with
+# keys 1-9, the selected card's full text; every card's text in a wide terminal), what stands
+# under the cursor and the inputs it takes, the log (the game's narration of every step; PgUp
+# and PgDn scroll it), the prompt line (what the game asks), a message line (why an input was
+# refused, a warning) and the input line, which Tab-completes the scene's legal inputs (the
+# menu's meta says why a wasteful input wastes: `scene.notes`; entering one asks once more).
+# From WIDE_COLS columns the side panel stands beside the board and log; below, everything is
+# stacked. Every text is wrapped at word boundaries into its window (cli/ui/controls.py).
 #
-# An input is bound to the decision it was typed for. The UI keeps the recent decisions (the
-# engine state, compared by its canonical encoding) with the time each appeared; a line is
-# bound when its first character is typed (or a pick puts it there) to the decision that had
-# been on screen for INPUT_GRACE seconds by then, since a person cannot have reacted to a newer
-# one. Enter plays the line only if that decision is still the current one; otherwise it says
-# what changed, keeps the line and binds it to the current decision (Enter again plays it).
-# This is what stops a quick `end` typed after a Move (which may end the turn by itself, the
-# opponent then playing at once) from ending the next turn. A turn of ours that ended by itself
-# is said on the message line (the log says it too, from engine.narrate).
+# Selecting. Enter or Space on an empty line (or a click) selects the cursor's cell or the
+# hand's selected card: its inputs (Cell.inputs / Card.inputs) are offered, one written out in
+# full (Enter plays it), several in the completion menu. ↓ from the board's last row goes into
+# the cards (the hand's, then the other zones' cards that take inputs now: ← → move among
+# them), ↑ back to the board; 1-9 select a hand card at once.
 #
-# Mouse (prompt-toolkit mouse support): a click on an area moves the cursor there and picks it
-# (as Space), on a hand card picks it (as its key), on a completion plays that completion.
+# An input is bound to the decision it was typed for: the decision that had been on screen
+# for INPUT_GRACE seconds when its first character was typed (a person cannot have reacted to a
+# newer one). Enter plays the line only if that decision is still the current one; otherwise
+# it says what changed, keeps the line and binds it to the current decision (Enter again plays
+# it), so a quick line typed just as the game moved on is not played in a position never seen.
 #
-# Modal states (help, the Ctrl-C "resign or leave?" menu, the resign confirmation, game over)
-# are one enum, so which keys do what is a table of filters rather than scattered flags.
+# Modal states (rules help, a card's text, the Ctrl-C menu, the resign confirmation, game
+# over) are one enum, so which keys do what is a table of filters rather than scattered flags.
+# The Ctrl-C menu offers only what works now (no resign while a host waits for a joiner).
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -73,34 +74,48 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from versus.engine import EngineError
-from versus.engine.versus42 import (
-    Action,
-    ActionKind,
-    ChoiceDecision,
-    ChoiceKind,
-    TurnDecision,
-    encode_state,
-    format_input,
-    parse_action,
-)
+from versus.engine.scene import Card, Cell, Scene, Zone
 
-from ..client import Connection, MatchClient, MatchResult
+from ..client import Connection, MatchClient, MatchResult, one_line
 from . import render
 from .bridge import TrioGuest
 from .controls import WrapControl
 from .theme import chosen_theme, no_color, style_rules
 
 MIN_COLS, MIN_ROWS = 80, 24
-WIDE_COLS = 120  # from here the side panel (counts, cursor, hand with rules text) sits beside
-FIELD_HEADER_ROWS = 26  # from here (or wide) the column letters are drawn above the field
+WIDE_COLS = 120  # from here the side panel (status, zones, hand with every text) sits beside
+LOG_MIN = 3  # the stacked layout keeps at least these log lines
 REFRESH_SECONDS = 0.5  # clocks and the resume countdown tick without any event
 INPUT_GRACE = 0.5  # s: a line begun sooner after a change was typed for the decision before
-HINT = ("class:dim", "F1 help · Tab completes · Ctrl-C quits")
+HINT = ("class:dim", "F1 rules & keys · F2 card text · Tab completes · Ctrl-C quits")
+COMMANDS = ("help", "card", "resign", "leave")
+
+KEYS_HELP = """\
+Keys
+  arrows       move the cursor over the board (▶ marks it); ↓ below the last row enters \
+your hand and the cards that take inputs (← → move among them), ↑ goes back
+  Enter        on an empty line: select what is under the cursor (its inputs are offered); \
+otherwise play the line (a filter matching one input plays it)
+  Space        on an empty line: select, like Enter
+  1-9          on an empty line: select that card of your hand
+  Tab, S-Tab   next / previous completion of the legal inputs
+  Esc          close the completion menu; with no menu open, clear the line
+  PgUp, PgDn   scroll the log
+  F1           this help and the game's rules (↑/↓, PgUp/PgDn scroll)
+  F2           the full text of the card under the cursor; `card REF` any visible card
+  Ctrl-C       resign or leave
+  Mouse        click a cell or a hand card (select it), or a completion (take it)
+Commands: help (or ?), card REF, resign, leave.
+Marks: ▶ cursor; a cell writes its shade's word (the colour is its ground); messages: \
+✖ refused, ⚠ notice, ✔ played. Colours: --theme dark, light or contrast; NO_COLOR=1 turns \
+them off.
+"""
 
 
 class Mode(Enum):
     PLAY = "play"
     HELP = "help"
+    CARD = "card"  # one card's full text
     QUIT_MENU = "quit-menu"  # Ctrl-C: resign or leave?
     CONFIRM_RESIGN = "confirm-resign"
     GAME_OVER = "game-over"
@@ -108,60 +123,45 @@ class Mode(Enum):
 
 @dataclass(frozen=True, slots=True)
 class SeenDecision:
-    """One state of the game as the UI showed it: when it appeared, and in words."""
+    """One moment of the game as the UI showed it: its key and when it appeared."""
 
-    key: bytes  # the public state's canonical encoding
+    key: bytes
     since: float  # time.monotonic() when the UI saw it
-    turn: int
-    words: str  # "your turn 3", "the opponent's turn 4", ...
 
 
-def one_line(error: BaseException | str, limit: int = 160) -> str:
-    """An engine error as one short line: 'move b2 b4: b4 is not adjacent to b2'."""
-    text = " ".join(str(error).split())
-    m = re.match(r"illegal input '(.*?)' at turn .*?, awaiting [^:]*: (.*)$", text)
-    if m:
-        text = f"{m.group(1)}: {m.group(2)}"
-    m = re.match(r"malformed action '(.*?)': (.*)$", text)
-    if m:  # the engine may nest its field-level message (with a tuple repr) inside
-        text = f"{m.group(1)}: {re.sub(r'^malformed action [(].*[)]: ', '', m.group(2))}"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class ActionCompleter(Completer):
-    """Completes the legal actions (engine notation). What is typed is a prefix of an action,
-    or a filter: every typed word (an area, a handle) must appear among its words."""
+class InputCompleter(Completer):
+    """Completes the scene's legal inputs. What is typed is a prefix of an input, or a filter:
+    every typed word must appear among its words. After a selection offered several inputs,
+    those are the ones listed while the line still reads as offered."""
 
     def __init__(self, ui: MatchUI) -> None:
         self.ui = ui
 
-    def matches(self, text: str) -> list[Action]:
-        return matching_actions(self.ui.client.legal_actions(), text)
-
     def get_completions(self, document: Document,
                         complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
-        view = self.ui.client.view()
-        for a in self.matches(text):
-            yield Completion(format_input(a), start_position=-len(text),
-                             display_meta=render.describe_action(view, self.ui.cat, a))
+        scene = self.ui.client.scene()
+        candidates = self.ui.client.inputs()
+        offered = self.ui.offered
+        if offered and text == self.ui.offered_line:
+            candidates = [c for c in candidates if c in offered]
+        for line in matching_inputs(candidates, text):
+            why = scene.note(line)
+            yield Completion(line, start_position=-len(text),
+                             display_meta=f"⚠ {why}" if why else "")
 
 
-def matching_actions(legal: list[Action], text: str) -> list[Action]:
+def matching_inputs(legal: Iterable[str], text: str) -> list[str]:
     stripped = " ".join(text.split())
-    out = []
-    for a in legal:
-        words = format_input(a)
-        if words.startswith(stripped) or _filter_match(words, stripped, text.endswith(" ")):
-            out.append(a)
-    return out
+    return [line for line in legal
+            if line.startswith(stripped) or _filter_match(line, stripped, text.endswith(" "))]
 
 
-def _filter_match(action: str, typed: str, complete_last: bool) -> bool:
-    """Every typed word is a word of the action, as many times as typed ('end end' is not
-    'end'); the last one may be a prefix while it is being typed."""
+def _filter_match(line: str, typed: str, complete_last: bool) -> bool:
+    """Every typed word is a word of the input, as many times as typed; the last one may be a
+    prefix while it is being typed."""
     want = typed.split()
-    have = action.replace("/", " ").split()
+    have = line.replace("/", " ").split()
     if not want:
         return True
     *whole, last = want
@@ -175,30 +175,45 @@ def _filter_match(action: str, typed: str, complete_last: bool) -> bool:
     return not last or any(h.startswith(last) for h in left)
 
 
+def common_prefix(lines: list[str]) -> str:
+    """The longest common prefix of `lines`, cut back to a whole word."""
+    if not lines:
+        return ""
+    first, last = min(lines), max(lines)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    prefix = first[:n]
+    return prefix if n == len(first) or prefix.endswith(" ") else prefix[:prefix.rfind(" ") + 1]
+
+
 class MatchUI:
     """The Application and its controller for one client."""
 
     def __init__(self, client: MatchClient, *, input: Input | None = None,
                  output: Output | None = None, theme: str | None = None) -> None:
         self.client = client
-        self.cat = client.catalogue
         self.mode = Mode.PLAY
         self.message: tuple[str, str] = HINT
         self.message_for: bytes | None = None  # the decision a message is about (None: any)
-        geom = client.view().geometry
-        self.cursor = (0, 0) if client.seat == 0 else (geom.rows - 1, 0)
+        self.cursor = (0, 0)
+        self.in_hand = False  # the arrows move among the cards (else over the board)
+        self.hand_index = 0  # in `cards()`: the hand's, then other zones' that take inputs
         self.guest: TrioGuest | None = None
         self.busy = False  # a submit is in flight
-        self.help_top = 0  # the first help line shown (the help scrolls)
+        self.modal_top = 0  # the first line shown of a scrolling modal (help, card)
+        self.card_ref = ""  # Mode.CARD: the card shown
+        self.log_back = 0  # how many log lines up from the newest the log is scrolled
         self.input_grace = INPUT_GRACE
         self.decisions: list[SeenDecision] = []  # the recent ones, oldest first
         self.bound: SeenDecision | None = None  # what the input line was typed for
-        self._open_turn: int | None = None  # our turn in progress (or last seen)
-        self._ended_by_us: int | None = None  # the last turn we ended with `end`
-        self._last_played = ""
+        self.offered: tuple[str, ...] = ()  # what the last selection offered
+        self.offered_line = ""
+        self.noted = ""  # a wasteful input already warned about once (Enter again plays it)
+        self._placed = False  # the cursor starts on our side once the board exists
         self.note_decision()
         self.input_buffer = Buffer(
-            name="input", multiline=False, completer=ActionCompleter(self),
+            name="input", multiline=False, completer=InputCompleter(self),
             complete_while_typing=True)
         self.input_buffer.on_text_changed += self._text_changed
         self.theme = chosen_theme(theme)
@@ -212,7 +227,7 @@ class MatchUI:
             input=input, output=output)
         self.app.ttimeoutlen = 0.05  # a lone Escape acts at once (not taken as a Meta prefix)
 
-    # --- sizes ------------------------------------------------------------------------------
+    # --- what is shown ----------------------------------------------------------------------
     def size(self) -> tuple[int, int]:
         app = getattr(self, "app", None)  # None while the layout is being built
         s = (app.output if app is not None else get_app_session().output).get_size()
@@ -223,14 +238,47 @@ class MatchUI:
         return self.size()[0] >= WIDE_COLS
 
     @property
-    def cursor_area(self) -> str:
-        geom = self.client.view().geometry
-        r, c = self.cursor
-        return geom.names[r * geom.cols + c]
+    def scene(self) -> Scene:
+        return self.client.scene()
 
-    @property
-    def started(self) -> bool:
-        return self.client.match_started
+    def hand(self) -> Zone | None:
+        return self.scene.hand()
+
+    def cursor_cell(self) -> Cell | None:
+        board = self.scene.board
+        if board is None or not board.cells:
+            return None
+        r, c = self.cursor
+        r, c = min(r, len(board.rows) - 1), min(c, len(board.columns) - 1)
+        return board.row(r)[c]
+
+    def cards(self) -> list[Card]:
+        """The cards the arrows move among below the board: the hand's, then the visible
+        cards of the other zones that take inputs now (a weapon to fire, a hero to use)."""
+        hand = self.hand()
+        out = list(hand.cards) if hand is not None else []
+        for zone in self.scene.zones:
+            if not zone.hand:
+                out += [card for card in zone.cards if card.inputs]
+        return out
+
+    def selected_index(self) -> int | None:
+        cards = self.cards()
+        return min(self.hand_index, len(cards) - 1) if self.in_hand and cards else None
+
+    def selected_card(self) -> Card | None:
+        """The selected card when the cursor is among the cards, else the top card of the
+        cursor's cell."""
+        index = self.selected_index()
+        if index is not None:
+            return self.cards()[index]
+        cell = self.cursor_cell()
+        return cell.cards[0] if cell is not None and cell.cards else None
+
+    def _in_hand_zone(self) -> bool:
+        """The selected card is one of the hand's (its text is shown in the hand)."""
+        index, hand = self.selected_index(), self.hand()
+        return index is not None and hand is not None and index < len(hand.cards)
 
     # --- layout -----------------------------------------------------------------------------
     def _build_root(self) -> FloatContainer:
@@ -240,23 +288,22 @@ class MatchUI:
                 BeforeInput(lambda: [("class:input-prompt", "> ")])]),
             height=1)
         small_note = Window(WrapControl(lambda w: self._small_note()))
-        wide, narrow = self._wide_body(), self._narrow_body()
-        body = DynamicContainer(lambda: wide if self.wide else narrow)
+        wide, boardless, narrow = self._wide_body(), self._wide_boardless(), self._narrow_body()
+        body = DynamicContainer(lambda: narrow if not self.wide else
+                                wide if self.scene.board is not None else boardless)
         root = HSplit([
             Window(FormattedTextControl(self._header), height=1, style="class:header"),
             ConditionalContainer(body, filter=big),
             ConditionalContainer(small_note, filter=~big),
             self._fitted(WrapControl(lambda w: self._prompt_line(),
-                                     lambda w: self._prompt_line(short=True)),
-                         self._cols, 1, 2),
-            self._fitted(WrapControl(lambda w: [self._message_fragment()]), self._cols,
-                         1, 2),
+                                     lambda w: self._prompt_line(short=True)), self._cols, 1, 2),
+            self._fitted(WrapControl(lambda w: [self._message_fragment()]), self._cols, 1, 2),
             self.input_window,
         ])
         modal = Condition(lambda: self.mode is not Mode.PLAY)
         return FloatContainer(root, floats=[
             Float(xcursor=True, ycursor=True,
-                  content=CompletionsMenu(max_height=12, scroll_offset=1)),
+                  content=CompletionsMenu(max_height=10, scroll_offset=1)),
             Float(ConditionalContainer(Frame(
                 Window(WrapControl(self._modal_source), width=self._modal_width,
                        height=self._modal_height, style=self._modal_style)), filter=modal)),
@@ -265,152 +312,227 @@ class MatchUI:
     def _cols(self) -> int:
         return self.size()[0]
 
+    def _body_rows(self) -> int:
+        return max(1, self.size()[1] - 5)  # header, prompt, message, input (+1 spare)
+
     def _fitted(self, control: WrapControl, width: Callable[[], int], lo: int, hi: int
                 ) -> Window:
-        """A window exactly as tall as its wrapped text (from `lo` to `hi` lines): it takes
-        no spare rows, which go to the log and the hand."""
+        """A window exactly as tall as its wrapped text (from `lo` to `hi` lines)."""
         return Window(control, height=lambda: Dimension.exact(
             control.best_height(width(), lo, hi)))
 
-    def _flexible(self, control: WrapControl, width: Callable[[], int], lo: int, hi: int
-                  ) -> Window:
+    def _flexible(self, control: WrapControl, width: Callable[[], int], lo: int, hi: int,
+                  weight: int = 1) -> Window:
         """A window from `lo` lines up to its text's full height (at most `hi`): short of
         rows, its control falls back to a shorter source or cuts with "…"."""
         def height() -> Dimension:
             full = max(lo, min(hi, len(control.lines(width()))))
-            return Dimension(min=lo, max=full, preferred=full)
+            return Dimension(min=lo, max=full, preferred=full, weight=weight)
         return Window(control, height=height)
 
-    def _field_window(self) -> Window:
-        geom = self.client.view().geometry
+    def _board_area(self) -> tuple[int, int]:
+        """(width, height) the board may take."""
+        cols = self.size()[0]
+        width = cols * 11 // 20 if self.wide else cols
+        return width, self._body_rows() * (11 if self.wide else 7) // 20
 
-        def header() -> bool:
-            return self.wide or self.size()[1] >= FIELD_HEADER_ROWS
+    def _board_geometry(self) -> tuple[int, int, int, int]:
+        """(cell width, cell height, board columns, board lines); zeros without a board."""
+        board = self.scene.board
+        if board is None:
+            return 0, 0, 0, 0
+        cell_w, cell_h = render.board_cells(board, *self._board_area())
+        return (cell_w, cell_h, *render.board_size(board, cell_w, cell_h))
 
-        return Window(FormattedTextControl(lambda: render.render_field(
-            self.client.view(), self.cat, self.cursor_area, click=self.click_area,
-            with_header=header(), waiting=None if self.started else self._waiting_note())),
-            height=lambda: render.field_height(geom.rows, header()),
-            width=render.field_width(geom.cols), dont_extend_width=True)
+    def _board_window(self) -> Window:
+        def text() -> StyleAndTextTuples:
+            board = self.scene.board
+            if board is None:
+                return []
+            cell_w, cell_h, _, _ = self._board_geometry()
+            cursor = None if self.in_hand else self.cursor
+            return render.render_board(board, cursor, cell_w, cell_h, self.client.seat,
+                                       click=self.click_cell)
+
+        return Window(FormattedTextControl(text),
+                      height=lambda: Dimension.exact(self._board_geometry()[3]),
+                      width=lambda: Dimension.exact(self._left_width()) if self.wide
+                      else Dimension())
+
+    def _left_width(self) -> int:
+        cols = self.size()[0]
+        board_w = self._board_geometry()[2]
+        return max(board_w, min(cols * 11 // 20, cols - 40))
+
+    def _side_width(self) -> int:
+        return max(1, self.size()[0] - self._left_width() - 1)
 
     def _log_window(self) -> Window:
         return Window(WrapControl(lambda w: self._log_text(), tail=True),
-                      height=Dimension(min=1, weight=2))
-
-    def _side_width(self) -> int:
-        return max(1, self.size()[0] - render.field_width(self.client.view().geometry.cols) - 1)
+                      height=Dimension(min=1, weight=3))
 
     def _wide_body(self) -> VSplit:
-        field_w = render.field_width(self.client.view().geometry.cols)
         side = HSplit([
-            self._fitted(WrapControl(lambda w: self._status_text()), self._side_width, 3, 7),
-            self._fitted(WrapControl(lambda w: self._cursor_text(True)), self._side_width,
-                         2, 6),
-            Window(WrapControl(lambda w: self._hand(True), lambda w: self._hand(False),
-                               lambda w: self._hand_compact())),
+            self._flexible(WrapControl(lambda w: self._status_text()), self._side_width, 1,
+                           14),
+            self._flexible(WrapControl(lambda w: self._focus_text(True),
+                                       lambda w: self._focus_text(False)),
+                           self._side_width, 1, 10),
+            Window(WrapControl(lambda w: self._hand(True), lambda w: self._hand(None),
+                               lambda w: self._hand(False))),
         ], padding=1, padding_char="─", padding_style="class:dim", width=self._side_width)
-        left = HSplit([self._field_window(), self._log_window()], padding=1,
-                      padding_char="─", padding_style="class:dim", width=field_w)
+        left = HSplit([self._board_window(), self._log_window()], padding=1,
+                      padding_char="─", padding_style="class:dim", width=self._left_width)
+        return VSplit([left, side], padding=1, padding_char="│", padding_style="class:dim")
+
+    def _wide_boardless(self) -> VSplit:
+        """Wide, for a scene without a board: the status and zones above the log on the left,
+        the cursor's card and the hand with every text on the right."""
+        half = lambda: max(1, self.size()[0] // 2 - 1)  # noqa: E731
+        left = HSplit([
+            self._flexible(WrapControl(lambda w: self._status_text()), half, 1, 24),
+            self._log_window(),
+        ], padding=1, padding_char="─", padding_style="class:dim", width=half)
+        side = HSplit([
+            self._flexible(WrapControl(lambda w: self._focus_text(True),
+                                       lambda w: self._focus_text(False)), half, 1, 10),
+            Window(WrapControl(lambda w: self._hand(True), lambda w: self._hand(None),
+                               lambda w: self._hand(False))),
+        ], padding=1, padding_char="─", padding_style="class:dim")
         return VSplit([left, side], padding=1, padding_char="│", padding_style="class:dim")
 
     def _narrow_body(self) -> HSplit:
+        """Stacked: the board, the status and zones, the hand, the cursor's cell, the log. The
+        heights are shared out in that order of need (`_narrow_heights`): the hand with the
+        selected card's text first, the log at least LOG_MIN lines."""
+        self._status_box = WrapControl(lambda w: self._status_text())
+        self._hand_box = WrapControl(lambda w: self._hand(None),
+                                     lambda w: self._hand(False, selected_text=True),
+                                     lambda w: self._hand(False))
+        self._focus_box = WrapControl(lambda w: self._focus_text(True),
+                                      lambda w: self._focus_text(False))
+
+        def height(n: int) -> Callable[[], Dimension]:
+            return lambda: Dimension.exact(self._narrow_heights()[n])
+
         return HSplit([
-            self._field_window(),
-            self._fitted(WrapControl(lambda w: self._status_compact(True),
-                                     lambda w: self._status_compact(False)), self._cols,
-                         1, 2),
-            self._flexible(WrapControl(*self._narrow_hand_sources()), self._cols, 1, 12),
-            self._flexible(WrapControl(lambda w: self._cursor_text(True),
-                                       lambda w: self._cursor_text(False)), self._cols,
-                           1, 4),
+            self._board_window(),
+            Window(self._status_box, height=height(0)),
+            Window(self._hand_box, height=height(1)),
+            Window(self._focus_box, height=height(2)),
             self._log_window(),
         ])
 
-    def _narrow_hand_sources(self) -> list[Callable[[int], StyleAndTextTuples]]:
-        """Tall enough: the hand with its rules text, else as compact as it gets (a shorter
-        fallback in between would leave blank rows in the stacked layout)."""
-        def full(width: int) -> StyleAndTextTuples:
-            return self._hand(True) if self.size()[1] > 34 else self._hand_compact()
-        return [full, lambda w: self._hand_compact()]
+    def _narrow_heights(self) -> tuple[int, int, int]:
+        """(status, hand, cursor cell) lines of the stacked layout; the log takes the rest.
+        In the hand, the cursor's cell is not shown (the offered inputs are in the menu)."""
+        width = self._cols()
+        room = self._body_rows() - self._board_geometry()[3] - LOG_MIN
+        status_full = len(self._status_box.wrapped(0, width))
+        status = min(status_full, 2)
+        focus_full = 0 if self._in_hand_zone() else min(
+            len(self._focus_box.wrapped(0, width)), 3)
+        focus = min(focus_full, 1)
+        hand_room = max(1, room - status - focus)
+        counts = [len(self._hand_box.wrapped(n, width)) for n in range(3)]
+        whole = min(status_full, 12) - status  # a hand form that leaves the status whole
+        hand = next((c for c in counts[:2] if c <= hand_room - whole),
+                    next((c for c in counts if c <= hand_room), min(counts[2], hand_room)))
+        spare = max(0, room - status - focus - hand)
+        grow = min(spare, focus_full - focus)
+        focus, spare = focus + grow, spare - grow
+        status += min(spare, max(0, min(status_full, 12) - status))
+        return status, hand, focus
 
     # --- text of the windows ----------------------------------------------------------------
     def _header(self) -> StyleAndTextTuples:
         c = self.client
-        view = c.view()
         clocks = c.clocks()
-        clock = ("· untimed " if clocks is None else
-                 f"· clocks you {render.clock_text(clocks, c.seat)} / opp "
-                 f"{render.clock_text(clocks, 1 - c.seat)} ")
+        if clocks is None:
+            clock = "· untimed "
+        elif c.players == 1:
+            clock = f"· clock {render.clock_text(clocks, c.seat)} "
+        else:
+            clock = " ".join(
+                ["· clocks"] + [f"{'you' if p == c.seat else f'P{p + 1}'} "
+                                f"{render.clock_text(clocks, p)}" for p in range(c.players)]) + " "
         status = c.connection()
         link = "● connected" if status.state is Connection.CONNECTED else status.state.value
+        who = "solo" if c.players == 1 else f"you: player {c.seat + 1}"
         return render.fit_parts([
-            ("class:header bold", " Versus ", 0),
-            ("class:header", f"· you: player {c.seat} ", 1),
-            ("class:header", f"· turn {view.turn + 1} " if self.started else "· no match yet ",
-             2),
+            ("class:header bold", f" {self.scene.title or c.title} ", 0),
+            ("class:header", f"· {who} ", 1),
             ("class:header", clock, 3),
-            ("class:header", f"· opponent {c.opponent_fingerprint} ", 5),
+            ("class:header", f"· opponent {c.opponent_fingerprint} "
+             if c.players > 1 else "", 5),
             ("class:header", f"· {link} ", 4),
         ], self.size()[0])
 
-    def _waiting_note(self) -> str:
-        return "waiting for the match: the field is dealt when it starts"
-
     def _status_text(self) -> StyleAndTextTuples:
-        c = self.client
-        view = c.view()
-        zones = view.to_dict()["zones"]
-        clocks = c.clocks()
+        scene = self.scene
         out: StyleAndTextTuples = []
-        if not self.started:
+        if not self.client.match_started:
             out.append(("class:warn", "Waiting for the match (the log says what happens)\n"))
-        else:
-            for p, who in ((c.seat, "You"), (1 - c.seat, "Opponent")):
-                out += [("class:title", f"{who} (player {p})"),
-                        ("", f"  clock {render.clock_text(clocks, p)}\n"),
-                        ("", f"  {render.counts_line(view, p, zones)}\n")]
-        out += [("class:dim", f"Opponent id {c.opponent_fingerprint}\n")]
-        out += render.connection_fragments(c.connection())
+        out += render.status_fragments(scene)
+        card = self.selected_card() if self.in_hand and not self._in_hand_zone() else None
+        out += render.zones_fragments(scene.zones, None if card is None else card.ref)
         return out
 
-    def _status_compact(self, short: bool) -> StyleAndTextTuples:
-        """Counts per player for the stacked layout (`short`: on one line)."""
-        c = self.client
-        if not self.started:
-            return [("class:warn", "Waiting for the match (the log says what happens)")]
-        view = c.view()
-        zones = view.to_dict()["zones"]
-        out: StyleAndTextTuples = []
-        for n, (p, who) in enumerate(((c.seat, "You"), (1 - c.seat, "Opp"))):
-            sep = ("", "" if n == 0 else " · " if short else "\n")
-            out += [sep, ("class:title", f"{who}: " if not short else f"{who} "),
-                    ("", render.counts_line(view, p, zones, short=short))]
-        return out
+    def _focus_text(self, with_text: bool) -> StyleAndTextTuples:
+        """What the cursor is on: the hand's selected card (its text is in the hand) or the
+        cursor's cell with its cards; and the inputs it takes."""
+        scene = self.scene
+        if self.in_hand:
+            card = self.selected_card()
+            if card is None:
+                return []
+            text = [] if self._in_hand_zone() else render.card_fragments(card)
+            return [*text, *render.offers_fragments(card.inputs, scene)]
+        cell = self.cursor_cell()
+        if cell is None:
+            return []
+        return [*render.cell_fragments(cell, with_text),
+                *render.offers_fragments(cell.inputs, scene)]
 
-    def _cursor_text(self, with_text: bool) -> StyleAndTextTuples:
-        if not self.started:
-            return [("class:dim", f"Cursor {self.cursor_area}: the field is not dealt yet")]
-        return render.cursor_fragments(self.client.view(), self.cat, self.cursor_area,
-                                       with_text=with_text)
-
-    def _hand(self, with_text: bool) -> StyleAndTextTuples:
-        return render.hand_fragments(self.client.view(), self.cat, with_text=with_text,
-                                     click=self.click_hand)
-
-    def _hand_compact(self) -> StyleAndTextTuples:
-        return render.hand_compact(self.client.view(), self.cat, click=self.click_hand)
+    def _hand(self, with_text: bool | None, selected_text: bool = False) -> StyleAndTextTuples:
+        hand = self.hand()
+        if hand is None:
+            return []
+        selected = self.selected_index() if self._in_hand_zone() else None
+        return render.hand_fragments(hand, selected, with_text, click=self.click_hand,
+                                     selected_text=selected_text)
 
     def _log_text(self) -> StyleAndTextTuples:
-        lines = self.client.log_lines()[-120:]
-        return [("class:log", "\n".join(render.user_words(line) for line in lines))]
+        lines = self.client.log_lines()
+        if self.log_back:
+            self.log_back = min(self.log_back, max(0, len(lines) - 1))
+            lines = [*lines[:len(lines) - self.log_back],
+                     f"(scrolled up {self.log_back} lines: PgDn goes back down)"]
+        return [("class:log", "\n".join(render.user_words(line) for line in lines[-150:]))]
 
     def _prompt_line(self, short: bool = False) -> StyleAndTextTuples:
+        """What the game asks (`short`: without the count of legal inputs, when the whole
+        line does not fit)."""
         c = self.client
         status = c.connection()
-        if (status.state in (Connection.RECONNECTING, Connection.CONNECTING)
-                and c.result is None):
+        if c.result is not None:
+            return [("class:prompt", f"Game over: {self._result_words()}. Enter or q closes.")]
+        if status.state in (Connection.RECONNECTING, Connection.CONNECTING):
             return render.connection_fragments(status)
-        return [render.decision_prompt(c.view(), self.cat, c.result, status, short=short)]
+        if status.state is Connection.CLOSED:
+            return [("class:error", f"The match is closed: {render.user_words(status.reason)}")]
+        scene = self.scene
+        if scene.prompt and c.inputs() and not short:
+            return [("class:prompt", f"{scene.prompt} (Tab lists the {len(c.inputs())} "
+                                     "legal inputs)")]
+        if scene.prompt:
+            return [("class:prompt", scene.prompt)]
+        return [("class:info", "Waiting for the other side…" if c.players > 1 else "…")]
+
+    def _result_words(self) -> str:
+        result = self.client.result
+        head = render.user_words(result.describe(self.client.seat)) if result else ""
+        return head[:1].upper() + head[1:]
 
     def _message_fragment(self) -> tuple[str, str]:
         style, text = self.message
@@ -423,73 +545,88 @@ class MatchUI:
                  "Ctrl-C resign or leave.")]
 
     # --- modal boxes ------------------------------------------------------------------------
+    def _scrolls(self) -> bool:
+        return self.mode in (Mode.HELP, Mode.CARD, Mode.GAME_OVER)
+
     def _modal_width(self) -> int:
         """The dialog's text width (its frame takes a column on each side)."""
-        return min(self.size()[0] - 2, 94) if self.mode is Mode.HELP else min(
-            self.size()[0] - 4, 58)
+        return min(self.size()[0] - 2, 94) if self._scrolls() else min(self.size()[0] - 4, 60)
 
     def _modal_height(self) -> Dimension:
-        if self.mode is Mode.HELP:
-            return Dimension.exact(self._help_rows())
+        if self._scrolls():
+            return Dimension.exact(self._modal_rows())
         return Dimension()
 
     def _modal_style(self) -> str:
-        return "class:help" if self.mode is Mode.HELP else "class:dialog"
+        return "class:help" if self._scrolls() else "class:dialog"
 
-    def _help_rows(self) -> int:
-        total = len(self._help_lines(self._modal_width()))
+    def _modal_rows(self) -> int:
+        total = len(self._modal_lines(self._modal_width()))
         return max(3, min(total + 1, self.size()[1] - 4))  # the frame takes two rows
 
-    def _help_lines(self, width: int) -> list[StyleAndTextTuples]:
-        return list(split_lines(render.wrap_fragments([("", render.HELP_TEXT.rstrip("\n"))],
-                                                      width)))
+    def _modal_text(self) -> StyleAndTextTuples:
+        if self.mode is Mode.HELP:
+            return [("class:title", "Rules\n"), ("", self.client.rules_text().rstrip("\n")),
+                    ("", "\n\n"), ("", KEYS_HELP.rstrip("\n"))]
+        if self.mode is Mode.CARD:
+            card = self.scene.card(self.card_ref)
+            if card is None:
+                return [("class:dim", f"{self.card_ref}: no visible card has this ref now")]
+            return render.card_fragments(card)
+        scene = self.scene
+        out: StyleAndTextTuples = [("class:title", f"Game over: {self._result_words()}\n")]
+        if scene.result:
+            out.append(("", f"\n{scene.result}\n"))
+        return out
 
-    def _help_source(self, width: int) -> StyleAndTextTuples:
-        lines = self._help_lines(width)
-        shown = self._help_rows() - 1
-        self.help_top = max(0, min(self.help_top, len(lines) - shown))
+    def _modal_lines(self, width: int) -> list[StyleAndTextTuples]:
+        text = render.wrap_fragments(self._modal_text(), width)
+        lines = list(split_lines(text))
+        while len(lines) > 1 and not "".join(f[1] for f in lines[-1]):
+            lines.pop()
+        return lines
+
+    def _scroll_source(self, width: int) -> StyleAndTextTuples:
+        lines = self._modal_lines(width)
+        shown = self._modal_rows() - 1
+        self.modal_top = max(0, min(self.modal_top, len(lines) - shown))
         out: StyleAndTextTuples = []
-        for line in lines[self.help_top:self.help_top + shown]:
+        for line in lines[self.modal_top:self.modal_top + shown]:
             out += [*line, ("", "\n")]
-        last = min(len(lines), self.help_top + shown)
+        last = min(len(lines), self.modal_top + shown)
         scroll = "↑/↓ PgUp/PgDn scroll · " if shown < len(lines) else ""
-        out.append(("class:title", f"{scroll}F1, Esc or q closes · lines {self.help_top + 1}–"
-                                   f"{last} of {len(lines)}"))
+        closes = ("Enter or q closes" if self.mode is Mode.GAME_OVER
+                  else "Esc or q closes")
+        out.append(("class:title", f"{scroll}{closes} · lines {self.modal_top + 1}–{last} of "
+                                   f"{len(lines)}"))
         return out
 
     def _modal_source(self, width: int) -> StyleAndTextTuples:
-        if self.mode is Mode.HELP:
-            return self._help_source(width)
+        if self._scrolls():
+            return self._scroll_source(width)
         if self.mode is Mode.QUIT_MENU:
-            return [("class:title", " Resign or leave?\n\n"),
-                    ("", "  r  resign (the opponent wins)\n"
-                         "  l  leave (host or join: resume it later with --resume)\n"
-                         "  Esc  back to the game\n")]
-        if self.mode is Mode.CONFIRM_RESIGN:
-            return [("class:title", " Really resign this match?\n\n"),
-                    ("", "  y  yes, resign      n / Esc  no\n")]
-        result = self.client.result
-        text = result.describe(self.client.seat) if result else "the match is closed"
-        return [("class:title", f" Game over: {render.user_words(text)}\n\n"),
-                ("", "  Enter or q closes\n")]
-
-    def _modal_text(self) -> StyleAndTextTuples:
-        return self._modal_source(self._modal_width())
+            offers = "  r  resign (the opponent wins)\n" if self.client.can_resign else ""
+            title = " Resign or leave?" if offers else " Leave?"
+            return [("class:title", f"{title}\n\n"),
+                    ("", f"{offers}  l  {self.client.leave_words}\n  Esc  back to the game\n")]
+        return [("class:title", " Really resign this match?\n\n"),
+                ("", "  y  yes, resign      n / Esc  no\n")]
 
     # --- key bindings -----------------------------------------------------------------------
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
         playing = Condition(lambda: self.mode is Mode.PLAY)
         menu = Condition(lambda: self.mode is Mode.QUIT_MENU)
+        resignable = Condition(lambda: self.client.can_resign)
         confirm = Condition(lambda: self.mode is Mode.CONFIRM_RESIGN)
         over = Condition(lambda: self.mode is Mode.GAME_OVER)
-        helping = Condition(lambda: self.mode is Mode.HELP)
+        reading = Condition(lambda: self.mode in (Mode.HELP, Mode.CARD))
+        scrolling = Condition(self._scrolls)
         empty = Condition(lambda: self.input_buffer.text == "")
-        after_space = Condition(lambda: self.input_buffer.text.endswith(" "))
         menu_open = has_completions & Condition(
             lambda: self.input_buffer.complete_state is not None)
 
-        @kb.add("c-c", filter=playing | helping)
+        @kb.add("c-c", filter=playing | reading)
         def _(event: KeyPressEvent) -> None:
             self.mode = Mode.QUIT_MENU
 
@@ -499,7 +636,7 @@ class MatchUI:
             self.mode = Mode.PLAY
             self._spawn(self._leave())
 
-        @kb.add("r", filter=menu)
+        @kb.add("r", filter=menu & resignable)
         def _(event: KeyPressEvent) -> None:
             self.mode = Mode.CONFIRM_RESIGN
 
@@ -509,18 +646,19 @@ class MatchUI:
             self._spawn(self._resign())
 
         @kb.add("n", filter=confirm)
-        @kb.add("escape", filter=menu | confirm | helping, eager=True)
+        @kb.add("escape", filter=menu | confirm | reading, eager=True)
         @kb.add("c-c", filter=confirm)
-        @kb.add("f1", filter=helping)
-        @kb.add("q", filter=helping)
+        @kb.add("f1", filter=reading)
+        @kb.add("f2", filter=reading)
+        @kb.add("q", filter=reading)
         def _(event: KeyPressEvent) -> None:
             self.mode = Mode.PLAY
 
         for key, delta in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10),
                            ("home", -10_000), ("end", 10_000)):
-            @kb.add(key, filter=helping)
+            @kb.add(key, filter=scrolling)
             def _(event: KeyPressEvent, delta: int = delta) -> None:
-                self.help_top = max(0, self.help_top + delta)  # clamped when drawn
+                self.modal_top = max(0, self.modal_top + delta)  # clamped when drawn
 
         @kb.add("enter", filter=over)
         @kb.add("q", filter=over)
@@ -532,10 +670,23 @@ class MatchUI:
         def _(event: KeyPressEvent) -> None:
             self.open_help()
 
-        for key, dr, dc in (("up", 1, 0), ("down", -1, 0), ("left", 0, -1), ("right", 0, 1)):
+        @kb.add("f2", filter=playing)
+        def _(event: KeyPressEvent) -> None:
+            card = self.selected_card()
+            if card is None:
+                self.say("error", "no card under the cursor (`card REF` shows any visible one)")
+            else:
+                self.open_card(card.ref)
+
+        for key, dr, dc in (("up", -1, 0), ("down", 1, 0), ("left", 0, -1), ("right", 0, 1)):
             @kb.add(key, filter=playing & (~menu_open if key in ("up", "down") else playing))
             def _(event: KeyPressEvent, dr: int = dr, dc: int = dc) -> None:
                 self.move_cursor(dr, dc)
+
+        for key, delta in (("pageup", 5), ("pagedown", -5)):
+            @kb.add(key, filter=playing & ~menu_open)
+            def _(event: KeyPressEvent, delta: int = delta) -> None:
+                self.log_back = max(0, self.log_back + delta)
 
         @kb.add("enter", filter=playing)
         def _(event: KeyPressEvent) -> None:
@@ -545,18 +696,18 @@ class MatchUI:
                 buf.apply_completion(state.current_completion)
                 return
             if buf.text.strip() == "":
-                self.pick_area(self.cursor_area)
+                self.select()
             else:
                 self.enter_line(buf.text)
 
-        @kb.add("space", filter=playing & (empty | after_space))
+        @kb.add("space", filter=playing & empty)
         def _(event: KeyPressEvent) -> None:
-            self.pick_area(self.cursor_area)
+            self.select()
 
         for digit in "123456789":
             @kb.add(digit, filter=playing & empty)
             def _(event: KeyPressEvent, n: int = int(digit)) -> None:
-                self.pick_hand(n)
+                self.pick_hand(n - 1)
 
         @kb.add("escape", filter=playing & menu_open, eager=True)
         def _(event: KeyPressEvent) -> None:
@@ -575,28 +726,87 @@ class MatchUI:
     # --- controller -------------------------------------------------------------------------
     def open_help(self) -> None:
         self.mode = Mode.HELP
-        self.help_top = 0
+        self.modal_top = 0
+
+    def open_card(self, ref: str) -> None:
+        self.mode = Mode.CARD
+        self.card_ref = ref
+        self.modal_top = 0
 
     def move_cursor(self, drow: int, dcol: int) -> None:
-        geom = self.client.view().geometry
-        if self.client.seat == 1:  # the board is drawn upside down for player 1
-            drow = -drow
+        board = self.scene.board
+        count = len(self.cards())
+        if self.in_hand or board is None:
+            if not count:
+                return
+            if drow < 0 and board is not None:
+                self.in_hand = False
+                return
+            self.in_hand = True
+            self.hand_index = min(max(self.hand_index + dcol + drow, 0), count - 1)
+            return
         r, c = self.cursor
-        self.cursor = (min(max(r + drow, 0), geom.rows - 1), min(max(c + dcol, 0), geom.cols - 1))
+        rows, cols = len(board.rows), len(board.columns)
+        if drow > 0 and r >= rows - 1 and count:
+            self.in_hand = True
+            return
+        self.cursor = (min(max(r + drow, 0), rows - 1), min(max(c + dcol, 0), cols - 1))
 
-    def click_area(self, area: str) -> None:
-        """A click on an area: the cursor goes there and picks it (as Space)."""
+    def click_cell(self, row: int, col: int) -> None:
+        """A click on a cell: the cursor goes there and selects it."""
         if self.mode is not Mode.PLAY:
             return
-        geom = self.client.view().geometry
-        i = geom.index[area]
-        self.cursor = divmod(i, geom.cols)
-        self.pick_area(area)
+        self.cursor, self.in_hand = (row, col), False
+        self.select()
 
-    def click_hand(self, n: int) -> None:
-        """A click on the n-th card of the hand: as its number key."""
+    def click_hand(self, index: int) -> None:
         if self.mode is Mode.PLAY:
-            self.pick_hand(n)
+            self.pick_hand(index)
+
+    def pick_hand(self, index: int) -> None:
+        hand = self.hand()
+        if hand is None or index >= len(hand.cards):
+            count = 0 if hand is None else len(hand.cards)
+            self.say("error", f"your hand has {count} card{'s' if count != 1 else ''}")
+            return
+        self.in_hand, self.hand_index = True, index
+        self.select()
+
+    def select(self) -> None:
+        """Offer the inputs of what is under the cursor (see the module comment)."""
+        if self.in_hand:
+            card = self.selected_card()
+            if card is None:
+                return
+            self.offer(card.inputs, f"{card.label}")
+            return
+        cell = self.cursor_cell()
+        if cell is None:
+            self.say("info", "no board: type an input (Tab lists them)")
+            return
+        inputs = list(cell.inputs)
+        for card in cell.cards:
+            inputs += [i for i in card.inputs if i not in inputs]
+        self.offer(tuple(inputs), cell.ref)
+
+    def offer(self, inputs: tuple[str, ...], what: str) -> None:
+        legal = set(self.client.inputs())
+        found = [i for i in inputs if i in legal]
+        if not found:
+            self.say("info", f"{what}: no input takes it now" if legal else
+                     f"{what}: selected (it is not your decision)")
+            return
+        if len(found) == 1:
+            self.set_line(found[0])
+            why = self.scene.note(found[0])
+            self.say("warn" if why else "info",
+                     f"{why} — Enter plays it anyway" if why else "Enter plays it")
+            return
+        line = common_prefix(found)
+        self.set_line(line)
+        self.offered, self.offered_line = tuple(found), line
+        self.input_buffer.start_completion(select_first=False)
+        self.say("info", f"{len(found)} inputs take {what}: pick one (↑/↓, Enter) or type")
 
     def set_line(self, text: str) -> None:
         self.input_buffer.document = Document(text, len(text))
@@ -604,163 +814,85 @@ class MatchUI:
     def clear_line(self) -> None:
         self.input_buffer.reset()  # (fires no text-changed event)
         self.bound = None
-
-    def offer(self, line: str) -> None:
-        """Put a picked prefix or filter on the line. One matching action is written out in
-        full (Enter plays it); several are counted (Tab lists them). The menu is not opened
-        here, so the arrows keep moving the field cursor."""
-        found = matching_actions(self.client.legal_actions(), line)
-        if not found:
-            self.say("error", f"{line.strip()}: no legal action matches")
-        elif len(found) == 1:
-            self.set_line(format_input(found[0]))
-            self.say("info", "Enter plays it")
-        else:
-            self.set_line(line)
-            self.say("info", f"{len(found)} legal actions match '{line.strip()}': Tab lists "
-                     "them, or pick more areas (Space)")
-
-    def pick_area(self, area: str) -> None:
-        """The cursor's area goes on the input line; the completion menu lists what it can do."""
-        view = self.client.view()
-        d = view.decision
-        if (isinstance(d, ChoiceDecision) and d.player == view.player
-                and d.kind is ChoiceKind.DISCARD_FROM_FIELD):
-            fc = next((f for f in view.field if f.area == area), None)
-            if fc is not None and fc.handle in d.options:
-                self.set_line(f"pick {fc.handle}")
-            else:
-                self.say("error", f"{area}: no card of yours to discard there")
-            return
-        text = self.input_buffer.text
-        self.offer((text + area + " ") if text.strip() else area + " ")
-
-    def pick_hand(self, n: int) -> None:
-        view = self.client.view()
-        d = view.decision
-        if (isinstance(d, ChoiceDecision) and d.player == view.player
-                and d.kind is ChoiceKind.DISCARD_FROM_HAND):
-            if n > len(d.options):
-                self.say("error", f"there is no option {n}")
-                return
-            self.set_line(f"pick {d.options[n - 1]}")
-            return
-        hand = view.hand
-        if n > len(hand):
-            self.say("error", f"your hand has {len(hand)} card(s)")
-            return
-        handle = hand[n - 1][0]
-        if not matching_actions(self.client.legal_actions(), f"summon {handle} "):
-            self.say("error", f"card [{n}] (#{handle}) cannot be summoned now")
-            return
-        self.offer(f"summon {handle} ")
+        self.offered, self.offered_line = (), ""
 
     def enter_line(self, text: str) -> None:
-        word = text.strip().lower()
+        typed = " ".join(text.split())
+        word = typed.lower()
         if word in ("help", "?"):
             self.open_help()
+            self.clear_line()
+            return
+        if word.startswith("card ") or word == "card":
+            ref = typed[5:].strip()
+            if not ref or self.scene.card(ref) is None:
+                self.say("error", f"card {ref}: no visible card is named {ref!r}" if ref else
+                         "card REF: name a card (its ref, as inputs name it)")
+                return
+            self.open_card(ref)
             self.clear_line()
             return
         if word in ("quit", "exit", "resign", "leave"):
             self.mode = Mode.QUIT_MENU
             self.clear_line()
             return
-        typed = " ".join(text.split())
-        try:
-            action = parse_action(typed)
-        except EngineError as e:
-            found = matching_actions(self.client.legal_actions(), text)
+        legal = self.client.inputs()
+        line = typed
+        if typed not in legal:
+            found = matching_inputs(legal, text)
             if len(found) == 1:
-                action = found[0]
-            else:
-                hint = f" ({len(found)} legal actions match: Tab lists them)" if found else ""
-                reason = one_line(e)
-                if not reason.startswith(typed):
-                    reason = f"{typed}: {reason}"
-                self.say("error", reason + hint)
-                return
+                line = found[0]
+        why = self.scene.note(line) if line in legal else None
+        if why and self.noted != line:
+            self.noted = line
+            self.set_line(line)
+            self.say("warn", f"{why} — Enter again to play it")
+            return
         now = self.current_decision()
         bound = self.bound or now
         if bound.key != now.key:
-            self.refuse_stale(typed, bound, now)
+            self.bound = now
+            self.say("warn", f"not played: the game moved on while '{typed}' was typed. "
+                     "Check the board; Enter plays it.")
             return
-        self._spawn(self._submit(action, now.key))
-
-    def refuse_stale(self, typed: str, bound: SeenDecision, now: SeenDecision) -> None:
-        """The line was typed for a decision that is over: say so, keep it, rebind it."""
-        if bound.turn != now.turn:
-            why = f"'{typed}' was for {bound.words}; it is {now.words} now"
-        else:
-            why = f"the board changed while '{typed}' was typed"
-        self.bound = now
-        self.say("warn", f"not played: {why}. Enter plays it.")
+        self._spawn(self._submit(line, now.key))
 
     def say(self, kind: str, text: str) -> None:
         """Put `text` on the message line. A refusal, a warning or a hint is about the current
         decision and goes when it changes; what was played stays until the next message."""
-        self.message = (f"class:{kind}", one_line(text, 200))
+        self.message = (f"class:{kind}", one_line(render.user_words(text), 200))
         self.message_for = None if kind == "ok" else self.current_decision().key
         self.app.invalidate()
 
     def on_change(self) -> None:
         """Posted by the trio watcher whenever the client changed."""
-        if self.client.result is not None and self.mode in (Mode.PLAY, Mode.HELP):
+        if self.client.result is not None and self.mode in (Mode.PLAY, Mode.HELP, Mode.CARD):
             self.mode = Mode.GAME_OVER
+            self.modal_top = 0
         self.note_decision()
         self.app.invalidate()
 
     # --- decisions and the input line ---------------------------------------------------------
     def current_decision(self) -> SeenDecision:
-        view = self.client.view()
-        key = encode_state(view.public_state)
+        key = self.client.decision_key()
         last = self.decisions[-1] if self.decisions else None
         if last is not None and last.key == key:
             return last
-        return SeenDecision(key, time.monotonic(), view.turn, self._decision_words())
-
-    def _decision_words(self) -> str:
-        view = self.client.view()
-        d = view.decision
-        if not self.started:
-            return "the match setup"
-        if self.client.result is not None or view.result is not None:
-            return "the end of the match"
-        whose = "your" if view.active_player == view.player else "the opponent's"
-        if isinstance(d, ChoiceDecision) and d.player == view.player:
-            return f"your discard choice in turn {view.turn + 1}"
-        return f"{whose} turn {view.turn + 1}"
+        return SeenDecision(key, time.monotonic())
 
     def note_decision(self) -> None:
-        """Record the decision now shown if it is new; a new one clears a refusal message
-        about the last one and says if our turn ended by itself."""
+        """Record the decision now shown if it is new; a new one clears a message about the
+        last one, and the cursor starts on our side of a board that has just appeared."""
         now = self.current_decision()
+        if not self._placed and self.scene.board is not None:
+            self._placed = True
+            self.cursor = (len(self.scene.board.rows) - 1, 0)
         if self.decisions and self.decisions[-1].key == now.key:
             return
         self.decisions = [*self.decisions[-7:], now]
+        self.noted = ""
         if self.message_for is not None and self.message_for != now.key:
             self.message, self.message_for = HINT, None  # it was about a decision now over
-        if not self.busy:  # else once the submit is answered (it says what was played first)
-            self.check_turn_end()
-
-    def check_turn_end(self) -> None:
-        """Say so when our turn ended by itself; remember the turn we are playing."""
-        view = self.client.view()
-        if self._open_turn is not None and view.turn > self._open_turn:
-            if self._ended_by_us != self._open_turn and self.client.result is None:
-                ended = f"your turn {self._open_turn + 1} ended by itself"
-                played = f"played: {self._last_played}"
-                if self._last_played and self.message == ("class:ok", played):
-                    text = f"{played}; {ended} (nothing but 'end' was left)"
-                else:
-                    after = f" after '{self._last_played}'" if self._last_played else ""
-                    text = f"{ended[0].upper()}{ended[1:]}{after}: nothing but 'end' was left"
-                self.message, self.message_for = ("class:warn", text), None
-            self._open_turn = None
-        d = view.decision
-        if isinstance(d, TurnDecision) and d.player == view.player:
-            if self._open_turn != view.turn:
-                self._last_played = ""
-            self._open_turn = view.turn
 
     def decision_typed_for(self) -> SeenDecision:
         """The decision a line begun now is typed for: the newest one that had been on screen
@@ -775,6 +907,8 @@ class MatchUI:
             self.bound = None
         elif self.bound is None:
             self.bound = self.decision_typed_for()
+        if buffer.text != self.offered_line:
+            self.offered, self.offered_line = (), ""
 
     # --- calls into trio --------------------------------------------------------------------
     def _spawn(self, coro: Any) -> None:
@@ -784,39 +918,34 @@ class MatchUI:
         assert self.guest is not None, "run_ui starts the trio guest first"
         return await self.guest.call(fn, *args)
 
-    async def _submit(self, action: Action, key: bytes) -> None:
+    async def _submit(self, line: str, key: bytes) -> None:
         if self.busy:
-            self.say("error", "one action at a time: the previous one is still being sent")
+            self.say("error", "one input at a time: the previous one is still being sent")
             return
         self.busy = True
         sent = self.input_buffer.text
-        turn = self.client.view().turn
         try:
-            played = await self._call(self._submit_in_trio, action, key)
+            played = await self._call(self._submit_in_trio, line, key)
         except EngineError as e:
             self.say("error", one_line(e))
         else:
             if not played:  # the game changed between Enter and the call into trio
                 self.bound = self.current_decision()
-                self.say("warn", f"not played: the game changed just as '{format_input(action)}'"
-                         " was entered. Check the board; Enter plays it now.")
+                self.say("warn", f"not played: the game changed just as '{line}' was entered."
+                         " Check the board; Enter plays it now.")
                 return
             if self.input_buffer.text == sent:  # keep whatever was typed in the meantime
                 self.clear_line()
-            if action.kind == ActionKind.END:
-                self._ended_by_us = turn
-            self._last_played = format_input(action)
-            self.say("ok", f"played: {format_input(action)}")
+            self.say("ok", f"played: {line}")
         finally:
             self.busy = False
             self.note_decision()
-            self.check_turn_end()
 
-    async def _submit_in_trio(self, action: Action, key: bytes) -> bool:
+    async def _submit_in_trio(self, line: str, key: bytes) -> bool:
         """In trio: submit unless the game changed since Enter (False then)."""
-        if encode_state(self.client.view().public_state) != key:
+        if self.client.decision_key() != key:
             return False
-        await self.client.submit(action)
+        await self.client.submit(line)
         return True
 
     async def _resign(self) -> None:
@@ -830,12 +959,14 @@ class MatchUI:
     # --- trio side ----------------------------------------------------------------------------
     async def trio_main(self, guest: TrioGuest) -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._watch, guest)
+            await nursery.start(self._watch, guest)  # it waits before the client changes
             await self.client.run()
             guest.post(self.on_change)
             await trio.sleep_forever()  # keep serving calls until the UI closes
 
-    async def _watch(self, guest: TrioGuest) -> None:
+    async def _watch(self, guest: TrioGuest,
+                     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()  # (no checkpoint before the wait below: no change is missed)
         while True:
             await self.client.wait_changed()
             guest.post(self.on_change)

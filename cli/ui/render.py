@@ -1,65 +1,39 @@
-# Pure rendering of a player's view into prompt-toolkit formatted text (lists of
-# (style, text[, mouse handler]) fragments). No Application state here: the app passes the view,
-# the client's getters, the cursor and the click callbacks; tests call these directly. Wording
-# of actions and cards lives here too, so the field, the hand, the completion menu and the
-# prompts say things alike.
+# Pure rendering of a scene (engine/scene.py) into prompt-toolkit formatted text (lists of
+# (style, text[, mouse handler]) fragments). No Application state here: the app passes the
+# scene, the cursor and the click callbacks; tests call these directly. Nothing here knows a
+# game: a board is a grid of cells, a zone a row of cards, a card its face and text.
 #
-# Widths. The field's cells have a fixed width; every other text is wrapped at word boundaries
-# to the width of the window it is drawn in (`wrap_fragments`, used by cli/ui/controls.py), so
-# no text ever widens a column or breaks a word. Where a text cannot fit it is cut with "…",
-# never silently: card names in a cell, the header's parts, a box taller than its window.
+# Widths. The board's cells have a width and height chosen for the room there is
+# (`board_cells`); every other text is wrapped at word boundaries to the width of the window it
+# is drawn in (`wrap_fragments`, used by cli/ui/controls.py), so no text ever widens a column or
+# breaks a word. Where a text cannot fit it is cut with "…", never silently: a card's label in
+# a cell, the header's parts, a box taller than its window.
 #
-# Colour is never the only signal (see cli/ui/theme.py): a cell writes its area and tile name,
-# a card its owner's mark and word (▲ you / ▼ opp, or P0/P1 in a replay), its Strength as
-# printed+bonus, R/V for its face and ×k for the cards it absorbed; the cursor cell has a ▶.
+# Colour is never the only signal (cli/ui/theme.py): a cell's ground is its shade's colour AND
+# its shade's word (or its place's label) where the cell has room, its coordinates are written
+# at the edges of the board, a card's label carries its owner's mark (the game writes ▲/▼ or
+# "1:"), and the cursor cell is marked ▶.
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTuples
 from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from versus.engine.versus42 import (
-    Action,
-    ActionKind,
-    Catalogue,
-    ChoiceDecision,
-    ChoiceKind,
-    FieldCard,
-    PlayerView,
-    Tile,
-    TurnDecision,
-)
-from versus.engine.versus42.views import strength_label
+from versus.engine.scene import Board, Card, Cell, Scene, Zone
 
-from ..client import ClockState, Connection, ConnectionStatus, MatchResult
-from .theme import style_rules
+from ..client import ClockState, Connection, ConnectionStatus
+from .theme import shade_class
 
-CELL_W = 15  # characters per area: a space, then 14 (the longest name that is not cut)
-ROW_LABEL_W = 3
 Fragments = StyleAndTextTuples
 Click = Callable[[], None]
-
-TILE_NAMES = {Tile.WHITE: "White", Tile.BLACK: "Black", Tile.GRAY: "Gray", Tile.BLUE: "Blue"}
-TILE_STYLE = {Tile.WHITE: "class:tile.white", Tile.BLACK: "class:tile.black",
-              Tile.GRAY: "class:tile.gray", Tile.BLUE: "class:tile.blue"}
 CURSOR_MARK = "▶"
-OWNER_MARKS = ("▲", "▼")  # the viewer's cards, the opponent's
 MESSAGE_MARKS = {"class:error": "✖ ", "class:warn": "⚠ ", "class:ok": "✔ "}
-
-#: the dark theme's rules (the replay and older callers import this name)
-STYLE = style_rules("dark", colourless=False)
-
-
-def field_width(cols: int) -> int:
-    return ROW_LABEL_W + CELL_W * cols
-
-
-def field_height(rows: int, with_header: bool = True) -> int:
-    return rows * 3 + (1 if with_header else 0)
+MAX_CELL_W = 16  # characters per cell, its separating space included
+MIN_CELL_W = 4
 
 
 def ellipsize(text: str, width: int) -> str:
@@ -77,114 +51,6 @@ def on_click(action: Click) -> Callable[[MouseEvent], object]:
         action()
         return None
     return handler
-
-
-def rows_top_down(view: PlayerView) -> list[int]:
-    """Row indexes from the top of the screen: the viewer's own side at the bottom."""
-    rows = list(range(view.geometry.rows))
-    return rows if view.player == 1 else rows[::-1]
-
-
-def strength_text(view: PlayerView, cat: Catalogue, fc: FieldCard) -> str:
-    """'4+1' when bonuses apply, '3' without, '?' when hidden from the viewer."""
-    if fc.card_id is None or fc.strength is None:
-        return "?"
-    return strength_label(cat[fc.card_id].strength, fc.strength)
-
-
-# --- the field -------------------------------------------------------------------------------
-
-
-def render_field(view: PlayerView, cat: Catalogue, cursor: str | None,
-                 owners: tuple[str, str] | None = None, *,
-                 click: Callable[[str], None] | None = None, with_header: bool = True,
-                 waiting: str | None = None) -> Fragments:
-    """The field as styled fragments. `owners` names the seats ("P0", "P1") where "you" and
-    "opp" would mislead, as in a replay seen by nobody in particular. `click(area)` is called
-    when an area is clicked. `waiting`: no match yet; a neutral grid (no tiles: the layout is
-    not dealt) with this note in its middle."""
-    geom = view.geometry
-    cards = {fc.area: fc for fc in view.field}
-    out: Fragments = []
-    if with_header:
-        out.append(("", " " * ROW_LABEL_W))
-        for c in range(geom.cols):
-            out.append(("class:title", f" {chr(ord('a') + c)}".ljust(CELL_W)))
-        out.append(("", "\n"))
-    order = rows_top_down(view)
-    for line_no, r in enumerate(order):
-        for line in range(3):
-            out.append(("class:title", f" {r + 1} " if line == 1 else " " * ROW_LABEL_W))
-            if waiting is not None and line == 1 and line_no == (len(order) - 1) // 2:
-                out.append(("class:warn", waiting.center(CELL_W * geom.cols)[:CELL_W * geom.cols]))
-                out.append(("", "\n"))
-                continue
-            for c in range(geom.cols):
-                name = geom.names[r * geom.cols + c]
-                handler = on_click(lambda a=name: click(a)) if click is not None else None
-                if waiting is not None:
-                    cell = [("class:tile.none", f" {name}".ljust(CELL_W) if line == 0
-                             else " " * CELL_W)]
-                else:
-                    tile = Tile(view.tiles[r * geom.cols + c])
-                    style = TILE_STYLE[tile] + (" class:cursor" if name == cursor else "")
-                    cell = _cell_line(view, cat, name, tile, cards.get(name), line, style,
-                                      owners, name == cursor)
-                out += [_with_handler(f, handler) for f in cell]
-            out.append(("", "\n"))
-    return out
-
-
-def _with_handler(fragment: OneStyleAndTextTuple,
-                  handler: Callable[[MouseEvent], object] | None) -> OneStyleAndTextTuple:
-    if handler is None:
-        return fragment
-    return (fragment[0], fragment[1], handler)
-
-
-def _cell_line(view: PlayerView, cat: Catalogue, area: str, tile: Tile, fc: FieldCard | None,
-               line: int, style: str, owners: tuple[str, str] | None = None,
-               is_cursor: bool = False) -> Fragments:
-    inner = CELL_W - 1
-    if line == 0:
-        lead = CURSOR_MARK if is_cursor else " "
-        return [(style, f"{lead}{area}{TILE_NAMES[tile]:>{inner - len(area) - 1}} ")]
-    if fc is None:
-        return [(style, " " * CELL_W)]
-    mine = fc.owner == view.player
-    own_style = style + (" class:mine" if mine else " class:theirs")
-    if line == 1:
-        label = cat[fc.card_id].name if fc.card_id else "(verso)"
-        return [(own_style, f" {ellipsize(label, inner):<{inner}}")]
-    mark_style = "class:mark.mine" if mine else "class:mark.theirs"
-    mark = OWNER_MARKS[0] if mine else OWNER_MARKS[1]
-    who = owners[fc.owner] if owners is not None else "you" if mine else "opp"
-    text = f"{who} {stats_text(view, cat, fc)}"
-    if len(text) > inner - 1:  # the stats and the absorbed count always stay; the word goes
-        text = stats_text(view, cat, fc)
-    return [(style, " "), (style + " " + mark_style, mark),
-            (own_style, f"{text[:inner - 1]:<{inner - 1}}")]
-
-
-def stats_text(view: PlayerView, cat: Catalogue, fc: FieldCard) -> str:
-    """'4+1 R ×2': Strength, face (R recto, V verso), absorbed cards (when there are any)."""
-    absorbed = f" ×{fc.level}" if fc.level else ""
-    return f"{strength_text(view, cat, fc)} {'R' if fc.recto else 'V'}{absorbed}"
-
-
-# --- side texts --------------------------------------------------------------------------------
-
-
-def counts_line(view: PlayerView, player: int, zones: dict[int, tuple[str, str | None]],
-                short: bool = False) -> str:
-    n = len(zones) // 2
-    field = sum(1 for fc in view.field if fc.owner == player)
-    gone = n - view.alive(player)
-    if short:
-        return (f"deck {view.deck_count(player)} hand {len(view.hand_handles(player))} "
-                f"field {field} lost {gone}")
-    return (f"deck {view.deck_count(player):>2}  hand {len(view.hand_handles(player))}  "
-            f"field {field}  eliminated {gone}")
 
 
 def clock_text(clocks: ClockState | None, seat: int, now: float | None = None) -> str:
@@ -234,76 +100,6 @@ def fit_parts(parts: list[tuple[str, str, int]], width: int) -> Fragments:
         if room <= 0:
             break
     return out
-
-
-def describe_action(view: PlayerView, cat: Catalogue, a: Action) -> str:
-    """A few words for the completion menu: what the action does, as the viewer knows it."""
-    def at(area: str) -> str:
-        fc = next((f for f in view.field if f.area == area), None)
-        if fc is None:
-            return "empty"
-        who = "your" if fc.owner == view.player else "enemy"
-        return f"{who} {cat[fc.card_id].name if fc.card_id else 'verso card'}"
-
-    if a.kind == ActionKind.SUMMON:
-        cid = view.identity(a.handle)
-        name = cat[cid].name if cid else f"card #{a.handle}"
-        battle = "" if at(a.area) == "empty" else f" (battle vs {at(a.area)})"
-        return f"{name} {'recto' if a.recto else 'verso'}{battle}"
-    if a.kind == ActionKind.FLIP:
-        return f"flip {at(a.area)}"
-    if a.kind == ActionKind.MOVE:
-        dest = at(a.to)
-        return f"{at(a.area)} → {a.to}" + ("" if dest == "empty" else f" (battle vs {dest})")
-    if a.kind == ActionKind.ACTIVATE:
-        return f"use {at(a.area)}" + (f" (absorbed #{a.source})" if a.source else "")
-    if a.kind == ActionKind.PICK:
-        cid = view.identity(a.handle)
-        return f"discard {cat[cid].name if cid else f'card #{a.handle}'}"
-    return "end your turn"
-
-
-def hand_fragments(view: PlayerView, cat: Catalogue, with_text: bool = True,
-                   click: Callable[[int], None] | None = None) -> Fragments:
-    """The hand, one card a line: its key (1-9, what the number keys and a click pick), its
-    name, its handle (#h: what typed actions use, `summon h b2 recto`), Energy and Strength,
-    and its rules text when `with_text` (wrapped later, to the window's width)."""
-    hand = view.hand
-    out: Fragments = [("class:title", "Your hand"),
-                      ("class:dim", " · [key 1-9] · #handle to type\n")]
-    if not hand:
-        out.append(("class:dim", "  (empty)\n"))
-    for i, (h, cid) in enumerate(hand, 1):
-        handler = on_click(lambda n=i: click(n)) if click is not None else None
-        line: Fragments
-        if cid is None:
-            line = [("", f" [{i}] ? #{h}\n")]
-        else:
-            card = cat[cid]
-            line = [("class:mine", f" [{i}] {card.name}"),
-                    ("class:dim", f"  #{h}  {card.energy_name.capitalize()} {card.strength}\n")]
-            if with_text:
-                for para in card.text.replace(" Passive:", "\nPassive:").split("\n"):
-                    line.append(("", f"     {para}\n"))
-        out += [_with_handler(f, handler) for f in line]
-    return out
-
-
-def hand_compact(view: PlayerView, cat: Catalogue,
-                 click: Callable[[int], None] | None = None) -> Fragments:
-    """The hand on as few lines as the width allows: '[1] Dawn Moth #0 L3 · ...'."""
-    hand = view.hand
-    out: Fragments = [("class:title", "Hand"), ("class:dim", " [key] #handle to type: ")]
-    if not hand:
-        out.append(("class:dim", "(empty)"))
-    for i, (h, cid) in enumerate(hand, 1):
-        handler = on_click(lambda n=i: click(n)) if click is not None else None
-        text = f"[{i}] ? #{h}" if cid is None else (
-            f"[{i}] {cat[cid].name} #{h} {cat[cid].energy_name.capitalize()} "
-            f"{cat[cid].strength}")
-        sep = ("class:dim", " · ") if i > 1 else ("", "")
-        out += [sep, _with_handler(("class:mine class:nobreak", text), handler)]
-    return [*out, ("", "\n")]
 
 
 # --- word wrapping -----------------------------------------------------------------------------
@@ -446,104 +242,204 @@ def _merge(chars: list[Char]) -> Fragments:
     return out
 
 
-# --- prompts -------------------------------------------------------------------------------------
 
 
-def decision_prompt(view: PlayerView, cat: Catalogue, result: MatchResult | None,
-                    status: ConnectionStatus, short: bool = False) -> tuple[str, str]:
-    """(style, text) of the line that says what the game waits for (`short`: in fewer
-    words, for narrow terminals)."""
-    if result is not None:
-        return ("class:prompt", f"Game over: {user_words(result.describe(view.player))}. "
-                "Enter or q closes.")
-    if status.state is Connection.CLOSED:
-        return "class:error", f"The match is closed: {user_words(status.reason)}"
-    d = view.decision
-    if isinstance(d, ChoiceDecision) and d.player == view.player:
-        if d.kind is ChoiceKind.DISCARD_FROM_HAND:
-            names = ", ".join(f"{i} {_name(view, cat, h)}" for i, h in enumerate(d.options, 1))
-            return ("class:prompt", f"Choose a card of your hand to discard: {names} "
-                    "(press its number, or pick <handle>)")
-        return ("class:prompt", "Choose a card of yours on the field to discard: cursor + Enter "
-                "or a click, or pick <handle>")
-    if isinstance(d, TurnDecision) and d.player == view.player:
-        if short:
-            return ("class:prompt", f"Turn {view.turn + 1}: your move. Type or pick an action "
-                    "(Tab lists them), or 'end'.")
-        return ("class:prompt", f"Turn {view.turn + 1}: your move. Type an action or pick with "
-                "the cursor or the mouse; Tab lists the legal ones; 'end' ends the turn.")
-    return "class:info", f"Turn {view.turn + 1}: the opponent is playing…"
+# --- the board -------------------------------------------------------------------------------
 
 
-def _name(view: PlayerView, cat: Catalogue, h: int) -> str:
-    cid = view.identity(h)
-    return cat[cid].name if cid else f"#{h}"
+def row_label_width(board: Board) -> int:
+    return max((len(r) for r in board.rows), default=1) + 1
 
 
-def cursor_fragments(view: PlayerView, cat: Catalogue, area: str,
-                     with_text: bool = True) -> Fragments:
-    """What stands on the cursor's area, with its rules text when the viewer knows it."""
-    fc = next((f for f in view.field if f.area == area), None)
-    i = view.geometry.index[area]
-    tile = TILE_NAMES[Tile(view.tiles[i])]
-    head = f"Cursor {area} ({tile})"
-    if fc is None:
-        return [("class:title", head), ("class:dim", ": empty\n")]
-    who = "yours" if fc.owner == view.player else "the opponent's"
-    if fc.card_id is None:
-        return [("class:title", head), ("", f": a verso card, {who}\n")]
-    card = cat[fc.card_id]
-    face = "recto" if fc.recto else "verso"
-    out: Fragments = [("class:title", head),
-                      ("", f": {card.name}, {who}, {face}, Strength "
-                           f"{strength_text(view, cat, fc)}, absorbed {fc.level}\n")]
-    if with_text:
-        out.append(("class:dim", f"  {card.text}\n"))
+def board_cells(board: Board, width: int, height: int) -> tuple[int, int]:
+    """(cell width, cell height) of `board` drawn in `width` x `height` characters: as wide
+    as fits (MIN_CELL_W..MAX_CELL_W), and three lines a cell (ref and shade, top card, place)
+    when they fit, else two, else one (the column letters take one more line)."""
+    cols = max(1, len(board.columns))
+    cell_w = max(MIN_CELL_W, min(MAX_CELL_W, (width - row_label_width(board)) // cols))
+    rows = max(1, len(board.rows))
+    cell_h = next((h for h in (3, 2) if rows * h + 1 <= height), 1)
+    return cell_w, cell_h
+
+
+def board_size(board: Board, cell_w: int, cell_h: int) -> tuple[int, int]:
+    """(columns, lines) the board takes drawn with these cells."""
+    return (row_label_width(board) + cell_w * len(board.columns),
+            1 + cell_h * len(board.rows))
+
+
+def render_board(board: Board, cursor: tuple[int, int] | None, cell_w: int, cell_h: int,
+                 seat: int | None = None, click: Callable[[int, int], None] | None = None
+                 ) -> Fragments:
+    """The board as styled fragments: the column labels, then each row of cells (see
+    `cell_lines`); `click(row, col)` is called when a cell is clicked."""
+    label_w = row_label_width(board)
+    out: Fragments = [("", " " * label_w)]
+    for c in board.columns:
+        out.append(("class:title", ellipsize(c, cell_w - 1).ljust(cell_w)))
+    out.append(("", "\n"))
+    for r, row_label in enumerate(board.rows):
+        for line in range(cell_h):
+            label = row_label if line == (cell_h - 1) // 2 else ""
+            out.append(("class:title", label.rjust(label_w - 1) + " "))
+            for c, cell in enumerate(board.row(r)):
+                handler = on_click(lambda r=r, c=c: click(r, c)) if click is not None else None
+                is_cursor = cursor == (r, c)
+                style = shade_class(cell.shade) + (" class:cursor" if is_cursor else "")
+                text, own = cell_line(cell, line, cell_h, cell_w - 1, is_cursor, seat)
+                out.append(_with_handler((style + own, text), handler))
+                out.append(("", " "))
+            out.append(("", "\n"))
     return out
 
 
-HELP_TEXT = """\
-Versus: terminal UI help
+def cell_line(cell: Cell, line: int, cell_h: int, width: int, is_cursor: bool,
+              seat: int | None) -> tuple[str, str]:
+    """(text of `width` characters, extra style) of one line of a cell. Three lines: the
+    cursor mark, the ref and the shade word; the top card's label (+k when more cards stand
+    there); the place's label. One line: the mark and the top card's label, else the shade."""
+    mark = CURSOR_MARK if is_cursor else " "
+    top = cell.cards[0] if cell.cards else None
+    card_text = ""
+    own = ""
+    if top is not None:
+        more = f" +{len(cell.cards) - 1}" if len(cell.cards) > 1 else ""
+        card_text = ellipsize(top.label, width - 1 - len(more)) + more
+        if top.owner is not None and seat is not None:
+            own = " class:mine" if top.owner == seat else " class:theirs"
+    ground = cell.shade or (cell.label if cell.label != cell.ref else "")
+    if cell_h == 1:
+        return ellipsize(mark + (card_text or ground or "·"), width).ljust(width), own
+    if line == 0:
+        room = width - 1 - len(cell.ref)
+        word = ellipsize(ground, room - 1).rjust(room) if room > 2 and ground else ""
+        return ellipsize(f"{mark}{cell.ref}{word}", width).ljust(width), ""
+    if line == 1:
+        return (" " + card_text).ljust(width)[:width], own
+    place = cell.label if cell.label != ground or top is not None else ""
+    return (" " + ellipsize(place, width - 1)).ljust(width), ""
 
-Goal: eliminate all of the opponent's cards (deck, hand and field). Each turn: up to one \
-Summon, Flip, Activate and Move, in that order, then end. A turn also ends by itself when \
-nothing but 'end' is left (often right after a Move): the log and the message line say so, \
-and a line you typed for a turn that has ended is not played.
 
-Actions (the engine notation; Tab completes the legal ones):
-  summon <handle> <area> recto|verso    summon 7 b2 recto
-  flip <area>                           flip c3
-  activate <area>[/k] <targets...>      activate b2 c3
-  move <area> <area>                    move b2 b3
-  end                                   end the turn
-  pick <handle>                         answer a discard choice
-A handle is a card's number in the match (#7 in the hand panel); the hand's keys [1]-[9] \
-are shortcuts: key 2 puts 'summon <that card's handle> ' on the line.
+def _with_handler(fragment: OneStyleAndTextTuple,
+                  handler: Callable[[MouseEvent], object] | None) -> OneStyleAndTextTuple:
+    if handler is None:
+        return fragment
+    return (fragment[0], fragment[1], handler)
 
-Keys:
-  arrows       move the cursor over the field (▶ marks its area)
-  Enter        on an empty line: put the cursor's area on the line (lists what it can do); \
-otherwise play the line (a filter matching one action plays it)
-  Space        on an empty line or after a space: add the cursor's area
-  1-9          on an empty line: pick that card of your hand (summon it, or discard it)
-  Tab, S-Tab   next / previous completion
-  Esc          close the completion menu; with no menu open, clear the line
-  F1           this help (↑/↓, PgUp/PgDn scroll it)
-  Ctrl-C       resign or leave
-  Mouse        click an area (as the cursor and Space), a card of your hand (as its key), \
-or an entry of the completion menu
 
-Tiles (each area writes its tile's name; the colour is its background):
-  White    a recto Light card there has +1 Strength
-  Black    a recto Dark card there has +1 Strength
-  Gray     a verso card there cannot be flipped by the opponent's Flip Action
-  Blue     while a recto card (either player's) stands there, Summons are unlimited
-Field cells, line by line:
-  a4 White         the area and its tile (▶a4: the cursor is on it)
-  Dawn Moth        the card's name, cut with … when long; (verso): hidden from you
-  ▲you 4+1 R ×2    the owner (▲ you, ▼ opp; P0/P1 in a replay); the Strength: printed, \
-then +bonus from the tile, Increases and Passives (? when hidden); R recto or V verso; ×k: k \
-cards absorbed (level k)
-Messages: ✖ refused, ⚠ notice, ✔ played. Colours: --theme dark, light or contrast; \
-NO_COLOR=1 turns them off (everything is also written, not only coloured).
-"""
+# --- cards, zones and the hand ---------------------------------------------------------------
+
+
+def card_fragments(card: Card, indent: str = "  ") -> Fragments:
+    """A card's full text: its face line (name, kind, numbers), its marks, its rules text."""
+    if card.face is None:
+        return [("class:title", f"{card.ref}: {card.label}"),
+                ("class:dim", " (hidden)\n")]
+    marks = f" [{', '.join(card.status)}]" if card.status else ""
+    out: Fragments = [("class:title", f"{card.ref}: {card.face.line()}"),
+                      ("class:dim", f"{marks}\n")]
+    for para in card.face.text.split("\n"):
+        if para.strip():
+            out.append(("", f"{indent}{para.strip()}\n"))
+    return out
+
+
+def card_entry(card: Card) -> str:
+    """A card in a list: its face's line (name, kind, numbers), its label when hidden."""
+    return card.label if card.face is None else card.face.line()
+
+
+def _card_text(card: Card) -> Fragments:
+    out: Fragments = []
+    if card.status:
+        out.append(("class:dim", f"     [{', '.join(card.status)}]\n"))
+    if card.face is not None and card.face.text:
+        out += [("", f"     {p.strip()}\n") for p in card.face.text.split("\n") if p.strip()]
+    return out
+
+
+def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
+                   click: Callable[[int], None] | None = None,
+                   selected_text: bool = False) -> Fragments:
+    """The hand, one card a line: its key [1-9] (what the number keys and a click pick), its
+    label and face. `with_text`: True every card's rules text, None the selected card's only,
+    False none (the compact form: all cards on as few lines as the width allows; with
+    `selected_text`, the selected card's text below them)."""
+    hidden = zone.size - len(zone.cards)
+    head = f"{zone.name} ({zone.size}{f', {hidden} hidden' if hidden else ''})"
+    out: Fragments = [("class:title", head),
+                      ("class:dim", " · keys 1-9 or ↓ select" if zone.cards else "")]
+    if with_text is False:
+        out.append(("", ": "))
+        for i, card in enumerate(zone.cards):
+            handler = on_click(lambda n=i: click(n)) if click is not None else None
+            sel = i == selected
+            name = card.label if card.face is None else card.face.name
+            text = f"{CURSOR_MARK if sel else ''}[{i + 1}] {name}"
+            style = "class:nobreak" + (" class:cursor" if sel else " class:mine")
+            out += [("class:dim", " · ") if i else ("", ""),
+                    _with_handler((style, text), handler)]
+        out.append(("", "\n"))
+        if selected_text and selected is not None and selected < len(zone.cards):
+            card = zone.cards[selected]
+            out += [("class:mine", f"  {card_entry(card)}\n"), *_card_text(card)]
+        return out
+    out.append(("", "\n"))
+    if not zone.cards:
+        out.append(("class:dim", "  (empty)\n"))
+    for i, card in enumerate(zone.cards):
+        handler = on_click(lambda n=i: click(n)) if click is not None else None
+        sel = i == selected
+        line: Fragments = [("class:cursor" if sel else "class:mine",
+                            f"{CURSOR_MARK if sel else ' '}[{i + 1}] {card_entry(card)}"),
+                           ("", "\n")]
+        if with_text or (with_text is None and sel):
+            line += _card_text(card)
+        out += [_with_handler(f, handler) for f in line]
+    return out
+
+
+def zones_fragments(zones: Sequence[Zone], selected: str | None = None) -> Fragments:
+    """Every zone but the hand as one compact line: its name, its count, its visible cards
+    (the `selected` one marked ▶)."""
+    out: Fragments = []
+    for zone in zones:
+        if zone.hand:
+            continue
+        out += [("class:title", f"{zone.name}"), ("", f" ({zone.size})")]
+        for i, card in enumerate(zone.cards):
+            sel = card.ref == selected
+            out += [("", ": " if i == 0 else ", "),
+                    ("class:cursor" if sel else "", f"{CURSOR_MARK if sel else ''}{card.label}")]
+        out.append(("", "\n"))
+    return out
+
+
+def cell_fragments(cell: Cell, with_text: bool = True) -> Fragments:
+    """What stands on a cell: its ref and place, each card (with its text when asked)."""
+    where = " · ".join(x for x in (cell.label, cell.shade) if x)
+    out: Fragments = [("class:title", f"{CURSOR_MARK}{cell.ref}"),
+                      ("class:dim", f" {where}" if where else "")]
+    if not cell.cards:
+        out.append(("class:dim", ": empty\n"))
+    else:
+        out.append(("", "\n"))
+    for card in cell.cards:
+        if with_text:
+            out += card_fragments(card)
+        else:
+            out.append(("", f"  {card.ref}: {card_entry(card)}\n"))
+    return out
+
+
+def offers_fragments(inputs: Sequence[str], scene: Scene) -> Fragments:
+    """The inputs a selected place or card takes now (Enter or a click offers them)."""
+    if not inputs:
+        return []
+    shown = ", ".join(inputs[:8]) + (f", … ({len(inputs)} in all)" if len(inputs) > 8 else "")
+    return [("class:info", f"Inputs here: {shown}\n")]
+
+
+def status_fragments(scene: Scene) -> Fragments:
+    return [("", "\n".join(scene.status) + ("\n" if scene.status else ""))]
+

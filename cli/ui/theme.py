@@ -14,6 +14,12 @@
 # writes its tile's name, every card its owner's mark (▲ you, ▼ opponent) and word, the cursor
 # cell a ▶, messages a leading symbol (✖ refused, ⚠ notice, ✔ played).
 #
+# Board shades. A game names the ground of each cell with a word (engine/scene.py Cell.shade);
+# `shade_class(word)` maps it to a style class: the common ground words have their own
+# colours (white, black, gray, blue, red, green, ...), any other word one of a small palette
+# picked by the word's letters (stable: the same word, the same colour, on every screen). The
+# word itself is written in the cell, so the colour is never the only signal.
+#
 # This module imports nothing from prompt-toolkit, so commands may call `set_theme` early.
 from __future__ import annotations
 
@@ -150,6 +156,48 @@ _MONO = {
     "dialog": "",
     "input-prompt": "bold",
 }
+
+#: the shade words with a colour of their own (a word's first part before "-" is looked up)
+SHADES = ("white", "black", "gray", "grey", "blue", "red", "green", "yellow", "brown",
+          "water", "forest", "base", "home", "wall")
+PALETTE = 6  # other words: shade.p0 .. shade.p5
+
+
+def shade_class(word: str) -> str:
+    """The style class of a cell's shade word ("" for none); see the module comment."""
+    if not word:
+        return "class:shade.none"
+    key = word.lower().split("-")[0].split()[0] if word.strip() else ""
+    if key in SHADES:
+        return f"class:shade.{key}"
+    return f"class:shade.p{sum(word.encode()) % PALETTE}"
+
+
+def _shades(dark: bool, bold: str = "") -> dict[str, str]:
+    """Shade rules: light grounds with black text, dark ones with white."""
+    light_fg, dark_fg = f"fg:#000000{bold}", f"fg:#ffffff{bold}"
+    grounds = {"white": ("#d7d7d7" if dark else "#ffffff", light_fg),
+               "black": ("#303030" if dark else "#262626", dark_fg),
+               "gray": ("#7a7a7a" if dark else "#a8a8a8", dark_fg if dark else light_fg),
+               "blue": ("#2255cc" if dark else "#5f87ff", dark_fg if dark else light_fg),
+               "red": ("#af3030", dark_fg), "green": ("#2e7d32", dark_fg),
+               "yellow": ("#d7af00", light_fg), "brown": ("#875f3f", dark_fg),
+               "water": ("#1f6f9f", dark_fg), "forest": ("#2f5f2f", dark_fg),
+               "base": ("#5f3f7f", dark_fg), "home": ("#5f3f7f", dark_fg),
+               "wall": ("#4e4e4e", dark_fg),
+               "p0": ("#3a5f7f", dark_fg), "p1": ("#7f5f3a", dark_fg),
+               "p2": ("#3a7f5f", dark_fg), "p3": ("#6f3a7f", dark_fg),
+               "p4": ("#a0a060", light_fg), "p5": ("#60a0a0", light_fg)}
+    rules = {f"shade.{k}": f"bg:{bg} {fg}" for k, (bg, fg) in grounds.items()}
+    rules["shade.grey"] = rules["shade.gray"]
+    rules["shade.none"] = ""
+    return rules
+
+
+_DARK.update(_shades(True))
+_LIGHT.update(_shades(False))
+_CONTRAST.update(_shades(True, " bold"))
+_MONO.update({f"shade.{k}": "" for k in (*SHADES, "none", *(f"p{i}" for i in range(PALETTE)))})
 
 _RULES = {"dark": _DARK, "light": _LIGHT, "contrast": _CONTRAST}
 

@@ -172,7 +172,7 @@ def test_2_play_refuses_resume_in_one_line(tmp_path: Path, capsys, ui_started) -
 
 async def _leave(ui: Any, client: Any, pipe: Any) -> None:
     """As a person: wait for our decision, then Ctrl-C and `l` (leave) until it is done."""
-    await _until(lambda: bool(client.legal_actions()), "our decision")
+    await _until(lambda: bool(client.inputs()), "our decision")
     while not (client.session is not None and client.session.done):
         pipe.send_text(CTRL_C)
         await asyncio.sleep(0.2)
@@ -217,14 +217,14 @@ def test_4_a_bad_or_unreachable_join_is_one_line_without_a_terminal(tmp_path: Pa
     assert "Warning: Input is not a terminal" not in result.stderr
 
 
-def test_4_without_a_terminal_host_says_what_to_do(tmp_path: Path) -> None:
-    # before: the UI started on no terminal and ended in "internal error (EOFError)"
-    result = _run(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1",
-                  "--identity", _key(tmp_path))
-    assert result.returncode == 1
-    line = _one_error_line(result.stderr)
-    assert "not a terminal" in line and "play headless with --bot NAME" in line
-    assert result.stdout == ""  # no invite for a match that cannot be played
+def test_4_without_a_terminal_a_person_plays_at_the_line_interface() -> None:
+    # the full-screen UI reads keys from a terminal (it would fail with EOFError on another
+    # input); without one, every game is played at the line interface, which prints the same
+    # scene and reads lines from a pipe or a file
+    from versus.cli.match_setup import plays_full_screen
+
+    assert plays_full_screen(FakeTerminal(""))
+    assert not plays_full_screen(io.StringIO("")) and not plays_full_screen(None)
 
 
 def test_4_an_unreachable_invite_fails_before_the_ui(tmp_path: Path, capsys,
@@ -290,7 +290,7 @@ def test_8_demo_reports_a_bot_failure_as_the_tournament_does(tmp_path: Path, cap
 async def _play_first_legal(ui: Any, client: Any, pipe: Any) -> None:
     """Play the first legal action until the match is over, then close the game-over screen."""
     while client.result is None:
-        legal = client.legal_actions()
+        legal = client.inputs()
         if legal:
             with contextlib.suppress(IllegalActionError):  # the match ended meanwhile
                 await ui.guest.call(client.submit, legal[0])

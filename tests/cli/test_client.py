@@ -1,11 +1,12 @@
-# LocalMatchClient: the in-process MatchClient the UI tests and `python -m versus.cli.ui` use.
+# LocalMatchClient: the in-process MatchClient of any game (the UI tests and `python -m
+# versus.cli.ui` use it): scenes and input lines, narration, resign, leave, clocks.
 from __future__ import annotations
-
-import random
 
 import pytest
 import trio
 
+from tests.cli.screen import GAMES
+from tests.engine.toy_game import TOY
 from versus.cli.client import (
     ClockState,
     Connection,
@@ -14,61 +15,75 @@ from versus.cli.client import (
     LocalMatchClient,
     MatchClient,
 )
-from versus.engine import IllegalActionError
-from versus.engine.versus42 import Action, parse_action
+from versus.engine import EngineError, IllegalActionError
+from versus.engine.referee_loop import HashBelow
+from versus.engine.scene import Scene
 
 
-async def _play_randomly(client: LocalMatchClient, seed: int) -> None:
-    rng = random.Random(seed)
+async def _play_randomly(client: LocalMatchClient, seed: bytes) -> None:
+    pick = HashBelow(seed, 8)
     while client.result is None:
-        legal = client.legal_actions()
+        legal = client.inputs()
         if legal:
-            await client.submit(rng.choice(legal))
+            assert list(client.scene().inputs) == legal  # the scene offers what is legal
+            await client.submit(legal[pick.below(len(legal))])
         else:
             await client.wait_changed()
 
 
-async def test_local_client_plays_a_whole_game() -> None:
-    client = LocalMatchClient(seed=b"whole", seat=1)
+@pytest.mark.parametrize("game", [g for g in GAMES if g != "multiverse"])
+async def test_local_client_plays_a_whole_game_of_every_game(game: str) -> None:
+    client = LocalMatchClient(game, seed=b"whole", seat=1)
     assert isinstance(client, MatchClient)
-    with trio.fail_after(20):
+    with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.run)
-            await _play_randomly(client, 1)
+            await _play_randomly(client, b"whole")
     assert client.result is not None and client.result.reason is EndReason.GAME
-    log = "\n".join(client.log_lines())
-    assert "You drew " in log and "Opponent drew a card" in log and "Game over" in log
-    assert client.legal_actions() == []
+    assert isinstance(client.scene(), Scene) and client.scene().result
+    assert len(client.log_lines()) > 3  # the game's narration of its steps
+    assert client.inputs() == []
 
 
-async def test_illegal_submit_raises_and_changes_nothing() -> None:
-    client = LocalMatchClient(seed=b"illegal")
+async def test_a_test_game_plays_locally() -> None:
+    client = LocalMatchClient(TOY, seed=b"toy")
+    assert client.players == 2 and client.opponent_fingerprint == "local:random-bot"
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.run)
-            while not client.legal_actions() and client.result is None:
+            await _play_randomly(client, b"toy")
+    assert client.log_lines()[1] == "player 0 bets or passes first"  # narrate_start
+
+
+async def test_illegal_submit_raises_and_changes_nothing() -> None:
+    client = LocalMatchClient(TOY, seed=b"illegal")
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run)
+            while not client.inputs():
                 await client.wait_changed()
-            before = client.view().to_dict()
-            with pytest.raises(IllegalActionError, match="'move a1 a4'"):
-                await client.submit(parse_action("move a1 a4"))
-            with pytest.raises(IllegalActionError, match="does not answer"):
-                await client.submit(Action.pick(3))
-            assert client.view().to_dict() == before
+            before = client.decision_key()
+            with pytest.raises(IllegalActionError, match=r"^call: (illegal|not a legal)"):
+                await client.submit("call")
+            with pytest.raises(EngineError, match="malformed toy-duel input"):
+                await client.submit("dance")
+            assert client.decision_key() == before
             await client.resign()
             assert client.result is not None and client.result.reason is EndReason.RESIGNATION
             assert client.result.winner == 1 - client.seat
             assert client.result.describe(client.seat).startswith("the opponent wins")
+            assert not client.can_resign
 
 
 async def test_not_your_decision_is_refused() -> None:
-    client = LocalMatchClient(seed=b"x", opponent_delay=10)
+    client = LocalMatchClient(TOY, seed=b"x", opponent_delay=10)
     # before run() starts, the pending decision is a deal: nobody may act
     with pytest.raises(IllegalActionError, match="not your decision"):
-        await client.submit(Action.end())
+        await client.submit("bet")
 
 
 async def test_leave_closes_the_connection_and_stops_run() -> None:
-    client = LocalMatchClient(seed=b"leave")
+    client = LocalMatchClient(TOY, seed=b"leave")
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.run)
@@ -80,10 +95,10 @@ async def test_leave_closes_the_connection_and_stops_run() -> None:
 
 
 async def test_clock_runs_out(autojump_clock: trio.abc.Clock) -> None:
-    client = LocalMatchClient(seed=b"clock", clock_ms=60_000)
+    client = LocalMatchClient(TOY, seed=b"clock", clock_ms=60_000)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        while not client.legal_actions():
+        while not client.inputs():
             await client.wait_changed()
         start = trio.current_time()
         clocks = client.clocks()

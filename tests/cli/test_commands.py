@@ -206,7 +206,6 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
     from versus.cli.driving import drive_player, narrated_config
     from versus.cli.net_client import NetMatchClient
     from versus.engine import IllegalActionError
-    from versus.engine.versus42 import parse_action
     from versus.p2p.loopback import play_loopback_match
     from versus.protocol.match.rules import DealMode, MatchRules
 
@@ -222,13 +221,14 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
 
     client = NetMatchClient(connector, seat=0, waiting="starting")
     assert isinstance(client, MatchClient)
-    assert client.view().geometry.rows == 4 and client.legal_actions() == []  # placeholder
+    assert not client.match_started and client.inputs() == []  # a placeholder scene
+    assert "waiting for the match" in client.scene().status[0]
     seen_clock = []
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.run)
             while client.result is None and client.outcome is None:
-                legal = client.legal_actions()
+                legal = client.inputs()
                 if legal:
                     clocks = client.clocks()
                     assert clocks is not None and clocks.running == 0
@@ -236,7 +236,7 @@ async def test_net_client_plays_a_loopback_match_as_the_ui_would(tmp_path) -> No
                     if len(seen_clock) == 1:  # the engine's reason, not "not legal now"
                         with pytest.raises(IllegalActionError,
                                            match="z9 is not an area of the field"):
-                            await client.submit(parse_action("flip z9"))
+                            await client.submit("flip z9")
                     await client.submit(legal[0])
                 else:
                     await client.wait_changed()
@@ -275,7 +275,6 @@ def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal(
     from versus.cli.net_client import NetMatchClient
     from versus.cli.ui.render import connection_fragments
     from versus.engine import IllegalActionError
-    from versus.engine.versus42 import parse_action
 
     started = trio.Event()
 
@@ -297,7 +296,7 @@ def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal(
                                                               connection_fragments(status))
             assert "invite: versus://" in "\n".join(client.log_lines())
             with pytest.raises(IllegalActionError, match="has not started"):
-                await client.submit(parse_action("end"))
+                await client.submit("end")
             nursery.cancel_scope.cancel()
 
     trio.run(main)

@@ -52,3 +52,25 @@ def test_a_long_list_of_inputs_is_grouped_on_the_prompt() -> None:
     # before: all 33 inputs in one line of 500+ characters
     assert text == ("33 inputs: place (30, e.g. place 0 a1 down), use (2, e.g. use 2), end; "
                     "help lists them, Tab completes")
+
+
+async def test_the_scene_is_printed_as_text_at_each_decision() -> None:
+    """Without a terminal a person plays at the line interface, which prints the same scene
+    the full-screen UI draws (engine/scene.py scene_lines of api.scene_of for our seat)."""
+    from types import SimpleNamespace
+
+    from tests.cli.scene_game import SCENE_DUEL
+
+    state = _dealt()
+    knowledge = SCENE_DUEL.new_knowledge(0)
+    knowledge.learn(0, "three")
+    out = io.StringIO()
+    player = LinePlayer(SCENE_DUEL, out, io.StringIO("bet\n"))
+    player.session = SimpleNamespace(game=SCENE_DUEL, state=state, seat=0,  # type: ignore[assignment]
+                                     knowledge=knowledge)
+    legal = list(SCENE_DUEL.legal_actions(state))
+    assert await player.choose(None, legal) == "bet"
+    text = out.getvalue()
+    assert "Scene duel · roll 0" in text and "Bet: none yet" in text
+    assert "h0: Three (card) · Rank 3" in text and "showdown" in text  # the hand, with text
+    assert all(len(line) <= 80 for line in text.splitlines())

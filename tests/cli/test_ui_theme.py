@@ -1,6 +1,6 @@
 # Colours of the terminal UI: the --theme option, the three themes, NO_COLOR (no colour at all),
-# and colour never being the only signal. The real app is rendered into an xterm whose escape
-# sequences are read back.
+# and colour never being the only signal. The real app is rendered into a pyte terminal whose
+# escape sequences are read back (tests/cli/screen.py).
 from __future__ import annotations
 
 import re
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_ui import find, run, sized_output, ui_session
+from tests.cli.scene_game import SCENE_DUEL
+from tests.cli.screen import RIGHT, find, run, ui_session
 from versus.cli.client import LocalMatchClient
 from versus.cli.parsers import build_parser
 from versus.cli.ui import render, theme
@@ -51,6 +52,8 @@ def test_every_theme_styles_every_class_the_ui_uses() -> None:
         text = (Path(render.__file__).parent / source).read_text()
         used |= set(re.findall(r"class:([a-z][a-z.-]*)", text))
     used.discard("nobreak")  # a wrapping hint, not a style
+    used = {name for name in used if not name.endswith(".")}  # shade.<word>: below
+    used |= {theme.shade_class(word)[6:] for word in ("white", "Grey", "lava", "", "base-0")}
     rules = {name: theme.style_rules(name, colourless=False) for name in theme.THEMES}
     for name, table in rules.items():
         assert used <= set(table), (name, used - set(table))
@@ -73,13 +76,13 @@ def _render(theme_name: str | None, keys: str = "") -> tuple[str, list[str]]:
     result: list[object] = []
 
     async def main() -> None:
-        client = LocalMatchClient(seed=b"ui-colours")
-        output, buf = sized_output(100, 30)
-        async with ui_session(client, output, theme=theme_name) as h:
+        client = LocalMatchClient(SCENE_DUEL, seed=b"ui-colours")
+        async with ui_session(client, 100, 30, theme=theme_name) as h:
             await h.my_decision()
             if keys:
                 await h.keys(keys, settle=0.3)
-            result.extend([buf.getvalue(), await h.screen()])
+            screen = await h.screen()
+            result.extend(["".join(h.term.raw), screen])
             await h.finish()
 
     run(main())
@@ -88,12 +91,12 @@ def _render(theme_name: str | None, keys: str = "") -> tuple[str, list[str]]:
 
 def test_no_color_turns_every_colour_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    escapes, rows = _render("contrast", "summon ")  # the completion menu opens too
+    escapes, rows = _render("contrast", "pa")  # the completion menu opens too
     assert colour_codes(escapes) == []
     screen = "\n".join(rows)
-    # what colour would have told is written: tiles, the cursor, a message's kind
-    assert "White" in screen and "Black" in screen and "▶a1" in screen
-    assert "legal actions" not in screen or "summon" in screen
+    # what colour would have told is written: the shades' words, the cursor, a note's kind
+    assert "white" in screen and "forest" in screen and "▶a1" in screen
+    assert "⚠ passing gives up the pot" in screen
 
 
 def test_the_themes_reach_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,10 +112,14 @@ def test_the_themes_reach_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_owner_and_cursor_are_written_not_only_coloured() -> None:
-    _escapes, rows = _render("dark", "\x1b[C")  # the cursor moves right: to b1
+    _escapes, rows = _render("dark", RIGHT)  # the cursor moves right: to b1
     find(rows, "▶b1")
     assert all("▶a1" not in row for row in rows)
-    for row in rows:  # every card's second line has an owner mark and word
-        for mark, word in (("▲", "you"), ("▼", "opp")):
-            for m in re.finditer(mark, row):
-                assert row[m.end():].startswith(word) or re.match(r"[0-9?]", row[m.end():]), row
+
+
+def test_an_unknown_shade_word_gets_a_stable_palette_colour() -> None:
+    assert theme.shade_class("white") == "class:shade.white"
+    assert theme.shade_class("Gray-tile") == "class:shade.gray"
+    assert theme.shade_class("lava") == theme.shade_class("lava")
+    assert theme.shade_class("lava").startswith("class:shade.p")
+    assert theme.shade_class("") == "class:shade.none"
