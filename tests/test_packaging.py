@@ -23,12 +23,13 @@ import pytest
 from versus.cli.parsers import Lazy, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
-BARE = re.compile(r"^\s*(from|import)\s+(engine|protocol|p2p|cli)(\.|\s|$)", re.M)
+BARE = re.compile(r"^\s*(from|import)\s+(engine|protocol|p2p|cli|rl)(\.|\s|$)", re.M)
 
 
 def test_no_module_imports_a_bare_folder_name() -> None:
     offenders = []
-    for folder in ("engine", "protocol", "p2p", "cli", "tests", "bench", "fuzz", "examples",
+    for folder in ("engine", "protocol", "p2p", "cli", "rl", "tests", "bench", "fuzz",
+                   "examples",
                    "versus"):
         for path in (ROOT / folder).rglob("*.py"):
             for match in BARE.finditer(path.read_text(encoding="utf-8")):

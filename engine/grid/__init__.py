@@ -192,6 +192,32 @@ class Grid:
 
         return render_view(view)
 
+    # --- as a research environment (encode.py, engine/encoding.py) ------------------------
+    def observation_size(self, rules: GridRules) -> int:
+        from .encode import observation_size
+
+        return observation_size(_rules(rules))
+
+    def observe(self, state: GridState, seat: int, knowledge: GridKnowledge) -> list[float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: GridRules) -> int:
+        from .encode import action_count
+
+        return action_count(_rules(rules))
+
+    def action_index(self, state: GridState, inp: GridInput) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: GridState, index: int) -> GridInput:
+        from .encode import input_of
+
+        return input_of(state, index)
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: GridState) -> str:
         from .positions import dump_position

@@ -212,6 +212,37 @@ class Versus42:
             return [f"the match starts from a position at turn {state.turn}: {who} to play"]
         return ["you play first" if state.first == viewer else "the opponent plays first"]
 
+    # --- as a research environment (encode.py, engine/encoding.py) ------------------------
+    def observation_size(self, rules: Ruleset) -> int:
+        from .encode import observation_size
+
+        return observation_size(rules)
+
+    def observe(self, state: State, seat: int, knowledge: Knowledge) -> list[float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: Ruleset) -> int:
+        from .encode import action_count
+
+        return action_count(rules)
+
+    def action_index(self, state: State, inp: Action) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: State, index: int) -> Action:
+        from .encode import input_of
+
+        return input_of(state, index)
+
+    def legal_indices(self, state: State) -> list[int]:
+        from .encode import legal_indices
+
+        return legal_indices(state)
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
         from .positions import dump_position

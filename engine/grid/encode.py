@@ -1,0 +1,172 @@
+# The grid game as a research environment (SPEC Part 9, "Observation and action encoding"):
+# one seat's observation as a fixed-length list of floats, and every TURN/CHOICE input as an
+# index in a fixed action space (engine/encoding.py says what the members are for).
+#
+# How: the observation is a header, then one block per card handle in handle order, so a
+# handle's features sit at the same offsets in every position. A card's identity is set only
+# when `views.known_id` names it to the seat (public, or the seat's own card in its knowledge):
+# the same rule the seat's view follows, so nothing hidden from the seat enters. Zones and
+# controllers are written relative to the seat ("mine", "theirs"), so one policy plays both
+# seats. The action space has a fixed slot per (verb, handle[, cell, face]); which slots are
+# legal is the game's `legal_actions`, unchanged.
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ..api import DecisionKind, Finished
+from ..encoding import EncodingError
+from .cards import default_catalogue
+from .notation import GridInput, Verb
+from .rules import GridRules
+from .state import GridState, Zone, cell_index, cell_name, decision, legal_actions
+from .views import GridKnowledge, known_id
+
+#: header: seat, my turn, my choice, I play first, turn/100, acted this turn, my deck/size,
+#: their deck/size, my hand/10, their hand/10, finished, I won, they won
+HEADER = 13
+#: per-handle zone slots, relative to the seat
+ZONES = ("deck", "my-hand", "their-hand", "my-grid", "their-grid", "graveyard", "modifier")
+SCALE_TURN, SCALE_HAND, SCALE_VALUE = 100.0, 10.0, 10.0
+
+
+@cache
+def _card_count() -> int:
+    return len(default_catalogue().cards)
+
+
+def _handles(rules: GridRules) -> int:
+    return 2 * rules.deck_size if not rules.start else _start_handles(rules)
+
+
+def _start_handles(rules: GridRules) -> int:
+    from .decks import hidden_decks
+
+    return max(d.first + d.size for d in hidden_decks(rules))
+
+
+def handle_width(rules: GridRules) -> int:
+    """zone one-hot, face up, cell one-hot, card one-hot, weaken, boost, shield."""
+    return len(ZONES) + 1 + rules.size ** 2 + _card_count() + 3
+
+
+def observation_size(rules: GridRules) -> int:
+    return HEADER + _handles(rules) * handle_width(rules)
+
+
+def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> list[float]:
+    if seat not in (0, 1):
+        raise EncodingError(f"grid observation: seat {seat!r} is not 0 or 1")
+    if len(s.catalogue.cards) != _card_count():
+        raise EncodingError(f"grid observation: card data of {len(s.catalogue.cards)} cards, "
+                            f"the encoding has {_card_count()} (the shipped card data)")
+    rules, cells = s.rules, s.rules.size ** 2
+    mine = knowledge if knowledge is not None and knowledge.player == seat else None
+    out = [0.0] * observation_size(rules)
+    d = decision(s)
+    hands = [0, 0]
+    for h, z in enumerate(s.zone):
+        if z == Zone.HAND:
+            hands[s.ctrl[h] == seat] += 1
+    my_deck = s.deck_count(0 if rules.shared else seat)
+    their_deck = s.deck_count(0 if rules.shared else 1 - seat)
+    out[0] = float(seat)
+    if not isinstance(d, Finished) and d.player == seat:
+        out[1] = float(d.kind is DecisionKind.TURN)
+        out[2] = float(d.kind is DecisionKind.CHOICE)
+    out[3] = float(s.first == seat)
+    out[4] = s.turn / SCALE_TURN
+    out[5] = float(bool(s.acted))
+    out[6] = my_deck / rules.deck_size
+    out[7] = their_deck / rules.deck_size
+    out[8], out[9] = hands[1] / SCALE_HAND, hands[0] / SCALE_HAND
+    if isinstance(d, Finished):
+        out[10] = 1.0
+        out[11] = float(d.winner == seat)
+        out[12] = float(d.winner == 1 - seat)
+    width, nz = handle_width(rules), len(ZONES)
+    for h in range(len(s.zone)):
+        base = HEADER + h * width
+        z = s.zone[h]
+        if z == Zone.DECK:
+            slot = 0
+        elif z == Zone.HAND:
+            slot = 1 if s.ctrl[h] == seat else 2
+        elif z == Zone.GRID:
+            slot = 3 if s.ctrl[h] == seat else 4
+        else:
+            slot = 5 if z == Zone.GRAVEYARD else 6
+        out[base + slot] = 1.0
+        out[base + nz] = float(s.up[h])
+        if s.cell[h] >= 0:
+            out[base + nz + 1 + s.cell[h]] = 1.0
+        cid = known_id(s, h, mine if s.holder[h] == seat else None)
+        if cid is not None:
+            out[base + nz + 1 + cells + s.catalogue.index[cid]] = 1.0
+        tail = base + nz + 1 + cells + _card_count()
+        out[tail] = s.weaken[h] / SCALE_VALUE
+        out[tail + 1] = s.boost[h] / SCALE_VALUE
+        out[tail + 2] = float(s.shield[h])
+    return out
+
+
+# --- the action space -------------------------------------------------------------------------
+# [end, pass] + place (handle, cell, face) + use handle + pick handle + free handle
+
+
+def _layout(rules: GridRules) -> tuple[int, int, int, int, int]:
+    """(handles, cells, start of place, use, pick), free starting after pick."""
+    n, cells = _handles(rules), rules.size ** 2
+    place = 2
+    use = place + n * cells * 2
+    return n, cells, place, use, use + n
+
+
+def action_count(rules: GridRules) -> int:
+    n, _, _, _, pick = _layout(rules)
+    return pick + 2 * n
+
+
+def action_index(s: GridState, inp: GridInput) -> int:
+    n, cells, place, use, pick = _layout(s.rules)
+    v = inp.verb if isinstance(inp, GridInput) else None
+    if v is Verb.END:
+        return 0
+    if v is Verb.PASS:
+        return 1
+    if v in (Verb.PLACE, Verb.USE, Verb.PICK, Verb.FREE) and 0 <= inp.handle < n:
+        if v is Verb.PLACE:
+            c = cell_index(inp.cell, s.rules.size)
+            if c >= 0:
+                return place + (inp.handle * cells + c) * 2 + int(inp.up)
+        else:
+            return {Verb.USE: use, Verb.PICK: pick, Verb.FREE: pick + n}[v] + inp.handle
+    raise EncodingError(f"grid: input {inp!r:.80} has no action index (a player's input on "
+                        "this grid)")
+
+
+def _input_at(rules: GridRules, index: int) -> GridInput | None:
+    n, cells, place, use, pick = _layout(rules)
+    if index == 0:
+        return GridInput(Verb.END)
+    if index == 1:
+        return GridInput(Verb.PASS)
+    if place <= index < use:
+        k, up = divmod(index - place, 2)
+        h, c = divmod(k, cells)
+        return GridInput(Verb.PLACE, h, cell=cell_name(c, rules.size), up=bool(up))
+    for start, verb in ((use, Verb.USE), (pick, Verb.PICK), (pick + n, Verb.FREE)):
+        if start <= index < start + n:
+            return GridInput(verb, index - start)
+    return None
+
+
+def input_of(s: GridState, index: int) -> Any:
+    inp = _input_at(s.rules, index)
+    if inp is None or inp not in legal_actions(s):
+        raise EncodingError(f"grid: action {index} is not a legal input here")
+    return inp
+
+
+__all__ = ["action_count", "action_index", "input_of", "observation_size",
+           "observe"]
