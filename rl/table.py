@@ -97,13 +97,16 @@ class Table:
         return encoding.legal_indices(self.game, self.play.state)
 
     def returns(self) -> list[float]:
-        """Each seat's result: +1 a win, -1 a loss, 0 a draw or an unfinished game."""
+        """Each seat's result: +1 a win, -1 a loss, 0 a draw or an unfinished game (a solo
+        game's run without a winner is lost)."""
         d = self.decision
         players = self.game.players
-        if not isinstance(d, Finished) or d.winner is None:
+        if not isinstance(d, Finished):
             return [0.0] * players
-        if players == 1:
+        if players == 1:  # a solo game has no draw: a run without a winner is lost
             return [1.0 if d.winner == 0 else -1.0]
+        if d.winner is None:
+            return [0.0] * players
         return [1.0 if p == d.winner else -1.0 for p in range(players)]
 
     def scene_lines(self, seat: int | None) -> list[str]:

@@ -186,6 +186,47 @@ class Multiverse:
         return [f"you face the Multiverse: {state.rules.rows} row(s) of three defense cards",
                 "you play first"]
 
+    def local_deal(self, rules: R.Rules, catalogue: Any, seed: bytes
+                   ) -> tuple[dict[int, str], list[list[int]]]:
+        """A deal for local play (engine/referee_loop.py): each decklist (§11.1.3) shuffled by
+        a stream of `seed` onto its deal positions, dealt in handle order."""
+        from ..referee_loop import HashBelow
+
+        stream = HashBelow(seed + b"/deal", 8)
+        identity: dict[int, str] = {}
+        orders = []
+        for deck, cards in enumerate(E.decklists(rules, catalogue)):
+            handles = E.deck_handles(rules, catalogue, deck)
+            identity.update(zip(handles, stream.shuffle(cards), strict=True))
+            orders.append(list(handles))
+        return identity, orders
+
+    # --- as a research environment (encode.py, engine/encoding.py)
+    def observation_size(self, rules: R.Rules) -> int:
+        from .encode import observation_size
+
+        return observation_size(rules)
+
+    def observe(self, state: E.State, seat: int, knowledge: Any) -> list[float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: R.Rules) -> int:
+        from .encode import action_count
+
+        return action_count(rules)
+
+    def action_index(self, state: E.State, inp: str) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: E.State, index: int) -> str:
+        from .encode import input_of
+
+        return input_of(state, index)
+
     # --- positions
     def text_board(self, state: E.State) -> str:
         """The board at a terminal (api.text_board)."""
