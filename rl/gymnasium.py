@@ -3,8 +3,8 @@
 # observation is the game's fixed-length vector (float32, engine/encoding.py); the action space
 # is the game's fixed one, and `info["action_mask"]` (int8) says which actions are legal. An
 # illegal action changes nothing: reward 0, `info["illegal_action"]` True (Gymnasium's checker
-# and unmasked agents sample the whole space; the game itself would refuse it). Deals, reveals and the die are resolved
-# inside from the seed (rl/table.py).
+# and unmasked agents sample the whole space; the game itself would refuse it). Deals, reveals
+# and the die are resolved inside from the seed (rl/table.py).
 #
 # Reward: +1 when the game ends won, -1 when lost, 0 otherwise; `terminated` at the end,
 # `truncated` past rl/table.py MAX_INPUTS.
@@ -18,6 +18,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from versus.engine import encoding
 from versus.engine.registry import DEFAULT_SOLO_GAME, get_game
 from versus.engine.shell import is_solo
 
@@ -39,10 +40,12 @@ class SoloEnv(gymnasium.Env):
             raise TableError(f"render_mode {render_mode!r}: one of {', '.join(RENDER_MODES)}")
         self.rules = rules_of(self.game, rules)
         self.render_mode = render_mode
-        probe = Table.open(self.game, self.rules, b"versus-rl/probe")
-        self.observation_space = spaces.Box(low=-np.inf, high=np.inf,
-                                            shape=(probe.observation_size(),), dtype=np.float32)
-        self.action_space = spaces.Discrete(probe.action_count())
+        if not encoding.has_encoding(self.game):
+            raise TableError(f"game {game_id!r} has no observation/action encoding")
+        size = encoding.observation_size(self.game, self.rules)
+        self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,),
+                                            dtype=np.float32)
+        self.action_space = spaces.Discrete(encoding.action_count(self.game, self.rules))
         self.table: Table | None = None
 
     def _info(self) -> dict[str, Any]:

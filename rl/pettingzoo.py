@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from versus.engine import encoding
 from versus.engine.registry import get_game
 
 from .table import Table, TableError, rules_of
@@ -51,17 +52,16 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         self._seed = seed
         self._resets = 0
         self.possible_agents = ["player_0", "player_1"]
-        size = self._probe().observation_size()
-        count = self._probe().action_count()
+        if not encoding.has_encoding(self.game):
+            raise TableError(f"game {game_id!r} has no observation/action encoding")
+        size = encoding.observation_size(self.game, self.rules)
+        count = encoding.action_count(self.game, self.rules)
         box = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         mask = spaces.Box(low=0, high=1, shape=(count,), dtype=np.int8)
         self.observation_spaces = {a: spaces.Dict({"observation": box, "action_mask": mask})
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(count) for a in self.possible_agents}
         self.table: Table | None = None
-
-    def _probe(self) -> Table:
-        return Table.open(self.game, self.rules, b"versus-rl/probe")
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
