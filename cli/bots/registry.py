@@ -1,6 +1,7 @@
 # Bots by name, for the command line and tournaments: "random", "greedy", "ismcts" (the paired
-# search), "ismcts-tree" (the deep tree, SPEC Part 7), and "cmd:<command line>" for an external
-# program (async only: wrap any of them with as_async).
+# search), "ismcts-tree" (the deep tree, SPEC Part 7), "cmd:<command line>" for an external
+# program (async only: wrap any of them with as_async), and "py:MODULE:CALLABLE" for a policy
+# over the game's observation and action mask (policy.py, the research environments' encoding).
 #
 # Only `random` plays every game (it knows a game through its legal inputs alone); every other
 # built-in bot is a game's own, registered by the game (its `bots` member, engine/shell.py:
@@ -32,7 +33,8 @@ from .base import Bot, BotError, Budget, UnknownBotError
 from .external import ExternalBot, time_ms_of
 from .simple import RandomBot, bot_rng
 
-KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>")
+KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>",
+              "py:MODULE:CALLABLE")
 #: the bots that play any registered game
 GENERIC_BOTS = ("random",)
 
@@ -49,7 +51,8 @@ class BotOptionError(BotError, ValueError):
 #: the option keys each bot takes (`cmd` stands for every cmd:<command line>)
 BOT_OPTIONS = {"random": ("name", "seed"), "greedy": ("name", "seed"),
                "ismcts": ("name", "seed", "time", "iterations"),
-               "ismcts-tree": ("name", "seed", "time", "iterations"), "cmd": ("name", "time")}
+               "ismcts-tree": ("name", "seed", "time", "iterations"), "cmd": ("name", "time"),
+               "py": ("name",)}
 _OPTIONS = re.compile(r"[a-z]+=[^,:]*(,[a-z]+=[^,:]*)*")
 _NAME = re.compile(r"[^,:#\s][^,:#]{0,38}[^,:#\s]|[^,:#\s]")
 
@@ -74,13 +77,14 @@ class BotSpec:
 def parse_bot(text: str) -> BotSpec:
     """`NAME[:key=value,...]` as a BotSpec; BotOptionError (one line) when the options are
     wrong. The bot itself is not checked here (make_bot does)."""
-    if text.startswith("cmd:"):
+    if text.startswith(("cmd:", "py:")):  # options only after the command's (policy's) last colon
+        kind = text[:text.index(":")]
         head, colon, tail = text.rpartition(":")
-        if head != "cmd" and colon and (tail == "" or _OPTIONS.fullmatch(tail)):
+        if head != kind and colon and (tail == "" or _OPTIONS.fullmatch(tail)) \
+                and (kind == "cmd" or head.count(":") >= 2):
             bot, given = head, tail
         else:
             bot, given = text, ""
-        kind = "cmd"
     else:
         bot, _, given = text.partition(":")
         kind = bot
@@ -96,7 +100,7 @@ def parse_bot(text: str) -> BotSpec:
     for item in given.split(","):
         key, _, value = item.partition("=")
         if key not in known:
-            who = "cmd:" if kind == "cmd" else bot
+            who = f"{kind}:" if kind in ("cmd", "py") else bot
             raise BotOptionError(f"bot {text!r}: unknown option {key!r}; {who} takes "
                                  f"{', '.join(known)}")
         if key in values:
@@ -152,6 +156,10 @@ def game_problem(name: str, game: str) -> str | None:
         from .external import hosting_problem
 
         return None if found is None else hosting_problem(found)
+    if name.startswith("py:"):
+        from .policy import policy_problem
+
+        return None if found is None else policy_problem(found)
     if name in KNOWN_BOTS:
         return (f"bot {name!r} does not play {game}; bots for {game}: "
                 f"{', '.join(GENERIC_BOTS + own)}")
@@ -189,4 +197,8 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
             raise UnknownBotError("bot 'cmd:' needs a command line after the colon")
         return ExternalBot(command, time_ms=time_ms_of(None if budget is None
                                                        else budget.seconds), game=game)
+    if name.startswith("py:"):
+        from .policy import PolicyBot
+
+        return PolicyBot(name, game, spec.name)  # type: ignore[return-value]
     raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(KNOWN_BOTS)}")

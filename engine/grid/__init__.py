@@ -218,6 +218,12 @@ class Grid:
 
         return input_of(state, index)
 
+    def view_parts(self, view: GridView) -> tuple[GridState, int, GridKnowledge]:
+        """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""
+        from .encode import view_parts
+
+        return view_parts(view)
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: GridState) -> str:
         from .positions import dump_position

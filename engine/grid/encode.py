@@ -170,3 +170,15 @@ def input_of(s: GridState, index: int) -> Any:
 
 __all__ = ["action_count", "action_index", "input_of", "observation_size",
            "observe"]
+
+
+def view_parts(view: Any) -> tuple[GridState, int, GridKnowledge]:
+    """The public state, seat and a knowledge of every card the view names (the seat's own
+    cards among them: `observe` reads the knowledge for the seat's cards only)."""
+    if view.state is None:
+        raise EncodingError("grid view without its state (made before views carried it)")
+    knowledge = GridKnowledge(view.player)
+    for h, cid in (*view.hand, *((c.handle, c.card) for c in view.grid)):
+        if cid is not None:
+            knowledge.learn(h, cid)
+    return view.state, view.player, knowledge

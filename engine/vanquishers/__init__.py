@@ -213,6 +213,10 @@ class Vanquishers:
 
         return input_of(state, index)
 
+    def view_parts(self, view: _text.View) -> tuple[State, int, _text.Knowledge]:
+        """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""
+        return view.state, view.player, view.knowledge
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
         return _text.dump_position(state)

@@ -243,6 +243,10 @@ class Versus42:
 
         return legal_indices(state)
 
+    def view_parts(self, view: PlayerView) -> tuple[State, int, Knowledge]:
+        """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""
+        return view.public_state, view.player, view._know
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
         from .positions import dump_position
