@@ -189,7 +189,7 @@ def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) ->
     if bot:
         parser.add_argument("--bot", metavar="NAME", default=None,
                             help="play headless with this bot (random; Versus: greedy, "
-                                 "ismcts, ismcts-tree, cmd:...)")
+                                 "ismcts, ismcts-tree, cmd:..., py:MODULE:CALLABLE)")
     parser.add_argument("--deck", metavar="FILE", default=None,
                         help="Versus, decklist mode: the deck to bring (default: a random "
                              "one)")
@@ -277,7 +277,8 @@ def add_network_parsers(sub: Any) -> None:
                           epilog=EXIT_CODES)
     play.add_argument("--bot", default=None, metavar="NAME",
                       help="the opponent (random; Versus: greedy, ismcts, ismcts-tree, "
-                           "cmd:...; default greedy for Versus, random for another game)")
+                           "cmd:..., py:MODULE:CALLABLE; default greedy for Versus, random "
+                           "for another game)")
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     add_rules_options(play)
     add_session_options(play, bot=False)
@@ -357,9 +358,10 @@ def add_tournament_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "tournament", help="play bots against each other in real peer-to-peer matches",
         description="Play a round robin or a gauntlet between bots (random, greedy, ismcts, "
-                    "ismcts-tree, cmd:<command line> for an external bot; for another game "
-                    "than Versus, random). Every game is a real match over TCP on 127.0.0.1 "
-                    "with its transcript saved and verified in OUT/games. "
+                    "ismcts-tree, cmd:<command line> for an external bot, "
+                    "py:MODULE:CALLABLE for a policy over the game's observation and action "
+                    "mask; for another game than Versus, random). Every game is a real match "
+                    "over TCP on 127.0.0.1 with its transcript saved and verified in OUT/games. "
                     "Exit status: 0 finished, 1 error, 2 bad command line, 3 unfinished "
                     "(interrupted or games abandoned: finish with --resume), 4 a saved "
                     "transcript failed verification.")

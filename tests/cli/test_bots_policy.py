@@ -117,3 +117,8 @@ def test_the_example_policy_runs() -> None:
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == len(PLAYED)
+
+
+def test_bot_check_passes_a_policy(capsys: Any) -> None:
+    assert main(["bot-check", "--game", PLAYED[-1], POLICY]) == 0
+    assert "checks passed" in capsys.readouterr().out
