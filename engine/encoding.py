@@ -6,15 +6,18 @@
 # (engine/<game>/encode.py), since what a vector means is a rule of that game:
 #
 #   observation_size(rules) -> int         the length of every observation under `rules`
-#   observe(state, seat, knowledge) -> list[float]
-#                                          what `seat` sees: built from the public state and
+#   observe(state, seat, knowledge) -> dict[int, float]
+#                                          what `seat` sees, as the vector's nonzero entries
+#                                          (index -> value): built from the public state and
 #                                          that seat's own knowledge only, never another's
 #   action_count(rules) -> int             the size of the fixed action space under `rules`
 #   action_index(state, inp) -> int        a legal TURN/CHOICE input's index in that space
 #   input_of(state, index) -> input        the inverse; an index that is not legal raises
 #
-# Why plain lists and ints here: the engine never imports numpy (start-up, and the base
-# install has no numpy); rl/ turns the lists into arrays. A game may add `legal_indices(state)`
+# Why plain dicts, lists and ints here: the engine never imports numpy (start-up, and the base
+# install has no numpy); rl/ writes the entries into arrays. Why the nonzero entries: a vector
+# is thousands of floats of which a few hundred are set, and building only those keeps the
+# environments' cost per step near the engine's. A game may add `legal_indices(state)`
 # when computing the indices together is cheaper than one by one (Versus's Activate ranks).
 from __future__ import annotations
 
@@ -49,9 +52,21 @@ def observation_size(game: Game, rules: GameRules) -> int:
     return int(_member(game, "observation_size")(rules))
 
 
-def observe(game: Game, state: GameState, seat: int, knowledge: GameKnowledge) -> list[float]:
-    """`seat`'s observation of `state`; its length is `observation_size(game, state's rules)`."""
+def observe_entries(game: Game, state: GameState, seat: int,
+                    knowledge: GameKnowledge) -> dict[int, float]:
+    """`seat`'s observation of `state` as its nonzero entries, index -> value (an entry may
+    also be 0.0); every index is below `observation_size`."""
     return _member(game, "observe")(state, seat, knowledge)  # type: ignore[no-any-return]
+
+
+def observe(game: Game, rules: GameRules, state: GameState, seat: int,
+            knowledge: GameKnowledge) -> list[float]:
+    """`seat`'s observation of `state` (a state of a match under `rules`) as the full vector
+    of `observation_size(game, rules)` floats."""
+    out = [0.0] * observation_size(game, rules)
+    for i, value in observe_entries(game, state, seat, knowledge).items():
+        out[i] = value
+    return out
 
 
 def action_count(game: Game, rules: GameRules) -> int:

@@ -22,6 +22,7 @@ from versus.engine import encoding
 from versus.engine.registry import DEFAULT_SOLO_GAME, get_game
 from versus.engine.shell import is_solo
 
+from .arrays import mask, vector
 from .table import Table, TableError, rules_of
 
 RENDER_MODES = ("human", "ansi")
@@ -42,7 +43,7 @@ class SoloEnv(gymnasium.Env):
         self.render_mode = render_mode
         if not encoding.has_encoding(self.game):
             raise TableError(f"game {game_id!r} has no observation/action encoding")
-        size = encoding.observation_size(self.game, self.rules)
+        size = self._size = encoding.observation_size(self.game, self.rules)
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,),
                                             dtype=np.float32)
         self.action_space = spaces.Discrete(encoding.action_count(self.game, self.rules))
@@ -50,13 +51,11 @@ class SoloEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         assert self.table is not None
-        mask = np.zeros(self.action_space.n, dtype=np.int8)
-        mask[self.table.legal(0)] = 1
-        return {"action_mask": mask}
+        return {"action_mask": mask(self.table.legal(0), int(self.action_space.n))}
 
     def _observation(self) -> np.ndarray:
         assert self.table is not None
-        return np.asarray(self.table.observe(0), dtype=np.float32)
+        return vector(self.table.observe_entries(0), self._size)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:

@@ -35,6 +35,7 @@ from versus.engine.api import MAX_CHANCE_OUTCOMES, DecisionKind, Finished, Game,
 from versus.engine.referee_loop import local_deal
 from versus.engine.registry import games, get_game
 
+from .arrays import vector
 from .table import TableError, rules_of
 
 #: the game parameter fixing the decks' contents and the setup seed
@@ -307,9 +308,9 @@ class Observer:
             state._versus.new_knowledge(player)
 
     def set_from(self, state: VersusSpielState, player: int) -> None:
-        self.tensor[:] = np.asarray(encoding.observe(state._versus, state.engine_state, player,
-                                                     self._knowledge(state, player)),
-                                    dtype=np.float32)
+        self.tensor[:] = vector(encoding.observe_entries(
+            state._versus, state.engine_state, player, self._knowledge(state, player)),
+            len(self.tensor))
 
     def string_from(self, state: VersusSpielState, player: int) -> str:
         if self.perfect_recall:

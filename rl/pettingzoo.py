@@ -20,6 +20,7 @@ from pettingzoo.utils import wrappers
 from versus.engine import encoding
 from versus.engine.registry import get_game
 
+from .arrays import mask, vector
 from .table import Table, TableError, rules_of
 
 RENDER_MODES = ("human", "ansi")
@@ -54,7 +55,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         self.possible_agents = ["player_0", "player_1"]
         if not encoding.has_encoding(self.game):
             raise TableError(f"game {game_id!r} has no observation/action encoding")
-        size = encoding.observation_size(self.game, self.rules)
+        size = self._size = encoding.observation_size(self.game, self.rules)
         count = encoding.action_count(self.game, self.rules)
         box = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         mask = spaces.Box(low=0, high=1, shape=(count,), dtype=np.int8)
@@ -119,10 +120,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self._table()
         seat = self.possible_agents.index(agent)
-        mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
-        mask[table.legal(seat)] = 1
-        return {"observation": np.asarray(table.observe(seat), dtype=np.float32),
-                "action_mask": mask}
+        return {"observation": vector(table.observe_entries(seat), self._size),
+                "action_mask": mask(table.legal(seat), self.action_spaces[agent].n)}
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -52,6 +52,7 @@ class Table:
     rules: Any
     play: LocalPlay
     decision: Pending | Finished
+    _legal: dict[int, Any] | None = None  # action index -> legal input, of the current state
 
     @classmethod
     def open(cls, game: Game | str, rules: Any, seed: int | bytes) -> Table:
@@ -88,13 +89,28 @@ class Table:
         return encoding.action_count(self.game, self.rules)
 
     def observe(self, seat: int) -> list[float]:
-        return encoding.observe(self.game, self.play.state, seat, self.play.knowledge[seat])
+        """`seat`'s observation vector (the game's encoding)."""
+        return encoding.observe(self.game, self.rules, self.play.state, seat,
+                                self.play.knowledge[seat])
+
+    def observe_entries(self, seat: int) -> dict[int, float]:
+        """`seat`'s observation as its nonzero entries (index -> value)."""
+        return encoding.observe_entries(self.game, self.play.state, seat,
+                                        self.play.knowledge[seat])
 
     def legal(self, seat: int) -> list[int]:
         """The legal action indices of `seat` ([] when it is not to move)."""
         if self.to_move != seat:
             return []
-        return encoding.legal_indices(self.game, self.play.state)
+        return list(self._legal_inputs())
+
+    def _legal_inputs(self) -> dict[int, Any]:
+        """Each legal index's input, computed once per state (the game's legal order)."""
+        if self._legal is None:
+            state = self.play.state
+            self._legal = dict(zip(encoding.legal_indices(self.game, state),
+                                   self.game.legal_actions(state), strict=True))
+        return self._legal
 
     def returns(self) -> list[float]:
         """Each seat's result: +1 a win, -1 a loss, 0 a draw or an unfinished game (a solo
@@ -123,11 +139,11 @@ class Table:
         player decision; the input applied. TableError when `index` is not legal now."""
         if self.to_move is None:
             raise TableError(f"game {self.game.id!r} is over: no action {index!r} applies")
-        try:
-            inp = encoding.input_of(self.game, self.play.state, index)
-        except encoding.EncodingError as error:
-            raise TableError(str(error)) from None
+        inp = self._legal_inputs().get(index)
+        if inp is None:
+            raise TableError(f"{self.game.id}: action {index!r} is not a legal input here")
         self.play.apply(inp)
+        self._legal = None
         self.decision = self.play.to_player()
         return inp
 

@@ -76,9 +76,9 @@ class PolicyBot:
     def choose(self, view: Any, legal: Sequence[Any]) -> Any:
         game = self.game
         state, seat, knowledge = game.view_parts(view)  # type: ignore[attr-defined]
-        observation = encoding.observe(game, state, seat, knowledge)
+        observation = encoding.observe(game, view.rules, state, seat, knowledge)
         indices = encoding.legal_indices(game, state)
-        mask = [0] * encoding.action_count(game, view.rules)  # every game's view has rules
+        mask = [0] * encoding.action_count(game, view.rules)
         for i in indices:
             mask[i] = 1
         try:

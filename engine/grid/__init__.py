@@ -198,7 +198,7 @@ class Grid:
 
         return observation_size(_rules(rules))
 
-    def observe(self, state: GridState, seat: int, knowledge: GridKnowledge) -> list[float]:
+    def observe(self, state: GridState, seat: int, knowledge: GridKnowledge) -> dict[int, float]:
         from .encode import observe
 
         return observe(state, seat, knowledge)
@@ -217,6 +217,11 @@ class Grid:
         from .encode import input_of
 
         return input_of(state, index)
+
+    def legal_indices(self, state: GridState) -> list[int]:
+        from .encode import legal_indices
+
+        return legal_indices(state)
 
     def view_parts(self, view: GridView) -> tuple[GridState, int, GridKnowledge]:
         """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""

@@ -54,7 +54,7 @@ def observation_size(rules: GridRules) -> int:
     return HEADER + _handles(rules) * handle_width(rules)
 
 
-def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> list[float]:
+def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[int, float]:
     if seat not in (0, 1):
         raise EncodingError(f"grid observation: seat {seat!r} is not 0 or 1")
     if len(s.catalogue.cards) != _card_count():
@@ -62,7 +62,7 @@ def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> list[fl
                             f"the encoding has {_card_count()} (the shipped card data)")
     rules, cells = s.rules, s.rules.size ** 2
     mine = knowledge if knowledge is not None and knowledge.player == seat else None
-    out = [0.0] * observation_size(rules)
+    out: dict[int, float] = {}
     d = decision(s)
     hands = [0, 0]
     for h, z in enumerate(s.zone):
@@ -84,7 +84,7 @@ def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> list[fl
         out[10] = 1.0
         out[11] = float(d.winner == seat)
         out[12] = float(d.winner == 1 - seat)
-    width, nz = handle_width(rules), len(ZONES)
+    width, nz, cards = handle_width(rules), len(ZONES), _card_count()
     for h in range(len(s.zone)):
         base = HEADER + h * width
         z = s.zone[h]
@@ -97,16 +97,20 @@ def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> list[fl
         else:
             slot = 5 if z == Zone.GRAVEYARD else 6
         out[base + slot] = 1.0
-        out[base + nz] = float(s.up[h])
+        if slot == 0:
+            continue  # a card in a deck: nothing else is known of it
+        if s.up[h]:
+            out[base + nz] = 1.0
         if s.cell[h] >= 0:
             out[base + nz + 1 + s.cell[h]] = 1.0
         cid = known_id(s, h, mine if s.holder[h] == seat else None)
         if cid is not None:
             out[base + nz + 1 + cells + s.catalogue.index[cid]] = 1.0
-        tail = base + nz + 1 + cells + _card_count()
-        out[tail] = s.weaken[h] / SCALE_VALUE
-        out[tail + 1] = s.boost[h] / SCALE_VALUE
-        out[tail + 2] = float(s.shield[h])
+        tail = base + nz + 1 + cells + cards
+        if s.weaken[h] or s.boost[h] or s.shield[h]:
+            out[tail] = s.weaken[h] / SCALE_VALUE
+            out[tail + 1] = s.boost[h] / SCALE_VALUE
+            out[tail + 2] = float(s.shield[h])
     return out
 
 
@@ -182,3 +186,23 @@ def view_parts(view: Any) -> tuple[GridState, int, GridKnowledge]:
         if cid is not None:
             knowledge.learn(h, cid)
     return view.state, view.player, knowledge
+
+
+def legal_indices(s: GridState) -> list[int]:
+    """The index of every legal input in legal order, the layout worked out once."""
+    if s.finished:
+        return []
+    n, cells, place, use, pick = _layout(s.rules)
+    size = s.rules.size
+    starts = {Verb.USE: use, Verb.PICK: pick, Verb.FREE: pick + n}
+    out = []
+    for inp in legal_actions(s):
+        v = inp.verb
+        if v is Verb.PLACE:
+            out.append(place + (inp.handle * cells + cell_index(inp.cell, size)) * 2
+                       + int(inp.up))
+        elif v in starts:
+            out.append(starts[v] + inp.handle)
+        else:
+            out.append(action_index(s, inp))
+    return out

@@ -207,7 +207,7 @@ class Multiverse:
 
         return observation_size(rules)
 
-    def observe(self, state: E.State, seat: int, knowledge: Any) -> list[float]:
+    def observe(self, state: E.State, seat: int, knowledge: Any) -> dict[int, float]:
         from .encode import observe
 
         return observe(state, seat, knowledge)

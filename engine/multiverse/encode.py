@@ -49,11 +49,11 @@ def observation_size(rules: Rules) -> int:
     return HEADER + _handles(rules) * handle_width(rules)
 
 
-def observe(s: State, seat: int, knowledge: Any) -> list[float]:
+def observe(s: State, seat: int, knowledge: Any) -> dict[int, float]:
     if seat != 0:
         raise EncodingError(f"multiverse observation: seat {seat!r} is not 0 (a solo game)")
     d, rules = s.d, s.rules
-    out = [0.0] * observation_size(rules)
+    out: dict[int, float] = {}
     out[0] = d["turn"] / SCALE_TURN
     out[1] = float(d["side"] == 0)
     out[2], out[3] = float(d["slow_used"]), float(d["main_used"])

@@ -193,7 +193,7 @@ class Vanquishers:
 
         return observation_size(rules)
 
-    def observe(self, state: State, seat: int, knowledge: _text.Knowledge) -> list[float]:
+    def observe(self, state: State, seat: int, knowledge: _text.Knowledge) -> dict[int, float]:
         from .encode import observe
 
         return observe(state, seat, knowledge)

@@ -60,7 +60,7 @@ def observation_size(rules: Rules) -> int:
     return HEADER + 2 * side_width() + _handles(rules) * handle_width()
 
 
-def observe(s: State, seat: int, knowledge: Knowledge | None) -> list[float]:
+def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float]:
     if seat not in (0, 1):
         raise EncodingError(f"vanquishers observation: seat {seat!r} is not 0 or 1")
     if len(s.cat.cards) != _card_count():
@@ -68,7 +68,7 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> list[float]:
                             f"the encoding has {_card_count()} (the shipped card data)")
     own = knowledge.cards if knowledge is not None and knowledge.player == seat else {}
     cards = _card_count()
-    out = [0.0] * observation_size(s.rules)
+    out: dict[int, float] = {}
     d = decision(s)
     out[0] = float(seat)
     if not isinstance(d, Finished) and d.player == seat:
@@ -99,13 +99,17 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> list[float]:
         base = start + h * width
         mine = s.owner(h) == seat
         out[base + s.zone[h] + (0 if mine else nz)] = 1.0
+        if s.zone[h] == Zone.DECK:
+            continue  # a card in a deck: nothing else is known of it
         index = s.card[h]
-        if index < 0 and mine and s.zone[h] != Zone.DECK and h in own:
+        if index < 0 and mine and h in own:
             index = s.cat.index(own[h])
         if index >= 0:
             out[base + 2 * nz + index] = 1.0
-        out[base + 2 * nz + cards] = float(s.host[h] >= 0)
-        out[base + 2 * nz + cards + 1] = s.aux[h] / SCALE_AUX
+        if s.host[h] >= 0:
+            out[base + 2 * nz + cards] = 1.0
+        if s.aux[h]:
+            out[base + 2 * nz + cards + 1] = s.aux[h] / SCALE_AUX
     return out
 
 

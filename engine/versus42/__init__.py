@@ -218,7 +218,7 @@ class Versus42:
 
         return observation_size(rules)
 
-    def observe(self, state: State, seat: int, knowledge: Knowledge) -> list[float]:
+    def observe(self, state: State, seat: int, knowledge: Knowledge) -> dict[int, float]:
         from .encode import observe
 
         return observe(state, seat, knowledge)

@@ -9,11 +9,12 @@
 #
 # The action space: a slot per (kind, handle, area, face) for end, flip, move, summon and pick.
 # An Activate names up to MAX_TARGETS areas (a copied Active adds the copied card's targets),
-# far too many combinations for a slot each, so its slot is (area, source, rank): the rank of its
-# target list among the legal Activates of that card and source, in the game's legal order
-# (deterministic, and a function of the public state, so the same in every state of one
-# information set). Ranks beyond ACTIVATE_RANKS have no slot (Decided: never seen in random
-# play, where one Active offers at most a few dozen target lists).
+# far too many combinations for a slot each, so its slot is (area, rank): its rank among the
+# legal Activates of the card on that area (every source and target list), in the game's legal
+# order (deterministic, and a function of the public state, so the same in every state of one
+# information set). ACTIVATE_RANKS bounds the rank (Decided: 512; random play reaches ~120, as
+# one Active names at most two areas and a copied one adds the copied card's); a position past
+# it raises EncodingError rather than hide a legal input.
 from __future__ import annotations
 
 from functools import cache
@@ -23,7 +24,7 @@ from ..encoding import EncodingError
 from .actions import Action, ActionKind
 from .catalogue import default_catalogue
 from .decisions import ChoiceDecision, GameResult, TurnDecision
-from .game import FIELD, ZONE_NAMES, State, legal_actions
+from .game import DECK, FIELD, ZONE_NAMES, State, legal_actions
 from .ruleset import Ruleset
 from .views import Knowledge, PlayerView
 
@@ -31,8 +32,7 @@ from .views import Knowledge, PlayerView
 #: their hand/10, my alive/10, their alive/10, finished, I won, they won
 HEADER = 14
 TILES = 4  # white, black, gray, blue
-SOURCES = 5  # an Active's source: 0 the card's own, 1..4 an absorbed card's
-ACTIVATE_RANKS = 64
+ACTIVATE_RANKS = 512
 SCALE_TURN, SCALE_COUNT, SCALE_STRENGTH = 100.0, 10.0, 10.0
 
 
@@ -55,7 +55,7 @@ def observation_size(rules: Ruleset) -> int:
     return HEADER + _areas(rules) * TILES + 2 * rules.deck_size * handle_width(rules)
 
 
-def observe(s: State, seat: int, knowledge: Knowledge) -> list[float]:
+def observe(s: State, seat: int, knowledge: Knowledge) -> dict[int, float]:
     if seat not in (0, 1):
         raise EncodingError(f"versus42 observation: seat {seat!r} is not 0 or 1")
     if len(s.cat.cards) != _card_count():
@@ -65,7 +65,7 @@ def observe(s: State, seat: int, knowledge: Knowledge) -> list[float]:
         knowledge = Knowledge(seat)  # another seat's knowledge never enters
     view = PlayerView(s, knowledge, seat)
     rules, areas = s.rules, _areas(s.rules)
-    out = [0.0] * observation_size(rules)
+    out: dict[int, float] = {}
     d = s.decision
     out[0] = float(seat)
     out[1] = float(isinstance(d, TurnDecision) and s.active == seat)
@@ -86,7 +86,10 @@ def observe(s: State, seat: int, knowledge: Knowledge) -> list[float]:
     for h in range(2 * s.n):
         base = start + h * width
         out[base + s.zone[h] + (0 if s.owner(h) == seat else nz)] = 1.0
-        out[base + 2 * nz] = float(bool(s.face[h]))
+        if s.zone[h] == DECK:
+            continue  # a card in a deck: nothing else is known of it
+        if s.face[h]:
+            out[base + 2 * nz] = 1.0
         if s.zone[h] == FIELD and 0 <= s.pos[h] < areas:
             out[base + 2 * nz + 1 + s.pos[h]] = 1.0
         cid = view.identity(h)
@@ -97,13 +100,14 @@ def observe(s: State, seat: int, knowledge: Knowledge) -> list[float]:
             if s.zone[h] == FIELD:
                 strength = s.strength(h) if s.ident[h] >= 0 else card.strength + s.temp[h]
                 out[tail] = strength / SCALE_STRENGTH
-        out[tail + 1] = s.level(h) / SCALE_COUNT
+        if s.stack[h]:
+            out[tail + 1] = len(s.stack[h]) / SCALE_COUNT
     return out
 
 
 # --- the action space -------------------------------------------------------------------------
 # [end] + flip area + move (area, to) + summon (handle, area, face) + pick handle
-# + activate (area, source, rank)
+# + activate (area, rank)
 
 
 def _layout(rules: Ruleset) -> tuple[int, int, int, int, int, int, int]:
@@ -119,13 +123,12 @@ def _layout(rules: Ruleset) -> tuple[int, int, int, int, int, int, int]:
 
 def action_count(rules: Ruleset) -> int:
     a, *_, activate = _layout(rules)
-    return activate + a * SOURCES * ACTIVATE_RANKS
+    return activate + a * ACTIVATE_RANKS
 
 
 def _rank(legal: list[Any], act: Action) -> int:
-    same = [x.targets for x in legal if x.kind is ActionKind.ACTIVATE and x.area == act.area
-            and x.source == act.source]
-    return same.index(act.targets) if act.targets in same else -1
+    same = [x for x in legal if x.kind is ActionKind.ACTIVATE and x.area == act.area]
+    return same.index(act) if act in same else -1
 
 
 def action_index(s: State, inp: Action) -> int:
@@ -146,8 +149,7 @@ def action_index(s: State, inp: Action) -> int:
         if k is ActionKind.ACTIVATE and inp.area in index:
             rank = _rank(list(legal_actions(s)), inp)
             if 0 <= rank < ACTIVATE_RANKS:
-                return activate + (index[inp.area] * SOURCES + inp.source) * ACTIVATE_RANKS \
-                    + rank
+                return activate + index[inp.area] * ACTIVATE_RANKS + rank
     raise EncodingError(f"versus42: input {inp!r:.80} has no action index here")
 
 
@@ -170,10 +172,8 @@ def input_of(s: State, index: int) -> Action:
     elif pick <= index < activate:
         inp = Action.pick(index - pick)
     elif activate <= index < action_count(s.rules):
-        k, rank = divmod(index - activate, ACTIVATE_RANKS)
-        area, source = divmod(k, SOURCES)
-        same = [x for x in legal if x.kind is ActionKind.ACTIVATE and x.area == names[area]
-                and x.source == source]
+        area, rank = divmod(index - activate, ACTIVATE_RANKS)
+        same = [x for x in legal if x.kind is ActionKind.ACTIVATE and x.area == names[area]]
         inp = same[rank] if rank < len(same) else None
     if inp is None or inp not in legal:
         raise EncodingError(f"versus42: action {index} is not a legal input here")
@@ -185,15 +185,33 @@ def legal_indices(s: State) -> list[int]:
     if isinstance(s.decision, GameResult):
         return []
     legal = list(legal_actions(s))
-    *_, activate = _layout(s.rules)
+    layout = _layout(s.rules)
+    activate = layout[-1]
     index, out = s.geom.index, []
-    ranks: dict[tuple[int, int], int] = {}
+    ranks: dict[int, int] = {}
     for x in legal:
         if x.kind is ActionKind.ACTIVATE:
-            key = (index[x.area], x.source)
+            key = index[x.area]
             rank = ranks[key] = ranks.get(key, -1) + 1
-            if rank < ACTIVATE_RANKS:
-                out.append(activate + (key[0] * SOURCES + key[1]) * ACTIVATE_RANKS + rank)
+            if rank >= ACTIVATE_RANKS:
+                raise EncodingError(f"versus42: {x} is target list {rank + 1} of its Active, "
+                                    f"past the encoding's {ACTIVATE_RANKS}")
+            out.append(activate + key * ACTIVATE_RANKS + rank)
         else:
-            out.append(action_index(s, x))
+            out.append(_plain_index(x, index, layout))
     return out
+
+
+def _plain_index(x: Action, index: dict[str, int], layout: tuple[int, ...]) -> int:
+    """The index of a legal input other than an Activate (legal_indices' fast path)."""
+    a, _, flip, move, summon, pick, _ = layout
+    k = x.kind
+    if k is ActionKind.END:
+        return 0
+    if k is ActionKind.FLIP:
+        return flip + index[x.area]
+    if k is ActionKind.MOVE:
+        return move + index[x.area] * a + index[x.to]
+    if k is ActionKind.SUMMON:
+        return summon + (x.handle * a + index[x.area]) * 2 + int(x.recto)
+    return pick + x.handle

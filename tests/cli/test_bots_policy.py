@@ -51,7 +51,8 @@ def test_a_policy_sees_the_environment_observation_and_plays_a_game(game_id: str
         before = len(seen)
         answer = bot.choose(view, legal)
         observation, mask = seen[before]
-        assert observation == encoding.observe(game, play.state, seat, play.knowledge[seat])
+        assert observation == encoding.observe(game, rules, play.state, seat,
+                                               play.knowledge[seat])
         assert [i for i, m in enumerate(mask) if m] == \
             sorted(encoding.legal_indices(game, play.state))
         return answer

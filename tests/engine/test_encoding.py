@@ -73,7 +73,7 @@ def test_indices_round_trip_and_observations_have_their_size(game_id: str,
 
     def visit(play: LocalPlay, seat: int) -> None:
         state = play.state
-        assert len(encoding.observe(game, state, seat, play.knowledge[seat])) == size
+        assert len(encoding.observe(game, rules, state, seat, play.knowledge[seat])) == size
         legal = list(game.legal_actions(state))
         indices = encoding.legal_indices(game, state)
         assert len(set(indices)) == len(indices) == len(legal)
@@ -107,8 +107,8 @@ def test_an_observation_holds_only_what_the_seat_may_see(game_id: str) -> None:
                 everything.learn(h, cid)
             for h, cid in own.cards.items():
                 everything.learn(h, cid)
-            mine = encoding.observe(game, play.state, p, own)
-            assert encoding.observe(game, play.state, p, everything) == mine
+            mine = encoding.observe(game, rules, play.state, p, own)
+            assert encoding.observe(game, rules, play.state, p, everything) == mine
             assert named_cards(game_id, play.state, p, mine) == \
                 view_cards(game, play.state, p, own)
         checked[0] += 1

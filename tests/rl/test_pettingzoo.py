@@ -41,7 +41,8 @@ def test_a_game_to_its_end_with_own_views_and_rewards(game_id: str) -> None:
         seat = env.possible_agents.index(agent)
         table = env.table
         assert table is not None and table.to_move == seat
-        expected = encoding.observe(table.game, table.state, seat, table.play.knowledge[seat])
+        expected = encoding.observe(table.game, table.rules, table.state, seat,
+                                   table.play.knowledge[seat])
         assert np.array_equal(obs["observation"], np.asarray(expected, np.float32))
         other = env.observe(env.possible_agents[1 - seat])
         assert not other["action_mask"].any()  # only the agent to move has legal actions
