@@ -108,7 +108,21 @@ def measure(games_: int) -> list[dict[str, Any]]:
     return out
 
 
+def missing() -> str | None:
+    """Why the environments cannot run here (a package of the rl extra missing), or None."""
+    try:
+        import gymnasium  # noqa: F401
+        import numpy  # noqa: F401
+        import pettingzoo  # noqa: F401
+    except ImportError as error:
+        return f"bench/rl.py needs the rl extra (pip install -e '.[rl]'): {error}"
+    return None
+
+
 def figures(games: int = 20) -> list[dict[str, Any]]:
+    if missing() is not None:
+        print(missing(), file=sys.stderr)
+        return []
     rows = []
     for r in measure(games):
         rows += [
@@ -126,11 +140,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=count, default=20, help="games per game id")
     args = parser.parse_args()
-    try:
-        import numpy  # noqa: F401
-        import pettingzoo  # noqa: F401
-    except ImportError as error:
-        print(f"bench/rl.py needs the rl extra (pip install -e '.[rl]'): {error}")
+    if missing() is not None:
+        print(missing())
         return 2
     print(f"{'game':<12} {'raw steps/s':>12} {'raw inputs/s':>13} {'env steps/s':>12} "
           f"{'overhead':>9}")

@@ -1,5 +1,6 @@
 # Every benchmark of the project in one table: engine, protocol, deal, p2p, bots, audit,
-# startup, tournament, bots_games, balance, then each game's own benchmark (bench/<game id>.py:
+# startup, tournament, bots_games, balance, rl (the research environments' overhead; no figures
+# without the rl extra), then each game's own benchmark (bench/<game id>.py:
 # grid, multiverse, vanquishers), found by the registry's ids, so adding a game's benchmark
 # needs no edit here; a game's benchmark gives its quick-mode arguments as its QUICK.
 #
@@ -45,7 +46,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 
 #: the platform's benchmarks, in the order they run
 PLATFORM = ("engine", "protocol", "deal", "p2p", "bots", "audit", "startup", "tournament",
-            "bots_games", "balance")
+            "bots_games", "balance", "rl")
 
 
 def game_benchmarks() -> tuple[str, ...]:
