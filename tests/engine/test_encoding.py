@@ -170,3 +170,20 @@ def view_cards(game: Any, state: Any, seat: int, knowledge: Any) -> dict[int, in
         if state.owner(h) == seat and h in knowledge.cards and state.zone[h] != 0:
             named.setdefault(h, knowledge.cards[h])
     return {h: state.cat.index(cid) for h, cid in named.items()}
+
+
+def test_the_sizes_spec_gives() -> None:
+    """SPEC §3.6, §9.8, §10.7, §11.9: each default encoding's sizes from the formulas there."""
+    sizes = {gid: (encoding.observation_size(get_game(gid), get_game(gid).default_rules()),
+                   encoding.action_count(get_game(gid), get_game(gid).default_rules()))
+             for gid in ENCODED}
+    n, a, c = 12, 20, 42  # Versus: deck_size, areas, cards
+    assert sizes["versus42"] == (14 + 4 * a + 2 * n * (12 + 1 + a + c + 2),
+                                 1 + a + a * a + 2 * n * 2 * a + 2 * n + 512 * a)
+    h, s, c = 40, 16, 124  # grid fast: handles, cells, cards
+    assert sizes["grid"] == (13 + h * (7 + 1 + s + c + 3), 2 + 2 * h * s + 3 * h)
+    n, c, k = 30, 52, 2  # vanquishers
+    assert sizes["vanquishers"] == (19 + 2 * (11 + 2 * c) + 2 * n * (12 + c + 2),
+                                    5 + 5 * 2 * n + 2 * n * k)
+    d, b, r, c = 60, 12, 2, 32  # multiverse normal
+    assert sizes["multiverse"] == (12 + (d + b) * (7 + 1 + r + c), 3 + 3 * d + 3 * d)
