@@ -17,10 +17,11 @@
 # Why plain dicts, lists and ints here: the engine never imports numpy (start-up, and the base
 # install has no numpy); rl/ writes the entries into arrays. Why the nonzero entries: a vector
 # is thousands of floats of which a few hundred are set, and building only those keeps the
-# environments' cost per step near the engine's. A game may add `legal_indices(state)`
+# environments' cost per step near the engine's. A game may add `legal_indices(state, legal)`
 # when computing the indices together is cheaper than one by one (Versus's Activate ranks).
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .api import Finished, Game, GameInput, GameKnowledge, GameRules, GameState
@@ -88,13 +89,17 @@ def input_of(game: Game, state: GameState, index: int) -> GameInput:
     return _member(game, "input_of")(state, index)
 
 
-def legal_indices(game: Game, state: GameState) -> list[int]:
+def legal_indices(game: Game, state: GameState,
+                  legal: Sequence[GameInput] | None = None) -> list[int]:
     """The indices of the legal TURN/CHOICE inputs of `state`, in the game's legal order
-    ([] for a finished game or an automatic decision)."""
+    ([] for a finished game or an automatic decision). `legal`: the state's legal inputs when
+    the caller has them already (computing them is most of the cost)."""
     if isinstance(game.decision(state), Finished):
         return []
+    if legal is None:
+        legal = game.legal_actions(state)
     fast = getattr(game, "legal_indices", None)  # optional: a game whose indices share work
     if fast is not None:
-        return list(fast(state))
+        return list(fast(state, legal))
     index = _member(game, "action_index")
-    return [index(state, inp) for inp in game.legal_actions(state)]
+    return [index(state, inp) for inp in legal]

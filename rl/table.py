@@ -108,8 +108,9 @@ class Table:
         """Each legal index's input, computed once per state (the game's legal order)."""
         if self._legal is None:
             state = self.play.state
-            self._legal = dict(zip(encoding.legal_indices(self.game, state),
-                                   self.game.legal_actions(state), strict=True))
+            legal = list(self.game.legal_actions(state))
+            self._legal = dict(zip(encoding.legal_indices(self.game, state, legal), legal,
+                                   strict=True))
         return self._legal
 
     def returns(self) -> list[float]:

@@ -218,10 +218,10 @@ class Grid:
 
         return input_of(state, index)
 
-    def legal_indices(self, state: GridState) -> list[int]:
+    def legal_indices(self, state: GridState, legal: Sequence[GridInput]) -> list[int]:
         from .encode import legal_indices
 
-        return legal_indices(state)
+        return legal_indices(state, legal)
 
     def view_parts(self, view: GridView) -> tuple[GridState, int, GridKnowledge]:
         """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""

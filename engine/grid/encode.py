@@ -11,6 +11,7 @@
 # legal is the game's `legal_actions`, unchanged.
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -188,7 +189,7 @@ def view_parts(view: Any) -> tuple[GridState, int, GridKnowledge]:
     return view.state, view.player, knowledge
 
 
-def legal_indices(s: GridState) -> list[int]:
+def legal_indices(s: GridState, legal: Sequence[GridInput]) -> list[int]:
     """The index of every legal input in legal order, the layout worked out once."""
     if s.finished:
         return []
@@ -196,7 +197,7 @@ def legal_indices(s: GridState) -> list[int]:
     size = s.rules.size
     starts = {Verb.USE: use, Verb.PICK: pick, Verb.FREE: pick + n}
     out = []
-    for inp in legal_actions(s):
+    for inp in legal:
         v = inp.verb
         if v is Verb.PLACE:
             out.append(place + (inp.handle * cells + cell_index(inp.cell, size)) * 2

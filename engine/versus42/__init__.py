@@ -238,10 +238,10 @@ class Versus42:
 
         return input_of(state, index)
 
-    def legal_indices(self, state: State) -> list[int]:
+    def legal_indices(self, state: State, legal: Sequence[Action]) -> list[int]:
         from .encode import legal_indices
 
-        return legal_indices(state)
+        return legal_indices(state, legal)
 
     def view_parts(self, view: PlayerView) -> tuple[State, int, Knowledge]:
         """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""

@@ -17,6 +17,7 @@
 # it raises EncodingError rather than hide a legal input.
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -180,11 +181,10 @@ def input_of(s: State, index: int) -> Action:
     return inp
 
 
-def legal_indices(s: State) -> list[int]:
+def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
     """The index of every legal input, in legal order, each Activate's rank counted once."""
     if isinstance(s.decision, GameResult):
         return []
-    legal = list(legal_actions(s))
     layout = _layout(s.rules)
     activate = layout[-1]
     index, out = s.geom.index, []
