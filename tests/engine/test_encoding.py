@@ -17,6 +17,8 @@ from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
 from versus.engine.registry import games, get_game
 
 ENCODED = tuple(g.id for g in games() if encoding.has_encoding(get_game(g.id)))
+#: the games whose observations `named_cards` decodes (their layouts, SPEC)
+DECODED = ("grid", "vanquishers", "versus42")
 
 
 def rules_modes(game: Any) -> list[dict[str, Any]]:
@@ -109,8 +111,9 @@ def test_an_observation_holds_only_what_the_seat_may_see(game_id: str) -> None:
                 everything.learn(h, cid)
             mine = encoding.observe(game, rules, play.state, p, own)
             assert encoding.observe(game, rules, play.state, p, everything) == mine
-            assert named_cards(game_id, play.state, p, mine) == \
-                view_cards(game, play.state, p, own)
+            if game_id in DECODED:  # a game whose card entries this test knows how to read
+                assert named_cards(game_id, play.state, p, mine) == \
+                    view_cards(game, play.state, p, own)
         checked[0] += 1
 
     play_random(game, rules, seed, visit, 80)
