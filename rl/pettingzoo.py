@@ -34,8 +34,8 @@ def env(game_id: str, rules: Mapping[str, Any] | None = None, seed: int | None =
 
 
 class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "versus_v0",
-                "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES),
+                                          "name": "versus_v0", "is_parallelizable": False}
 
     def __init__(self, game_id: str, rules: Mapping[str, Any] | None = None,
                  seed: int | None = None, render_mode: str | None = None) -> None:
