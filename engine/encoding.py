@@ -42,11 +42,12 @@ def has_encoding(game: Game) -> bool:
 
 
 def _member(game: Game, name: str) -> Any:
-    if not has_encoding(game):
+    member = getattr(game, name, None)
+    if member is None or not has_encoding(game):  # (all five checked only when one is absent)
         missing = [m for m in MEMBERS if not callable(getattr(game, m, None))]
         raise EncodingError(f"game {game.id!r} has no observation/action encoding (it lacks "
                             f"{', '.join(missing)})")
-    return getattr(game, name)
+    return member
 
 
 def observation_size(game: Game, rules: GameRules) -> int:
@@ -92,12 +93,16 @@ def input_of(game: Game, state: GameState, index: int) -> GameInput:
 def legal_indices(game: Game, state: GameState,
                   legal: Sequence[GameInput] | None = None) -> list[int]:
     """The indices of the legal TURN/CHOICE inputs of `state`, in the game's legal order
-    ([] for a finished game or an automatic decision). `legal`: the state's legal inputs when
-    the caller has them already (computing them is most of the cost)."""
-    if isinstance(game.decision(state), Finished):
-        return []
+    ([] for a finished game or an automatic decision). `legal`: the legal inputs of the
+    state's TURN or CHOICE decision when the caller has them already (computing them is most
+    of the cost)."""
     if legal is None:
+        d = game.decision(state)
+        if isinstance(d, Finished) or d.kind.value not in ("turn", "choice"):
+            return []
         legal = game.legal_actions(state)
+    if not legal:
+        return []
     fast = getattr(game, "legal_indices", None)  # optional: a game whose indices share work
     if fast is not None:
         return list(fast(state, legal))

@@ -15,13 +15,12 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..api import DecisionKind, Finished
 from ..encoding import EncodingError
 from .cards import default_catalogue
 from .notation import GridInput, Verb
 from .rules import GridRules
-from .state import GridState, Zone, cell_index, cell_name, decision, legal_actions
-from .views import GridKnowledge, known_id
+from .state import Dec, GridState, Zone, cell_index, cell_name, legal_actions
+from .views import GridKnowledge
 
 #: header: seat, my turn, my choice, I play first, turn/100, acted this turn, my deck/size,
 #: their deck/size, my hand/10, their hand/10, finished, I won, they won
@@ -29,6 +28,10 @@ HEADER = 13
 #: per-handle zone slots, relative to the seat
 ZONES = ("deck", "my-hand", "their-hand", "my-grid", "their-grid", "graveyard", "modifier")
 SCALE_TURN, SCALE_HAND, SCALE_VALUE = 100.0, 10.0, 10.0
+_PLACE, _PICK, _USE, _FREE = Verb.PLACE, Verb.PICK, Verb.USE, Verb.FREE
+_TURN, _CHOICES = int(Dec.TURN), (int(Dec.WINDOW), int(Dec.ORDER), int(Dec.TARGET))
+_DECK, _HAND, _GRID, _GRAVEYARD = int(Zone.DECK), int(Zone.HAND), int(Zone.GRID), \
+    int(Zone.GRAVEYARD)
 
 
 @cache
@@ -61,54 +64,59 @@ def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[in
     if len(s.catalogue.cards) != _card_count():
         raise EncodingError(f"grid observation: card data of {len(s.catalogue.cards)} cards, "
                             f"the encoding has {_card_count()} (the shipped card data)")
-    rules, cells = s.rules, s.rules.size ** 2
+    rules = s.rules
+    size, n, shared = _shape(rules)
+    cells = size * size
     mine = knowledge if knowledge is not None and knowledge.player == seat else None
     out: dict[int, float] = {}
-    d = decision(s)
-    hands = [0, 0]
+    # the header from the state's own fields (its `decision()` builds a validated Pending: a
+    # cost an environment pays every step)
+    hands, decks = [0, 0], [0, 0]
     for h, z in enumerate(s.zone):
-        if z == Zone.HAND:
+        if z == _HAND:
             hands[s.ctrl[h] == seat] += 1
-    my_deck = s.deck_count(0 if rules.shared else seat)
-    their_deck = s.deck_count(0 if rules.shared else 1 - seat)
+        elif z == _DECK:
+            decks[0 if shared else h // n] += 1
     out[0] = float(seat)
-    if not isinstance(d, Finished) and d.player == seat:
-        out[1] = float(d.kind is DecisionKind.TURN)
-        out[2] = float(d.kind is DecisionKind.CHOICE)
+    d = s.decision
+    if d and len(d) > 1 and d[1] == seat:
+        out[1] = float(d[0] == _TURN)
+        out[2] = float(d[0] in _CHOICES)
     out[3] = float(s.first == seat)
     out[4] = s.turn / SCALE_TURN
     out[5] = float(bool(s.acted))
-    out[6] = my_deck / rules.deck_size
-    out[7] = their_deck / rules.deck_size
+    out[6] = decks[0 if shared else seat] / n
+    out[7] = decks[0 if shared else 1 - seat] / n
     out[8], out[9] = hands[1] / SCALE_HAND, hands[0] / SCALE_HAND
-    if isinstance(d, Finished):
+    if s.result[0] >= 0:
         out[10] = 1.0
-        out[11] = float(d.winner == seat)
-        out[12] = float(d.winner == 1 - seat)
-    width, nz, cards = handle_width(rules), len(ZONES), _card_count()
-    for h in range(len(s.zone)):
+        out[11] = float(s.result[1] == seat)
+        out[12] = float(s.result[1] == 1 - seat)
+    width, nz, cards = len(ZONES) + 1 + cells + _card_count() + 3, len(ZONES), _card_count()
+    # the loop reads the per-handle tuples once, as plain ints (the hot path of a step)
+    own = mine.cards if mine is not None else {}
+    index = s.catalogue.index
+    for h, z in enumerate(s.zone):
         base = HEADER + h * width
-        z = s.zone[h]
-        if z == Zone.DECK:
-            slot = 0
-        elif z == Zone.HAND:
-            slot = 1 if s.ctrl[h] == seat else 2
-        elif z == Zone.GRID:
-            slot = 3 if s.ctrl[h] == seat else 4
-        else:
-            slot = 5 if z == Zone.GRAVEYARD else 6
-        out[base + slot] = 1.0
-        if slot == 0:
+        if z == _DECK:
+            out[base] = 1.0
             continue  # a card in a deck: nothing else is known of it
+        ours = s.ctrl[h] == seat
+        slot = (1 if ours else 2) if z == _HAND else (3 if ours else 4) if z == _GRID else \
+            5 if z == _GRAVEYARD else 6
+        out[base + slot] = 1.0
         if s.up[h]:
             out[base + nz] = 1.0
         if s.cell[h] >= 0:
             out[base + nz + 1 + s.cell[h]] = 1.0
-        cid = known_id(s, h, mine if s.holder[h] == seat else None)
-        if cid is not None:
-            out[base + nz + 1 + cells + s.catalogue.index[cid]] = 1.0
-        tail = base + nz + 1 + cells + cards
+        # views.known_id: public, or the seat's own card (one it holds) from its knowledge
+        i = s.ident[h]
+        if i < 0 and s.holder[h] == seat and h in own:
+            i = index[own[h]]
+        if i >= 0:
+            out[base + nz + 1 + cells + i] = 1.0
         if s.weaken[h] or s.boost[h] or s.shield[h]:
+            tail = base + nz + 1 + cells + cards
             out[tail] = s.weaken[h] / SCALE_VALUE
             out[tail + 1] = s.boost[h] / SCALE_VALUE
             out[tail + 2] = float(s.shield[h])
@@ -189,21 +197,35 @@ def view_parts(view: Any) -> tuple[GridState, int, GridKnowledge]:
     return view.state, view.player, knowledge
 
 
+@cache
+def _shape(rules: GridRules) -> tuple[int, int, bool]:
+    """(side, cards per player, shared deck) of `rules` (properties read once per rules)."""
+    return rules.size, rules.deck_size, rules.shared
+
+
+@cache
+def _cells(size: int) -> dict[str, int]:
+    """cell name -> index on a size x size grid."""
+    return {cell_name(c, size): c for c in range(size * size)}
+
+
 def legal_indices(s: GridState, legal: Sequence[GridInput]) -> list[int]:
     """The index of every legal input in legal order, the layout worked out once."""
     if s.finished:
         return []
     n, cells, place, use, pick = _layout(s.rules)
-    size = s.rules.size
-    starts = {Verb.USE: use, Verb.PICK: pick, Verb.FREE: pick + n}
+    where = _cells(s.rules.size)
     out = []
-    for inp in legal:
+    for inp in legal:  # `is` against each verb: an Enum's hash is Python code (slow)
         v = inp.verb
-        if v is Verb.PLACE:
-            out.append(place + (inp.handle * cells + cell_index(inp.cell, size)) * 2
-                       + int(inp.up))
-        elif v in starts:
-            out.append(starts[v] + inp.handle)
+        if v is _PLACE:
+            out.append(place + (inp.handle * cells + where[inp.cell]) * 2 + (1 if inp.up else 0))
+        elif v is _PICK:
+            out.append(pick + inp.handle)
+        elif v is _USE:
+            out.append(use + inp.handle)
+        elif v is _FREE:
+            out.append(pick + n + inp.handle)
         else:
             out.append(action_index(s, inp))
     return out

@@ -36,8 +36,13 @@ def _ids() -> tuple[str, ...]:
     return tuple(p.id for p in cat.powers) + tuple(b.id for b in cat.battlegrounds)
 
 
+@cache
+def _battlegrounds() -> int:
+    return len(default().battlegrounds)
+
+
 def _handles(rules: Rules) -> int:
-    return rules.deck + len(default().battlegrounds)
+    return rules.deck + _battlegrounds()
 
 
 def handle_width(rules: Rules) -> int:

@@ -14,10 +14,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ..api import Finished
 from ..encoding import EncodingError
 from .cards import default_catalogue
-from .engine import D, Move, S, State, Verb, Zone, decision, legal_actions
+from .engine import D, Move, S, State, Verb, Zone, legal_actions
 from .rules import Rules
 from .text import STEP_NAMES, Knowledge
 
@@ -28,6 +27,7 @@ HEADER = 6 + len(STEP_NAMES) + 2 + 3
 COUNTERS = (S.LIFE, S.SHIELD, S.STORAGE, S.SPENT, S.VT, S.GLITCH, S.BURN, S.SHOCK, S.FROZEN,
             S.CURSE, S.ROLL)
 SCALE_TURN, SCALE_COUNTER, SCALE_AUX = 100.0, 20.0, 10.0
+_TURN, _CHOICE, _DECK = int(D.TURN), int(D.CHOICE), int(Zone.DECK)
 BARE = (Verb.NEXT, Verb.END, Verb.RECOVER, Verb.VTRIGGER, Verb.PASS)
 ONE_HANDLE = (Verb.EXILE, Verb.PLAY, Verb.RIFT, Verb.TARGET, Verb.PICK)
 
@@ -69,11 +69,11 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
     own = knowledge.cards if knowledge is not None and knowledge.player == seat else {}
     cards = _card_count()
     out: dict[int, float] = {}
-    d = decision(s)
+    finished = s.result != (-1, -1)  # the state's own fields: `decision()` builds a Pending
     out[0] = float(seat)
-    if not isinstance(d, Finished) and d.player == seat:
-        out[1] = float(s.dec[0] == D.TURN)
-        out[2] = float(s.dec[0] == D.CHOICE)
+    if not finished and s.dec[0] in (_TURN, _CHOICE) and s.dec[1] == seat:
+        out[1] = float(s.dec[0] == _TURN)
+        out[2] = float(s.dec[0] == _CHOICE)
     out[3] = float(s.first == seat)
     out[4] = float(s.active == seat)
     out[5] = s.turn / SCALE_TURN
@@ -82,10 +82,10 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
     at = 6 + len(STEP_NAMES)
     for k, die in enumerate(s.dice[:2]):
         out[at + k] = die / 6.0
-    if isinstance(d, Finished):
+    if finished:
         out[at + 2] = 1.0
-        out[at + 3] = float(d.winner == seat)
-        out[at + 4] = float(d.winner == 1 - seat)
+        out[at + 3] = float(s.result[1] == seat)
+        out[at + 4] = float(s.result[1] == 1 - seat)
     for k, p in enumerate((seat, 1 - seat)):
         base = HEADER + k * side_width()
         side = s.sides[p]
@@ -95,11 +95,12 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
         if side[S.ECLASS] >= 0:
             out[base + len(COUNTERS) + cards + side[S.ECLASS]] = 1.0
     start, width, nz = HEADER + 2 * side_width(), handle_width(), len(Zone)
-    for h in range(_handles(s.rules)):
+    n = s.rules.deck_size
+    for h, z in enumerate(s.zone):
         base = start + h * width
-        mine = s.owner(h) == seat
-        out[base + s.zone[h] + (0 if mine else nz)] = 1.0
-        if s.zone[h] == Zone.DECK:
+        mine = h // n == seat  # a handle's owner (State.owner)
+        out[base + z + (0 if mine else nz)] = 1.0
+        if z == _DECK:
             continue  # a card in a deck: nothing else is known of it
         index = s.card[h]
         if index < 0 and mine and h in own:

@@ -3,8 +3,9 @@
 # fixed action space (engine/encoding.py says what the members are for).
 #
 # How: the observation is a header (whose turn, counts, the tile of every area), then one block
-# per card handle in handle order. A card's identity comes from the seat's own `PlayerView`
-# (views.py), so exactly what the view names enters and nothing the view hides. Zones and
+# per card handle in handle order. A card's identity is set by the rule of the seat's own
+# `PlayerView.identity` (views.py), so exactly what the view names enters and nothing it hides
+# (tests/engine/test_encoding.py compares the two). Zones and
 # owners are relative to the seat, so one policy plays both seats.
 #
 # The action space: a slot per (kind, handle, area, face) for end, flip, move, summon and pick.
@@ -25,9 +26,9 @@ from ..encoding import EncodingError
 from .actions import Action, ActionKind
 from .catalogue import default_catalogue
 from .decisions import ChoiceDecision, GameResult, TurnDecision
-from .game import DECK, FIELD, ZONE_NAMES, State, legal_actions
+from .game import DECK, FIELD, HAND, ZONE_NAMES, State, legal_actions
 from .ruleset import Ruleset
-from .views import Knowledge, PlayerView
+from .views import Knowledge
 
 #: header: seat, my turn, my choice, I play first, turn/100, my deck/n, their deck/n, my hand/10,
 #: their hand/10, my alive/10, their alive/10, finished, I won, they won
@@ -35,6 +36,8 @@ HEADER = 14
 TILES = 4  # white, black, gray, blue
 ACTIVATE_RANKS = 512
 SCALE_TURN, SCALE_COUNT, SCALE_STRENGTH = 100.0, 10.0, 10.0
+_SUMMON, _FLIP, _ACTIVATE, _MOVE, _PICK = (ActionKind.SUMMON, ActionKind.FLIP,
+                                           ActionKind.ACTIVATE, ActionKind.MOVE, ActionKind.PICK)
 
 
 @cache
@@ -62,9 +65,9 @@ def observe(s: State, seat: int, knowledge: Knowledge) -> dict[int, float]:
     if len(s.cat.cards) != _card_count():
         raise EncodingError(f"versus42 observation: card data of {len(s.cat.cards)} cards, "
                             f"the encoding has {_card_count()} (the shipped card data)")
-    if knowledge is None or knowledge.player != seat:
-        knowledge = Knowledge(seat)  # another seat's knowledge never enters
-    view = PlayerView(s, knowledge, seat)
+    # what the seat's PlayerView names (views.py `identity`): a public card, or the seat's own
+    # card in its hand or on the field from its own knowledge; another seat's never enters
+    own = knowledge.cards if knowledge is not None and knowledge.player == seat else {}
     rules, areas = s.rules, _areas(s.rules)
     out: dict[int, float] = {}
     d = s.decision
@@ -93,7 +96,9 @@ def observe(s: State, seat: int, knowledge: Knowledge) -> dict[int, float]:
             out[base + 2 * nz] = 1.0
         if s.zone[h] == FIELD and 0 <= s.pos[h] < areas:
             out[base + 2 * nz + 1 + s.pos[h]] = 1.0
-        cid = view.identity(h)
+        i = s.ident[h]
+        cid = s.cat.cards[i].id if i >= 0 else \
+            own.get(h) if s.zone[h] in (HAND, FIELD) and s.owner(h) == seat else None
         tail = base + 2 * nz + 1 + areas + _card_count()
         if cid is not None:
             card = s.cat[cid]
@@ -182,36 +187,30 @@ def input_of(s: State, index: int) -> Action:
 
 
 def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
-    """The index of every legal input, in legal order, each Activate's rank counted once."""
+    """The index of every legal input, in legal order, each Activate's rank counted once (the
+    hot path of an environment step: fields read by position, the layout worked out once)."""
     if isinstance(s.decision, GameResult):
         return []
-    layout = _layout(s.rules)
-    activate = layout[-1]
+    a, _, flip, move, summon, pick, activate = _layout(s.rules)
     index, out = s.geom.index, []
     ranks: dict[int, int] = {}
-    for x in legal:
-        if x.kind is ActionKind.ACTIVATE:
-            key = index[x.area]
-            rank = ranks[key] = ranks.get(key, -1) + 1
+    for x in legal:  # an Action is (kind, handle, area, to, recto, source, targets)
+        k = x[0]
+        if k is _SUMMON:
+            out.append(summon + (x[1] * a + index[x[2]]) * 2 + (1 if x[4] else 0))
+        elif k is _ACTIVATE:
+            area = index[x[2]]
+            rank = ranks[area] = ranks.get(area, -1) + 1
             if rank >= ACTIVATE_RANKS:
-                raise EncodingError(f"versus42: {x} is target list {rank + 1} of its Active, "
-                                    f"past the encoding's {ACTIVATE_RANKS}")
-            out.append(activate + key * ACTIVATE_RANKS + rank)
+                raise EncodingError(f"versus42: {x} is Activate {rank + 1} of its card, past "
+                                    f"the encoding's {ACTIVATE_RANKS}")
+            out.append(activate + area * ACTIVATE_RANKS + rank)
+        elif k is _MOVE:
+            out.append(move + index[x[2]] * a + index[x[3]])
+        elif k is _FLIP:
+            out.append(flip + index[x[2]])
+        elif k is _PICK:
+            out.append(pick + x[1])
         else:
-            out.append(_plain_index(x, index, layout))
+            out.append(0)  # end
     return out
-
-
-def _plain_index(x: Action, index: dict[str, int], layout: tuple[int, ...]) -> int:
-    """The index of a legal input other than an Activate (legal_indices' fast path)."""
-    a, _, flip, move, summon, pick, _ = layout
-    k = x.kind
-    if k is ActionKind.END:
-        return 0
-    if k is ActionKind.FLIP:
-        return flip + index[x.area]
-    if k is ActionKind.MOVE:
-        return move + index[x.area] * a + index[x.to]
-    if k is ActionKind.SUMMON:
-        return summon + (x.handle * a + index[x.area]) * 2 + int(x.recto)
-    return pick + x.handle
