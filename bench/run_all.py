@@ -1,5 +1,6 @@
 # Every benchmark of the project in one table: protocol, deal, p2p, audit, startup, tournament,
-# bots_games, then each game's own benchmark (bench/<game id>.py: grid, multiverse,
+# bots_games, rl (the research environments' overhead; no figures without the rl extra),
+# then each game's own benchmark (bench/<game id>.py: grid, multiverse,
 # vanquishers, and versus42 with its engine, bots and balance sections), found by the
 # registry's ids, so adding a game's benchmark needs no edit here; a game's benchmark gives its
 # quick-mode arguments as its QUICK.
@@ -45,7 +46,8 @@ ROOT = BENCH.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 
 #: the platform's benchmarks, in the order they run
-PLATFORM = ("protocol", "deal", "p2p", "audit", "startup", "tournament", "bots_games")
+PLATFORM = ("protocol", "deal", "p2p", "audit", "startup", "tournament", "bots_games",
+            "rl")
 
 
 def game_benchmarks() -> tuple[str, ...]:

@@ -68,7 +68,8 @@ def bots_help() -> str:
         game = get_game(info.id)
         if not is_solo(game) and game_bots(game):
             own.append(f"{info.id}: {', '.join(game_bots(game))}")
-    return (f"{', '.join(GENERIC_BOTS)} and cmd:<command line> (an external program) play "
+    return (f"{', '.join(GENERIC_BOTS)}, cmd:<command line> (an external program) and "
+            "py:MODULE:CALLABLE (a policy over the game's observation and action mask) play "
             "every game; a game's own bots: " + "; ".join(own))
 
 

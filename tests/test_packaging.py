@@ -23,12 +23,13 @@ import pytest
 from versus.cli.parsers import Lazy, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
-BARE = re.compile(r"^\s*(from|import)\s+(engine|protocol|p2p|cli)(\.|\s|$)", re.M)
+BARE = re.compile(r"^\s*(from|import)\s+(engine|protocol|p2p|cli|rl)(\.|\s|$)", re.M)
 
 
 def test_no_module_imports_a_bare_folder_name() -> None:
     offenders = []
-    for folder in ("engine", "protocol", "p2p", "cli", "tests", "bench", "fuzz", "examples",
+    for folder in ("engine", "protocol", "p2p", "cli", "rl", "tests", "bench", "fuzz",
+                   "examples",
                    "versus"):
         for path in (ROOT / folder).rglob("*.py"):
             for match in BARE.finditer(path.read_text(encoding="utf-8")):
@@ -123,7 +124,7 @@ def test_the_wheel_holds_the_versus_package_only(tmp_path: Path) -> None:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    for folder in ("versus", "engine", "protocol", "p2p", "cli"):
+    for folder in ("versus", "engine", "protocol", "p2p", "cli", "rl"):
         shutil.copytree(ROOT / folder, source / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
@@ -137,7 +138,7 @@ def test_the_wheel_holds_the_versus_package_only(tmp_path: Path) -> None:
     tops = {name.split("/")[0] for name in names}
     assert tops == {"versus", next(t for t in tops if t.endswith(".dist-info"))}
     packages = [init.parent.relative_to(ROOT).as_posix()
-                for folder in ("engine", "protocol", "p2p", "cli")
+                for folder in ("engine", "protocol", "p2p", "cli", "rl")
                 for init in (ROOT / folder).rglob("__init__.py")]
     missing = [p for p in packages if f"versus/{p}/__init__.py" not in names]
     assert missing == [], "add these to pyproject's packages"

@@ -1,4 +1,4 @@
-# The shell never names a game (ARCHITECTURE "A game describes, the shell draws"): cli/ and
+# The shell never names a game (ARCHITECTURE "A game describes, the shell draws"): cli/, rl/ and
 # bench/ know a game through the Game interface and what the game registers (engine/shell.py:
 # its bots, its text rendering, its local deal), never by its id and never by importing its
 # package. A scan of their source (tokens and imports, not comments) finds every string literal
@@ -14,7 +14,7 @@ from pathlib import Path
 from versus.engine.registry import BUILTIN_GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-SHELL = ("cli", "bench")
+SHELL = ("cli", "bench", "rl")
 
 #: the files that may name a game, each with why
 ALLOWED = {

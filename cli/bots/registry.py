@@ -1,6 +1,7 @@
 # Bots by name, for the command line and tournaments: "random", "greedy", "ismcts" (the paired
-# search), "ismcts-tree" (the deep tree, SPEC Part 7), and "cmd:<command line>" for an external
-# program (async only: wrap any of them with as_async).
+# search), "ismcts-tree" (the deep tree, SPEC Part 7), "cmd:<command line>" for an external
+# program (async only: wrap any of them with as_async), and "py:MODULE:CALLABLE" for a policy
+# over the game's observation and action mask (policy.py, the research environments' encoding).
 #
 # Only `random` plays every game (it knows a game through its legal inputs alone); every other
 # built-in bot is a game's own, registered by the game (its `bots` member, engine/shell.py:
@@ -32,7 +33,8 @@ from .base import Bot, BotError, Budget, UnknownBotError
 from .external import ExternalBot, time_ms_of
 from .simple import RandomBot, bot_rng
 
-KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>")
+KNOWN_BOTS = ("random", "greedy", "ismcts", "ismcts-tree", "cmd:<command line>",
+              "py:MODULE:CALLABLE")
 #: the bots that play any registered game
 GENERIC_BOTS = ("random",)
 
@@ -48,11 +50,12 @@ class BotOptionError(BotError, ValueError):
 
 #: the kinds of bot named by a prefix and what follows it (`cmd:<command line>`): a new kind
 #: adds its prefix here, its options to BOT_OPTIONS, and its branch to game_problem and make_bot
-PREFIXED = ("cmd",)
+PREFIXED = ("cmd", "py")
 #: the option keys each bot takes (`cmd` stands for every cmd:<command line>)
 BOT_OPTIONS = {"random": ("name", "seed"), "greedy": ("name", "seed"),
                "ismcts": ("name", "seed", "time", "iterations"),
-               "ismcts-tree": ("name", "seed", "time", "iterations"), "cmd": ("name", "time")}
+               "ismcts-tree": ("name", "seed", "time", "iterations"), "cmd": ("name", "time"),
+               "py": ("name",)}
 _OPTIONS = re.compile(r"[a-z]+=[^,:]*(,[a-z]+=[^,:]*)*")
 _NAME = re.compile(r"[^,:#\s][^,:#]{0,38}[^,:#\s]|[^,:#\s]")
 
@@ -91,7 +94,8 @@ def parse_bot(text: str) -> BotSpec:
     prefix = prefix_of(text)
     if prefix is not None:  # its options follow the last colon, when they parse as options
         head, colon, tail = text.rpartition(":")
-        if head != prefix and colon and (tail == "" or _OPTIONS.fullmatch(tail)):
+        if head != prefix and colon and (tail == "" or _OPTIONS.fullmatch(tail)) \
+                and (prefix == "cmd" or head.count(":") >= 2):  # py:MODULE:CALLABLE first
             bot, given = head, tail
         else:
             bot, given = text, ""
@@ -167,6 +171,10 @@ def game_problem(name: str, game: str) -> str | None:
         from .external import hosting_problem
 
         return None if found is None else hosting_problem(found)
+    if name.startswith("py:"):
+        from .policy import policy_problem
+
+        return None if found is None else policy_problem(found)
     if name in KNOWN_BOTS:
         return (f"bot {name!r} does not play {game}; bots for {game}: "
                 f"{', '.join(GENERIC_BOTS + own)}")
@@ -210,4 +218,8 @@ def make_bot(name: str, *, seed: int | None = None, budget: Budget | None = None
             raise UnknownBotError("bot 'cmd:' needs a command line after the colon")
         return ExternalBot(command, time_ms=time_ms_of(None if budget is None
                                                        else budget.seconds), game=game)
+    if name.startswith("py:"):
+        from .policy import PolicyBot
+
+        return PolicyBot(name, game, spec.name)  # type: ignore[return-value]
     raise UnknownBotError(f"unknown bot {name!r}; known bots: {', '.join(KNOWN_BOTS)}")

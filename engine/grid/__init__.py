@@ -185,6 +185,43 @@ class Grid:
 
         return render_view(view)
 
+    # --- as a research environment (encode.py, engine/encoding.py) ------------------------
+    def observation_size(self, rules: GridRules) -> int:
+        from .encode import observation_size
+
+        return observation_size(_rules(rules))
+
+    def observe(self, state: GridState, seat: int, knowledge: GridKnowledge) -> dict[int, float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: GridRules) -> int:
+        from .encode import action_count
+
+        return action_count(_rules(rules))
+
+    def action_index(self, state: GridState, inp: GridInput) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: GridState, index: int) -> GridInput:
+        from .encode import input_of
+
+        return input_of(state, index)
+
+    def legal_indices(self, state: GridState, legal: Sequence[GridInput]) -> list[int]:
+        from .encode import legal_indices
+
+        return legal_indices(state, legal)
+
+    def view_parts(self, view: GridView) -> tuple[GridState, int, GridKnowledge]:
+        """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""
+        from .encode import view_parts
+
+        return view_parts(view)
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: GridState) -> str:
         from .positions import dump_position

@@ -70,6 +70,8 @@ class GridView:
     #: the match's rules and card data (the external bot driver's hello carries them)
     rules: Any = field(default=None, compare=False, repr=False)
     catalogue: Any = field(default=None, compare=False, repr=False)
+    #: the public state the view shows (no hidden identity: a `py:` bot's encoding reads it)
+    state: Any = field(default=None, compare=False, repr=False)
 
     def card_ids(self) -> set[str]:
         """Every card id this view names (the leak tests compare it with what is allowed)."""
@@ -125,4 +127,4 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         tuple(s.deck_count(k) for k in range(1 if s.rules.shared else 2)),
         tuple(tuple((h, s.catalogue.cards[s.ident[h]].id) for h in g) for g in s.graves),
         tuple((h, s.catalogue.cards[s.ident[h]].id) for h in s.modifiers),
-        d, legal, s.rules, s.catalogue)
+        d, legal, s.rules, s.catalogue, s)

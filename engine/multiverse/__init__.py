@@ -214,6 +214,32 @@ class Multiverse:
             orders.append(list(deck.handles))
         return identity, orders
 
+    # --- as a research environment (encode.py, engine/encoding.py)
+    def observation_size(self, rules: R.Rules) -> int:
+        from .encode import observation_size
+
+        return observation_size(rules)
+
+    def observe(self, state: E.State, seat: int, knowledge: Any) -> dict[int, float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: R.Rules) -> int:
+        from .encode import action_count
+
+        return action_count(rules)
+
+    def action_index(self, state: E.State, inp: str) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: E.State, index: int) -> str:
+        from .encode import input_of
+
+        return input_of(state, index)
+
     # --- positions
     def text_board(self, state: E.State) -> str:
         """The board at a terminal (api.text_board)."""

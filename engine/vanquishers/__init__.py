@@ -207,6 +207,36 @@ class Vanquishers:
 
         return render_view(view)
 
+    # --- as a research environment (encode.py, engine/encoding.py) ------------------------
+    def observation_size(self, rules: Rules) -> int:
+        from .encode import observation_size
+
+        return observation_size(rules)
+
+    def observe(self, state: State, seat: int, knowledge: _text.Knowledge) -> dict[int, float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: Rules) -> int:
+        from .encode import action_count
+
+        return action_count(rules)
+
+    def action_index(self, state: State, inp: Move) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: State, index: int) -> Move:
+        from .encode import input_of
+
+        return input_of(state, index)
+
+    def view_parts(self, view: _text.View) -> tuple[State, int, _text.Knowledge]:
+        """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""
+        return view.state, view.player, view.knowledge
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
         return _text.dump_position(state)

@@ -237,6 +237,41 @@ class Versus42:
 
         return rules_text(rules)
 
+    # --- as a research environment (encode.py, engine/encoding.py) ------------------------
+    def observation_size(self, rules: Ruleset) -> int:
+        from .encode import observation_size
+
+        return observation_size(rules)
+
+    def observe(self, state: State, seat: int, knowledge: Knowledge) -> dict[int, float]:
+        from .encode import observe
+
+        return observe(state, seat, knowledge)
+
+    def action_count(self, rules: Ruleset) -> int:
+        from .encode import action_count
+
+        return action_count(rules)
+
+    def action_index(self, state: State, inp: Action) -> int:
+        from .encode import action_index
+
+        return action_index(state, inp)
+
+    def input_of(self, state: State, index: int) -> Action:
+        from .encode import input_of
+
+        return input_of(state, index)
+
+    def legal_indices(self, state: State, legal: Sequence[Action]) -> list[int]:
+        from .encode import legal_indices
+
+        return legal_indices(state, legal)
+
+    def view_parts(self, view: PlayerView) -> tuple[State, int, Knowledge]:
+        """(public state, seat, knowledge) of a view, for a `py:` policy's encoding."""
+        return view.public_state, view.player, view._know
+
     # --- positions -------------------------------------------------------------------------
     def dump_position(self, state: State) -> str:
         from .positions import dump_position

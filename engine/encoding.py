@@ -1,0 +1,110 @@
+# A game as a research environment: its observation vector and its fixed action space (SPEC
+# Part 3, "Observation and action encoding"). The environments in rl/ (PettingZoo, Gymnasium,
+# OpenSpiel) and the `py:` bot kind ask a game only through these functions, never by its id.
+#
+# How: a game that offers an encoding has five optional members, kept in its own package
+# (engine/<game>/encode.py), since what a vector means is a rule of that game:
+#
+#   observation_size(rules) -> int         the length of every observation under `rules`
+#   observe(state, seat, knowledge) -> dict[int, float]
+#                                          what `seat` sees, as the vector's nonzero entries
+#                                          (index -> value): built from the public state and
+#                                          that seat's own knowledge only, never another's
+#   action_count(rules) -> int             the size of the fixed action space under `rules`
+#   action_index(state, inp) -> int        a legal TURN/CHOICE input's index in that space
+#   input_of(state, index) -> input        the inverse; an index that is not legal raises
+#
+# Why plain dicts, lists and ints here: the engine never imports numpy (start-up, and the base
+# install has no numpy); rl/ writes the entries into arrays. Why the nonzero entries: a vector
+# is thousands of floats of which a few hundred are set, and building only those keeps the
+# environments' cost per step near the engine's. A game may add `legal_indices(state, legal)`
+# when computing the indices together is cheaper than one by one (Versus's Activate ranks).
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .api import Finished, Game, GameInput, GameKnowledge, GameRules, GameState
+from .errors import EngineError
+
+#: the optional members a game with an encoding has (all of them, or none)
+MEMBERS = ("observation_size", "observe", "action_count", "action_index", "input_of")
+
+
+class EncodingError(EngineError):
+    """A game has no encoding, or an input or index is outside the encoding (the message names
+    the game and the offending value)."""
+
+
+def has_encoding(game: Game) -> bool:
+    """Whether `game` offers the encoding members (all five)."""
+    return all(callable(getattr(game, name, None)) for name in MEMBERS)
+
+
+def _member(game: Game, name: str) -> Any:
+    member = getattr(game, name, None)
+    if member is None or not has_encoding(game):  # (all five checked only when one is absent)
+        missing = [m for m in MEMBERS if not callable(getattr(game, m, None))]
+        raise EncodingError(f"game {game.id!r} has no observation/action encoding (it lacks "
+                            f"{', '.join(missing)})")
+    return member
+
+
+def observation_size(game: Game, rules: GameRules) -> int:
+    return int(_member(game, "observation_size")(rules))
+
+
+def observe_entries(game: Game, state: GameState, seat: int,
+                    knowledge: GameKnowledge) -> dict[int, float]:
+    """`seat`'s observation of `state` as its nonzero entries, index -> value (an entry may
+    also be 0.0); every index is below `observation_size`."""
+    return _member(game, "observe")(state, seat, knowledge)  # type: ignore[no-any-return]
+
+
+def observe(game: Game, rules: GameRules, state: GameState, seat: int,
+            knowledge: GameKnowledge) -> list[float]:
+    """`seat`'s observation of `state` (a state of a match under `rules`) as the full vector
+    of `observation_size(game, rules)` floats."""
+    out = [0.0] * observation_size(game, rules)
+    for i, value in observe_entries(game, state, seat, knowledge).items():
+        out[i] = value
+    return out
+
+
+def action_count(game: Game, rules: GameRules) -> int:
+    return int(_member(game, "action_count")(rules))
+
+
+def action_index(game: Game, state: GameState, inp: GameInput) -> int:
+    return int(_member(game, "action_index")(state, inp))
+
+
+def input_of(game: Game, state: GameState, index: int) -> GameInput:
+    """The legal input whose index is `index`; EncodingError when no legal input has it."""
+    if type(index) is not int:
+        try:
+            index = int(index)  # a numpy integer from an environment
+        except (TypeError, ValueError):
+            raise EncodingError(f"game {game.id!r}: action {index!r:.40} is not an integer") \
+                from None
+    return _member(game, "input_of")(state, index)
+
+
+def legal_indices(game: Game, state: GameState,
+                  legal: Sequence[GameInput] | None = None) -> list[int]:
+    """The indices of the legal TURN/CHOICE inputs of `state`, in the game's legal order
+    ([] for a finished game or an automatic decision). `legal`: the legal inputs of the
+    state's TURN or CHOICE decision when the caller has them already (computing them is most
+    of the cost)."""
+    if legal is None:
+        d = game.decision(state)
+        if isinstance(d, Finished) or d.kind.value not in ("turn", "choice"):
+            return []
+        legal = game.legal_actions(state)
+    if not legal:
+        return []
+    fast = getattr(game, "legal_indices", None)  # optional: a game whose indices share work
+    if fast is not None:
+        return list(fast(state, legal))
+    index = _member(game, "action_index")
+    return [index(state, inp) for inp in legal]

@@ -1,0 +1,192 @@
+# The games' observation and action encodings (engine/encoding.py, engine/<game>/encode.py,
+# SPEC Part 3 "Observation and action encoding"), on seeded random games of every game and of
+# every rules option value: each observation has the size the rules say; each legal input has
+# its own index below the action count, and the index and the input round-trip; an index that
+# is not legal is refused; and a seat's observation never holds what its view hides: it is the
+# same when the seat's knowledge also names every card of the opponent, and the cards it names
+# are exactly those the game's view function names to that seat.
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from versus.engine import encoding
+from versus.engine.api import Finished, Setup
+from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
+from versus.engine.registry import games, get_game
+
+ENCODED = tuple(g.id for g in games() if encoding.has_encoding(get_game(g.id)))
+#: the games whose observations `named_cards` decodes (their layouts, SPEC)
+DECODED = ("grid", "vanquishers", "versus42")
+
+
+def rules_modes(game: Any) -> list[dict[str, Any]]:
+    """The default rules, then each rules option's other choices one at a time (an integer
+    option: its minimum and maximum), as option dicts the game accepts."""
+    modes: list[dict[str, Any]] = [{}]
+    for option in game.rules_options:
+        values = option.choices or (option.minimum, option.maximum)
+        for value in values:
+            if value != option.default:
+                try:
+                    game.rules_from_options({option.name: value})
+                except ValueError:  # a value valid only with others (Versus's tile counts)
+                    continue
+                modes.append({option.name: value})
+    return modes
+
+
+def play_random(game: Any, rules: Any, seed: bytes, visit: Any, max_decisions: int = 400
+                ) -> Finished | None:
+    """A seeded random game; `visit(play)` at each player decision (before the move)."""
+    catalogue = game.default_catalogue()
+    identity, orders = local_deal(game, rules, catalogue, seed)
+    play = LocalPlay.start(game, Setup(rules, catalogue, seed), identity, orders,
+                           HashBelow(seed + b"/chance", 8).below)
+    pick = HashBelow(seed + b"/pick", 8)
+    for _ in range(max_decisions):
+        d = play.to_player()
+        if isinstance(d, Finished):
+            return d
+        visit(play, d.player)
+        indices = encoding.legal_indices(game, play.state)
+        play.apply(encoding.input_of(game, play.state, indices[pick.below(len(indices))]))
+    return None
+
+
+def test_the_games_with_an_encoding() -> None:
+    assert set(ENCODED) == {"grid", "multiverse", "vanquishers", "versus42"}
+
+
+def _modes() -> list[tuple[str, dict[str, Any]]]:
+    return [(gid, mode) for gid in ENCODED for mode in rules_modes(get_game(gid))]
+
+
+@pytest.mark.parametrize(("game_id", "mode"), _modes(),
+                         ids=lambda v: str(v) if not isinstance(v, dict) else
+                         ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_indices_round_trip_and_observations_have_their_size(game_id: str,
+                                                             mode: dict[str, Any]) -> None:
+    game = get_game(game_id)
+    rules = game.rules_from_options(mode)
+    size, count = encoding.observation_size(game, rules), encoding.action_count(game, rules)
+    seen = []
+
+    def visit(play: LocalPlay, seat: int) -> None:
+        state = play.state
+        assert len(encoding.observe(game, rules, state, seat, play.knowledge[seat])) == size
+        legal = list(game.legal_actions(state))
+        indices = encoding.legal_indices(game, state)
+        assert len(set(indices)) == len(indices) == len(legal)
+        assert all(0 <= i < count for i in indices)
+        for inp, i in zip(legal, indices, strict=True):
+            assert encoding.action_index(game, state, inp) == i
+            assert encoding.input_of(game, state, i) == inp
+        outside = next(i for i in range(count + 1) if i not in indices)
+        with pytest.raises(encoding.EncodingError):
+            encoding.input_of(game, state, outside)
+        seen.append(seat)
+
+    play_random(game, rules, b"encoding/%s/%r" % (game_id.encode(), mode), visit, 40)
+    assert seen
+
+
+@pytest.mark.parametrize("game_id", [g for g in ENCODED if get_game(g).players == 2])
+def test_an_observation_holds_only_what_the_seat_may_see(game_id: str) -> None:
+    game = get_game(game_id)
+    rules = game.default_rules()
+    seed = b"encoding-leak/" + game_id.encode()
+    catalogue = game.default_catalogue()
+    identity, _ = local_deal(game, rules, catalogue, seed)
+    checked = [0]
+
+    def visit(play: LocalPlay, seat: int) -> None:
+        for p in (0, 1):
+            own = play.knowledge[p]
+            everything = game.new_knowledge(p)  # knows every card, the opponent's included
+            for h, cid in dict(identity).items():
+                everything.learn(h, cid)
+            for h, cid in own.cards.items():
+                everything.learn(h, cid)
+            mine = encoding.observe(game, rules, play.state, p, own)
+            assert encoding.observe(game, rules, play.state, p, everything) == mine
+            if game_id in DECODED:  # a game whose card entries this test knows how to read
+                assert named_cards(game_id, play.state, p, mine) == \
+                    view_cards(game, play.state, p, own)
+        checked[0] += 1
+
+    play_random(game, rules, seed, visit, 80)
+    assert checked[0] > 10
+
+
+def named_cards(game_id: str, state: Any, seat: int, obs: list[float]) -> dict[int, int]:
+    """handle -> catalogue index of every card the observation names (its layout, SPEC)."""
+    if game_id == "grid":
+        from versus.engine.grid import encode as E
+
+        width = E.handle_width(state.rules)
+        first = len(E.ZONES) + 1 + state.rules.size ** 2
+        bases = [E.HEADER + h * width + first for h in range(len(state.zone))]
+        cards = E._card_count()
+    elif game_id == "versus42":
+        from versus.engine.versus42 import encode as V
+
+        areas = state.rules.geometry.size
+        width = V.handle_width(state.rules)
+        start = V.HEADER + areas * V.TILES
+        bases = [start + h * width + 2 * 6 + 1 + areas for h in range(2 * state.n)]
+        cards = V._card_count()
+    else:
+        from versus.engine.vanquishers import encode as Q
+        from versus.engine.vanquishers.engine import Zone
+
+        start = Q.HEADER + 2 * Q.side_width()
+        bases = [start + h * Q.handle_width() + 2 * len(Zone) for h in range(2 * state.n)]
+        cards = Q._card_count()
+    out = {}
+    for h, base in enumerate(bases):
+        hot = [i for i in range(cards) if obs[base + i]]
+        assert len(hot) <= 1
+        if hot:
+            out[h] = hot[0]
+    return out
+
+
+def view_cards(game: Any, state: Any, seat: int, knowledge: Any) -> dict[int, int]:
+    """handle -> catalogue index of every card the game's view function names to `seat`."""
+    view = game.view(state, seat, knowledge)
+    if game.id == "grid":
+        named = {c.handle: c.card for c in view.grid}
+        named |= dict(view.hand) | dict(view.opponent_hand)
+        named |= {h: cid for g in view.graveyards for h, cid in g} | dict(view.modifiers)
+        index = state.catalogue.index
+        return {h: index[cid] for h, cid in named.items() if cid is not None}
+    if game.id == "versus42":
+        ids = {h: view.identity(h) for h in range(2 * state.n)}
+        return {h: state.cat[cid].index for h, cid in ids.items() if cid is not None}
+    snapshot = view.to_dict()  # vanquishers: public cards, the hand, the seat's own traps
+    named = {h: cid for h, cid in view.hand if cid is not None}
+    named |= {h: cid for h, cid in snapshot["my_traps"].items() if cid is not None}
+    named |= {h: state.cat.cards[i].id for h, i in enumerate(state.card) if i >= 0}
+    for h in range(2 * state.n):  # the seat's own exiled or set cards it was dealt
+        if state.owner(h) == seat and h in knowledge.cards and state.zone[h] != 0:
+            named.setdefault(h, knowledge.cards[h])
+    return {h: state.cat.index(cid) for h, cid in named.items()}
+
+
+def test_the_sizes_spec_gives() -> None:
+    """SPEC §3.6, §9.8, §10.7, §11.9: each default encoding's sizes from the formulas there."""
+    sizes = {gid: (encoding.observation_size(get_game(gid), get_game(gid).default_rules()),
+                   encoding.action_count(get_game(gid), get_game(gid).default_rules()))
+             for gid in ENCODED}
+    n, a, c = 12, 20, 42  # Versus: deck_size, areas, cards
+    assert sizes["versus42"] == (14 + 4 * a + 2 * n * (12 + 1 + a + c + 2),
+                                 1 + a + a * a + 2 * n * 2 * a + 2 * n + 512 * a)
+    h, s, c = 40, 16, 124  # grid fast: handles, cells, cards
+    assert sizes["grid"] == (13 + h * (7 + 1 + s + c + 3), 2 + 2 * h * s + 3 * h)
+    n, c, k = 30, 52, 2  # vanquishers
+    assert sizes["vanquishers"] == (19 + 2 * (11 + 2 * c) + 2 * n * (12 + c + 2),
+                                    5 + 5 * 2 * n + 2 * n * k)
+    d, b, r, c = 60, 12, 2, 32  # multiverse normal
+    assert sizes["multiverse"] == (12 + (d + b) * (7 + 1 + r + c), 3 + 3 * d + 3 * d)
