@@ -67,6 +67,12 @@ class Generators:
     h: Point
     hs: tuple[Point, ...]
 
+    @functools.cached_property
+    def hs_sum(self) -> Point:
+        """Σ Hᵢ, which every verification of a shuffle over these generators subtracts (the
+        generators are cached per match, so this saves N additions per verification)."""
+        return point_sum(self.hs)
+
 
 @functools.lru_cache(maxsize=8)
 def shuffle_generators(match_id: bytes, n: int) -> Generators:
@@ -299,8 +305,12 @@ def prove_shuffle(
     t1 = base_mul(w1)
     t2 = base_mul(w2)
     t3 = base_mul(w3) + multi_mul(w_prime, hs)
-    t41 = multi_mul(w_prime, [ct.b for ct in outputs]) - joint_key * w4
-    t42 = multi_mul(w_prime, [ct.a for ct in outputs]) - base_mul(w4)
+    # Output i is input ψ(i) plus r̃ᵢ·(G, Y), so Σ w′ᵢ·ãᵢ = Σ w′ᵢ·a_ψ(i) + (Σ w′ᵢ·r̃ᵢ)·G and the
+    # same for b with Y: the same t41, t42 with one multiplication less each, and for the first
+    # shuffle (every input a is O) t42 is one fixed-base multiplication instead of N.
+    w_r = sum(w * rt for w, rt in zip(w_prime, rerand, strict=True))
+    t41 = multi_mul(w_prime, [inputs[j].b for j in psi]) + joint_key * (w_r - w4)
+    t42 = multi_mul(w_prime, [inputs[j].a for j in psi]) + base_mul(w_r - w4)
     previous_chain = [g_h, *chain[:-1]]
     t_hat = [base_mul(w_hat[i]) + previous_chain[i] * w_prime[i] for i in range(n)]
 
@@ -353,11 +363,14 @@ def verify_shuffle(
     for ui in u:
         u_prod = u_prod * ui % L
 
-    c_bar = point_sum(c_vec) - point_sum(hs)
+    c_bar = point_sum(c_vec) - generators.hs_sum
     c_hat = chain[-1] - g_h * u_prod
-    c_tilde = multi_mul(u, c_vec)
-    a_u = multi_mul(u, [ct.a for ct in inputs])
-    b_u = multi_mul(u, [ct.b for ct in inputs])
+    # CHVote's c̃ = Σ uᵢ·cᵢ, a_u = Σ uᵢ·aᵢ and b_u = Σ uᵢ·bᵢ only ever appear times the
+    # challenge c: summing with the scalars c·uᵢ gives the same points with 3 multiplications less
+    cu = [c * ui % L for ui in u]
+    c_tilde_c = multi_mul(cu, c_vec)
+    a_u_c = multi_mul(cu, [ct.a for ct in inputs])
+    b_u_c = multi_mul(cu, [ct.b for ct in inputs])
 
     previous_chain = [g_h, *chain[:-1]]
     t_hat = [
@@ -366,9 +379,9 @@ def verify_shuffle(
     ]
     t1 = base_mul(proof.s1) - c_bar * c
     t2 = base_mul(proof.s2) - c_hat * c
-    t3 = base_mul(proof.s3) + multi_mul(proof.s_prime, hs) - c_tilde * c
-    t41 = multi_mul(proof.s_prime, [ct.b for ct in outputs]) - joint_key * proof.s4 - b_u * c
-    t42 = multi_mul(proof.s_prime, [ct.a for ct in outputs]) - base_mul(proof.s4) - a_u * c
+    t3 = base_mul(proof.s3) + multi_mul(proof.s_prime, hs) - c_tilde_c
+    t41 = multi_mul(proof.s_prime, [ct.b for ct in outputs]) - joint_key * proof.s4 - b_u_c
+    t42 = multi_mul(proof.s_prime, [ct.a for ct in outputs]) - base_mul(proof.s4) - a_u_c
 
     expected = _challenge(
         match_id, label, identity, joint_key, inputs, outputs, c_vec, chain,

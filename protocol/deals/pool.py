@@ -37,6 +37,7 @@ from versus.protocol.crypto.elgamal import (
 )
 from versus.protocol.crypto.group import (
     CryptoProofError,
+    L,
     MalformedMessageError,
     Point,
     Rng,
@@ -591,12 +592,11 @@ class SharedPoolDeal:
             raise UnexpectedMessageError("end-reveal: the peer's secret arrived twice")
         check_end_secret(message, self._keys[self.peer])
         self._peer_secret = message.secret
+        # both secrets known: one multiplication by x0 + x1 per card instead of one per share
+        joint_secret = (message.secret + self._secret) % L
         return tuple(
             self._decrypt(
-                position,
-                decryption_share(message.secret, ciphertext),
-                decryption_share(self._secret, ciphertext),
-                "end-reveal",
+                position, decryption_share(joint_secret, ciphertext), Point.IDENTITY, "end-reveal"
             )
             for position, ciphertext in enumerate(self._pool)
         )

@@ -128,6 +128,25 @@ def test_hash_to_point_is_domain_separated_and_in_the_group() -> None:
         assert Point.from_wire(p.encoded, "p") == p
 
 
+def test_identity_shortcuts_give_libsodium_bytes() -> None:
+    """O + P, P + O and P − O skip libsodium: the bytes must be exactly what it returns, for a
+    point we computed and for one received from the wire."""
+    for p in (base_mul(12345), Point.from_wire(hash_to_point(b"t", b"m", ("p",)).encoded, "p")):
+        o = Point.IDENTITY
+        assert (o + p).encoded == na.crypto_core_ed25519_add(o.encoded, p.encoded)
+        assert (p + o).encoded == na.crypto_core_ed25519_add(p.encoded, o.encoded)
+        assert (p - o).encoded == na.crypto_core_ed25519_sub(p.encoded, o.encoded)
+        assert (o - p).encoded == na.crypto_core_ed25519_sub(o.encoded, p.encoded)
+
+
+def test_hashed_points_pass_libsodiums_validity_check() -> None:
+    """hash_to_point checks "not the identity" only: the sum of two cofactor-cleared points
+    passes every other check of is_valid_point, which this confirms on many inputs."""
+    for i in range(200):
+        point = hash_to_point(b"versus/v1/deal/card", b"match-valid", (f"card-{i}",))
+        assert na.crypto_core_ed25519_is_valid_point(point.encoded)
+
+
 def test_random_below_and_permutations_are_uniform() -> None:
     rng = seeded_rng("uniform")
     # bound 3 within one byte + 1: a plain "% 3" would be biased; rejection sampling is not

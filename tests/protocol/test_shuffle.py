@@ -15,6 +15,7 @@ from versus.protocol.crypto.group import (
     Point,
     base_mul,
     multi_mul,
+    point_sum,
     random_scalar,
 )
 from versus.protocol.crypto.shuffle import (
@@ -77,6 +78,22 @@ def test_honest_shuffle_verifies_and_permutes(setup: Setup) -> None:
         _decrypt(setup, setup.inputs)[j] for j in witness.permutation
     ]
     assert not {ct.a for ct in outputs} & {ct.a for ct in setup.inputs}  # every byte changed
+
+
+def test_first_shuffle_of_trivial_encryptions_verifies(setup: Setup) -> None:
+    """The prover computes t42 from the witness; on the pool's trivial encryptions (every a is
+    O) that is one fixed-base multiplication, and the proof must still verify."""
+    s = dataclasses.replace(
+        setup, inputs=tuple(trivial_encryption(card_point(MATCH, c)) for c in CARDS)
+    )
+    outputs, witness = shuffle(s.inputs, s.key, seeded_rng("first"))
+    _verify(s, outputs, _prove(s, outputs, witness))
+    assert sorted(_decrypt(s, outputs)) == sorted(CARDS)
+
+
+def test_generator_sum_is_the_sum_of_the_generators() -> None:
+    gens = shuffle_generators(MATCH, 5)
+    assert gens.hs_sum == point_sum(gens.hs)
 
 
 def test_proof_roundtrips_through_the_wire(setup: Setup) -> None:
