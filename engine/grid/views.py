@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import Finished, Pending
+from ..api import DecisionKind, Finished, Pending
 from .notation import GridInput, format_input
-from .state import GridState, cell_name, decision, legal_actions
+from .state import GridState, cell_name, decision, legal_tuple
 
 
 class GridKnowledge:
@@ -106,23 +106,34 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
     if player not in (0, 1):
         raise ValueError(f"a grid view is for player 0 or 1, got {player!r}")
     mine = knowledge if knowledge is not None and knowledge.player == player else None
+    # known_id inlined over local names: a view is built at every decision of local play
+    known = mine.cards if mine is not None else {}
+    holder, ident_col, cards = s.holder, s.ident, s.catalogue.cards
 
     def ident(h: int) -> str | None:
         # own cards: known from the knowledge; others only when public
-        return known_id(s, h, mine if s.holder[h] == player else None)
+        i = ident_col[h]
+        if i >= 0:
+            return cards[i].id
+        return known.get(h) if holder[h] == player else None
 
+    size = s.rules.size
+    ctrl, up, weaken, boost, shield = s.ctrl, s.up, s.weaken, s.boost, s.shield
     grid = tuple(
-        CellView(cell_name(c, s.size), h, s.ctrl[h], bool(s.up[h]), ident(h), s.weaken[h],
-                 s.boost[h], bool(s.shield[h]))
-        for c, h in sorted(s.board().items()))
+        CellView(cell_name(c, size), h, ctrl[h], bool(up[h]), ident(h), weaken[h], boost[h],
+                 bool(shield[h]))
+        for c, h in sorted((c, h) for h, c in enumerate(s.cell) if c >= 0))
     d = decision(s)
-    decides = isinstance(d, Pending) and d.player == player
-    legal = tuple(legal_actions(s)) if decides and d.kind.value in ("turn", "choice") else ()
+    decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
     return GridView(
-        player, s.size, s.first, s.active, s.turn, grid,
+        player, size, s.first, s.active, s.turn, grid,
         tuple((h, ident(h)) for h in s.hand(player)),
         tuple((h, ident(h)) for h in s.hand(1 - player)),
         tuple(s.deck_count(k) for k in range(1 if s.rules.shared else 2)),
-        tuple(tuple((h, s.catalogue.cards[s.ident[h]].id) for h in g) for g in s.graves),
-        tuple((h, s.catalogue.cards[s.ident[h]].id) for h in s.modifiers),
-        d, legal, s.rules, s.catalogue)
+        tuple(tuple((h, cards[ident_col[h]].id) for h in g) for g in s.graves),
+        tuple((h, cards[ident_col[h]].id) for h in s.modifiers),
+        d, legal_tuple(s) if decides else (), s.rules, s.catalogue)
+
+
+#: the decisions whose view lists the legal inputs (a player's own)
+_PLAYER_KINDS = (DecisionKind.TURN, DecisionKind.CHOICE)
