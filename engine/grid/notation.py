@@ -98,6 +98,25 @@ def engine_input(verb: Verb, handle: int = -1, other: int = -1, cell: str = "",
     return inp
 
 
+#: (handle, card id) -> the validated DEAL (card id "") or REVEAL input of them
+_ANSWER_INPUTS: dict[tuple[int, str], GridInput] = {}
+
+
+def answer_input(handle: int, card: str = "") -> GridInput:
+    """The validated `deal <handle>` (no card) or `reveal <handle> <card>` input, each value
+    validated once and then shared (the referee answers one per dealt or revealed card)."""
+    if type(handle) is not int or type(card) is not str:
+        return GridInput(Verb.REVEAL if card else Verb.DEAL, handle, card=card)  # it checks
+    key = (handle, card)
+    inp = _ANSWER_INPUTS.get(key)
+    if inp is None:
+        if len(_ANSWER_INPUTS) > 100_000:
+            _ANSWER_INPUTS.clear()
+        inp = _ANSWER_INPUTS[key] = GridInput(Verb.REVEAL if card else Verb.DEAL, handle,
+                                              card=card)
+    return inp
+
+
 def parse_input(text: str) -> GridInput:
     """The input written by `text` in canonical form; anything else: MalformedActionError."""
     if not isinstance(text, str) or len(text) > MAX_INPUT_CHARS:

@@ -167,8 +167,13 @@ class GridState:
         return self.result[0] >= 0
 
     def hand(self, player: int) -> tuple[int, ...]:
-        ctrl = self.ctrl
-        return tuple(h for h, z in enumerate(self.zone) if z == 1 and ctrl[h] == player)  # HAND
+        key = ("hand", player)  # asked by the view, the legal inputs and step: kept
+        hand = self._cache.get(key)
+        if hand is None:
+            ctrl = self.ctrl
+            hand = self._cache[key] = tuple([h for h, z in enumerate(self.zone)
+                                             if z == 1 and ctrl[h] == player])  # 1: HAND
+        return hand  # type: ignore[no-any-return]
 
     def card(self, handle: int) -> Card | None:
         """The card of a handle if its identity is public."""
@@ -238,6 +243,9 @@ class Waste(IntEnum):
     SCOUTED = 4  # a trap or item turned face up by a scout
 
 
+_new_state = object.__new__
+
+
 class _Work:
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
                  "first", "graves", "holder", "ident", "log", "modifiers", "placements",
@@ -262,12 +270,18 @@ class _Work:
             self.log.append(event)
 
     def freeze(self) -> GridState:
-        return GridState(self.rules, self.cat, self.first, self.active, self.turn, self.acted,
-                         self.placements, self.airdrop, tuple(self.zone), tuple(self.holder),
-                         tuple(self.ctrl), tuple(self.cell), tuple(self.up), tuple(self.ident),
-                         tuple(self.weaken), tuple(self.boost), tuple(self.shield),
-                         tuple(tuple(g) for g in self.graves), tuple(self.modifiers),
-                         tuple(self.tasks), self.decision, self.result)
+        # the fields set straight into a new instance's __dict__: the frozen dataclass's
+        # __init__ pays one object.__setattr__ per field, and the engine freezes every step
+        s = _new_state(GridState)
+        s.__dict__.update(
+            rules=self.rules, catalogue=self.cat, first=self.first, active=self.active,
+            turn=self.turn, acted=self.acted, placements=self.placements, airdrop=self.airdrop,
+            zone=tuple(self.zone), holder=tuple(self.holder), ctrl=tuple(self.ctrl),
+            cell=tuple(self.cell), up=tuple(self.up), ident=tuple(self.ident),
+            weaken=tuple(self.weaken), boost=tuple(self.boost), shield=tuple(self.shield),
+            graves=tuple([tuple(g) for g in self.graves]), modifiers=tuple(self.modifiers),
+            tasks=tuple(self.tasks), decision=self.decision, result=self.result, _cache={})
+        return s
 
     # reading
     def card(self, h: int) -> Card:
@@ -278,6 +292,13 @@ class _Work:
     def hand(self, p: int) -> list[int]:
         ctrl = self.ctrl
         return [h for h, z in enumerate(self.zone) if z == 1 and ctrl[h] == p]  # 1: Zone.HAND
+
+    def holds(self, p: int) -> bool:
+        """Whether p holds a card (`hand` without the list: a C-level scan that stops early)."""
+        return (Zone.HAND, p) in zip(self.zone, self.ctrl, strict=True)
+
+    def hand_size(self, p: int) -> int:
+        return list(zip(self.zone, self.ctrl, strict=True)).count((Zone.HAND, p))
 
     def on_grid(self, h: int) -> bool:
         return self.zone[h] == Zone.GRID
@@ -429,7 +450,7 @@ def _t_turn(w: _Work) -> None:
 
 
 def _t_fill(w: _Work, p: int) -> None:
-    if len(w.hand(p)) < HAND_SIZE and w.deck_left(p):
+    if w.hand_size(p) < HAND_SIZE and w.deck_left(p):
         w.push((Task.DRAW, p), (Task.FILL, p))
 
 
@@ -446,13 +467,13 @@ def _t_place(w: _Work, p: int, c: int) -> None:
 
 
 def _out_of_cards(w: _Work) -> bool:
-    return not w.hand(0) and not w.hand(1) and not w.deck_left(0) and not w.deck_left(1)
+    return not w.holds(0) and not w.holds(1) and not w.deck_left(0) and not w.deck_left(1)
 
 
 def _t_play(w: _Work, p: int) -> None:
     if w.acted and w.placements == 0:
         w.push((Task.END_TURN,))
-    elif w.hand(p):
+    elif w.holds(p):
         w.decision = (Dec.TURN, p)
     elif not w.acted and _out_of_cards(w):
         w.push((Task.FINAL,))
@@ -463,8 +484,8 @@ def _t_play(w: _Work, p: int) -> None:
 
 
 def _t_end_turn(w: _Work) -> None:
-    for h in range(len(w.zone)):
-        w.boost[h] = w.shield[h] = 0
+    n = len(w.zone)
+    w.boost, w.shield = [0] * n, [0] * n
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
@@ -530,7 +551,7 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
 def _t_window(w: _Work, h: int) -> None:
     if w.on_grid(h) and w.up[h] and w.enemies(h):
         d = 1 - w.ctrl[h]
-        if w.hand(d):
+        if w.holds(d):
             w.decision = (Dec.WINDOW, d, h)
 
 
@@ -711,8 +732,21 @@ assert set(_RUNNERS) == set(Task) == set(TASK_ARITY)
 def decision(s: GridState) -> Pending | Finished:
     cached = s._cache.get("decision")  # asked several times per state (loop, view, bots)
     if cached is None:
-        cached = s._cache["decision"] = _decision(s)
+        if s.decision and s.decision[0] != Dec.DUEL and not s.finished:
+            # the same decision tuple always makes the same (immutable) Pending: build it once
+            cached = _PENDINGS.get(s.decision)
+            if cached is None:
+                if len(_PENDINGS) > 50_000:  # bound: ORDER/TARGET tuples vary
+                    _PENDINGS.clear()
+                cached = _PENDINGS[s.decision] = _decision(s)
+        else:
+            cached = _decision(s)
+        s._cache["decision"] = cached
     return cached  # type: ignore[no-any-return]
+
+
+#: decision tuple -> its Pending (every code but DUEL, whose outcomes depend on the state)
+_PENDINGS: dict[tuple[int, ...], Pending] = {}
 
 
 def _decision(s: GridState) -> Pending | Finished:
@@ -877,10 +911,11 @@ _AWAITING = {Dec.COIN: "the coin flip", Dec.DEAL: "a deal", Dec.REVEAL: "a revea
              Dec.TURN: "a turn", Dec.WINDOW: "a FREE-window choice",
              Dec.ORDER: "a battle-order choice", Dec.TARGET: "an item-target choice",
              Dec.DUEL: "the sudden-death draw", Dec.PLACE: "a placing deal"}
-_ANSWERS = {Dec.COIN: {Verb.FIRST}, Dec.DEAL: {Verb.DEAL}, Dec.REVEAL: {Verb.REVEAL},
-            Dec.TURN: {Verb.PLACE, Verb.USE, Verb.END}, Dec.WINDOW: {Verb.PASS, Verb.FREE},
-            Dec.ORDER: {Verb.PICK}, Dec.TARGET: {Verb.PICK}, Dec.DUEL: {Verb.DUEL},
-            Dec.PLACE: {Verb.DEAL}}
+#: tuples, not sets: an Enum member hashes in Python, a tuple test compares identities first
+_ANSWERS = {Dec.COIN: (Verb.FIRST,), Dec.DEAL: (Verb.DEAL,), Dec.REVEAL: (Verb.REVEAL,),
+            Dec.TURN: (Verb.PLACE, Verb.USE, Verb.END), Dec.WINDOW: (Verb.PASS, Verb.FREE),
+            Dec.ORDER: (Verb.PICK,), Dec.TARGET: (Verb.PICK,), Dec.DUEL: (Verb.DUEL,),
+            Dec.PLACE: (Verb.DEAL,)}
 
 
 _DEC = {int(d): d for d in Dec}

@@ -119,10 +119,9 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
 
     size = s.rules.size
     ctrl, up, weaken, boost, shield = s.ctrl, s.up, s.weaken, s.boost, s.shield
-    grid = tuple(
-        CellView(cell_name(c, size), h, ctrl[h], bool(up[h]), ident(h), weaken[h], boost[h],
-                 bool(shield[h]))
-        for c, h in sorted((c, h) for h, c in enumerate(s.cell) if c >= 0))
+    grid = tuple([_cell_view(size, c, h, ctrl[h], up[h], ident(h), weaken[h], boost[h],
+                             shield[h])
+                  for c, h in sorted([(c, h) for h, c in enumerate(s.cell) if c >= 0])])
     d = decision(s)
     decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
     return GridView(
@@ -133,6 +132,23 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         tuple(tuple((h, cards[ident_col[h]].id) for h in g) for g in s.graves),
         tuple((h, cards[ident_col[h]].id) for h in s.modifiers),
         d, legal_tuple(s) if decides else (), s.rules, s.catalogue)
+
+
+#: the one CellView of each field set: a cell changes seldom from one view to the next, and a
+#: dict lookup costs a fraction of a frozen dataclass's construction (bounded: cleared when big)
+_CELL_VIEWS: dict[tuple[Any, ...], CellView] = {}
+
+
+def _cell_view(size: int, c: int, h: int, ctrl: int, up: int, card: str | None, weaken: int,
+               boost: int, shield: int) -> CellView:
+    key = (size, c, h, ctrl, up, card, weaken, boost, shield)
+    cv = _CELL_VIEWS.get(key)
+    if cv is None:
+        if len(_CELL_VIEWS) > 100_000:
+            _CELL_VIEWS.clear()
+        cv = _CELL_VIEWS[key] = CellView(cell_name(c, size), h, ctrl, bool(up), card, weaken,
+                                         boost, bool(shield))
+    return cv
 
 
 #: the decisions whose view lists the legal inputs (a player's own)
