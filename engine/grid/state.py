@@ -27,6 +27,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import compress
+from operator import and_
 from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
@@ -170,9 +172,7 @@ class GridState:
         key = ("hand", player)  # asked by the view, the legal inputs and step: kept
         hand = self._cache.get(key)
         if hand is None:
-            ctrl = self.ctrl
-            hand = self._cache[key] = tuple([h for h, z in enumerate(self.zone)
-                                             if z == 1 and ctrl[h] == player])  # 1: HAND
+            hand = self._cache[key] = tuple(hand_of(self.zone, self.ctrl, player))
         return hand  # type: ignore[no-any-return]
 
     def card(self, handle: int) -> Card | None:
@@ -246,6 +246,16 @@ class Waste(IntEnum):
 _new_state = object.__new__
 
 
+_IS_HAND = int(Zone.HAND).__eq__
+
+
+def hand_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int],
+            p: int) -> list[int]:
+    """The handles in p's hand, ascending: zone == HAND and ctrl == p, tested by map/compress
+    in C (a comprehension pays an interpreted test per handle, at every step)."""
+    return list(compress(range(len(zone)), map(and_, map(_IS_HAND, zone), map(p.__eq__, ctrl))))
+
+
 class _Work:
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
                  "first", "graves", "holder", "ident", "log", "modifiers", "placements",
@@ -290,15 +300,15 @@ class _Work:
         return self.cat.cards[i]
 
     def hand(self, p: int) -> list[int]:
-        ctrl = self.ctrl
-        return [h for h, z in enumerate(self.zone) if z == 1 and ctrl[h] == p]  # 1: Zone.HAND
+        return hand_of(self.zone, self.ctrl, p)
 
     def holds(self, p: int) -> bool:
         """Whether p holds a card (`hand` without the list: a C-level scan that stops early)."""
         return (Zone.HAND, p) in zip(self.zone, self.ctrl, strict=True)
 
     def hand_size(self, p: int) -> int:
-        return list(zip(self.zone, self.ctrl, strict=True)).count((Zone.HAND, p))
+        # the controllers of the hand cards, counted: map/compress run in C (the FILL loop)
+        return list(compress(self.ctrl, map(_IS_HAND, self.zone))).count(p)
 
     def on_grid(self, h: int) -> bool:
         return self.zone[h] == Zone.GRID
@@ -782,8 +792,16 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
     ascending cell; faces as (up,), (False,) or (False, True)."""
     size = s.rules.size
     ctrl = s.ctrl
-    board = {c: h for h, c in enumerate(s.cell) if c >= 0}
-    own = [c for c, h in board.items() if ctrl[h] == p]
+    board: set[int] = set()  # the occupied cells
+    own: list[int] = []
+    enemy: set[int] = set()
+    for h, c in enumerate(s.cell):
+        if c >= 0:
+            board.add(c)
+            if ctrl[h] == p:
+                own.append(c)
+            else:
+                enemy.add(c)
     mine, theirs = home_row(p, size), home_row(1 - p, size)
     near = _neighbour_table(size)
     if s.airdrop:
@@ -792,7 +810,6 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
         cands = [c for c in range(size * size) if c not in board and c // size == mine]
     else:
         cands = sorted({n for c in own for n in near[c] if n not in board})
-    enemy = {c for c, h in board.items() if ctrl[h] == 1 - p}
     out = []
     for c in cands:
         if c // size == theirs or not enemy.isdisjoint(near[c]):

@@ -108,46 +108,50 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
     mine = knowledge if knowledge is not None and knowledge.player == player else None
     # known_id inlined over local names: a view is built at every decision of local play
     known = mine.cards if mine is not None else {}
-    holder, ident_col, cards = s.holder, s.ident, s.catalogue.cards
+    holder, ident_col, ids = s.holder, s.ident, s.catalogue.ids
 
     def ident(h: int) -> str | None:
         # own cards: known from the knowledge; others only when public
         i = ident_col[h]
         if i >= 0:
-            return cards[i].id
+            return ids[i]
         return known.get(h) if holder[h] == player else None
 
     size = s.rules.size
     ctrl, up, weaken, boost, shield = s.ctrl, s.up, s.weaken, s.boost, s.shield
-    grid = tuple([_cell_view(size, c, h, ctrl[h], up[h], ident(h), weaken[h], boost[h],
-                             shield[h])
-                  for c, h in sorted([(c, h) for h, c in enumerate(s.cell) if c >= 0])])
+    get = _CELL_VIEWS.get
+    # ident(h) inlined (a call per cell costs as much as the rest of the cell's work)
+    grid = tuple([get(key) or _cell_view(key)
+                  for c, h, i in sorted([(c, h, ident_col[h]) for h, c in enumerate(s.cell)
+                                         if c >= 0])  # cells are distinct: sorted by cell
+                  for key in ((size, c, h, ctrl[h], up[h],
+                               ids[i] if i >= 0
+                               else known.get(h) if holder[h] == player else None,
+                               weaken[h], boost[h], shield[h]),)])
     d = decision(s)
     decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
     return GridView(
         player, size, s.first, s.active, s.turn, grid,
-        tuple((h, ident(h)) for h in s.hand(player)),
-        tuple((h, ident(h)) for h in s.hand(1 - player)),
-        tuple(s.deck_count(k) for k in range(1 if s.rules.shared else 2)),
-        tuple(tuple((h, cards[ident_col[h]].id) for h in g) for g in s.graves),
-        tuple((h, cards[ident_col[h]].id) for h in s.modifiers),
+        tuple([(h, ident(h)) for h in s.hand(player)]),
+        tuple([(h, ident(h)) for h in s.hand(1 - player)]),
+        tuple([s.deck_count(k) for k in range(1 if s.rules.shared else 2)]),
+        tuple([tuple([(h, ids[ident_col[h]]) for h in g]) for g in s.graves]),
+        tuple([(h, ids[ident_col[h]]) for h in s.modifiers]),
         d, legal_tuple(s) if decides else (), s.rules, s.catalogue)
 
 
-#: the one CellView of each field set: a cell changes seldom from one view to the next, and a
-#: dict lookup costs a fraction of a frozen dataclass's construction (bounded: cleared when big)
+#: the one CellView of each field set, keyed (size, cell index, handle, controller, up, card,
+#: weaken, boost, shield): a cell changes seldom from one view to the next, and a dict lookup
+#: costs a fraction of a frozen dataclass's construction (bounded: cleared when big)
 _CELL_VIEWS: dict[tuple[Any, ...], CellView] = {}
 
 
-def _cell_view(size: int, c: int, h: int, ctrl: int, up: int, card: str | None, weaken: int,
-               boost: int, shield: int) -> CellView:
-    key = (size, c, h, ctrl, up, card, weaken, boost, shield)
-    cv = _CELL_VIEWS.get(key)
-    if cv is None:
-        if len(_CELL_VIEWS) > 100_000:
-            _CELL_VIEWS.clear()
-        cv = _CELL_VIEWS[key] = CellView(cell_name(c, size), h, ctrl, bool(up), card, weaken,
-                                         boost, bool(shield))
+def _cell_view(key: tuple[Any, ...]) -> CellView:
+    if len(_CELL_VIEWS) > 100_000:
+        _CELL_VIEWS.clear()
+    size, c, h, ctrl, up, card, weaken, boost, shield = key
+    cv = _CELL_VIEWS[key] = CellView(cell_name(c, size), h, ctrl, bool(up), card, weaken,
+                                     boost, bool(shield))
     return cv
 
 
