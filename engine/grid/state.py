@@ -27,6 +27,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import cached_property
 from itertools import compress
 from operator import and_
 from typing import Any
@@ -160,11 +161,13 @@ class GridState:
     result: tuple[int, int]
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    # cached_property, not property: a value in the instance __dict__ (freeze puts it there)
+    # is then a plain attribute read; the rules and the bots read both at every step
+    @cached_property
     def size(self) -> int:
         return self.rules.size
 
-    @property
+    @cached_property
     def finished(self) -> bool:
         return self.result[0] >= 0
 
@@ -290,7 +293,8 @@ class _Work:
             cell=tuple(self.cell), up=tuple(self.up), ident=tuple(self.ident),
             weaken=tuple(self.weaken), boost=tuple(self.boost), shield=tuple(self.shield),
             graves=tuple([tuple(g) for g in self.graves]), modifiers=tuple(self.modifiers),
-            tasks=tuple(self.tasks), decision=self.decision, result=self.result, _cache={})
+            tasks=tuple(self.tasks), decision=self.decision, result=self.result, _cache={},
+            size=self.size, finished=self.result[0] >= 0)
         return s
 
     # reading
