@@ -12,7 +12,7 @@ from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
 from .notation import GridInput, format_input
-from .state import GridState, cell_name, decision, legal_tuple
+from .state import GridState, Zone, cell_name, decision, legal_tuple
 
 
 class GridKnowledge:
@@ -134,7 +134,7 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         player, size, s.first, s.active, s.turn, grid,
         tuple([(h, ident(h)) for h in s.hand(player)]),
         tuple([(h, ident(h)) for h in s.hand(1 - player)]),
-        tuple([s.deck_count(k) for k in range(1 if s.rules.shared else 2)]),
+        _deck_counts(s),
         tuple([tuple([(h, ids[ident_col[h]]) for h in g]) for g in s.graves]),
         tuple([(h, ids[ident_col[h]]) for h in s.modifiers]),
         d, legal_tuple(s) if decides else (), s.rules, s.catalogue)
@@ -153,6 +153,14 @@ def _cell_view(key: tuple[Any, ...]) -> CellView:
     cv = _CELL_VIEWS[key] = CellView(cell_name(c, size), h, ctrl, bool(up), card, weaken,
                                      boost, bool(shield))
     return cv
+
+
+def _deck_counts(s: GridState) -> tuple[int, ...]:
+    """`deck_count` of each hidden deck, from the zone column's slices (counted in C)."""
+    n, zone = s.rules.deck_size, s.zone
+    if s.rules.shared:
+        return (zone.count(Zone.DECK),)
+    return (zone[:n].count(Zone.DECK), zone[n:].count(Zone.DECK))
 
 
 #: the decisions whose view lists the legal inputs (a player's own)
