@@ -24,7 +24,7 @@ from .begin import new_game
 from .cards import Catalogue, default_catalogue, load_catalogue
 from .decks import hidden_decks, random_deal
 from .narrate import narrate, narrate_start
-from .notation import GridInput, Verb, format_input, parse_input
+from .notation import GridInput, Verb, answer_input, format_input, parse_input
 from .rules import RULES_OPTIONS, GridRules
 from .scene import rules_text, scene
 from .state import (
@@ -120,10 +120,12 @@ class Grid:
         return dict(enumerate(ids)), [list(o) for o in orders]
 
     def deal_input(self, handle: int) -> GridInput:
-        return GridInput(Verb.DEAL, handle)
+        return answer_input(handle)
 
     def reveal_input(self, handle: int, card_id: str) -> GridInput:
-        return GridInput(Verb.REVEAL, handle, card=card_id)
+        if not card_id:  # answer_input reads "" as a deal
+            return GridInput(Verb.REVEAL, handle, card=card_id)  # raises: no card id
+        return answer_input(handle, card_id)
 
     # --- play ------------------------------------------------------------------------------
     def new_game(self, setup: Setup) -> GridState:

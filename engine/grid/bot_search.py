@@ -43,7 +43,7 @@ from ..errors import EngineError
 from ..shell import BotRequest, Budget
 from .bots import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
 from .cards import Kind
-from .notation import GridInput, Verb
+from .notation import GridInput, Verb, answer_input
 from .state import Dec, GridState, Zone, deck_range, legal_actions, step
 from .views import GridView
 
@@ -202,7 +202,7 @@ def playout(s: GridState, orders: tuple[tuple[int, ...], ...], me: int,
         if code == Dec.DEAL:
             zone = s.zone
             h = next(h for h in orders[d[2]] if zone[h] == Zone.DECK)
-            s = step(s, GridInput(Verb.DEAL, h))
+            s = step(s, answer_input(h))  # built once per value
         elif code in (Dec.TURN, Dec.WINDOW, Dec.ORDER, Dec.TARGET):
             s = step(s, policy(s, d[1]))
         elif code == Dec.DUEL:

@@ -36,7 +36,7 @@ from typing import Any
 from ..api import DecisionKind, Pending
 from ..shell import BotRequest
 from .cards import Catalogue, Kind, default_catalogue
-from .notation import GridInput, Verb
+from .notation import GridInput, Verb, answer_input, engine_input
 from .rules import DeckType, GridRules, Mode
 from .state import (
     Dec,
@@ -197,14 +197,14 @@ class _Sim:
                 if cid is None:
                     return evaluate(s, self.player)
                 self.used_world = True
-                s = step(s, GridInput(Verb.REVEAL, h, card=cid))
+                s = step(s, answer_input(h, cid))  # built once per value
             elif code == Dec.WINDOW and d[1] != self.player:
-                s = step(s, GridInput(Verb.PASS))
+                s = step(s, engine_input(Verb.PASS))
             elif code in (Dec.ORDER, Dec.TARGET) and d[1] == self.player and depth < 3:
-                return max(self.value(step(s, GridInput(Verb.PICK, h)), depth + 1)
+                return max(self.value(step(s, engine_input(Verb.PICK, h)), depth + 1)
                            for h in d[3:])
             elif code == Dec.WINDOW and d[1] == self.player:
-                s = step(s, GridInput(Verb.PASS))
+                s = step(s, engine_input(Verb.PASS))
             else:
                 return evaluate(s, self.player)
         return evaluate(s, self.player)

@@ -226,6 +226,11 @@ class Catalogue:
     def digest(self) -> bytes:
         return tagged_hash("grid/catalogue", self.encode())
 
+    @cached_property
+    def ids(self) -> tuple[str, ...]:
+        """The card ids by catalogue index (the views name cards at every decision)."""
+        return tuple(c.id for c in self.cards)
+
     def card(self, card_id: str) -> Card:
         return self.cards[self.index[card_id]]
 

@@ -7,6 +7,12 @@
 # spelling and the two round-trip. Cells are named by column letter and row digit (`a1` is
 # player 0's left corner of its home base); whether a cell exists on this grid is the game's
 # check, not the parser's.
+#
+# Speed: validating a field set costs microseconds, and the engine builds every legal input of
+# every turn. So the inputs the engine generates itself (from its own state, well formed by
+# construction) come from `engine_input`, which builds each distinct value once without the
+# check and hands out that one object afterwards (values are immutable, so sharing is safe).
+# Inputs from outside (parsed, built by a caller) still go through the validating constructor.
 from __future__ import annotations
 
 import re
@@ -67,6 +73,48 @@ class GridInput:
             if not ok:
                 raise MalformedActionError(f"grid input {v.value!r}: bad field {name} "
                                            f"({self!r:.120})")
+
+
+_new = object.__new__
+_set = object.__setattr__
+#: (verb text, handle, other, cell, up, player) -> the one GridInput of that value (engine
+#: inputs only: bounded by handles x cells x faces, a few thousand values). The verb's text,
+#: not the Enum, keys it: an Enum member hashes in Python, a str in C.
+_INTERNED: dict[tuple[str, int, int, str, bool, int], GridInput] = {}
+
+
+def engine_input(verb: Verb, handle: int = -1, other: int = -1, cell: str = "",
+                 up: bool = False, player: int = -1) -> GridInput:
+    """The input of these fields, built without validation and shared: ONLY for inputs the
+    engine generates from its own state (never for anything read from outside)."""
+    key = (verb._value_, handle, other, cell, up, player)
+    inp = _INTERNED.get(key)
+    if inp is None:
+        inp = _new(GridInput)
+        for name, value in zip(("verb", "handle", "other", "cell", "up", "card", "player"),
+                               (verb, handle, other, cell, up, "", player), strict=True):
+            _set(inp, name, value)
+        _INTERNED[key] = inp
+    return inp
+
+
+#: (handle, card id) -> the validated DEAL (card id "") or REVEAL input of them
+_ANSWER_INPUTS: dict[tuple[int, str], GridInput] = {}
+
+
+def answer_input(handle: int, card: str = "") -> GridInput:
+    """The validated `deal <handle>` (no card) or `reveal <handle> <card>` input, each value
+    validated once and then shared (the referee answers one per dealt or revealed card)."""
+    if type(handle) is not int or type(card) is not str:
+        return GridInput(Verb.REVEAL if card else Verb.DEAL, handle, card=card)  # it checks
+    key = (handle, card)
+    inp = _ANSWER_INPUTS.get(key)
+    if inp is None:
+        if len(_ANSWER_INPUTS) > 100_000:
+            _ANSWER_INPUTS.clear()
+        inp = _ANSWER_INPUTS[key] = GridInput(Verb.REVEAL if card else Verb.DEAL, handle,
+                                              card=card)
+    return inp
 
 
 def parse_input(text: str) -> GridInput:

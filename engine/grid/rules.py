@@ -50,6 +50,9 @@ class Mix(Enum):
 
 #: mode -> (grid side, cards per player)
 MODE_SIZES = {Mode.FAST: (4, 20), Mode.NORMAL: (5, 30), Mode.VS: (6, 40)}
+#: the same by the mode's text: the engine asks for the sizes at every step, and an Enum
+#: member hashes in Python, its text in C
+_SIZES_BY_VALUE = {m.value: sizes for m, sizes in MODE_SIZES.items()}
 
 RULES_OPTIONS: tuple[RulesOption, ...] = (
     RulesOption("mode", "fast", "fast 4x4 (20 cards each), normal 5x5 (30), vs 6x6 (40)",
@@ -89,12 +92,12 @@ class GridRules:
     @property
     def size(self) -> int:
         """The grid's side: 4, 5 or 6."""
-        return MODE_SIZES[self.mode][0]
+        return _SIZES_BY_VALUE[self.mode._value_][0]
 
     @property
     def deck_size(self) -> int:
         """Cards per player (20, 30, 40); the shared deck holds twice as many."""
-        return MODE_SIZES[self.mode][1]
+        return _SIZES_BY_VALUE[self.mode._value_][1]
 
     @property
     def cards(self) -> int:

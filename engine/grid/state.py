@@ -27,13 +27,14 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import cached_property
 from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
 from ..errors import GameOverError, IllegalActionError, MalformedActionError, RulesetError
 from ..hashing import tagged_hash
 from .cards import BEATS, Card, Catalogue, Element, Kind, Op, Use
-from .notation import GridInput, Verb, format_input
+from .notation import GridInput, Verb, engine_input, format_input
 from .rules import HAND_SIZE, GridRules
 
 ENCODING_VERSION = 1
@@ -158,17 +159,22 @@ class GridState:
     result: tuple[int, int]
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    # cached_property, not property: a value in the instance __dict__ (freeze puts it there)
+    # is then a plain attribute read; the rules and the bots read both at every step
+    @cached_property
     def size(self) -> int:
         return self.rules.size
 
-    @property
+    @cached_property
     def finished(self) -> bool:
         return self.result[0] >= 0
 
     def hand(self, player: int) -> tuple[int, ...]:
-        return tuple(h for h, z in enumerate(self.zone)
-                     if z == Zone.HAND and self.ctrl[h] == player)
+        key = ("hand", player)  # asked by the view, the legal inputs and step: kept
+        hand = self._cache.get(key)
+        if hand is None:
+            hand = self._cache[key] = tuple(hand_of(self.zone, self.ctrl, player))
+        return hand  # type: ignore[no-any-return]
 
     def card(self, handle: int) -> Card | None:
         """The card of a handle if its identity is public."""
@@ -181,7 +187,7 @@ class GridState:
 
     def deck_count(self, deck: int) -> int:
         lo, hi = deck_range(self.rules, deck)
-        return sum(1 for h in range(lo, hi) if self.zone[h] == Zone.DECK)
+        return self.zone[lo:hi].count(Zone.DECK)
 
     def grid_count(self, player: int) -> int:
         return sum(1 for h, z in enumerate(self.zone) if z == Zone.GRID and self.ctrl[h] == player)
@@ -238,6 +244,16 @@ class Waste(IntEnum):
     SCOUTED = 4  # a trap or item turned face up by a scout
 
 
+_new_state = object.__new__
+
+
+def hand_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int],
+            p: int) -> list[int]:
+    """The handles in p's hand, ascending (zone HAND, controller p). Measured: this
+    comprehension beats map/compress over int.__eq__ threefold (a slot wrapper per call)."""
+    return [h for h, z in enumerate(zone) if z == 1 and ctrl[h] == p]  # 1: Zone.HAND
+
+
 class _Work:
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
                  "first", "graves", "holder", "ident", "log", "modifiers", "placements",
@@ -262,12 +278,19 @@ class _Work:
             self.log.append(event)
 
     def freeze(self) -> GridState:
-        return GridState(self.rules, self.cat, self.first, self.active, self.turn, self.acted,
-                         self.placements, self.airdrop, tuple(self.zone), tuple(self.holder),
-                         tuple(self.ctrl), tuple(self.cell), tuple(self.up), tuple(self.ident),
-                         tuple(self.weaken), tuple(self.boost), tuple(self.shield),
-                         tuple(tuple(g) for g in self.graves), tuple(self.modifiers),
-                         tuple(self.tasks), self.decision, self.result)
+        # the fields set straight into a new instance's __dict__: the frozen dataclass's
+        # __init__ pays one object.__setattr__ per field, and the engine freezes every step
+        s = _new_state(GridState)
+        s.__dict__.update(
+            rules=self.rules, catalogue=self.cat, first=self.first, active=self.active,
+            turn=self.turn, acted=self.acted, placements=self.placements, airdrop=self.airdrop,
+            zone=tuple(self.zone), holder=tuple(self.holder), ctrl=tuple(self.ctrl),
+            cell=tuple(self.cell), up=tuple(self.up), ident=tuple(self.ident),
+            weaken=tuple(self.weaken), boost=tuple(self.boost), shield=tuple(self.shield),
+            graves=tuple([tuple(g) for g in self.graves]), modifiers=tuple(self.modifiers),
+            tasks=tuple(self.tasks), decision=self.decision, result=self.result, _cache={},
+            size=self.size, finished=self.result[0] >= 0)
+        return s
 
     # reading
     def card(self, h: int) -> Card:
@@ -276,7 +299,14 @@ class _Work:
         return self.cat.cards[i]
 
     def hand(self, p: int) -> list[int]:
-        return [h for h, z in enumerate(self.zone) if z == Zone.HAND and self.ctrl[h] == p]
+        return hand_of(self.zone, self.ctrl, p)
+
+    def holds(self, p: int) -> bool:
+        """Whether p holds a card (`hand` without the list: a C-level scan that stops early)."""
+        return (Zone.HAND, p) in zip(self.zone, self.ctrl, strict=True)
+
+    def hand_size(self, p: int) -> int:
+        return len(hand_of(self.zone, self.ctrl, p))
 
     def on_grid(self, h: int) -> bool:
         return self.zone[h] == Zone.GRID
@@ -286,15 +316,12 @@ class _Work:
 
     def deck_left(self, p: int) -> bool:
         lo, hi = deck_range(self.rules, deck_of(self.rules, p))
-        return any(self.zone[h] == Zone.DECK for h in range(lo, hi))
+        return Zone.DECK in self.zone[lo:hi]
 
     def neighbours(self, cell: int) -> list[int]:
         """The handles on the cells orthogonally next to `cell`, by ascending cell index."""
-        board, out = self.board(), []
-        for c in neighbour_cells(cell, self.size):
-            if c in board:
-                out.append(board[c])
-        return out
+        cells = self.cell  # at most four lookups: C-level scans beat building the board dict
+        return [cells.index(c) for c in neighbour_cells(cell, self.size) if c in cells]
 
     def enemies(self, h: int) -> list[int]:
         """h's face-up opponent characters next to it (ascending cell)."""
@@ -357,15 +384,29 @@ def no_effect(s: GridState, p: int, op: Op) -> bool:
     return _no_effect(_Work(s), p, op)
 
 
-def neighbour_cells(cell: int, size: int) -> list[int]:
-    """The cells orthogonally next to `cell`, ascending."""
+def neighbour_cells(cell: int, size: int) -> tuple[int, ...]:
+    """The cells orthogonally next to `cell`, ascending (a shared table: the rules' hot loop)."""
+    return _neighbour_table(size)[cell]
+
+
+def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
+    table = _NEIGHBOUR_TABLES.get(size)
+    if table is None:
+        table = _NEIGHBOUR_TABLES[size] = tuple(_neighbours(c, size) for c in range(size * size))
+    return table
+
+
+def _neighbours(cell: int, size: int) -> tuple[int, ...]:
     r, c = divmod(cell, size)
     out = []
     for dr, dc in DIRECTIONS:
         rr, cc = r + dr, c + dc
         if 0 <= rr < size and 0 <= cc < size:
             out.append(rr * size + cc)
-    return sorted(out)
+    return tuple(sorted(out))
+
+
+_NEIGHBOUR_TABLES: dict[int, tuple[tuple[int, ...], ...]] = {}
 
 
 def direction(a: int, b: int, size: int) -> int:
@@ -417,7 +458,7 @@ def _t_turn(w: _Work) -> None:
 
 
 def _t_fill(w: _Work, p: int) -> None:
-    if len(w.hand(p)) < HAND_SIZE and w.deck_left(p):
+    if w.hand_size(p) < HAND_SIZE and w.deck_left(p):
         w.push((Task.DRAW, p), (Task.FILL, p))
 
 
@@ -434,13 +475,13 @@ def _t_place(w: _Work, p: int, c: int) -> None:
 
 
 def _out_of_cards(w: _Work) -> bool:
-    return not w.hand(0) and not w.hand(1) and not w.deck_left(0) and not w.deck_left(1)
+    return not w.holds(0) and not w.holds(1) and not w.deck_left(0) and not w.deck_left(1)
 
 
 def _t_play(w: _Work, p: int) -> None:
     if w.acted and w.placements == 0:
         w.push((Task.END_TURN,))
-    elif w.hand(p):
+    elif w.holds(p):
         w.decision = (Dec.TURN, p)
     elif not w.acted and _out_of_cards(w):
         w.push((Task.FINAL,))
@@ -451,8 +492,8 @@ def _t_play(w: _Work, p: int) -> None:
 
 
 def _t_end_turn(w: _Work) -> None:
-    for h in range(len(w.zone)):
-        w.boost[h] = w.shield[h] = 0
+    n = len(w.zone)
+    w.boost, w.shield = [0] * n, [0] * n
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
@@ -518,7 +559,7 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
 def _t_window(w: _Work, h: int) -> None:
     if w.on_grid(h) and w.up[h] and w.enemies(h):
         d = 1 - w.ctrl[h]
-        if w.hand(d):
+        if w.holds(d):
             w.decision = (Dec.WINDOW, d, h)
 
 
@@ -697,6 +738,26 @@ assert set(_RUNNERS) == set(Task) == set(TASK_ARITY)
 
 
 def decision(s: GridState) -> Pending | Finished:
+    cached = s._cache.get("decision")  # asked several times per state (loop, view, bots)
+    if cached is None:
+        if s.decision and s.decision[0] != Dec.DUEL and not s.finished:
+            # the same decision tuple always makes the same (immutable) Pending: build it once
+            cached = _PENDINGS.get(s.decision)
+            if cached is None:
+                if len(_PENDINGS) > 50_000:  # bound: ORDER/TARGET tuples vary
+                    _PENDINGS.clear()
+                cached = _PENDINGS[s.decision] = _decision(s)
+        else:
+            cached = _decision(s)
+        s._cache["decision"] = cached
+    return cached  # type: ignore[no-any-return]
+
+
+#: decision tuple -> its Pending (every code but DUEL, whose outcomes depend on the state)
+_PENDINGS: dict[tuple[int, ...], Pending] = {}
+
+
+def _decision(s: GridState) -> Pending | Finished:
     if s.finished:
         outcome, winner = s.result
         return Finished(OUTCOME_LABELS[Outcome(outcome)], None if winner < 0 else winner)
@@ -728,20 +789,28 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
     size = s.rules.size
-    board = {c: h for h, c in enumerate(s.cell) if c >= 0}
-    own = [c for c, h in board.items() if s.ctrl[h] == p]
+    ctrl = s.ctrl
+    board: set[int] = set()  # the occupied cells
+    own: list[int] = []
+    enemy: set[int] = set()
+    for h, c in enumerate(s.cell):
+        if c >= 0:
+            board.add(c)
+            if ctrl[h] == p:
+                own.append(c)
+            else:
+                enemy.add(c)
     mine, theirs = home_row(p, size), home_row(1 - p, size)
+    near = _neighbour_table(size)
     if s.airdrop:
         cands = [c for c in range(size * size) if c not in board and c // size != theirs]
     elif not own:
         cands = [c for c in range(size * size) if c not in board and c // size == mine]
     else:
-        cands = sorted({n for c in own for n in neighbour_cells(c, size) if n not in board})
+        cands = sorted({n for c in own for n in near[c] if n not in board})
     out = []
     for c in cands:
-        touches = any(board.get(n, -1) >= 0 and s.ctrl[board[n]] == 1 - p
-                      for n in neighbour_cells(c, size))
-        if touches or c // size == theirs:
+        if c // size == theirs or not enemy.isdisjoint(near[c]):
             faces: tuple[bool, ...] = (True,)
         elif c // size == mine:
             faces = (False,)
@@ -751,13 +820,72 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
     return out
 
 
+def _spots(s: GridState, p: int) -> dict[int, tuple[bool, ...]]:
+    """`placements` as cell -> faces, kept with the state (legal_actions and step both ask)."""
+    key = ("spots", p)
+    spots = s._cache.get(key)
+    if spots is None:
+        spots = s._cache[key] = dict(placements(s, p))
+    return spots  # type: ignore[no-any-return]
+
+
+def is_legal(s: GridState, inp: GridInput) -> bool:
+    """Whether the well-formed `inp` is in `legal_actions(s)` (a player's TURN or CHOICE
+    input), decided from the state without building the list: step asks it on every input."""
+    if s.finished:
+        return False
+    d = s.decision
+    code, v = d[0], inp.verb
+    if code == Dec.TURN:
+        if v is Verb.END:
+            return bool(s.acted)
+        if v is not Verb.PLACE and v is not Verb.USE:
+            return False
+        h = inp.handle
+        if not (0 <= h < len(s.zone) and s.zone[h] == Zone.HAND and s.ctrl[h] == d[1]):
+            return False
+        if v is Verb.USE:
+            return True
+        if s.placements <= 0:
+            return False
+        return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.rules.size), ())
+    if code == Dec.WINDOW:
+        if v is Verb.PASS:
+            return True
+        h = inp.handle
+        return v is Verb.FREE and 0 <= h < len(s.zone) and s.zone[h] == Zone.HAND \
+            and s.ctrl[h] == d[1]
+    if code == Dec.ORDER or code == Dec.TARGET:
+        return v is Verb.PICK and inp.handle in d[3:]
+    if code == Dec.COIN:
+        return v is Verb.FIRST  # its player is 0 or 1 (validated on construction)
+    return inp in legal_tuple(s)
+
+
 def legal_actions(s: GridState) -> list[GridInput]:
+    return list(legal_tuple(s))
+
+
+def legal_tuple(s: GridState) -> tuple[GridInput, ...]:
+    """`legal_actions` as the state's one cached tuple (no copy)."""
     cached = s._cache.get("legal")
-    if cached is not None:
-        return list(cached)
-    out = _legal(s)
-    s._cache["legal"] = tuple(out)
-    return out
+    if cached is None:
+        cached = s._cache["legal"] = tuple(_legal(s))
+    return cached  # type: ignore[no-any-return]
+
+
+#: (size, handle) -> per cell index, the (face down, face up) PLACE inputs of that card there
+_PLACE_ROWS: dict[tuple[int, int], tuple[tuple[GridInput, GridInput], ...]] = {}
+
+
+def _place_row(size: int, h: int) -> tuple[tuple[GridInput, GridInput], ...]:
+    row = _PLACE_ROWS.get((size, h))
+    if row is None:
+        row = _PLACE_ROWS[size, h] = tuple(
+            (engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=False),
+             engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=True))
+            for c in range(size * size))
+    return row
 
 
 def _legal(s: GridState) -> list[GridInput]:
@@ -765,28 +893,30 @@ def _legal(s: GridState) -> list[GridInput]:
         return []
     d = s.decision
     code = d[0]
+    # the inputs come from engine_input: built once, without re-validation (notation.py)
     if code == Dec.COIN:
-        return [GridInput(Verb.FIRST, player=0), GridInput(Verb.FIRST, player=1)]
+        return [engine_input(Verb.FIRST, player=0), engine_input(Verb.FIRST, player=1)]
     if code == Dec.TURN:
         p = d[1]
         hand = s.hand(p)
         out: list[GridInput] = []
         if s.placements > 0:
-            cells = placements(s, p)
+            size = s.rules.size
+            spots = [(c, f) for c, faces in _spots(s, p).items() for f in faces]
             for h in hand:
-                for c, faces in cells:
-                    name = cell_name(c, s.size)
-                    out.extend(GridInput(Verb.PLACE, h, cell=name, up=f) for f in faces)
-        out.extend(GridInput(Verb.USE, h) for h in hand)
+                row = _place_row(size, h)
+                out.extend([row[c][f] for c, f in spots])
+        out.extend([engine_input(Verb.USE, h) for h in hand])
         if s.acted:
-            out.append(GridInput(Verb.END))
+            out.append(engine_input(Verb.END))
         return out
     if code == Dec.WINDOW:
-        return [GridInput(Verb.PASS), *(GridInput(Verb.FREE, h) for h in s.hand(d[1]))]
+        return [engine_input(Verb.PASS), *[engine_input(Verb.FREE, h) for h in s.hand(d[1])]]
     if code in (Dec.ORDER, Dec.TARGET):
-        return [GridInput(Verb.PICK, h) for h in d[3:]]
+        return [engine_input(Verb.PICK, h) for h in d[3:]]
     if code == Dec.DUEL:
-        return [GridInput(Verb.DUEL, a, b) for a, b in duel_pairs(s.ident, s.zone, s.catalogue)]
+        return [engine_input(Verb.DUEL, a, b)
+                for a, b in duel_pairs(s.ident, s.zone, s.catalogue)]
     return []
 
 
@@ -796,10 +926,14 @@ _AWAITING = {Dec.COIN: "the coin flip", Dec.DEAL: "a deal", Dec.REVEAL: "a revea
              Dec.TURN: "a turn", Dec.WINDOW: "a FREE-window choice",
              Dec.ORDER: "a battle-order choice", Dec.TARGET: "an item-target choice",
              Dec.DUEL: "the sudden-death draw", Dec.PLACE: "a placing deal"}
-_ANSWERS = {Dec.COIN: {Verb.FIRST}, Dec.DEAL: {Verb.DEAL}, Dec.REVEAL: {Verb.REVEAL},
-            Dec.TURN: {Verb.PLACE, Verb.USE, Verb.END}, Dec.WINDOW: {Verb.PASS, Verb.FREE},
-            Dec.ORDER: {Verb.PICK}, Dec.TARGET: {Verb.PICK}, Dec.DUEL: {Verb.DUEL},
-            Dec.PLACE: {Verb.DEAL}}
+#: tuples, not sets: an Enum member hashes in Python, a tuple test compares identities first
+_ANSWERS = {Dec.COIN: (Verb.FIRST,), Dec.DEAL: (Verb.DEAL,), Dec.REVEAL: (Verb.REVEAL,),
+            Dec.TURN: (Verb.PLACE, Verb.USE, Verb.END), Dec.WINDOW: (Verb.PASS, Verb.FREE),
+            Dec.ORDER: (Verb.PICK,), Dec.TARGET: (Verb.PICK,), Dec.DUEL: (Verb.DUEL,),
+            Dec.PLACE: (Verb.DEAL,)}
+
+
+_DEC = {int(d): d for d in Dec}
 
 
 def step(s: GridState, inp: GridInput) -> GridState:
@@ -816,16 +950,15 @@ def traced_step(s: GridState, inp: GridInput) -> tuple[GridState, list[tuple[int
 def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> GridState:
     if not isinstance(inp, GridInput):
         raise MalformedActionError(f"not a grid input: {inp!r:.60}")
-    text = format_input(inp)
     if s.finished:
-        raise GameOverError(f"grid input {text!r}: the game is over "
+        raise GameOverError(f"grid input {format_input(inp)!r}: the game is over "
                             f"({OUTCOME_LABELS[Outcome(s.result[0])]})")
-    code = Dec(s.decision[0])
-    who = f" (player {s.decision[1]})" if code not in (Dec.COIN, Dec.DUEL) else ""
+    code = _DEC[s.decision[0]]
 
-    def illegal(reason: str) -> IllegalActionError:
-        return IllegalActionError(f"illegal grid input {text!r}: turn {s.turn}, awaiting "
-                                  f"{_AWAITING[code]}{who}: {reason}")
+    def illegal(reason: str) -> IllegalActionError:  # the message is built only on error
+        who = f" (player {s.decision[1]})" if code not in (Dec.COIN, Dec.DUEL) else ""
+        return IllegalActionError(f"illegal grid input {format_input(inp)!r}: turn {s.turn}, "
+                                  f"awaiting {_AWAITING[code]}{who}: {reason}")
 
     if inp.verb not in _ANSWERS[code]:
         raise illegal("this input does not answer the pending decision")
@@ -849,7 +982,7 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         if idx is None:
             raise illegal(f"{inp.card!r} is not a card of the catalogue")
         w.ident[h] = idx
-    elif inp not in legal_actions(s):
+    elif not is_legal(s, inp):
         raise illegal("not a legal input here")
     else:
         _apply(w, s, code, inp)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import Finished, Pending
+from ..api import DecisionKind, Finished, Pending
 from .notation import GridInput, format_input
-from .state import GridState, cell_name, decision, legal_actions
+from .state import GridState, Zone, cell_name, decision, legal_tuple
 
 
 class GridKnowledge:
@@ -108,23 +108,62 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
     if player not in (0, 1):
         raise ValueError(f"a grid view is for player 0 or 1, got {player!r}")
     mine = knowledge if knowledge is not None and knowledge.player == player else None
+    # known_id inlined over local names: a view is built at every decision of local play
+    known = mine.cards if mine is not None else {}
+    holder, ident_col, ids = s.holder, s.ident, s.catalogue.ids
 
     def ident(h: int) -> str | None:
         # own cards: known from the knowledge; others only when public
-        return known_id(s, h, mine if s.holder[h] == player else None)
+        i = ident_col[h]
+        if i >= 0:
+            return ids[i]
+        return known.get(h) if holder[h] == player else None
 
-    grid = tuple(
-        CellView(cell_name(c, s.size), h, s.ctrl[h], bool(s.up[h]), ident(h), s.weaken[h],
-                 s.boost[h], bool(s.shield[h]))
-        for c, h in sorted(s.board().items()))
+    size = s.rules.size
+    ctrl, up, weaken, boost, shield = s.ctrl, s.up, s.weaken, s.boost, s.shield
+    get = _CELL_VIEWS.get
+    # ident(h) inlined (a call per cell costs as much as the rest of the cell's work)
+    grid = tuple([get(key) or _cell_view(key)
+                  for c, h, i in sorted([(c, h, ident_col[h]) for h, c in enumerate(s.cell)
+                                         if c >= 0])  # cells are distinct: sorted by cell
+                  for key in ((size, c, h, ctrl[h], up[h],
+                               ids[i] if i >= 0
+                               else known.get(h) if holder[h] == player else None,
+                               weaken[h], boost[h], shield[h]),)])
     d = decision(s)
-    decides = isinstance(d, Pending) and d.player == player
-    legal = tuple(legal_actions(s)) if decides and d.kind.value in ("turn", "choice") else ()
+    decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
     return GridView(
-        player, s.size, s.first, s.active, s.turn, grid,
-        tuple((h, ident(h)) for h in s.hand(player)),
-        tuple((h, ident(h)) for h in s.hand(1 - player)),
-        tuple(s.deck_count(k) for k in range(1 if s.rules.shared else 2)),
-        tuple(tuple((h, s.catalogue.cards[s.ident[h]].id) for h in g) for g in s.graves),
-        tuple((h, s.catalogue.cards[s.ident[h]].id) for h in s.modifiers),
-        d, legal, s.rules, s.catalogue, s)
+        player, size, s.first, s.active, s.turn, grid,
+        tuple([(h, ident(h)) for h in s.hand(player)]),
+        tuple([(h, ident(h)) for h in s.hand(1 - player)]),
+        _deck_counts(s),
+        tuple([tuple([(h, ids[ident_col[h]]) for h in g]) for g in s.graves]),
+        tuple([(h, ids[ident_col[h]]) for h in s.modifiers]),
+        d, legal_tuple(s) if decides else (), s.rules, s.catalogue, s)
+
+
+#: the one CellView of each field set, keyed (size, cell index, handle, controller, up, card,
+#: weaken, boost, shield): a cell changes seldom from one view to the next, and a dict lookup
+#: costs a fraction of a frozen dataclass's construction (bounded: cleared when big)
+_CELL_VIEWS: dict[tuple[Any, ...], CellView] = {}
+
+
+def _cell_view(key: tuple[Any, ...]) -> CellView:
+    if len(_CELL_VIEWS) > 100_000:
+        _CELL_VIEWS.clear()
+    size, c, h, ctrl, up, card, weaken, boost, shield = key
+    cv = _CELL_VIEWS[key] = CellView(cell_name(c, size), h, ctrl, bool(up), card, weaken,
+                                     boost, bool(shield))
+    return cv
+
+
+def _deck_counts(s: GridState) -> tuple[int, ...]:
+    """`deck_count` of each hidden deck, from the zone column's slices (counted in C)."""
+    n, zone = s.rules.deck_size, s.zone
+    if s.rules.shared:
+        return (zone.count(Zone.DECK),)
+    return (zone[:n].count(Zone.DECK), zone[n:].count(Zone.DECK))
+
+
+#: the decisions whose view lists the legal inputs (a player's own)
+_PLAYER_KINDS = (DecisionKind.TURN, DecisionKind.CHOICE)
