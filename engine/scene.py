@@ -234,19 +234,37 @@ def _wrap(text: str, width: int, indent: str = "") -> list[str]:
     return lines
 
 
+def shade_letters(board: Board) -> dict[str, str]:
+    """One letter per shade of `board`, in the order they appear: the shade's first letter,
+    else its next letter not yet taken (black and blue: B and L), so no two share one."""
+    letters: dict[str, str] = {}
+    for cell in board.cells:
+        shade = cell.shade
+        if not shade or shade in letters:
+            continue
+        taken = set(letters.values())
+        pick = next((c for c in shade.upper() if c.isalnum() and c not in taken), "?")
+        letters[shade] = pick
+    return letters
+
+
 def board_lines(board: Board, width: int = 80) -> list[str]:
-    """The board as rows of fixed-width cells: each cell its shade's initial (when shaded)
-    and its top card's label, '.' when empty."""
+    """The board as rows of fixed-width cells: each cell its shade's letter (when shaded,
+    `shade_letters`, said under the board) and its top card's label, '.' when empty."""
     label_w = max((len(r) for r in board.rows), default=1) + 1
     cell_w = max(4, min(16, (width - label_w) // max(1, len(board.columns))))
-    lines = [" " * label_w + "".join(_fit(c, cell_w - 1).ljust(cell_w) for c in board.columns)]
+    letters = shade_letters(board)
+    head = " " * label_w + "".join(_fit(c, cell_w - 1).ljust(cell_w) for c in board.columns)
+    lines = [head.rstrip()]
     for index, row_label in enumerate(board.rows):
         parts = []
         for cell in board.row(index):
             top = cell.cards[0].label if cell.cards else "."
-            shade = cell.shade[:1].upper() + " " if cell.shade else ""
+            shade = letters[cell.shade] + " " if cell.shade else ""
             parts.append(_fit(shade + top, cell_w - 1).ljust(cell_w))
         lines.append(row_label.rjust(label_w - 1) + " " + "".join(parts).rstrip())
+    if letters:
+        lines += _wrap("grounds: " + ", ".join(f"{k} {v}" for v, k in letters.items()), width)
     if board.legend:
         lines += _wrap(board.legend, width)
     return lines
@@ -298,4 +316,5 @@ def scene_lines(scene: Scene, width: int = 80) -> list[str]:
 
 
 __all__ = ["Board", "Card", "Cell", "Face", "Scene", "SceneError", "Zone", "board_lines",
-           "card_lines", "player_name", "possessive", "scene_lines", "zone_lines"]
+           "card_lines", "player_name", "possessive", "scene_lines", "shade_letters",
+           "zone_lines"]

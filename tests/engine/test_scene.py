@@ -80,3 +80,13 @@ def test_a_game_without_a_scene_member_gets_one_from_its_interface() -> None:
 def test_player_names_are_third_person_for_the_public() -> None:
     assert [player_name(0, 0), player_name(1, 0), player_name(1, None)] == [
         "you", "the opponent", "player 2"]
+
+
+def test_shades_get_letters_no_two_share() -> None:
+    cells = tuple(Cell(f"{c}1", shade=shade) for c, shade in zip("abc", ("black", "blue",
+                                                                          "white"), strict=True))
+    board = Board(("a", "b", "c"), ("1",), cells)
+    from versus.engine.scene import board_lines, shade_letters
+
+    assert shade_letters(board) == {"black": "B", "blue": "L", "white": "W"}
+    assert "grounds: B black, L blue, W white" in board_lines(board)
