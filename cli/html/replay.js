@@ -60,7 +60,8 @@
         var shade = cell[1] ? " shade-" + cell[1].replace(/[^a-z0-9-]/gi, "") : "";
         var td = el("td", null, "cell" + shade);
         td.title = cell[2] || cell[0];
-        td.appendChild(el("span", cell[0] + (cell[2] ? " " + cell[2] : ""), "ref"));
+        var words = (cell[2] || "").replace(cell[0], "").replace(/^[\s,;:·-]+/, "");
+        td.appendChild(el("span", cell[0] + (words ? " " + words : ""), "ref"));
         cell[3].forEach(function (c) { td.appendChild(cardEl("span", c)); });
         tr.appendChild(td);
       });
@@ -91,13 +92,14 @@
     var f = F[at];
     $("slider").value = at;
     $("where").textContent = "step " + at + " of " + (F.length - 1);
-    $("title").textContent = D.title + " — " + f.t;
+    $("title").textContent = f.t;
     var st = clear($("status"));
     f.st.forEach(function (line) { st.appendChild(el("div", line)); });
     drawBoard(f.b);
     drawZones(f.z);
     $("step").textContent = at === 0 ? "The start." :
-      (who(f.who) + " played: " + (f["in"] === null ? "(automatic)" : f["in"]));
+      ("Input " + (f["in"] === null ? "(automatic)" : f["in"]) +
+       (f.who === null || f.who === undefined ? "" : ", in a record of " + who(f.who)));
     var n = clear($("narration"));
     f.n.forEach(function (line) { n.appendChild(el("li", line)); });
     $("record").textContent = f.rec === null ? "" :

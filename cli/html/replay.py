@@ -146,9 +146,9 @@ def replay_frames(replay: Any) -> tuple[list[Frame], Verdict, str]:
         frames.append(Frame(step.scene, step.narration, None if inp is None else inp.text,
                             None if inp is None else inp.seat,
                             None if inp is None else inp.record, proof))
-    verdict = Verdict(replay.failure is None, replay.verdict,
+    verdict = Verdict(replay.failure is None, (replay.header, *replay.verdict),
                       None if replay.failure is None else len(frames) - 1, replay.failure or "")
-    return frames, verdict, f"{replay.game.title}: {replay.header}"
+    return frames, verdict, replay.game.title
 
 
 def write_replay_file(transcript: Path, out: Path) -> None:
