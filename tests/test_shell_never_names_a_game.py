@@ -23,13 +23,6 @@ ALLOWED = {
     # by the registry's ids.
     **{f"bench/{game_id}.py": "the game's own benchmark" for game_id in BUILTIN_GAMES},
 }
-#: Versus's own shell, not yet behind the interface: moving Versus whole into engine/versus42/
-#: left its full-screen UI (cli/ui/, client.py, net_client.py) importing the package; the one
-#: UI for every game has replaced it, drawing the games' scenes (its bots moved to
-#: engine/versus42/bots/, its benchmarks to bench/versus42.py). A file leaves this set as soon
-#: as it names no game (the last test), and no other file may join it.
-VERSUS_SHELL: set[str] = set()
-IN_FLIGHT = VERSUS_SHELL
 
 
 def _module_file(path: Path, node: ast.ImportFrom) -> Path | None:
@@ -102,7 +95,7 @@ def test_the_shell_names_no_game_outside_the_allowed_files() -> None:
     offenders = {}
     for path in shell_files():
         name = path.relative_to(ROOT).as_posix()
-        if name in ALLOWED or name in IN_FLIGHT:
+        if name in ALLOWED:
             continue
         found = game_names(path)
         if found:
@@ -120,10 +113,3 @@ def test_the_scan_finds_an_id_and_a_private_import(tmp_path: Path) -> None:
     assert game_names(sample) == ["3: the game id 'grid'",
                                   "2: imports versus.engine.vanquishers.engine (private: _Work)",
                                   "5: imports the game id SOLO of ids"]
-
-
-def test_a_file_in_flight_that_names_no_game_leaves_the_set() -> None:
-    """So the exemption goes as soon as the change that needed it lands."""
-    clean = [name for name in sorted(IN_FLIGHT)
-             if not (ROOT / name).is_file() or not game_names(ROOT / name)]
-    assert not clean, f"remove from VERSUS_SHELL: {clean}"
