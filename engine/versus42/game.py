@@ -113,6 +113,11 @@ _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
+# the decisions `_run` pauses on most, built once per player (a frozen dataclass costs a
+# microsecond to build, and the generic adapter's cache finds an equal one by hash anyway)
+_TURN = (TurnDecision(0), TurnDecision(1))
+_DRAW = (DealDecision(0, DealPurpose.HAND), DealDecision(1, DealPurpose.HAND))
+_DISCARD = (DealDecision(0, DealPurpose.DISCARD), DealDecision(1, DealPurpose.DISCARD))
 
 
 class _Static:
@@ -137,7 +142,7 @@ class _Static:
 class _ActionCache:
     """Immutable Action objects shared by all states of one (geometry, deck size)."""
 
-    __slots__ = ("end", "flip", "moves_from", "pick", "summon")
+    __slots__ = ("end", "flip", "groups", "moves_from", "names", "pick", "size", "summon")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
@@ -154,6 +159,23 @@ class _ActionCache:
                   for a in geom.side[h // deck_size] for recto in (True, False))
             for h in range(n_handles))
         self.pick = tuple(Action._fast(ActionKind.PICK, h) for h in range(n_handles))
+        self.names, self.size = names, geom.size
+        self.groups: dict[tuple[int, int, tuple[int, ...], int | None], tuple[Action, ...]] = {}
+
+    def activate_group(self, area: int, source: int, pre: tuple[int, ...], skip: int | None
+                       ) -> tuple[Action, ...]:
+        """The activate Actions of one target group (`_Targets`) of the card on `area`, built
+        once: a teleport alone names ~20 destinations, and random play lists them every turn."""
+        key = (area, source, pre, skip)
+        group = self.groups.get(key)
+        if group is None:
+            names, fast = self.names, Action._fast
+            head = tuple(names[x] for x in pre)
+            lists = [head] if skip is None else [
+                (*head, names[d]) for d in range(self.size) if d != skip]
+            group = self.groups[key] = tuple(
+                fast(ActionKind.ACTIVATE, -1, names[area], "", False, source, t) for t in lists)
+        return group
 
 
 _CACHES: dict[tuple[int, int, int], _ActionCache] = {}
@@ -447,7 +469,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
     while s.pending is None and s.result is None:
         if not tasks:
             if _has_turn_action(s):
-                s.pending = TurnDecision(s.active)
+                s.pending = _TURN[s.active]
                 return
             end_turn(s)  # §1.4.5: nothing but `end` is left: the turn ends by itself
             continue
@@ -640,13 +662,13 @@ def _add_activates(s: State, own: list[int], out: list[Action],
     """§1.5.3, §1.8.2: each Active of each own recto card, with every valid target list
     (`stop_at_one`: only those of the first Active that has any: enough to know one exists)."""
     if _allowed(s, _ACTIVATE):
-        p, board, face, names, fast = s.active, s.board, s.face, s.geom.names, Action._fast
+        p, board, face, group = s.active, s.board, s.face, s.ac.activate_group
         for a in own:
             c = board[a]
             if face[c]:
                 for k, spec in enumerate(_sources(s, c)):
-                    for args in _active_args(s, p, c, spec, True):
-                        out.append(fast(ActionKind.ACTIVATE, -1, names[a], "", False, k, args))
+                    for pre, skip in _active_targets(s, p, c, spec, True):
+                        out += group(a, k, pre, skip)
                     if stop_at_one and out:
                         return
 
@@ -672,30 +694,49 @@ def _matching(s: State, p: int, h: int, target: str) -> list[int]:
     return out
 
 
+#: target lists in groups: (pre, skip) stands for the one list `pre` (skip None) or for
+#: `pre + (d,)` for every area d but `skip` in area order (a teleport's destinations): the
+#: legal-list generator takes each group's Action objects ready-made from the action cache
+_Targets = list[tuple[tuple[int, ...], int | None]]
+
+
 def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
                  ) -> list[tuple[str, ...]]:
     """All argument tuples (area names) with which card `h` of player `p` can use `spec`."""
-    names, geom = s.geom.names, s.geom
+    names, size = s.geom.names, s.geom.size
+    out: list[tuple[str, ...]] = []
+    for pre, skip in _active_targets(s, p, h, spec, allow_copy):
+        head = tuple(names[x] for x in pre)
+        if skip is None:
+            out.append(head)
+        else:
+            out += [(*head, names[d]) for d in range(size) if d != skip]
+    return out
+
+
+def _active_targets(s: State, p: int, h: int, spec: Active, allow_copy: bool) -> _Targets:
+    """All target lists (area indexes, grouped as `_Targets`) with which card `h` of player
+    `p` can use `spec`, in legal-list order."""
+    geom = s.geom
     here = s.pos[h]
     op = spec.op
     if op == "teleport":
         if spec.target == "self":
-            return [(names[d],) for d in range(geom.size) if d != here]
-        return [(names[x], names[d]) for x in _matching(s, p, h, spec.target)
-                for d in range(geom.size) if d != x]
+            return [((), here)]
+        return [((x,), x) for x in _matching(s, p, h, spec.target)]
     if op in ("discard", "draw"):
-        return [()]
+        return [((), None)]
     if op == "increase":
         if spec.target == "self":
-            return [()]
-        return [(names[x],) for x in _matching(s, p, h, "ally")]
+            return [((), None)]
+        return [((x,), None) for x in _matching(s, p, h, "ally")]
     if op == "swap":
         adj = geom.adjacent[here]
-        return [(names[x],) for x in _matching(s, p, h, spec.target)
+        return [((x,), None) for x in _matching(s, p, h, spec.target)
                 if spec.range == "any" or x in adj]
     if op == "destroy":
         adj = geom.adjacent[here]
-        out = []
+        out: _Targets = []
         for x in _matching(s, p, h, spec.target):
             if spec.range == "adjacent" and x not in adj:
                 continue
@@ -704,11 +745,11 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
                 continue
             if spec.max_strength and (not s.face[c] or _strength(s, c) > spec.max_strength):
                 continue
-            out.append((names[x],))
+            out.append(((x,), None))
         return out
     if op == "flip":
         adj = geom.adjacent[here]
-        return [(names[x],) for x, c in enumerate(s.board)
+        return [((x,), None) for x, c in enumerate(s.board)
                 if c >= 0 and not s.face[c] and (spec.range == "any" or x in adj)]
     # copy (§1.9.5): another recto card's printed Active, used as if printed on this card
     if not allow_copy:
@@ -721,8 +762,7 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
         other = acts[ident[c]]
         if other.op == "copy":
             continue
-        for args in _active_args(s, p, h, other, False):
-            out.append((names[y], *args))
+        out += [((y, *pre), skip) for pre, skip in _active_targets(s, p, h, other, False)]
     return out
 
 
@@ -916,14 +956,14 @@ def _discard_picked(s: State, h: int) -> None:
 def _t_draw(s: State, t: tuple[int, ...]) -> None:
     p = t[1]
     if s.deck_n[p]:  # §1.6.3: an empty deck draws nothing
-        s.pending = DealDecision(p, DealPurpose.HAND)
+        s.pending = _DRAW[p]
 
 
 def _t_discard(s: State, t: tuple[int, ...]) -> None:
     p = t[1]
     n = s.n
     if s.deck_n[p]:
-        s.pending = DealDecision(p, DealPurpose.DISCARD)
+        s.pending = _DISCARD[p]
         return
     for zone, kind in ((HAND, ChoiceKind.DISCARD_FROM_HAND),
                        (FIELD, ChoiceKind.DISCARD_FROM_FIELD)):
