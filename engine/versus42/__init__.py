@@ -169,7 +169,9 @@ class Versus42:
         return new_game(setup.rules, setup.catalogue, setup.seed)
 
     def decision(self, state: State) -> Pending | Finished:
-        d = state.decision
+        d = state.result if state.result is not None else state.pending
+        if type(d) is TurnDecision:  # most decisions: no hash of a dataclass to find it
+            return _TURNS[d.player]
         known = _DECIDED.get(d)
         if known is None:
             known = self._decision(d)
@@ -280,6 +282,9 @@ _DECIDED: dict[Decision | GameResult, Pending | Finished] = {}
 #: the deal and reveal inputs built (immutable, validated when built): the local referee asks
 #: for one per deal or reveal, a few thousand distinct values at most (handles x card ids)
 _INPUTS: dict[int | tuple[int, str], Deal | Reveal] = {}
+
+
+_TURNS = (Pending(DecisionKind.TURN, 0), Pending(DecisionKind.TURN, 1))
 
 
 def _checked(rules: Ruleset) -> Ruleset:

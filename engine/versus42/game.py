@@ -140,9 +140,11 @@ class _Static:
 
 
 class _ActionCache:
-    """Immutable Action objects shared by all states of one (geometry, deck size)."""
+    """Immutable Action (and reveal decision) objects shared by all states of one (geometry,
+    deck size)."""
 
-    __slots__ = ("end", "flip", "groups", "moves_from", "names", "pick", "size", "summon")
+    __slots__ = ("end", "flip", "groups", "moves_from", "names", "pick", "reveal", "size",
+                 "summon")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
@@ -159,6 +161,7 @@ class _ActionCache:
                   for a in geom.side[h // deck_size] for recto in (True, False))
             for h in range(n_handles))
         self.pick = tuple(Action._fast(ActionKind.PICK, h) for h in range(n_handles))
+        self.reveal = tuple(RevealDecision(h // deck_size, h) for h in range(n_handles))
         self.names, self.size = names, geom.size
         self.groups: dict[tuple[int, int, tuple[int, ...], int | None], tuple[Action, ...]] = {}
 
@@ -173,6 +176,8 @@ class _ActionCache:
             head = tuple(names[x] for x in pre)
             lists = [head] if skip is None else [
                 (*head, names[d]) for d in range(self.size) if d != skip]
+            if len(self.groups) >= 4096:  # a bound: Copy's groups alone could run to 10^5
+                self.groups.clear()
             group = self.groups[key] = tuple(
                 fast(ActionKind.ACTIVATE, -1, names[area], "", False, source, t) for t in lists)
         return group
@@ -581,18 +586,19 @@ def _sources(s: State, h: int) -> list[Active]:
 # --- legal actions --------------------------------------------------------------------------
 
 def legal_actions(state: State) -> list[Action]:
-    """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end)."""
-    if state._legal is not None:
-        return state._legal
-    d = state.pending
-    if isinstance(d, ChoiceDecision):
-        out = [state.ac.pick[h] for h in d.options]
-    elif isinstance(d, TurnDecision):
-        out = _turn_actions(state)
-    else:
-        out = []
-    state._legal = out
-    return out
+    """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end),
+    a new list each call (the state keeps its own as a tuple: step trusts what it lists)."""
+    legal = state._legal
+    if legal is None:
+        d = state.pending
+        if isinstance(d, ChoiceDecision):
+            legal = tuple(state.ac.pick[h] for h in d.options)
+        elif isinstance(d, TurnDecision):
+            legal = tuple(_turn_actions(state))
+        else:
+            legal = ()
+        state._legal = legal
+    return list(legal)
 
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
@@ -631,8 +637,9 @@ def _has_turn_action(s: State) -> bool:
 
 
 def _own_areas(s: State) -> list[int]:
-    p, n = s.active, s.n
-    return [a for a, c in enumerate(s.board) if c >= 0 and c // n == p]
+    lo = s.active * s.n
+    hi = lo + s.n
+    return [a for a, c in enumerate(s.board) if lo <= c < hi]  # (-1: an empty area)
 
 
 def _add_summons(s: State, out: list[Action], stop_at_one: bool = False) -> None:
@@ -790,10 +797,33 @@ def _not_in_hand(s: State, h: int, p: int) -> str:
 
 def _apply_turn_action(s: State, a: Action, before: State) -> None:
     kind = a.kind
-    p = s.active
     if kind == ActionKind.END:  # §1.4.5
         s.tasks.append((T_END_TURN,))
         return
+    legal = before._legal
+    if legal is not None and a in legal:
+        # listed by legal_actions for this very state, so legal: its engine-built twin is
+        # applied unchecked (the checks below cost a bot's playout a third of its step)
+        a = legal[legal.index(a)]
+        index = s.geom.index
+        area = index[a.area]
+        if kind == ActionKind.ACTIVATE:
+            c = s.board[area]
+            targets = [index[t] for t in a.targets]
+            _resolve_active(s, s.active, c, _sources(s, c)[a.source], targets)
+        else:
+            _do_turn_action(s, a, area, index[a.to] if kind == ActionKind.MOVE else -1)
+    else:
+        _check_turn_action(s, a, before)
+    s.used |= 1 << kind
+    s.order_pos = kind
+
+
+def _check_turn_action(s: State, a: Action, before: State) -> None:
+    """Apply a turn action not known to be legal: each rule checked, IllegalActionError
+    saying which one it breaks."""
+    kind = a.kind
+    p = s.active
     if not _allowed(s, kind):
         why = ("the Summon Action is used and no recto card stands on the Blue area"
                if kind == _SUMMON else f"the {KIND_WORDS[kind]} Action is used")
@@ -808,9 +838,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         area = _area(before, a, a.area)
         if s.geom.owner[area] != p:
             raise _illegal(before, a, f"{a.area} is not on player {p}'s side")
-        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
-        _push(s, seq)
-        s.summons += 1
+        _do_turn_action(s, a, area, -1)
     elif kind == ActionKind.FLIP:  # §1.5.2
         area = _area(before, a, a.area)
         c = board[area]
@@ -819,7 +847,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
                            f"no verso card on {a.area}: the card there is already recto")
         if c // n != p and s.tiles[area] == _GRAY:
             raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
-        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+        _do_turn_action(s, a, area, -1)
     elif kind == ActionKind.MOVE:  # §1.5.4
         src = _area(before, a, a.area)
         dst = _area(before, a, a.to)
@@ -828,14 +856,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
             raise _illegal(before, a, f"no card of player {p} on {a.area}")
         if dst not in s.geom.adjacent[src]:
             raise _illegal(before, a, f"{a.to} is not adjacent to {a.area}")
-        board[src] = -1
-        battle = _arrive(s, c, dst)
-        seq = []
-        if s.geom.backline_of[dst] == 1 - p:  # §1.6.2: Backline Move
-            seq.append((T_DISCARD, 1 - p))
-        if battle:
-            seq.append(battle)
-        _push(s, seq)
+        _do_turn_action(s, a, src, dst)
     elif kind == ActionKind.ACTIVATE:  # §1.5.3
         area = _area(before, a, a.area)
         c = board[area]
@@ -858,8 +879,30 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         _resolve_active(s, p, c, spec, [s.geom.index[t] for t in a.targets])
     else:
         raise _illegal(before, a, "not a turn action")
-    s.used |= 1 << kind
-    s.order_pos = kind
+
+
+def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
+    """The effect of a legal summon (onto `area`), flip (of `area`) or move (`area` to `to`)."""
+    kind = a.kind
+    if kind == ActionKind.SUMMON:  # §1.5.1
+        h = a.handle
+        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
+        _push(s, seq)
+        s.summons += 1
+    elif kind == ActionKind.FLIP:  # §1.5.2
+        c = s.board[area]
+        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+    else:  # move, §1.5.4
+        p = s.active
+        c = s.board[area]
+        s.board[area] = -1
+        battle = _arrive(s, c, to)
+        seq = []
+        if s.geom.backline_of[to] == 1 - p:  # §1.6.2: Backline Move
+            seq.append((T_DISCARD, 1 - p))
+        if battle:
+            seq.append(battle)
+        _push(s, seq)
 
 
 def _arrive(s: State, h: int, area: int) -> tuple[int, ...] | None:
@@ -982,7 +1025,7 @@ def _t_place(s: State, t: tuple[int, ...]) -> None:
 def _t_reveal(s: State, t: tuple[int, ...]) -> None:
     h = t[1]
     if s.ident[h] < 0:
-        s.pending = RevealDecision(h // s.n, h)
+        s.pending = s.ac.reveal[h]
 
 
 def _t_land(s: State, t: tuple[int, ...]) -> None:
