@@ -176,10 +176,14 @@ class _ActionCache:
             head = tuple(names[x] for x in pre)
             lists = [head] if skip is None else [
                 (*head, names[d]) for d in range(self.size) if d != skip]
-            if len(self.groups) >= 4096:  # a bound: Copy's groups alone could run to 10^5
-                self.groups.clear()
-            group = self.groups[key] = tuple(
+            group = tuple(
                 fast(ActionKind.ACTIVATE, -1, names[area], "", False, source, t) for t in lists)
+            # kept when at most one target area is fixed (a few thousand groups in all; a
+            # Copy of a teleport of another card fixes two: rare, and 20^3 groups), bounded
+            if len(pre) < 2:
+                if len(self.groups) >= 16384:
+                    self.groups.clear()
+                self.groups[key] = group
         return group
 
 
@@ -603,9 +607,10 @@ def legal_actions(state: State) -> list[Action]:
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
 # legal actions of that kind to a list (each checks §1.4.2–1.4.4 with `_allowed` first).
-# `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` runs the cheap
-# kinds first and stops at the first that adds one, since `_run` asks it after every turn
-# action and a verifier replaying a transcript never needs the full list.
+# `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` tries the cheap
+# kinds first and stops at the first that has one (a summon or a move exists as soon as their
+# Action is allowed and a hand card or own field card does), since `_run` asks it after every
+# turn action and a verifier replaying a transcript never needs the full list.
 
 def _turn_actions(s: State) -> list[Action]:
     """Every legal turn action, in SPEC order: summons, flips, activates, moves, end."""
@@ -621,14 +626,12 @@ def _turn_actions(s: State) -> list[Action]:
 
 def _has_turn_action(s: State) -> bool:
     """§1.4.5: whether the active player may do anything but `end`."""
-    found: list[Action] = []
-    _add_summons(s, found, stop_at_one=True)
-    if found:
+    if s.hand_n[s.active] and _allowed(s, _SUMMON):  # a hand card can go on any own area
         return True
     own = _own_areas(s)
-    _add_moves(s, own, found)
-    if found:
+    if own and _allowed(s, _MOVE):  # every area has a neighbour
         return True
+    found: list[Action] = []
     _add_flips(s, found)
     if found:
         return True
@@ -642,17 +645,14 @@ def _own_areas(s: State) -> list[int]:
     return [a for a, c in enumerate(s.board) if lo <= c < hi]  # (-1: an empty area)
 
 
-def _add_summons(s: State, out: list[Action], stop_at_one: bool = False) -> None:
-    """§1.5.1: a hand card onto any area of one's side, recto or verso (`stop_at_one`: only
-    the first hand card's)."""
+def _add_summons(s: State, out: list[Action]) -> None:
+    """§1.5.1: a hand card onto any area of one's side, recto or verso."""
     p, n = s.active, s.n
     if s.hand_n[p] and _allowed(s, _SUMMON):
         zone, summon = s.zone, s.ac.summon
         for h in range(p * n, p * n + n):
             if zone[h] == HAND:
                 out += summon[h]
-                if stop_at_one:
-                    return
 
 
 def _add_flips(s: State, out: list[Action]) -> None:
