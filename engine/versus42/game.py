@@ -658,10 +658,11 @@ def _add_summons(s: State, out: list[Action]) -> None:
 def _add_flips(s: State, out: list[Action]) -> None:
     """§1.5.2: any verso field card, except the opponent's on Gray."""
     if _allowed(s, _FLIP):
-        p, n, face, tiles, flip = s.active, s.n, s.face, s.tiles, s.ac.flip
-        for a, c in enumerate(s.board):
-            if c >= 0 and not face[c] and (c // n == p or tiles[a] != _GRAY):
-                out.append(flip[a])
+        lo = s.active * s.n
+        hi = lo + s.n
+        face, tiles, flip = s.face, s.tiles, s.ac.flip
+        out += [flip[a] for a, c in enumerate(s.board)
+                if c >= 0 and not face[c] and (lo <= c < hi or tiles[a] != _GRAY)]
 
 
 def _add_activates(s: State, own: list[int], out: list[Action],
@@ -690,15 +691,14 @@ def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
 
 def _matching(s: State, p: int, h: int, target: str) -> list[int]:
     """Areas of field cards other than `h` that are allies ('ally'), enemies or any."""
-    n = s.n
-    out = []
-    for a, c in enumerate(s.board):
-        if c < 0 or c == h:
-            continue
-        mine = c // n == p
-        if target == "any" or (target == "ally") == mine:
-            out.append(a)
-    return out
+    lo = p * s.n
+    hi = lo + s.n  # player p's handles (-1 on the board: an empty area)
+    board = s.board
+    if target == "any":
+        return [a for a, c in enumerate(board) if c >= 0 and c != h]
+    if target == "ally":
+        return [a for a, c in enumerate(board) if lo <= c < hi and c != h]
+    return [a for a, c in enumerate(board) if c >= 0 and c != h and not lo <= c < hi]
 
 
 #: target lists in groups: (pre, skip) stands for the one list `pre` (skip None) or for
