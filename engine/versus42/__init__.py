@@ -150,17 +150,28 @@ class Versus42:
         return hidden_decks(rules)
 
     def deal_input(self, handle: int) -> Deal:
-        return Deal(handle)
+        inp = _INPUTS.get(handle)
+        if inp is None:
+            inp = _INPUTS[handle] = Deal(handle)  # validated once (the referee deals per step)
+        return inp  # type: ignore[return-value]
 
     def reveal_input(self, handle: int, card_id: str) -> Reveal:
-        return Reveal(handle, card_id)
+        key = (handle, card_id)
+        inp = _INPUTS.get(key)
+        if inp is None:
+            if len(_INPUTS) >= 65536:  # a bound, whatever catalogues a long process meets
+                _INPUTS.clear()
+            inp = _INPUTS[key] = Reveal(handle, card_id)
+        return inp  # type: ignore[return-value]
 
     # --- play ------------------------------------------------------------------------------
     def new_game(self, setup: Setup) -> State:
         return new_game(setup.rules, setup.catalogue, setup.seed)
 
     def decision(self, state: State) -> Pending | Finished:
-        d = state.decision
+        d = state.result if state.result is not None else state.pending
+        if type(d) is TurnDecision:  # most decisions: no hash of a dataclass to find it
+            return _TURNS[d.player]
         known = _DECIDED.get(d)
         if known is None:
             known = self._decision(d)
@@ -301,6 +312,14 @@ _LOADED: dict[str, Any] = {}
 #: values (two turns, the deals and reveals of every handle, the results), and the local loop
 #: and the protocol ask for one per input
 _DECIDED: dict[Decision | GameResult, Pending | Finished] = {}
+
+
+#: the deal and reveal inputs built (immutable, validated when built): the local referee asks
+#: for one per deal or reveal, a few thousand distinct values at most (handles x card ids)
+_INPUTS: dict[int | tuple[int, str], Deal | Reveal] = {}
+
+
+_TURNS = (Pending(DecisionKind.TURN, 0), Pending(DecisionKind.TURN, 1))
 
 
 def _checked(rules: Ruleset) -> Ruleset:

@@ -113,6 +113,11 @@ _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
+# the decisions `_run` pauses on most, built once per player (a frozen dataclass costs a
+# microsecond to build, and the generic adapter's cache finds an equal one by hash anyway)
+_TURN = (TurnDecision(0), TurnDecision(1))
+_DRAW = (DealDecision(0, DealPurpose.HAND), DealDecision(1, DealPurpose.HAND))
+_DISCARD = (DealDecision(0, DealPurpose.DISCARD), DealDecision(1, DealPurpose.DISCARD))
 
 
 class _Static:
@@ -135,9 +140,11 @@ class _Static:
 
 
 class _ActionCache:
-    """Immutable Action objects shared by all states of one (geometry, deck size)."""
+    """Immutable Action (and reveal decision) objects shared by all states of one (geometry,
+    deck size)."""
 
-    __slots__ = ("end", "flip", "moves_from", "pick", "summon")
+    __slots__ = ("end", "flip", "groups", "moves_from", "names", "pick", "reveal", "size",
+                 "summon")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
@@ -154,6 +161,30 @@ class _ActionCache:
                   for a in geom.side[h // deck_size] for recto in (True, False))
             for h in range(n_handles))
         self.pick = tuple(Action._fast(ActionKind.PICK, h) for h in range(n_handles))
+        self.reveal = tuple(RevealDecision(h // deck_size, h) for h in range(n_handles))
+        self.names, self.size = names, geom.size
+        self.groups: dict[tuple[int, int, tuple[int, ...], int | None], tuple[Action, ...]] = {}
+
+    def activate_group(self, area: int, source: int, pre: tuple[int, ...], skip: int | None
+                       ) -> tuple[Action, ...]:
+        """The activate Actions of one target group (`_Targets`) of the card on `area`, built
+        once: a teleport alone names ~20 destinations, and random play lists them every turn."""
+        key = (area, source, pre, skip)
+        group = self.groups.get(key)
+        if group is None:
+            names, fast = self.names, Action._fast
+            head = tuple(names[x] for x in pre)
+            lists = [head] if skip is None else [
+                (*head, names[d]) for d in range(self.size) if d != skip]
+            group = tuple(
+                fast(ActionKind.ACTIVATE, -1, names[area], "", False, source, t) for t in lists)
+            # kept when at most one target area is fixed (a few thousand groups in all; a
+            # Copy of a teleport of another card fixes two: rare, and 20^3 groups), bounded
+            if len(pre) < 2:
+                if len(self.groups) >= 16384:
+                    self.groups.clear()
+                self.groups[key] = group
+        return group
 
 
 _CACHES: dict[tuple[int, int, int], _ActionCache] = {}
@@ -447,7 +478,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
     while s.pending is None and s.result is None:
         if not tasks:
             if _has_turn_action(s):
-                s.pending = TurnDecision(s.active)
+                s.pending = _TURN[s.active]
                 return
             end_turn(s)  # §1.4.5: nothing but `end` is left: the turn ends by itself
             continue
@@ -559,25 +590,27 @@ def _sources(s: State, h: int) -> list[Active]:
 # --- legal actions --------------------------------------------------------------------------
 
 def legal_actions(state: State) -> list[Action]:
-    """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end)."""
-    if state._legal is not None:
-        return state._legal
-    d = state.pending
-    if isinstance(d, ChoiceDecision):
-        out = [state.ac.pick[h] for h in d.options]
-    elif isinstance(d, TurnDecision):
-        out = _turn_actions(state)
-    else:
-        out = []
-    state._legal = out
-    return out
+    """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end),
+    a new list each call (the state keeps its own as a tuple: step trusts what it lists)."""
+    legal = state._legal
+    if legal is None:
+        d = state.pending
+        if isinstance(d, ChoiceDecision):
+            legal = tuple(state.ac.pick[h] for h in d.options)
+        elif isinstance(d, TurnDecision):
+            legal = tuple(_turn_actions(state))
+        else:
+            legal = ()
+        state._legal = legal
+    return list(legal)
 
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
 # legal actions of that kind to a list (each checks §1.4.2–1.4.4 with `_allowed` first).
-# `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` runs the cheap
-# kinds first and stops at the first that adds one, since `_run` asks it after every turn
-# action and a verifier replaying a transcript never needs the full list.
+# `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` tries the cheap
+# kinds first and stops at the first that has one (a summon or a move exists as soon as their
+# Action is allowed and a hand card or own field card does), since `_run` asks it after every
+# turn action and a verifier replaying a transcript never needs the full list.
 
 def _turn_actions(s: State) -> list[Action]:
     """Every legal turn action, in SPEC order: summons, flips, activates, moves, end."""
@@ -593,14 +626,12 @@ def _turn_actions(s: State) -> list[Action]:
 
 def _has_turn_action(s: State) -> bool:
     """§1.4.5: whether the active player may do anything but `end`."""
-    found: list[Action] = []
-    _add_summons(s, found, stop_at_one=True)
-    if found:
+    if s.hand_n[s.active] and _allowed(s, _SUMMON):  # a hand card can go on any own area
         return True
     own = _own_areas(s)
-    _add_moves(s, own, found)
-    if found:
+    if own and _allowed(s, _MOVE):  # every area has a neighbour
         return True
+    found: list[Action] = []
     _add_flips(s, found)
     if found:
         return True
@@ -609,30 +640,29 @@ def _has_turn_action(s: State) -> bool:
 
 
 def _own_areas(s: State) -> list[int]:
-    p, n = s.active, s.n
-    return [a for a, c in enumerate(s.board) if c >= 0 and c // n == p]
+    lo = s.active * s.n
+    hi = lo + s.n
+    return [a for a, c in enumerate(s.board) if lo <= c < hi]  # (-1: an empty area)
 
 
-def _add_summons(s: State, out: list[Action], stop_at_one: bool = False) -> None:
-    """§1.5.1: a hand card onto any area of one's side, recto or verso (`stop_at_one`: only
-    the first hand card's)."""
+def _add_summons(s: State, out: list[Action]) -> None:
+    """§1.5.1: a hand card onto any area of one's side, recto or verso."""
     p, n = s.active, s.n
     if s.hand_n[p] and _allowed(s, _SUMMON):
         zone, summon = s.zone, s.ac.summon
         for h in range(p * n, p * n + n):
             if zone[h] == HAND:
                 out += summon[h]
-                if stop_at_one:
-                    return
 
 
 def _add_flips(s: State, out: list[Action]) -> None:
     """§1.5.2: any verso field card, except the opponent's on Gray."""
     if _allowed(s, _FLIP):
-        p, n, face, tiles, flip = s.active, s.n, s.face, s.tiles, s.ac.flip
-        for a, c in enumerate(s.board):
-            if c >= 0 and not face[c] and (c // n == p or tiles[a] != _GRAY):
-                out.append(flip[a])
+        lo = s.active * s.n
+        hi = lo + s.n
+        face, tiles, flip = s.face, s.tiles, s.ac.flip
+        out += [flip[a] for a, c in enumerate(s.board)
+                if c >= 0 and not face[c] and (lo <= c < hi or tiles[a] != _GRAY)]
 
 
 def _add_activates(s: State, own: list[int], out: list[Action],
@@ -640,13 +670,13 @@ def _add_activates(s: State, own: list[int], out: list[Action],
     """§1.5.3, §1.8.2: each Active of each own recto card, with every valid target list
     (`stop_at_one`: only those of the first Active that has any: enough to know one exists)."""
     if _allowed(s, _ACTIVATE):
-        p, board, face, names, fast = s.active, s.board, s.face, s.geom.names, Action._fast
+        p, board, face, group = s.active, s.board, s.face, s.ac.activate_group
         for a in own:
             c = board[a]
             if face[c]:
                 for k, spec in enumerate(_sources(s, c)):
-                    for args in _active_args(s, p, c, spec, True):
-                        out.append(fast(ActionKind.ACTIVATE, -1, names[a], "", False, k, args))
+                    for pre, skip in _active_targets(s, p, c, spec, True):
+                        out += group(a, k, pre, skip)
                     if stop_at_one and out:
                         return
 
@@ -661,41 +691,59 @@ def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
 
 def _matching(s: State, p: int, h: int, target: str) -> list[int]:
     """Areas of field cards other than `h` that are allies ('ally'), enemies or any."""
-    n = s.n
-    out = []
-    for a, c in enumerate(s.board):
-        if c < 0 or c == h:
-            continue
-        mine = c // n == p
-        if target == "any" or (target == "ally") == mine:
-            out.append(a)
-    return out
+    lo = p * s.n
+    hi = lo + s.n  # player p's handles (-1 on the board: an empty area)
+    board = s.board
+    if target == "any":
+        return [a for a, c in enumerate(board) if c >= 0 and c != h]
+    if target == "ally":
+        return [a for a, c in enumerate(board) if lo <= c < hi and c != h]
+    return [a for a, c in enumerate(board) if c >= 0 and c != h and not lo <= c < hi]
+
+
+#: target lists in groups: (pre, skip) stands for the one list `pre` (skip None) or for
+#: `pre + (d,)` for every area d but `skip` in area order (a teleport's destinations): the
+#: legal-list generator takes each group's Action objects ready-made from the action cache
+_Targets = list[tuple[tuple[int, ...], int | None]]
 
 
 def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
                  ) -> list[tuple[str, ...]]:
     """All argument tuples (area names) with which card `h` of player `p` can use `spec`."""
-    names, geom = s.geom.names, s.geom
+    names, size = s.geom.names, s.geom.size
+    out: list[tuple[str, ...]] = []
+    for pre, skip in _active_targets(s, p, h, spec, allow_copy):
+        head = tuple(names[x] for x in pre)
+        if skip is None:
+            out.append(head)
+        else:
+            out += [(*head, names[d]) for d in range(size) if d != skip]
+    return out
+
+
+def _active_targets(s: State, p: int, h: int, spec: Active, allow_copy: bool) -> _Targets:
+    """All target lists (area indexes, grouped as `_Targets`) with which card `h` of player
+    `p` can use `spec`, in legal-list order."""
+    geom = s.geom
     here = s.pos[h]
     op = spec.op
     if op == "teleport":
         if spec.target == "self":
-            return [(names[d],) for d in range(geom.size) if d != here]
-        return [(names[x], names[d]) for x in _matching(s, p, h, spec.target)
-                for d in range(geom.size) if d != x]
+            return [((), here)]
+        return [((x,), x) for x in _matching(s, p, h, spec.target)]
     if op in ("discard", "draw"):
-        return [()]
+        return [((), None)]
     if op == "increase":
         if spec.target == "self":
-            return [()]
-        return [(names[x],) for x in _matching(s, p, h, "ally")]
+            return [((), None)]
+        return [((x,), None) for x in _matching(s, p, h, "ally")]
     if op == "swap":
         adj = geom.adjacent[here]
-        return [(names[x],) for x in _matching(s, p, h, spec.target)
+        return [((x,), None) for x in _matching(s, p, h, spec.target)
                 if spec.range == "any" or x in adj]
     if op == "destroy":
         adj = geom.adjacent[here]
-        out = []
+        out: _Targets = []
         for x in _matching(s, p, h, spec.target):
             if spec.range == "adjacent" and x not in adj:
                 continue
@@ -704,11 +752,11 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
                 continue
             if spec.max_strength and (not s.face[c] or _strength(s, c) > spec.max_strength):
                 continue
-            out.append((names[x],))
+            out.append(((x,), None))
         return out
     if op == "flip":
         adj = geom.adjacent[here]
-        return [(names[x],) for x, c in enumerate(s.board)
+        return [((x,), None) for x, c in enumerate(s.board)
                 if c >= 0 and not s.face[c] and (spec.range == "any" or x in adj)]
     # copy (§1.9.5): another recto card's printed Active, used as if printed on this card
     if not allow_copy:
@@ -721,8 +769,7 @@ def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
         other = acts[ident[c]]
         if other.op == "copy":
             continue
-        for args in _active_args(s, p, h, other, False):
-            out.append((names[y], *args))
+        out += [((y, *pre), skip) for pre, skip in _active_targets(s, p, h, other, False)]
     return out
 
 
@@ -750,10 +797,33 @@ def _not_in_hand(s: State, h: int, p: int) -> str:
 
 def _apply_turn_action(s: State, a: Action, before: State) -> None:
     kind = a.kind
-    p = s.active
     if kind == ActionKind.END:  # §1.4.5
         s.tasks.append((T_END_TURN,))
         return
+    legal = before._legal
+    if legal is not None and a in legal:
+        # listed by legal_actions for this very state, so legal: its engine-built twin is
+        # applied unchecked (the checks below cost a bot's playout a third of its step)
+        a = legal[legal.index(a)]
+        index = s.geom.index
+        area = index[a.area]
+        if kind == ActionKind.ACTIVATE:
+            c = s.board[area]
+            targets = [index[t] for t in a.targets]
+            _resolve_active(s, s.active, c, _sources(s, c)[a.source], targets)
+        else:
+            _do_turn_action(s, a, area, index[a.to] if kind == ActionKind.MOVE else -1)
+    else:
+        _check_turn_action(s, a, before)
+    s.used |= 1 << kind
+    s.order_pos = kind
+
+
+def _check_turn_action(s: State, a: Action, before: State) -> None:
+    """Apply a turn action not known to be legal: each rule checked, IllegalActionError
+    saying which one it breaks."""
+    kind = a.kind
+    p = s.active
     if not _allowed(s, kind):
         why = ("the Summon Action is used and no recto card stands on the Blue area"
                if kind == _SUMMON else f"the {KIND_WORDS[kind]} Action is used")
@@ -768,9 +838,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         area = _area(before, a, a.area)
         if s.geom.owner[area] != p:
             raise _illegal(before, a, f"{a.area} is not on player {p}'s side")
-        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
-        _push(s, seq)
-        s.summons += 1
+        _do_turn_action(s, a, area, -1)
     elif kind == ActionKind.FLIP:  # §1.5.2
         area = _area(before, a, a.area)
         c = board[area]
@@ -779,7 +847,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
                            f"no verso card on {a.area}: the card there is already recto")
         if c // n != p and s.tiles[area] == _GRAY:
             raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
-        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+        _do_turn_action(s, a, area, -1)
     elif kind == ActionKind.MOVE:  # §1.5.4
         src = _area(before, a, a.area)
         dst = _area(before, a, a.to)
@@ -788,14 +856,7 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
             raise _illegal(before, a, f"no card of player {p} on {a.area}")
         if dst not in s.geom.adjacent[src]:
             raise _illegal(before, a, f"{a.to} is not adjacent to {a.area}")
-        board[src] = -1
-        battle = _arrive(s, c, dst)
-        seq = []
-        if s.geom.backline_of[dst] == 1 - p:  # §1.6.2: Backline Move
-            seq.append((T_DISCARD, 1 - p))
-        if battle:
-            seq.append(battle)
-        _push(s, seq)
+        _do_turn_action(s, a, src, dst)
     elif kind == ActionKind.ACTIVATE:  # §1.5.3
         area = _area(before, a, a.area)
         c = board[area]
@@ -818,8 +879,30 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         _resolve_active(s, p, c, spec, [s.geom.index[t] for t in a.targets])
     else:
         raise _illegal(before, a, "not a turn action")
-    s.used |= 1 << kind
-    s.order_pos = kind
+
+
+def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
+    """The effect of a legal summon (onto `area`), flip (of `area`) or move (`area` to `to`)."""
+    kind = a.kind
+    if kind == ActionKind.SUMMON:  # §1.5.1
+        h = a.handle
+        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
+        _push(s, seq)
+        s.summons += 1
+    elif kind == ActionKind.FLIP:  # §1.5.2
+        c = s.board[area]
+        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+    else:  # move, §1.5.4
+        p = s.active
+        c = s.board[area]
+        s.board[area] = -1
+        battle = _arrive(s, c, to)
+        seq = []
+        if s.geom.backline_of[to] == 1 - p:  # §1.6.2: Backline Move
+            seq.append((T_DISCARD, 1 - p))
+        if battle:
+            seq.append(battle)
+        _push(s, seq)
 
 
 def _arrive(s: State, h: int, area: int) -> tuple[int, ...] | None:
@@ -916,14 +999,14 @@ def _discard_picked(s: State, h: int) -> None:
 def _t_draw(s: State, t: tuple[int, ...]) -> None:
     p = t[1]
     if s.deck_n[p]:  # §1.6.3: an empty deck draws nothing
-        s.pending = DealDecision(p, DealPurpose.HAND)
+        s.pending = _DRAW[p]
 
 
 def _t_discard(s: State, t: tuple[int, ...]) -> None:
     p = t[1]
     n = s.n
     if s.deck_n[p]:
-        s.pending = DealDecision(p, DealPurpose.DISCARD)
+        s.pending = _DISCARD[p]
         return
     for zone, kind in ((HAND, ChoiceKind.DISCARD_FROM_HAND),
                        (FIELD, ChoiceKind.DISCARD_FROM_FIELD)):
@@ -942,7 +1025,7 @@ def _t_place(s: State, t: tuple[int, ...]) -> None:
 def _t_reveal(s: State, t: tuple[int, ...]) -> None:
     h = t[1]
     if s.ident[h] < 0:
-        s.pending = RevealDecision(h // s.n, h)
+        s.pending = s.ac.reveal[h]
 
 
 def _t_land(s: State, t: tuple[int, ...]) -> None:

@@ -586,3 +586,32 @@ def test_errors_name_the_input_and_the_position():
     with pytest.raises(IllegalActionError, match="does not answer"):
         step(s, act("pick 3"))
     assert s.zone[s.board[STANDARD.index["b2"]]] == FIELD
+
+
+# step trusts only the state's own legal list ---------------------------------------------------
+
+def test_step_checks_an_action_added_to_a_returned_legal_list():
+    """`step` applies an action its state listed without re-checking it: the list a caller
+    gets is a copy, so an illegal action added to it is still refused."""
+    sc = Scenario(tiles=NEUTRAL)
+    sc.field(0, "zenith-dragon", "a1")
+    sc.field(0, "sun-squire", "c1")
+    sc.field(1, "nadir-dragon", "e4")
+    s = sc.play(sc.start(), "activate a1")
+    legal = legal_actions(s)
+    legal.append(act("activate c1"))
+    assert act("activate c1") not in legal_actions(s)
+    with pytest.raises(IllegalActionError, match="activate Action is used"):
+        step(s, act("activate c1"))
+
+
+def test_step_applies_the_engine_twin_of_a_listed_action():
+    """An action equal to a listed one (a bool field given as 1) is the listed action."""
+    sc = Scenario(tiles=NEUTRAL)
+    h = sc.hand(0, "sun-squire")
+    sc.field(1, "nadir-dragon", "e4")
+    s = sc.start()
+    listed = next(a for a in legal_actions(s) if a.handle == h and a.recto and a.area == "b1")
+    twin = tuple.__new__(type(listed), (*listed[:4], 1, *listed[5:]))
+    assert twin == listed
+    assert sc.auto(step(s, twin)).face == sc.auto(step(s, listed)).face
