@@ -162,12 +162,25 @@ class MatchCore:
         #: the fault a re-checked EVIDENCE proves (code, seat or None, attributable, message)
         self.fault_found: tuple[str, int | None, bool, str] | None = None
         self.size_caps = _size_caps(rules, catalogue)
+        #: owed_rules' last answer: (phase, pending, chance_opened, rows)
+        self._owed: tuple[Phase, Any, Any, tuple[Rule, ...]] | None = None
 
     # --- the table ------------------------------------------------------------------------
 
     def owed_rules(self) -> tuple[Rule, ...]:
         """The table rows of the message the match waits for, all with one sender (a turn:
         ACTION or RESIGN); () when nothing is owed (ended, or CLAIMED)."""
+        # Asked several times per envelope (admit, expected, the peer's pump) while nothing it
+        # depends on changes: the last answer is kept with the exact objects it came from.
+        cached = self._owed
+        if (cached is not None and cached[0] is self.phase and cached[1] is self.pending
+                and cached[2] is self.chance_opened):
+            return cached[3]
+        rules = self._owed_rules()
+        self._owed = (self.phase, self.pending, self.chance_opened, rules)
+        return rules
+
+    def _owed_rules(self) -> tuple[Rule, ...]:
         decision = ""
         if self.phase is Phase.PLAY:
             pending = self.pending

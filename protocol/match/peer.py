@@ -185,7 +185,8 @@ class MatchPeer:
                 if self._claim_crossed_ours(conflict):
                     return self._roll_back_for_claim(conflict, raw, now_ms)
                 raise
-            accepted = self.core.chain.envelopes[-1]
+            accepted = self.core.chain.last
+            assert accepted is not None
             if accepted.kind is K.TIMEOUT_CLAIM:
                 self._judge_claim(accepted, measure)
             self._tick(now_ms, accepted)

@@ -70,6 +70,11 @@ class Chain:
     def envelopes(self) -> tuple[Envelope, ...]:
         return tuple(self._envelopes)
 
+    @property
+    def last(self) -> Envelope | None:
+        """The newest envelope (None while the chain is empty), without copying the chain."""
+        return self._envelopes[-1] if self._envelopes else None
+
     def __len__(self) -> int:
         return len(self._envelopes)
 
