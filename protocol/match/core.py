@@ -239,8 +239,10 @@ class MatchCore:
         ON_ENTRY action, whose events follow the handler's."""
         before = self.phase
         self.phase = rule.next if isinstance(rule.next, Phase) else rule.next(self, envelope)
+        if self.phase is before:  # most envelopes of the game stay in PLAY: no lookup
+            return []
         entry = ON_ENTRY.get(self.phase)
-        if entry is None or self.phase is before:
+        if entry is None:
             return []
         try:
             events: list[Event] = getattr(self, entry.action)()

@@ -98,6 +98,10 @@ class MessageKind(enum.IntEnum):
     DECRYPT_SHARE = 66  # shared-pool: decryption share + Chaum–Pedersen proof
 
 
+#: each kind by its wire number
+_KINDS: dict[int, MessageKind] = {int(kind): kind for kind in MessageKind}
+
+
 @dataclass(frozen=True, eq=False)
 class Envelope:
     """One signed message. Build with `seal`, parse with `open_envelope`; `raw` is the wire form.
@@ -242,10 +246,7 @@ def parse_envelope(raw: bytes, *, max_size: int = MAX_ENVELOPE_SIZE) -> Envelope
     if problem is None and version != PROTOCOL_VERSION:
         problem = f"unsupported protocol version {version} (this side speaks {PROTOCOL_VERSION})"
     if problem is None:
-        try:
-            kind = MessageKind(kind) if type(kind) is int else None
-        except ValueError:
-            kind = None
+        kind = _KINDS.get(kind) if type(kind) is int else None  # a dict: no Enum call
         if kind is None:
             problem = f"unknown message kind {fields[5]!r}"
     if problem is not None:
