@@ -155,7 +155,8 @@ class MatchCore:
         self.result: MatchResult | None = None
         self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
         self._on_draw = on_draw
-        self._pre: tuple[Any, Any, bytes] | None = None
+        #: our next input, the state after it, its hash and its decision (`prepare`)
+        self._pre: tuple[Any, Any, bytes, Pending | Finished] | None = None
         self.revealed = [False, False]  # whose SECRET_REVEAL is in
         self.claim: Envelope | None = None  # the TIMEOUT_CLAIM in the chain, if any
         self.disputed = False
@@ -505,11 +506,11 @@ class MatchCore:
             text = self._engine(f"input {inp!r:.60}", game.format_input, inp)
         try:
             if own and pre is not None and pre[0] == inp:
-                after, actual = pre[1], pre[2]
+                after, actual, pending = pre[1], pre[2], pre[3]
             else:
                 after = game.step(state, inp)
                 actual = game.state_hash(after)
-            pending = game.decision(after) if actual == claimed else None
+                pending = game.decision(after) if actual == claimed else None
         except EngineError as error:
             raise IllegalAction(f"{text!r}: {error}") from None
         except Exception as error:  # sorted by whose input it is: see the module comment
@@ -548,14 +549,14 @@ class MatchCore:
         try:
             after = game.step(self.state, inp)
             digest = game.state_hash(after)
-            game.decision(after)
+            pending = game.decision(after)  # kept for `_apply`: the same state's decision
         except EngineError:
             raise
         except Exception as error:
             raise LocalProtocolError(f"the game's engine fails on our own input "
                                      f"{_input_text(game, inp)!r}: {_error_text(error)}"
                                      ) from error
-        self._pre = (inp, after, digest)
+        self._pre = (inp, after, digest, pending)
         return digest  # type: ignore[no-any-return]
 
     # --- end handlers ---------------------------------------------------------------------
