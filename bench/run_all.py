@@ -16,6 +16,13 @@
 # the same names, so that entry is replaced by the checkout.
 #
 #   .venv/bin/python bench/run_all.py [--full] [--only deal,versus42] [--json FILE]
+#                                     [--compare OLD.json]
+#
+# `--compare OLD.json` (a file an earlier `--json` wrote) adds, for each figure of this run
+# that the old run has under the same name, the old value and the ratio new / old, and says
+# whether the figure got better or worse (by its comparison: "<=" lower is better, ">=" higher;
+# none: only the ratio). Run both on the same machine in the same few minutes: the absolute
+# figures move with the load, the ratios much less.
 #
 # Default (quick): every script at its own defaults except the audit's tournament section, 2
 # runs of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well
@@ -107,6 +114,52 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         print(f"{r['name']:<{width}}  {value:>12}  {target:>12}  {verdict}")
 
 
+def compare(rows: list[dict[str, Any]], old: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each figure of `rows` also in the old run's JSON `old` (by name): its old value, the
+    ratio new / old and the verdict ("better", "worse", "same" within 2 %, "-" without a
+    comparison or with a zero old value)."""
+    before = {r["name"]: r for r in old.get("figures", []) if isinstance(r, dict)
+              and "name" in r and isinstance(r.get("value"), int | float)}
+    out = []
+    for row in rows:
+        was = before.get(row["name"])
+        if was is None:
+            continue
+        ratio = row["value"] / was["value"] if was["value"] else None
+        verdict = "-"
+        if ratio is not None and row["comparison"] in ("<=", ">="):
+            gain = 1 / ratio if row["comparison"] == "<=" else ratio
+            verdict = "same" if abs(gain - 1) <= 0.02 else "better" if gain > 1 else "worse"
+        out.append({"name": row["name"], "unit": row["unit"], "value": row["value"],
+                    "old": was["value"], "ratio": ratio, "verdict": verdict})
+    return out
+
+
+def print_comparison(rows: list[dict[str, Any]], path: str) -> None:
+    if not rows:
+        print(f"\nno figure of this run is in {path}")
+        return
+    width = max(len(r["name"]) for r in rows)
+    print(f"\ncompared with {path}")
+    print(f"{'figure':<{width}}  {'now':>12}  {'before':>12}  {'ratio':>7}  verdict")
+    print("-" * (width + 52))
+    for r in rows:
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        print(f"{r['name']:<{width}}  {number(r['value']) + ' ' + r['unit']:>12}  "
+              f"{number(r['old']) + ' ' + r['unit']:>12}  {ratio:>7}  {r['verdict']}")
+
+
+def load_old(path: str) -> dict[str, Any]:
+    """The JSON an earlier `--json` wrote; a clear one-line error otherwise."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"run_all.py: cannot read --compare {path}: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("figures"), list):
+        raise SystemExit(f"run_all.py: {path} is not a run_all.py --json file (no figures)")
+    return data
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Run every benchmark; print one table.")
     parser.add_argument("--full", action="store_true",
@@ -115,7 +168,10 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(NAMES),
                         help=f"comma-separated subset of {','.join(NAMES)}")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write the rows here")
+    parser.add_argument("--compare", metavar="OLD.json", default=None,
+                        help="print each figure's ratio to the same figure of a saved --json run")
     args = parser.parse_args()
+    old = load_old(args.compare) if args.compare else None
     chosen = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = sorted(set(chosen) - set(NAMES))
     if unknown:
@@ -140,6 +196,8 @@ def main() -> int:
     missed = [r["name"] for r in rows if r["met"] is False]
     print(f"\n{sum(r['met'] is True for r in rows)} targets met, {len(missed)} missed"
           + (f": {'; '.join(missed)}" if missed else ""))
+    if old is not None:
+        print_comparison(compare(rows, old), args.compare)
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"mode": "full" if args.full else "quick", "settings": budget,

@@ -703,7 +703,7 @@ class MatchSession:
         if self.peer.rolled_back != self._rolled_back:
             self._held = {e.raw for e in core.chain.envelopes}
         elif len(self._held) != len(core.chain):
-            self._held.update(e.raw for e in core.chain.envelopes[len(self._held):])
+            self._held.update(core.chain.raws_from(len(self._held)))
         if self._store is None and self.files is None:
             self._rolled_back = self.peer.rolled_back
             return
@@ -717,7 +717,7 @@ class MatchSession:
         branch = self.peer.dropped_branch
         if rewrite and branch is not None:  # before the transcript forgets the branch
             self.files.write_rollback(branch)
-        self.files.sync(self.peer.transcript().records, rewrite=rewrite, ours=ours)
+        self.files.sync(self.peer.transcript_records(), rewrite=rewrite, ours=ours)
         self._rolled_back = self.peer.rolled_back  # only once done: a failed rewrite is retried
         self._save_clock()
 

@@ -126,19 +126,28 @@ def _branch_from_object(obj: dict[str, Any]) -> tuple[int, int]:
 
 
 def _write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _sync_directory(path.parent)
+    _write_atomic_group({path: data}, mode)
+
+
+def _write_atomic_group(files: Mapping[Path, bytes], mode: int = 0o600, *,
+                        sync_directory: bool = True) -> None:
+    """Replace each file atomically (temporary file, fsync, rename), then fsync their directory
+    once (all of `files` are in one directory): each name is durable when this returns."""
+    for path, data in files.items():
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    if sync_directory and files:
+        _sync_directory(next(iter(files)).parent)
 
 
 def _sync_directory(directory: Path) -> None:
@@ -246,11 +255,18 @@ class MatchFiles:
     # --- creation ---------------------------------------------------------------------------
 
     def create(self, secret: bytes, info: SessionInfo) -> None:
-        """Make the directory (0700) and write the secret and session.json atomically."""
+        """Make the directory (0700), write the secret and session.json atomically and start
+        the transcript file (its header): one flight of files, so each file is fsync'ed and
+        the directory once, for all three names (SPEC §6.9)."""
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _write_atomic(self.directory / SECRET_FILE, secret)
-            _write_atomic(self.directory / SESSION_FILE, info.to_json())
+            _write_atomic_group({self.directory / SECRET_FILE: secret,
+                                 self.directory / SESSION_FILE: info.to_json()},
+                                sync_directory=False)
+            if self._file is None and not self.transcript_path.exists():
+                self._open_transcript()
+            _sync_directory(self.directory)
+            self._entry_synced = self._file is not None
         except OSError as error:
             raise StoreError(f"cannot write the match files in {self.directory} "
                              f"({error.strerror or error}); check the data directory") from None
@@ -310,9 +326,7 @@ class MatchFiles:
                 self._rewrite(records)
                 return
             if self._file is None:
-                self._file = open(self.transcript_path, "ab", buffering=0)  # noqa: SIM115
-                os.chmod(self.transcript_path, 0o600)
-                self._file.write(transcript_header())
+                self._open_transcript()
             new = records[self._records:]
             if new:
                 self._file.write(b"".join(encode_record(raw) for raw in new))
@@ -325,6 +339,13 @@ class MatchFiles:
         except OSError as error:
             raise StoreError(f"cannot write the transcript {self.transcript_path} "
                              f"({error.strerror or error}); the match cannot be saved") from None
+
+    def _open_transcript(self) -> None:
+        """Create the transcript file with its header (its content is fsync'ed by the first
+        append of ours; `create` fsyncs its name)."""
+        self._file = open(self.transcript_path, "ab", buffering=0)  # noqa: SIM115
+        os.chmod(self.transcript_path, 0o600)
+        self._file.write(transcript_header())
 
     def _rewrite(self, records: Sequence[bytes]) -> None:
         self.close()

@@ -155,19 +155,33 @@ class MatchCore:
         self.result: MatchResult | None = None
         self.evidence: tuple[str, str, tuple[bytes, ...], int | None] | None = None
         self._on_draw = on_draw
-        self._pre: tuple[Any, Any, bytes] | None = None
+        #: our next input, the state after it, its hash and its decision (`prepare`)
+        self._pre: tuple[Any, Any, bytes, Pending | Finished] | None = None
         self.revealed = [False, False]  # whose SECRET_REVEAL is in
         self.claim: Envelope | None = None  # the TIMEOUT_CLAIM in the chain, if any
         self.disputed = False
         #: the fault a re-checked EVIDENCE proves (code, seat or None, attributable, message)
         self.fault_found: tuple[str, int | None, bool, str] | None = None
         self.size_caps = _size_caps(rules, catalogue)
+        #: owed_rules' last answer: (phase, pending, chance_opened, rows)
+        self._owed: tuple[Phase, Any, Any, tuple[Rule, ...]] | None = None
 
     # --- the table ------------------------------------------------------------------------
 
     def owed_rules(self) -> tuple[Rule, ...]:
         """The table rows of the message the match waits for, all with one sender (a turn:
         ACTION or RESIGN); () when nothing is owed (ended, or CLAIMED)."""
+        # Asked several times per envelope (admit, expected, the peer's pump) while nothing it
+        # depends on changes: the last answer is kept with the exact objects it came from.
+        cached = self._owed
+        if (cached is not None and cached[0] is self.phase and cached[1] is self.pending
+                and cached[2] is self.chance_opened):
+            return cached[3]
+        rules = self._owed_rules()
+        self._owed = (self.phase, self.pending, self.chance_opened, rules)
+        return rules
+
+    def _owed_rules(self) -> tuple[Rule, ...]:
         decision = ""
         if self.phase is Phase.PLAY:
             pending = self.pending
@@ -226,8 +240,10 @@ class MatchCore:
         ON_ENTRY action, whose events follow the handler's."""
         before = self.phase
         self.phase = rule.next if isinstance(rule.next, Phase) else rule.next(self, envelope)
+        if self.phase is before:  # most envelopes of the game stay in PLAY: no lookup
+            return []
         entry = ON_ENTRY.get(self.phase)
-        if entry is None or self.phase is before:
+        if entry is None:
             return []
         try:
             events: list[Event] = getattr(self, entry.action)()
@@ -490,11 +506,11 @@ class MatchCore:
             text = self._engine(f"input {inp!r:.60}", game.format_input, inp)
         try:
             if own and pre is not None and pre[0] == inp:
-                after, actual = pre[1], pre[2]
+                after, actual, pending = pre[1], pre[2], pre[3]
             else:
                 after = game.step(state, inp)
                 actual = game.state_hash(after)
-            pending = game.decision(after) if actual == claimed else None
+                pending = game.decision(after) if actual == claimed else None
         except EngineError as error:
             raise IllegalAction(f"{text!r}: {error}") from None
         except Exception as error:  # sorted by whose input it is: see the module comment
@@ -533,14 +549,14 @@ class MatchCore:
         try:
             after = game.step(self.state, inp)
             digest = game.state_hash(after)
-            game.decision(after)
+            pending = game.decision(after)  # kept for `_apply`: the same state's decision
         except EngineError:
             raise
         except Exception as error:
             raise LocalProtocolError(f"the game's engine fails on our own input "
                                      f"{_input_text(game, inp)!r}: {_error_text(error)}"
                                      ) from error
-        self._pre = (inp, after, digest)
+        self._pre = (inp, after, digest, pending)
         return digest  # type: ignore[no-any-return]
 
     # --- end handlers ---------------------------------------------------------------------

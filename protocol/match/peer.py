@@ -119,6 +119,8 @@ class MatchPeer:
         self._deal: SharedPoolDeal | None = None
         self._resign_queued = False
         self._announced = -1  # the input count at which DecisionNeeded was last emitted
+        #: transcript_records' list and the core it was built from
+        self._records: tuple[MatchCore, list[bytes]] | None = None
         self._clock = [rules.clock_initial_ms, rules.clock_initial_ms]
         self._clock_mark: int | None = None  # now_ms of the last envelope (the owed one's start)
         self._last_claim: Envelope | None = None
@@ -185,7 +187,8 @@ class MatchPeer:
                 if self._claim_crossed_ours(conflict):
                     return self._roll_back_for_claim(conflict, raw, now_ms)
                 raise
-            accepted = self.core.chain.envelopes[-1]
+            accepted = self.core.chain.last
+            assert accepted is not None
             if accepted.kind is K.TIMEOUT_CLAIM:
                 self._judge_claim(accepted, measure)
             self._tick(now_ms, accepted)
@@ -389,6 +392,22 @@ class MatchPeer:
         hellos = sorted((self._hello, self._peer_hello), key=lambda h: h.seat)
         return Transcript((hellos[0].raw, hellos[1].raw),
                           tuple(e.raw for e in self.core.chain.envelopes))
+
+    def transcript_records(self) -> list[bytes]:
+        """`transcript().records` as a list, kept between calls and extended with the new
+        envelopes only (the session writes it after every call: without the copy of the
+        whole chain each time). A roll-back rebuilds the core, and with it this list."""
+        core = self.core
+        cached = self._records
+        if cached is None or cached[0] is not core:
+            records = list(self.transcript().records)  # raises before both HELLOs
+            assert core is not None
+            self._records = (core, records)
+            return records
+        records = cached[1]
+        if len(records) < 2 + len(core.chain):
+            records += core.chain.raws_from(len(records) - 2)
+        return records
 
     def transcript_bytes(self) -> bytes:
         return dump_transcript(self.transcript())

@@ -123,6 +123,18 @@ def encode(obj: Any) -> bytes:
     return _packer.pack(value)
 
 
+def encode_after(checked: list[Any], value: Any) -> bytes:
+    """`encode([*checked, value])` where every item of `checked` is already known canonical (an
+    int in range, bytes: an envelope's header fields, checked field by field before): only
+    `value` is walked."""
+    try:
+        plain = _plain(value)
+    except _NotPlain:
+        plain = _normalize(value, f"value[{len(checked)}]")
+    checked.append(plain)
+    return _packer.pack(checked)
+
+
 def decode(
     data: bytes,
     *,

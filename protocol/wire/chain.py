@@ -70,6 +70,16 @@ class Chain:
     def envelopes(self) -> tuple[Envelope, ...]:
         return tuple(self._envelopes)
 
+    def raws_from(self, seq: int) -> list[bytes]:
+        """The wire bytes of the envelopes from `seq` on (a chain only grows: a caller that
+        holds the first `seq` extends its copy without copying the whole chain again)."""
+        return [e.raw for e in self._envelopes[seq:]]
+
+    @property
+    def last(self) -> Envelope | None:
+        """The newest envelope (None while the chain is empty), without copying the chain."""
+        return self._envelopes[-1] if self._envelopes else None
+
     def __len__(self) -> int:
         return len(self._envelopes)
 

@@ -43,6 +43,7 @@ from versus.protocol.wire.canonical import (
     TAG_GENESIS,
     decode,
     encode,
+    encode_after,
     tagged_hash,
 )
 
@@ -95,6 +96,10 @@ class MessageKind(enum.IntEnum):
     KEY_SHARE = 64  # shared-pool: public key share + proof
     SHUFFLE = 65  # shared-pool: re-encrypted, permuted deck + shuffle proof
     DECRYPT_SHARE = 66  # shared-pool: decryption share + Chaum–Pedersen proof
+
+
+#: each kind by its wire number
+_KINDS: dict[int, MessageKind] = {int(kind): kind for kind in MessageKind}
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,11 +182,14 @@ def seal(
     if problem is not None:
         raise LocalProtocolError(f"cannot seal envelope: {problem}")
     kind = MessageKind(kind)
-    unsigned = encode([version, match_id, seq, prev_hash, sender, int(kind), body])
+    # the header fields were just checked (`_field_problem`): only the body is walked
+    unsigned = encode_after([version, match_id, seq, prev_hash, sender, int(kind)], body)
     signature = identity.sign(TAG_ENVELOPE_SIGNATURE + unsigned)
-    envelope = Envelope(version, match_id, seq, prev_hash, sender, kind, tuple(body), signature)
-    envelope.__dict__["raw"] = _wire(unsigned, signature)  # prime the cache: no re-encoding
-    return envelope
+    raw = _wire(unsigned, signature)
+    # Every check of Envelope.__post_init__ has just passed (the signature is ours, 64 bytes):
+    # build it without repeating them, its wire bytes and hash primed (every envelope sent is
+    # appended to the chain, which reads the hash at once).
+    return _trusted(version, match_id, seq, prev_hash, sender, kind, tuple(body), signature, raw)
 
 
 def open_envelope(
@@ -238,24 +246,15 @@ def parse_envelope(raw: bytes, *, max_size: int = MAX_ENVELOPE_SIZE) -> Envelope
     if problem is None and version != PROTOCOL_VERSION:
         problem = f"unsupported protocol version {version} (this side speaks {PROTOCOL_VERSION})"
     if problem is None:
-        try:
-            kind = MessageKind(kind) if type(kind) is int else None
-        except ValueError:
-            kind = None
+        kind = _KINDS.get(kind) if type(kind) is int else None  # a dict: no Enum call
         if kind is None:
             problem = f"unknown message kind {fields[5]!r}"
     if problem is not None:
         raise MalformedMessage(f"malformed envelope: {problem}", [raw])
     # Every check of Envelope.__post_init__ has just passed: build it without repeating them
-    # (the verifier parses thousands of envelopes per second).
-    envelope = object.__new__(Envelope)
-    envelope.__dict__.update(
-        version=version, match_id=match_id, seq=seq, prev_hash=prev_hash, sender=sender,
-        kind=kind, body=tuple(body), signature=signature,
-        raw=raw,  # canonical, so identical to re-encoding; saves the work
-        hash=envelope_hash(raw),  # what `cached_property` would store on first use
-    )
-    return envelope
+    # (the verifier parses thousands of envelopes per second). `raw` is canonical, so identical
+    # to re-encoding: that work is saved.
+    return _trusted(version, match_id, seq, prev_hash, sender, kind, tuple(body), signature, raw)
 
 
 def check_signature(envelope: Envelope, known_keys: Sequence[bytes]) -> None:
@@ -276,6 +275,17 @@ def check_signature(envelope: Envelope, known_keys: Sequence[bytes]) -> None:
         f"signature of seat {envelope.sender}",
         [envelope.raw],
     )
+
+
+def _trusted(version: int, match_id: bytes, seq: int, prev_hash: bytes, sender: int,
+             kind: MessageKind, body: tuple[Any, ...], signature: bytes, raw: bytes) -> Envelope:
+    """An Envelope whose fields the caller has checked, with `raw` and `hash` already stored
+    where `cached_property` would put them on first use."""
+    envelope = object.__new__(Envelope)
+    envelope.__dict__.update(
+        version=version, match_id=match_id, seq=seq, prev_hash=prev_hash, sender=sender,
+        kind=kind, body=body, signature=signature, raw=raw, hash=envelope_hash(raw))
+    return envelope
 
 
 def _check_known_keys(known_keys: Sequence[bytes]) -> None:

@@ -50,6 +50,19 @@ def _records() -> list[bytes]:
         e.raw for e in play(make_setup(players), players, 4)]
 
 
+def test_creating_the_match_files_fsyncs_the_directory_once_for_all_of_them(tmp_path,
+                                                                            monkeypatch):
+    log = FsyncLog(monkeypatch)
+    files = MatchFiles(tmp_path / "m")
+    files.create(SECRET, SessionInfo("join", 1, "fingerprint"))
+    # the secret's and session.json's temporary files, then the directory once: the three
+    # names (the transcript's too) survive a power cut with one directory fsync, not three
+    assert [p.parent for p, _ in log.calls] == [files.directory] * 2 + [tmp_path]
+    assert log.calls[-1][0] == files.directory
+    assert files.transcript_path.exists() and (files.directory / "secret").read_bytes() == SECRET
+    files.close()
+
+
 def test_an_append_with_our_envelope_is_fsynced_before_sync_returns(tmp_path, monkeypatch):
     records = _records()
     files = MatchFiles(tmp_path / "m")
@@ -57,15 +70,15 @@ def test_an_append_with_our_envelope_is_fsynced_before_sync_returns(tmp_path, mo
     log = FsyncLog(monkeypatch)
     path = files.transcript_path
 
-    files.sync(records[:2])  # both HELLOs, ours among them: the file and its directory
-    assert log.calls == [(path, path.stat().st_size), (files.directory, log.calls[1][1])]
+    files.sync(records[:2])  # both HELLOs, ours among them: the file (create synced its name)
+    assert log.calls == [(path, path.stat().st_size)]
     files.sync(records[:3], ours=False)  # the peer's alone: resent on resume if lost, no fsync
-    assert len(log.calls) == 2
+    assert len(log.calls) == 1
     files.sync(records[:4])  # ours: on disk, with everything before it, when sync returns
-    assert log.calls[-1] == (path, path.stat().st_size) and len(log.calls) == 3
+    assert log.calls[-1] == (path, path.stat().st_size) and len(log.calls) == 2
     assert path.read_bytes().endswith(encode_record(records[3]))
     files.sync(records[:6])  # the peer's and ours in one append: one fsync covers both
-    assert log.calls[-1] == (path, path.stat().st_size) and len(log.calls) == 4
+    assert log.calls[-1] == (path, path.stat().st_size) and len(log.calls) == 3
     files.close()
 
 
