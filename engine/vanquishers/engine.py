@@ -205,6 +205,7 @@ _MOVES: dict[tuple[int, int, int], Move] = {}
 
 
 def _move(verb: Verb, handle: int = -1, value: int = -1) -> Move:
+    """The one engine-generated input of these fields (trusted: see `_trusted`)."""
     key = (id(verb), handle, value)
     m = _MOVES.get(key)
     if m is None:
@@ -980,9 +981,24 @@ def deal_new_state(rules: Rules, cat: Catalogue) -> State:
     return w.freeze()
 
 
+#: the Pending of each decision tuple met so far: a Pending is an immutable value whose
+#: construction checks every field, and the engine asks for the same few over and over
+_PENDING: dict[tuple[int, ...], Pending] = {}
+
+
 def decision(s: State) -> Pending | Finished:
     if s.result != (-1, -1):
         return Finished(OUTCOMES[s.result[0]], None if s.result[1] < 0 else s.result[1])
+    dec = s.dec
+    if len(dec) > 3:  # a choice names its options: too many kinds to keep
+        return _decision(s)
+    d = _PENDING.get(dec)
+    if d is None:
+        d = _PENDING[dec] = _decision(s)
+    return d
+
+
+def _decision(s: State) -> Pending:
     code = s.dec[0]
     if code == D.TURN:
         return Pending(DecisionKind.TURN, s.dec[1])
