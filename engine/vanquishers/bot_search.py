@@ -56,6 +56,7 @@ from .engine import (
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.45)
 CANDIDATES = 5  # the root inputs searched, greedy's best first
+PLAYOUT_TURNS = 2  # a playout ends when this many turns after the bot's current one are over
 PLAYOUT_DECISIONS = 150  # hard cap on one playout's inputs
 SCALE = 12.0  # evaluation points per logistic unit of the win probability
 PRIOR = 0.002  # weight of greedy's score (in win probability per evaluation point)
@@ -87,12 +88,14 @@ class VanquishersIsmctsBot:
     cheap = False
 
     def __init__(self, rng: Any, clock: Callable[[], float], budget: Budget | None = None,
-                 name: str = "ismcts", candidates: int = CANDIDATES) -> None:
-        if candidates < 1:
-            raise ValueError(f"vanquishers ismcts needs candidates >= 1, got {candidates}")
+                 name: str = "ismcts", candidates: int = CANDIDATES,
+                 playout_turns: int = PLAYOUT_TURNS) -> None:
+        if candidates < 1 or playout_turns < 0:
+            raise ValueError(f"vanquishers ismcts needs candidates >= 1 and playout_turns >= 0, "
+                             f"got {candidates}, {playout_turns}")
         self.name = name
         self.budget = budget or DEFAULT_BUDGET
-        self.candidates = candidates
+        self.candidates, self.playout_turns = candidates, playout_turns
         self.rng, self.clock = rng, clock
         # greedy ranks the root and answers when no world can be built; one generator
         self.greedy = VanquishersGreedyBot(rng, name=name)
@@ -129,7 +132,8 @@ class VanquishersIsmctsBot:
         """Each candidate's total win probability over the budget's worlds (paired)."""
         iterations = self.budget.iterations
         me, root = view.player, view.state
-        horizon = root.turn + (2 if root.active == me else 1)
+        # the turn counter counts both players' turns: the root's own turn is over at +1
+        horizon = root.turn + self.playout_turns + (1 if root.active == me else 0)
         totals = [0.0] * len(candidates)
         done = 0
         while True:

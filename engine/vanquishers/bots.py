@@ -136,7 +136,7 @@ def evaluate(s: State, p: int) -> float:
     if s.result != (-1, -1):
         winner = s.result[1]
         return 0.0 if winner < 0 else (WIN if winner == p else -WIN)
-    w = _Work(s)
+    w = _Work.reader(s)  # evaluation only reads
     score = 0.0
     for q, sign in ((p, 1.0), (1 - p, -1.0)):
         side = s.sides[q]

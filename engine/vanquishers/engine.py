@@ -324,6 +324,9 @@ class _Work:
         self.events: list[tuple[object, ...]] = []
         #: the turn step's actions when `_run` stopped at a TURN (found while deciding it)
         self.acts: list[Move] | None = None
+        #: per player, its unattached board cards, kept while nothing moves (a reader, or
+        #: `_step_actions`); None while the work may change
+        self.boards: list[list[int] | None] | None = None
 
     @classmethod
     def reader(cls, s: State) -> _Work:
@@ -336,6 +339,7 @@ class _Work:
         w.zone, w.card, w.host, w.aux = s.zone, s.card, s.host, s.aux  # type: ignore[assignment]
         w.dice, w.attack, w.tasks = s.dice, s.attack, s.tasks  # type: ignore[assignment]
         w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
+        w.boards = [None, None]
         return w
 
     def freeze(self) -> State:
@@ -371,10 +375,16 @@ class _Work:
 
     def board(self, p: int, *types: CardType) -> list[int]:
         """p's board cards not attached to a weapon, of the given types."""
-        n, zones, host, card, cards = self.n, self.zone, self.host, self.card, self.cat.cards
-        on = Zone.BOARD
-        return [h for h in range(p * n, p * n + n) if zones[h] == on and host[h] < 0
-                and card[h] >= 0 and cards[card[h]].type in types]
+        boards = self.boards
+        found = None if boards is None else boards[p]
+        card, cards = self.card, self.cat.cards
+        if found is None:
+            n, zones, host, on = self.n, self.zone, self.host, Zone.BOARD
+            found = [h for h in range(p * n, p * n + n) if zones[h] == on and host[h] < 0
+                     and card[h] >= 0]
+            if boards is not None:  # the rules read the board many times a step: scan once
+                boards[p] = found
+        return [h for h in found if cards[card[h]].type in types]
 
     def abilities(self, p: int, subtype: Subtype) -> list[int]:
         return [h for h in self.board(p, CardType.ABILITY) if self.c(h).subtype is subtype]  # type: ignore[union-attr]
@@ -667,6 +677,16 @@ def _effect(w: _Work, p: int, card: Card) -> None:
 
 def _step_actions(w: _Work) -> list[Move]:
     """The actions of the current turn step other than `next` and `end` (§10.1.3)."""
+    if w.boards is not None:
+        return _read_step_actions(w)
+    w.boards = [None, None]  # nothing moves while the actions are listed
+    try:
+        return _read_step_actions(w)
+    finally:
+        w.boards = None
+
+
+def _read_step_actions(w: _Work) -> list[Move]:
     p, side, out = w.active, w.sides[w.active], []
     if w.phase == 1:
         if side[S.SHIELD] < w.max_shield(p) and side[S.STORAGE] >= 1 and not side[S.SHOCK] \
