@@ -188,8 +188,8 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
 def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) -> None:
     if bot:
         parser.add_argument("--bot", metavar="NAME", default=None,
-                            help="play headless with this bot (random; Versus: greedy, "
-                                 "ismcts, ismcts-tree, cmd:...)")
+                            help="play headless with this bot (random, cmd:..., or one of "
+                                 "the game's own: `versus games` lists each game's bots)")
     parser.add_argument("--deck", metavar="FILE", default=None,
                         help="Versus, decklist mode: the deck to bring (default: a random "
                              "one)")
@@ -276,8 +276,9 @@ def add_network_parsers(sub: Any) -> None:
     play = sub.add_parser("play", help="play against a bot on this machine (terminal UI)",
                           epilog=EXIT_CODES)
     play.add_argument("--bot", default=None, metavar="NAME",
-                      help="the opponent (random; Versus: greedy, ismcts, ismcts-tree, "
-                           "cmd:...; default greedy for Versus, random for another game)")
+                      help="the opponent (random, cmd:..., or one of the game's own: "
+                           "`versus games` lists each game's bots; default the game's "
+                           "greedy, else random)")
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     add_rules_options(play)
     add_session_options(play, bot=False)
