@@ -140,7 +140,9 @@ class Vanquishers:
         return identity, orders
 
     def deal_input(self, handle: int) -> Move:
-        return Move(Verb.DEAL, handle)
+        if type(handle) is int and 0 <= handle < 10000:  # Move's own check, then the shared one
+            return _engine._move(Verb.DEAL, handle)
+        return Move(Verb.DEAL, handle)  # raises MalformedActionError naming the handle
 
     def reveal_input(self, handle: int, card_id: str) -> Move:
         return Move(Verb.REVEAL, handle, card=card_id)
@@ -187,7 +189,10 @@ class Vanquishers:
 
     # --- what the game adds to the shell (engine/shell.py) --------------------------------
     #: its bots by name: "module:factory" (engine/shell.py `BotRequest`)
-    bots: ClassVar[Mapping[str, str]] = {"greedy": "versus.engine.vanquishers.bots:greedy_bot"}
+    bots: ClassVar[Mapping[str, str]] = {
+        "greedy": "versus.engine.vanquishers.bots:greedy_bot",
+        "ismcts": "versus.engine.vanquishers.bot_search:ismcts_bot",
+    }
 
     def scene(self, state: State, seat: int | None, knowledge: _text.Knowledge | None) -> Any:
         """What `seat` (None: the public) sees now, as plain data (scene.py)."""

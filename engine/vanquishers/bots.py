@@ -136,7 +136,7 @@ def evaluate(s: State, p: int) -> float:
     if s.result != (-1, -1):
         winner = s.result[1]
         return 0.0 if winner < 0 else (WIN if winner == p else -WIN)
-    w = _Work(s)
+    w = _Work.reader(s)  # evaluation only reads
     score = 0.0
     for q, sign in ((p, 1.0), (1 - p, -1.0)):
         side = s.sides[q]
@@ -197,24 +197,49 @@ class VanquishersGreedyBot:
         legal = list(legal)
         if len(legal) == 1:
             return legal[0]
-        useful = [m for m in getattr(view, "useful_actions", ()) if m in legal]
-        candidates = useful or legal
         # a card played this turn and still in the hand went back (a weapon not swapped in):
         # playing it again would loop, so it waits for the next turn
+        candidates = self.candidates(view, legal)
+        d = view.decision
+        if isinstance(d, Finished):
+            raise ValueError("greedy: the game is over")
+        best: list[Move] = []
+        best_score = float("-inf")
+        for move, score in zip(candidates, self.scores(view, candidates), strict=True):
+            if score > best_score + 1e-9:
+                best, best_score = [move], score
+            elif score > best_score - 1e-9:
+                best.append(move)
+        if not best:
+            best = candidates
+        move = best[self.rng.randrange(len(best))]
+        self.played(view, move)
+        return move
+
+    def candidates(self, view: Any, legal: list[Move]) -> list[Move]:
+        """The inputs greedy weighs: the useful ones (else the legal ones), but a card played
+        this turn that went back to the hand."""
+        useful = [m for m in getattr(view, "useful_actions", ()) if m in legal]
+        candidates = useful or legal
         turn = view.state.turn
         if self._played[0] != turn:
             self._played = (turn, set())
         again = self._played[1]
-        candidates = [m for m in candidates if not (m.verb is Verb.PLAY and m.handle in again)] \
+        return [m for m in candidates if not (m.verb is Verb.PLAY and m.handle in again)] \
             or candidates
-        d = view.decision
-        if isinstance(d, Finished):
-            raise ValueError("greedy: the game is over")
-        player = view.player
+
+    def played(self, view: Any, move: Move) -> None:
+        """Remember a card played this turn (`candidates` leaves it out while it is back)."""
+        if move.verb is Verb.PLAY:
+            if self._played[0] != view.state.turn:
+                self._played = (view.state.turn, set())
+            self._played[1].add(move.handle)
+
+    def scores(self, view: Any, candidates: Sequence[Move]) -> list[float]:
+        """Greedy's one-ply score of each candidate for the view's player."""
         s = known_state(view.state, dict(view.knowledge.cards))
-        sim = _Sim(player)
-        best: list[Move] = []
-        best_score = float("-inf")
+        sim = _Sim(view.player)
+        out = []
         for move in candidates:
             try:
                 score = sim.value(step(s, move), 2)
@@ -223,16 +248,8 @@ class VanquishersGreedyBot:
                     score = sim.value(step(view.state, move), 2) - 0.5
                 except Exception:
                     score = float("-inf") if len(candidates) > 1 else 0.0
-            if score > best_score + 1e-9:
-                best, best_score = [move], score
-            elif score > best_score - 1e-9:
-                best.append(move)
-        if not best:
-            best = candidates
-        move = best[self.rng.randrange(len(best))]
-        if move.verb is Verb.PLAY:
-            again.add(move.handle)
-        return move
+            out.append(score)
+        return out
 
 
 def greedy_bot(request: BotRequest) -> VanquishersGreedyBot:

@@ -18,7 +18,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from importlib import resources
 from typing import Any
@@ -296,21 +296,25 @@ class Catalogue:
 
     cards: tuple[Card, ...]
     digest: bytes
+    # lookups the engine makes at every step, built once (no part of equality or the digest)
+    _index: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
+    _trap_costs: tuple[int, ...] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not self.cards or not all(isinstance(c, Card) for c in self.cards):
             raise ValueError("a catalogue holds one or more Card values")
         if len({c.id for c in self.cards}) != len(self.cards):
             raise ValueError("catalogue card ids must be distinct")
+        object.__setattr__(self, "_index", {c.id: i for i, c in enumerate(self.cards)})
+        object.__setattr__(self, "_trap_costs", tuple(sorted(
+            {c.cost for c in self.cards if c.subtype is Subtype.TRAP})))
 
     def index(self, card_id: str) -> int:
-        for i, card in enumerate(self.cards):
-            if card.id == card_id:
-                return i
-        raise KeyError(card_id)
+        return self._index[card_id]
 
     def get(self, card_id: str) -> Card | None:
-        return next((c for c in self.cards if c.id == card_id), None)
+        i = self._index.get(card_id) if type(card_id) is str else None
+        return None if i is None else self.cards[i]
 
     @property
     def heroes(self) -> tuple[Card, ...]:
@@ -322,7 +326,7 @@ class Catalogue:
 
     @property
     def trap_costs(self) -> tuple[int, ...]:
-        return tuple(sorted({c.cost for c in self.cards if c.subtype is Subtype.TRAP}))
+        return self._trap_costs
 
 
 def _tagged(purpose: str, data: bytes) -> bytes:

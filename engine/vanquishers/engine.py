@@ -186,6 +186,38 @@ class Move:
         return format_input(self)
 
 
+def _trusted(verb: Verb, handle: int = -1, value: int = -1) -> Move:
+    """An input the engine itself generates (its fields known good): built without the checks
+    of `Move.__post_init__`, which cost more than the rest of a legal-action list. Inputs
+    parsed or received from outside keep the checked constructor."""
+    m = object.__new__(Move)
+    object.__setattr__(m, "verb", verb)
+    object.__setattr__(m, "handle", handle)
+    object.__setattr__(m, "value", value)
+    object.__setattr__(m, "card", "")
+    return m
+
+
+#: engine-generated inputs are immutable values: one object per (verb, handle, value), reused
+#: at every step (keyed by the member's id: a Verb is a singleton, and an Enum member hashes
+#: in Python, slowly)
+_MOVES: dict[tuple[int, int, int], Move] = {}
+
+
+def _move(verb: Verb, handle: int = -1, value: int = -1) -> Move:
+    """The one engine-generated input of these fields (trusted: see `_trusted`)."""
+    key = (id(verb), handle, value)
+    m = _MOVES.get(key)
+    if m is None:
+        m = _MOVES[key] = _trusted(verb, handle, value)
+    return m
+
+
+_NEXT, _END, _PASS = _move(Verb.NEXT), _move(Verb.END), _move(Verb.PASS)
+_RECOVER, _VTRIGGER = _move(Verb.RECOVER), _move(Verb.VTRIGGER)
+_ROLLS = tuple(_move(Verb.ROLL, value=k) for k in range(1, 7))
+
+
 def format_input(m: Move) -> str:
     if not isinstance(m, Move):
         raise MalformedActionError(f"not a vanquishers input: {m!r:.60}")
@@ -290,13 +322,41 @@ class _Work:
         #: what the rules did while resolving, for the narration (`explain`), never hashed:
         #: (what, fields...) tuples, e.g. ("roll", weapon, black, red, bonus, defense, evade)
         self.events: list[tuple[object, ...]] = []
+        #: the turn step's actions when `_run` stopped at a TURN (found while deciding it)
+        self.acts: list[Move] | None = None
+        #: per player, its unattached board cards, kept while nothing moves (a reader, or
+        #: `_step_actions`); None while the work may change
+        self.boards: list[list[int] | None] | None = None
+
+    @classmethod
+    def reader(cls, s: State) -> _Work:
+        """A work that only reads `s` (legal actions, evaluations): it shares the state's
+        tuples instead of copying them, so it must never be written to or frozen."""
+        w = cls.__new__(cls)
+        w.rules, w.cat, w.n = s.rules, s.cat, s.rules.deck_size
+        w.turn, w.active, w.first, w.phase = s.turn, s.active, s.first, s.phase
+        w.exiles, w.sides = s.exiles, s.sides  # type: ignore[assignment]
+        w.zone, w.card, w.host, w.aux = s.zone, s.card, s.host, s.aux  # type: ignore[assignment]
+        w.dice, w.attack, w.tasks = s.dice, s.attack, s.tasks  # type: ignore[assignment]
+        w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
+        w.boards = [None, None]
+        return w
 
     def freeze(self) -> State:
-        return State(self.rules, self.cat, self.turn, self.active, self.first, self.phase,
-                     self.exiles, (tuple(self.sides[0]), tuple(self.sides[1])),
-                     tuple(self.zone), tuple(self.card), tuple(self.host), tuple(self.aux),
-                     tuple(self.dice), (self.attack[0], self.attack[1], self.attack[2]),
-                     tuple(self.tasks), self.dec, self.result)
+        # the State's checks are for states from outside (a position); a work holds a state
+        # `step` made from a checked one, so it is built without them (a dict fill is cheaper)
+        s = object.__new__(State)
+        s.__dict__.update({
+            "rules": self.rules, "cat": self.cat, "turn": self.turn, "active": self.active,
+            "first": self.first, "phase": self.phase, "exiles": self.exiles,
+            "sides": (tuple(self.sides[0]), tuple(self.sides[1])), "zone": tuple(self.zone),
+            "card": tuple(self.card), "host": tuple(self.host), "aux": tuple(self.aux),
+            "dice": tuple(self.dice), "attack": (self.attack[0], self.attack[1], self.attack[2]),
+            "tasks": tuple(self.tasks), "dec": self.dec, "result": self.result})
+        if self.acts is not None and self.dec[0] == D.TURN:
+            global _LAST_LEGAL
+            _LAST_LEGAL = (s, _with_next_end(self.acts, self.phase))
+        return s
 
     # -- reading --
     def owner(self, h: int) -> int:
@@ -310,16 +370,21 @@ class _Work:
         return self.cat.cards[self.sides[p][S.HERO]]
 
     def mine(self, p: int, zone: Zone) -> list[int]:
-        return [h for h in range(p * self.n, p * self.n + self.n) if self.zone[h] == zone]
+        n, zones = self.n, self.zone
+        return [h for h in range(p * n, p * n + n) if zones[h] == zone]
 
     def board(self, p: int, *types: CardType) -> list[int]:
         """p's board cards not attached to a weapon, of the given types."""
-        out = []
-        for h in self.mine(p, Zone.BOARD):
-            card = self.c(h)
-            if self.host[h] < 0 and card is not None and card.type in types:
-                out.append(h)
-        return out
+        boards = self.boards
+        found = None if boards is None else boards[p]
+        card, cards = self.card, self.cat.cards
+        if found is None:
+            n, zones, host, on = self.n, self.zone, self.host, Zone.BOARD
+            found = [h for h in range(p * n, p * n + n) if zones[h] == on and host[h] < 0
+                     and card[h] >= 0]
+            if boards is not None:  # the rules read the board many times a step: scan once
+                boards[p] = found
+        return [h for h in found if cards[card[h]].type in types]
 
     def abilities(self, p: int, subtype: Subtype) -> list[int]:
         return [h for h in self.board(p, CardType.ABILITY) if self.c(h).subtype is subtype]  # type: ignore[union-attr]
@@ -612,57 +677,68 @@ def _effect(w: _Work, p: int, card: Card) -> None:
 
 def _step_actions(w: _Work) -> list[Move]:
     """The actions of the current turn step other than `next` and `end` (§10.1.3)."""
+    if w.boards is not None:
+        return _read_step_actions(w)
+    w.boards = [None, None]  # nothing moves while the actions are listed
+    try:
+        return _read_step_actions(w)
+    finally:
+        w.boards = None
+
+
+def _read_step_actions(w: _Work) -> list[Move]:
     p, side, out = w.active, w.sides[w.active], []
     if w.phase == 1:
         if side[S.SHIELD] < w.max_shield(p) and side[S.STORAGE] >= 1 and not side[S.SHOCK] \
                 and not side[S.CURSE]:
-            out.append(Move(Verb.RECOVER))
+            out.append(_RECOVER)
     elif w.phase == 3:
         if w.exiles < (2 if side[S.VT] else 1) and not side[S.GLITCH]:
-            out.extend(Move(Verb.EXILE, h) for h in w.hand(p))
+            out.extend([_move(Verb.EXILE, h) for h in w.hand(p)])
     elif w.phase == 4:
         hero = w.hero(p)
         if not side[S.VT] and w.available(p) >= hero.vt_cost and \
                 (hero.vt_cost == 0 or not side[S.CURSE]):
-            out.append(Move(Verb.VTRIGGER))
+            out.append(_VTRIGGER)
     elif w.phase == 5:
         avail, hand = w.available(p), w.hand(p)
-        set_names = {w.c(t).id for t in w.mine(p, Zone.TRAP) if w.card[t] >= 0}  # type: ignore[union-attr]
-        for h in hand:
-            card = w.c(h)
+        cards = [w.c(h) for h in hand]
+        for h, card in zip(hand, cards, strict=True):
             if card is None or can_activate(w, p, card):
-                out.append(Move(Verb.PLAY, h))
-        for h in hand:
-            card = w.c(h)
+                out.append(_move(Verb.PLAY, h))
+        costs = [cost for cost in w.cat.trap_costs if cost <= avail]
+        set_names: set[str] | None = None
+        for h, card in zip(hand, cards, strict=True):
             if card is None:
-                out.extend(Move(Verb.TRAP, h, cost) for cost in w.cat.trap_costs
-                           if cost <= avail)
+                out.extend([_move(Verb.TRAP, h, cost) for cost in costs])
             elif card.subtype is Subtype.TRAP and card.cost <= avail and \
-                    card.id not in set_names and usable_by(card, w.hero(p)):
-                out.append(Move(Verb.TRAP, h, card.cost))
+                    usable_by(card, w.hero(p)):
+                if set_names is None:
+                    set_names = {w.c(t).id for t in w.mine(p, Zone.TRAP) if w.card[t] >= 0}  # type: ignore[union-attr]
+                if card.id not in set_names:
+                    out.append(_move(Verb.TRAP, h, card.cost))
         for r in w.abilities(p, Subtype.RIFT):
             if w.aux[r] == 0 and w.c(r).use_cost <= avail:  # type: ignore[union-attr]
-                out.append(Move(Verb.RIFT, r))
+                out.append(_move(Verb.RIFT, r))
     elif w.phase == 6 and not side[S.FROZEN]:
         for h in w.board(p, CardType.WEAPON, CardType.HERO_ITEM):
             if w.ammo_ok(h) and w.aux[h] < w.uses(h):
-                out.append(Move(Verb.TARGET, h))
+                out.append(_move(Verb.TARGET, h))
     return out
 
 
 def _turn_actions(w: _Work) -> list[Move]:
     acts = _step_actions(w)
-    if not acts:
-        return []
-    acts.append(Move(Verb.NEXT))
-    if w.phase >= 3:
-        acts.append(Move(Verb.END))
-    return acts
+    return list(_with_next_end(acts, w.phase)) if acts else []
+
+
+def _with_next_end(acts: list[Move], phase: int) -> tuple[Move, ...]:
+    return (*acts, _NEXT, _END) if phase >= 3 else (*acts, _NEXT)
 
 
 def _choice_actions(w: _Work) -> list[Move]:
     options = w.dec[4:]
-    return [*(Move(Verb.PICK, h) for h in options), Move(Verb.PASS)]
+    return [*[_move(Verb.PICK, h) for h in options], _PASS]
 
 
 def _advance(w: _Work) -> None:
@@ -690,9 +766,12 @@ def _run(w: _Work) -> None:
             if w.dec:
                 return
             continue
-        if w.phase in (1, 3, 4, 5, 6) and _step_actions(w):
-            w.dec = (D.TURN, w.active)
-            return
+        if w.phase in (1, 3, 4, 5, 6):
+            acts = _step_actions(w)
+            if acts:
+                w.dec = (D.TURN, w.active)
+                w.acts = acts  # the state it freezes into keeps them (`legal_actions`)
+                return
         if w.phase >= 7:  # the end step with nothing pending (a loaded position can say so;
             w.push((T.END,))  # play always pushes `end` with it): the turn ends, never step 8
             continue
@@ -922,9 +1001,24 @@ def deal_new_state(rules: Rules, cat: Catalogue) -> State:
     return w.freeze()
 
 
+#: the Pending of each decision tuple met so far: a Pending is an immutable value whose
+#: construction checks every field, and the engine asks for the same few over and over
+_PENDING: dict[tuple[int, ...], Pending] = {}
+
+
 def decision(s: State) -> Pending | Finished:
     if s.result != (-1, -1):
         return Finished(OUTCOMES[s.result[0]], None if s.result[1] < 0 else s.result[1])
+    dec = s.dec
+    if len(dec) > 3:  # a choice names its options: too many kinds to keep
+        return _decision(s)
+    d = _PENDING.get(dec)
+    if d is None:
+        d = _PENDING[dec] = _decision(s)
+    return d
+
+
+def _decision(s: State) -> Pending:
     code = s.dec[0]
     if code == D.TURN:
         return Pending(DecisionKind.TURN, s.dec[1])
@@ -940,16 +1034,26 @@ def decision(s: State) -> Pending | Finished:
     return Pending(DecisionKind.CHANCE, None, "d6", outcomes=6)
 
 
+#: the last state `step` stopped at a TURN with its legal actions (found while deciding the
+#: TURN): the player's list and the next `step`'s legality check reuse them instead of
+#: computing them twice more. One slot, matched by identity (a state is immutable; a hash of
+#: the whole state would cost more than it saves); one tuple, so a reader sees a pair whole.
+_LAST_LEGAL: tuple[State | None, tuple[Move, ...]] = (None, ())
+
+
 def legal_actions(s: State) -> list[Move]:
     if s.result != (-1, -1):
         return []
     code = s.dec[0]
     if code == D.TURN:
-        return _turn_actions(_Work(s))
+        last = _LAST_LEGAL
+        if last[0] is s:
+            return list(last[1])
+        return _turn_actions(_Work.reader(s))
     if code == D.CHOICE:
-        return _choice_actions(_Work(s))
+        return _choice_actions(_Work.reader(s))
     if code == D.CHANCE:
-        return [Move(Verb.ROLL, value=k) for k in range(1, 7)]
+        return list(_ROLLS)
     return []
 
 
@@ -972,43 +1076,47 @@ def explain(s: State, inp: Move) -> tuple[tuple[object, ...], ...]:
     return tuple(_resolve(s, inp).events)
 
 
+#: the decision kind of each decision code (keyed by int: the code is an int in the state)
+_KIND = {int(D.TURN): DecisionKind.TURN, int(D.CHOICE): DecisionKind.CHOICE,
+         int(D.DEAL): DecisionKind.DEAL, int(D.REVEAL): DecisionKind.REVEAL,
+         int(D.CHANCE): DecisionKind.CHANCE, int(D.PLACE): DecisionKind.DEAL}
+#: the verbs that answer each decision kind (a TURN: any other verb)
+_ANSWERS = {DecisionKind.DEAL: (Verb.DEAL,), DecisionKind.REVEAL: (Verb.REVEAL,),
+            DecisionKind.CHANCE: (Verb.ROLL,), DecisionKind.CHOICE: (Verb.PICK, Verb.PASS)}
+_NOT_TURN = (Verb.DEAL, Verb.REVEAL, Verb.ROLL, Verb.PICK, Verb.PASS)
+
+
 def _resolve(s: State, inp: Move) -> _Work:
     if not isinstance(inp, Move):
         raise MalformedActionError(f"not a vanquishers input: {inp!r:.60}")
-    text = format_input(inp)
     if s.result != (-1, -1):
-        raise GameOverError(f"input {text!r}: the game is over")
+        raise GameOverError(f"input {format_input(inp)!r}: the game is over")
     code = s.dec[0]
-    kind = {D.TURN: DecisionKind.TURN, D.CHOICE: DecisionKind.CHOICE, D.DEAL: DecisionKind.DEAL,
-            D.REVEAL: DecisionKind.REVEAL, D.CHANCE: DecisionKind.CHANCE,
-            D.PLACE: DecisionKind.DEAL}[D(code)]
-    answers = {DecisionKind.DEAL: {Verb.DEAL}, DecisionKind.REVEAL: {Verb.REVEAL},
-               DecisionKind.CHANCE: {Verb.ROLL}, DecisionKind.CHOICE: {Verb.PICK, Verb.PASS}}
-    if (kind is DecisionKind.TURN and inp.verb in {Verb.DEAL, Verb.REVEAL, Verb.ROLL,
-                                                   Verb.PICK, Verb.PASS}) or \
-            (kind is not DecisionKind.TURN and inp.verb not in answers[kind]):
-        raise IllegalActionError(f"input {text!r}: this input does not answer the pending "
-                                 f"decision ({_where(s)})")
+    kind = _KIND[code]
+    if (kind is DecisionKind.TURN and inp.verb in _NOT_TURN) or \
+            (kind is not DecisionKind.TURN and inp.verb not in _ANSWERS[kind]):
+        raise IllegalActionError(f"input {format_input(inp)!r}: this input does not answer the "
+                                 f"pending decision ({_where(s)})")
     w = _Work(s)
     if kind is DecisionKind.DEAL:
         p, h = s.dec[1], inp.handle
         if not (p * s.n <= h < p * s.n + s.n) or s.zone[h] != Zone.DECK:
-            raise IllegalActionError(f"input {text!r}: card {h} is not in player {p}'s deck "
-                                     f"({_where(s)})")
+            raise IllegalActionError(f"input {format_input(inp)!r}: card {h} is not in "
+                                     f"player {p}'s deck ({_where(s)})")
         w.zone[h] = Zone.HAND
         if code == D.PLACE:  # face down as a set trap of the declared cost (start position)
             w.zone[h], w.aux[h] = Zone.TRAP, s.dec[2]
     elif kind is DecisionKind.REVEAL:
-        _reveal(w, s, inp, text)
+        _reveal(w, s, inp)
     elif kind is DecisionKind.CHANCE:
         if not 1 <= inp.value <= 6:
-            raise IllegalActionError(f"input {text!r}: a die shows 1..6 ({_where(s)})")
+            raise IllegalActionError(f"input {format_input(inp)!r}: a die shows 1..6 ({_where(s)})")
         w.dice.append(inp.value)
     else:
         legal = legal_actions(s)
         if inp not in legal:
-            raise IllegalActionError(f"input {text!r} is not legal ({_where(s)}); legal: "
-                                     f"{', '.join(map(format_input, legal[:12]))}"
+            raise IllegalActionError(f"input {format_input(inp)!r} is not legal ({_where(s)}); "
+                                     f"legal: {', '.join(map(format_input, legal[:12]))}"
                                      f"{' ...' if len(legal) > 12 else ''}")
         if kind is DecisionKind.CHOICE:
             _choose(w, s, inp)
@@ -1018,15 +1126,15 @@ def _resolve(s: State, inp: Move) -> _Work:
     return w
 
 
-def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
+def _reveal(w: _Work, s: State, inp: Move) -> None:
     h = s.dec[2]
     if inp.handle != h:
-        raise IllegalActionError(f"input {text!r}: the reveal awaited is of card {h} "
+        raise IllegalActionError(f"input {format_input(inp)!r}: the reveal awaited is of card {h} "
                                  f"({_where(s)})")
     card = s.cat.get(inp.card)
     if card is None or card.type is CardType.HERO:
-        raise IllegalActionError(f"input {text!r}: {inp.card!r} is not a deck card of the "
-                                 f"catalogue")
+        raise IllegalActionError(f"input {format_input(inp)!r}: {inp.card!r} is not a deck "
+                                 f"card of the catalogue")
     p = s.owner(h)
     limit = copy_limit(card)
     index = s.cat.index(card.id)
@@ -1036,8 +1144,8 @@ def _reveal(w: _Work, s: State, inp: Move, text: str) -> None:
             brought = range(p * s.n, p * s.n + s.rules.start_hidden[p])  # (SPEC Part 10)
         copies = sum(1 for x in brought if s.card[x] == index) + 1
         if copies > limit:
-            raise IllegalActionError(f"input {text!r}: player {p}'s deck would hold {copies} "
-                                     f"copies of {card.id!r}, at most {limit} (V3.2)")
+            raise IllegalActionError(f"input {format_input(inp)!r}: player {p}'s deck would "
+                                     f"hold {copies} copies of {card.id!r}, at most {limit} (V3.2)")
     w.card[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
 
 

@@ -9,6 +9,7 @@
 # for people and bots; `legal_actions` are the game's, unfiltered.
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,9 +106,17 @@ class View:
         self.state, self.player, self.knowledge = s, player, knowledge
         d = decision(s)
         self.decision = d
-        mine = not isinstance(d, Finished) and d.player == player
-        self.legal_actions: list[Move] = list(legal_actions(s)) if mine else []
-        self.useful_actions = useful_actions(s, player, knowledge) if mine else []
+        self._mine = not isinstance(d, Finished) and d.player == player
+
+    # computed when first read: a loop that hands every player a view (the referee loop, a
+    # random player) need not pay for filtering actions it never looks at
+    @functools.cached_property
+    def legal_actions(self) -> list[Move]:
+        return list(legal_actions(self.state)) if self._mine else []
+
+    @functools.cached_property
+    def useful_actions(self) -> list[Move]:
+        return useful_actions(self.state, self.player, self.knowledge) if self._mine else []
 
     @property
     def rules(self) -> Rules:

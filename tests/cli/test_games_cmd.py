@@ -16,6 +16,18 @@ def test_games_lists_versus_with_its_options(capsys) -> None:
     assert "multiverse: " in out and "1 player (solo: versus solo --game multiverse)" in out
 
 
+def test_games_lists_each_games_bots_from_its_registry(capsys) -> None:
+    """A game's bots come from its `bots` member: a new one shows up without a shell edit."""
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    vanquishers = out[out.index("vanquishers: "):].split("\n", 8)
+    assert "  bots: random, greedy, ismcts, cmd:<command line>" in vanquishers
+    assert main(["games", "--json"]) == 0
+    listed = {g["id"]: g for g in json.loads(capsys.readouterr().out)}
+    assert listed["vanquishers"]["bots"] == ["random", "greedy", "ismcts", "cmd:<command line>"]
+    assert "ismcts-tree" in listed["versus42"]["bots"] and listed["multiverse"]["bots"] == []
+
+
 def test_a_registered_game_shows_up_while_registered(capsys) -> None:
     register_game(TOY)
     try:

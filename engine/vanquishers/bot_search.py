@@ -1,0 +1,299 @@
+# The ISMCTS bot of Vanquishers (SPEC Part 10, "Bots"), registered as the game's `ismcts`
+# (Vanquishers.bots, engine/shell.py); the shell gives its generator and clock.
+#
+# What it sees: exactly its seat's `View` (text.py) and the legal inputs, as the greedy bot
+# (bots.py): the public state and its own dealt cards. It never reads a hidden identity; it
+# samples them (determinization).
+#
+# How it plays: the paired information-set search of the grid bot (engine/grid/bot_search.py;
+# Cowling, Powley and Whitehouse 2012). The root's children are the CANDIDATES best inputs of
+# greedy's one-ply ranking (expected over the dice). An iteration samples one world consistent
+# with the view: every card hidden from the bot (its own deck, the opponent's hand, deck and
+# face-down traps) gets an identity from the owner's presumed deck list (the starter deck of
+# its hero, the game's recommended deck, less the cards that player has shown; what that list
+# lacks comes from the rest of it, so the copy limits hold), each deck a draw order, and the
+# dice a seeded stream. It then plays *every* candidate in that same world (common random
+# numbers: a world's cards and dice are luck common to all candidates, which so cancels out):
+# the candidate, then both players follow a fast rule policy (`policy`) with full knowledge of
+# the world through the opponent's reply and the bot's own next turn, and the position reached
+# is scored by greedy's evaluation turned into a win probability. The bot plays the candidate
+# with the best total plus a small share of greedy's own score (which breaks ties and weighs
+# the dice exactly where few worlds were played). Why through its own next turn: greedy's
+# evaluation is calibrated with the opponent to move, as the grid bot found; on the same deals
+# as Kael (the weaker hero of the default rules) it won 6 of 16 games so, 2 of 12 with the
+# playout ending where its next turn begins.
+#
+# A world is a full-information state: the sampled identities are written into the state's
+# card column, so no reveal is ever asked and every legal action is one that works. Nothing
+# random remains inside a playout but the world's dice, so an iteration is a pure function of
+# its world.
+#
+# Budget: `iterations` worlds per decision and/or `seconds`; a round cut by the deadline is
+# dropped whole, the first always completes. When the view cannot be rebuilt (a catalogue
+# without the starter decks, an engine error in a world), greedy answers (a legal input).
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import EngineError
+from ..shell import BotRequest, Budget
+from .bots import VanquishersGreedyBot, evaluate
+from .cards import CardType, DeckError, Subtype, starter_deck, usable_by
+from .engine import (
+    ChoiceKind,
+    D,
+    Move,
+    S,
+    State,
+    Verb,
+    Zone,
+    _move,
+    _Work,
+    legal_actions,
+    step,
+)
+
+DEFAULT_BUDGET = Budget(iterations=None, seconds=0.45)
+CANDIDATES = 5  # the root inputs searched, greedy's best first
+PLAYOUT_TURNS = 2  # a playout ends when this many turns after the bot's current one are over
+PLAYOUT_DECISIONS = 150  # hard cap on one playout's inputs
+SCALE = 12.0  # evaluation points per logistic unit of the win probability
+PRIOR = 0.002  # weight of greedy's score (in win probability per evaluation point)
+EXILE_BELOW = 6  # the rule policy exiles for Storage Energy while it has less
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One sampled completion of the view: the full-information state, each player's deck
+    draw order and the seed of its dice."""
+
+    state: State
+    orders: tuple[tuple[int, ...], tuple[int, ...]]
+    dice: int
+
+
+class Unbuildable(Exception):
+    """The view cannot be completed into a world (greedy then answers)."""
+
+
+def win_probability(score: float) -> float:
+    x = max(-60.0, min(60.0, score / SCALE))
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+class VanquishersIsmctsBot:
+    """Paired information-set search for Vanquishers (see the module note)."""
+
+    cheap = False
+
+    def __init__(self, rng: Any, clock: Callable[[], float], budget: Budget | None = None,
+                 name: str = "ismcts", candidates: int = CANDIDATES,
+                 playout_turns: int = PLAYOUT_TURNS) -> None:
+        if candidates < 1 or playout_turns < 0:
+            raise ValueError(f"vanquishers ismcts needs candidates >= 1 and playout_turns >= 0, "
+                             f"got {candidates}, {playout_turns}")
+        self.name = name
+        self.budget = budget or DEFAULT_BUDGET
+        self.candidates, self.playout_turns = candidates, playout_turns
+        self.rng, self.clock = rng, clock
+        # greedy ranks the root and answers when no world can be built; one generator
+        self.greedy = VanquishersGreedyBot(rng, name=name)
+        self.last_iterations = 0  # of the last decision (for the benchmark)
+
+    def choose(self, view: Any, legal: Sequence[Move]) -> Move:
+        if not legal:
+            raise ValueError("ismcts: no legal input to choose from")
+        legal = list(legal)
+        self.last_iterations = 0
+        if len(legal) == 1:
+            return legal[0]
+        deadline = None if self.budget.seconds is None else \
+            self.clock() + self.budget.seconds
+        candidates = self.greedy.candidates(view, legal)
+        prior = self.greedy.scores(view, candidates)
+        order = sorted(range(len(candidates)), key=lambda i: (-prior[i], i))[:self.candidates]
+        ranked = [candidates[i] for i in order]
+        prior = [prior[i] for i in order]
+        best = 0
+        if len(ranked) > 1:
+            try:
+                totals = self.search(view, ranked, deadline)
+            except (Unbuildable, EngineError, AssertionError):  # a world the view misjudged
+                totals = [0.0] * len(ranked)
+            done = max(1, self.last_iterations)
+            value = [t / done + PRIOR * p for t, p in zip(totals, prior, strict=True)]
+            best = max(range(len(ranked)), key=lambda i: (value[i], -i))
+        move = ranked[best]
+        self.greedy.played(view, move)
+        return move
+
+    def search(self, view: Any, candidates: list[Move], deadline: float | None) -> list[float]:
+        """Each candidate's total win probability over the budget's worlds (paired)."""
+        iterations = self.budget.iterations
+        me, root = view.player, view.state
+        # the turn counter counts both players' turns: the root's own turn is over at +1
+        horizon = root.turn + self.playout_turns + (1 if root.active == me else 0)
+        totals = [0.0] * len(candidates)
+        done = 0
+        while True:
+            world = self.sample_world(view)
+            values = []
+            for a in candidates:
+                values.append(playout(world, a, me, horizon))
+                if done and deadline is not None and self.clock() >= deadline:
+                    break
+            if len(values) < len(candidates):
+                break  # a round cut by the deadline is dropped whole
+            for i, v in enumerate(values):
+                totals[i] += v
+            done += 1
+            if ((iterations is not None and done >= iterations)
+                    or (deadline is not None and self.clock() >= deadline)):
+                break
+        self.last_iterations = done
+        return totals
+
+    def sample_world(self, view: Any) -> World:
+        """Identities for every card hidden from the view (see the module note), each deck's
+        draw order and a dice seed."""
+        s: State = view.state
+        cat, n, rng = s.cat, s.n, self.rng
+        card = list(s.card)
+        for h, cid in view.knowledge.cards.items():
+            if 0 <= h < len(card) and card[h] < 0 and cat.get(cid) is not None:
+                card[h] = cat.index(cid)
+        orders = []
+        for p in (0, 1):
+            pool = list(_deck_list(s, p))
+            handles = range(p * n, p * n + n)
+            for h in handles:
+                if card[h] >= 0 and card[h] in pool:
+                    pool.remove(card[h])
+            hidden = [h for h in handles if card[h] < 0]
+            if len(pool) < len(hidden):
+                raise Unbuildable(f"player {p}: {len(hidden)} hidden cards, {len(pool)} left")
+            rng.shuffle(pool)
+            for h, i in zip(hidden, pool, strict=False):
+                card[h] = i
+            deck = [h for h in handles if s.zone[h] == Zone.DECK]
+            rng.shuffle(deck)
+            orders.append(tuple(deck))
+        w = _Work(s)
+        w.card = card
+        return World(w.freeze(), (orders[0], orders[1]), rng.getrandbits(64))
+
+
+_DECKS: dict[tuple[int, int, bool, bytes], tuple[int, ...]] = {}
+
+
+def _deck_list(s: State, p: int) -> tuple[int, ...]:
+    """The catalogue indices of the deck p is presumed to play: its hero's starter deck."""
+    hero = s.hero(p)
+    key = (s.sides[p][S.HERO], s.n, s.rules.advanced, s.cat.digest)
+    deck = _DECKS.get(key)
+    if deck is None:
+        try:
+            ids = starter_deck(s.cat, hero.id, s.n, advanced=s.rules.advanced)
+        except DeckError as e:
+            raise Unbuildable(str(e)) from e
+        deck = _DECKS[key] = tuple(s.cat.index(c) for c in ids)
+    return deck
+
+
+def playout(world: World, first: Move, me: int, horizon: int) -> float:
+    """`first` in the world, then both players' rule policy until turn `horizon` begins (at
+    most PLAYOUT_DECISIONS inputs); the win probability of the position reached, for `me`."""
+    dice = random.Random(world.dice)
+    dealt = [0, 0]
+    s = step(world.state, first)
+    for _ in range(PLAYOUT_DECISIONS):
+        if s.result != (-1, -1) or s.turn >= horizon:
+            break
+        code = s.dec[0]
+        if code == D.DEAL or code == D.PLACE:
+            p = s.dec[1]
+            order, zone = world.orders[p], s.zone
+            while dealt[p] < len(order) and zone[order[dealt[p]]] != Zone.DECK:
+                dealt[p] += 1
+            s = step(s, _move(Verb.DEAL, order[dealt[p]]))
+        elif code == D.CHANCE:
+            s = step(s, _move(Verb.ROLL, value=dice.randrange(1, 7)))
+        elif code == D.TURN or code == D.CHOICE:
+            s = step(s, policy(s))
+        else:
+            break  # a reveal: no card is hidden in a world
+    if s.result != (-1, -1):
+        winner = s.result[1]
+        return 0.5 if winner < 0 else float(winner == me)
+    return win_probability(evaluate(s, me))
+
+
+def policy(s: State) -> Move:
+    """The fast rule policy of a playout (full information): recover when half the Shield is
+    gone, V-Trigger, exile for
+    energy while short of it, play the dearest card it can, set a real trap, use a rift,
+    attack with every weapon; a trap springs when it is a real one; a weapon replaces the
+    first it may."""
+    if s.dec[0] == D.CHOICE:
+        options = s.dec[4:]
+        if s.dec[2] == ChoiceKind.REPLACE_WEAPON:
+            return _move(Verb.PICK, options[0])
+        for t in options:
+            card = s.cat.cards[s.card[t]] if s.card[t] >= 0 else None
+            if card is not None and card.subtype is Subtype.TRAP and card.cost == s.aux[t]:
+                return _move(Verb.PICK, t)
+        return _move(Verb.PASS)
+    legal = legal_actions(s)
+    best: Move | None = None
+    best_cost = -1
+    exile: Move | None = None
+    for m in legal:
+        v = m.verb
+        if v is Verb.VTRIGGER or v is Verb.TARGET or v is Verb.RIFT:
+            return m
+        if v is Verb.RECOVER and 2 * s.sides[s.active][S.SHIELD] <= \
+                _Work.reader(s).max_shield(s.active):  # a Storage point: when half is gone
+            return m
+        if v is Verb.PLAY or v is Verb.TRAP:
+            cost = s.cat.cards[s.card[m.handle]].cost if s.card[m.handle] >= 0 else 0
+            if cost > best_cost:
+                best, best_cost = m, cost
+        elif v is Verb.EXILE and exile is None:
+            exile = m
+    if best is not None:
+        return best
+    if exile is not None and _exile_wanted(s):
+        return _exile_choice(s, legal)
+    return _move(Verb.NEXT)
+
+
+def _exile_wanted(s: State) -> bool:
+    p = s.active
+    return s.sides[p][S.STORAGE] < EXILE_BELOW and \
+        sum(1 for h in range(p * s.n, p * s.n + s.n) if s.zone[h] == Zone.HAND) >= 3
+
+
+def _exile_choice(s: State, legal: list[Move]) -> Move:
+    """The hand card the policy exiles: one its hero cannot use, else the dearest one."""
+    hero = s.hero(s.active)
+    exiles = [m for m in legal if m.verb is Verb.EXILE and s.card[m.handle] >= 0]
+    for m in exiles:
+        card = s.cat.cards[s.card[m.handle]]
+        if not usable_by(card, hero) or card.type is CardType.HERO:
+            return m
+    return max(exiles, key=lambda m: (s.cat.cards[s.card[m.handle]].cost, -m.handle),
+               default=_move(Verb.NEXT))
+
+
+def ismcts_bot(request: BotRequest) -> VanquishersIsmctsBot:
+    """The game's `ismcts` (Vanquishers.bots): the name's `iterations=` and/or `time=` are its
+    whole budget; without them the caller's budget, else DEFAULT_BUDGET (0.45 s a decision)."""
+    budget = request.given or request.budget or DEFAULT_BUDGET
+    return VanquishersIsmctsBot(request.rng, request.clock, budget, name=request.name)
+
+
+__all__ = ["DEFAULT_BUDGET", "VanquishersIsmctsBot", "ismcts_bot", "playout", "policy"]
