@@ -34,12 +34,12 @@
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EngineError
+from ..referee_loop import HashBelow
 from ..shell import BotRequest, Budget
 from .bots import VanquishersGreedyBot, evaluate
 from .cards import CardType, DeckError, Subtype, starter_deck, usable_by
@@ -207,7 +207,7 @@ def _deck_list(s: State, p: int) -> tuple[int, ...]:
 def playout(world: World, first: Move, me: int, horizon: int) -> float:
     """`first` in the world, then both players' rule policy until turn `horizon` begins (at
     most PLAYOUT_DECISIONS inputs); the win probability of the position reached, for `me`."""
-    dice = random.Random(world.dice)
+    dice = HashBelow(world.dice.to_bytes(32, "big", signed=True), 8)  # no `random` here
     dealt = [0, 0]
     s = step(world.state, first)
     for _ in range(PLAYOUT_DECISIONS):
@@ -221,7 +221,7 @@ def playout(world: World, first: Move, me: int, horizon: int) -> float:
                 dealt[p] += 1
             s = step(s, _move(Verb.DEAL, order[dealt[p]]))
         elif code == D.CHANCE:
-            s = step(s, _move(Verb.ROLL, value=dice.randrange(1, 7)))
+            s = step(s, _move(Verb.ROLL, value=dice.below(6) + 1))
         elif code == D.TURN or code == D.CHOICE:
             s = step(s, policy(s))
         else:
