@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +39,19 @@ def narrate_events(session: MatchSession, events: list[Event]) -> None:
             session.log.extend(game.narrate(event.before, event.input, event.after, seat,
                                             session.knowledge))
         elif isinstance(event, MatchEnded):
-            session.log.append(f"Match over: {event.result}")
+            session.log.append(f"Match over: {result_words(event.result, seat)}")
+
+
+def result_words(result: Any, seat: int) -> str:
+    """A match result told to `seat`: "you win (resignation: the opponent resigned)", never a
+    seat number the screen does not show (it counts players from 1)."""
+    who = ("no winner" if result.winner is None else
+           "you win" if result.winner == seat else "the opponent wins")
+    what = result.outcome if result.outcome is not None else result.ending.value
+    detail = re.sub(r"\bseat ([0-9])\b",
+                    lambda m: "you" if int(m.group(1)) == seat else "the opponent",
+                    result.detail)
+    return f"{who} ({what}{': ' + detail if detail else ''})"
 
 
 def narrated_config(config: SessionConfig | None = None, **changes: Any) -> SessionConfig:

@@ -349,6 +349,12 @@ def card_entry(card: Card) -> str:
     return card.label if card.face is None else card.face.line()
 
 
+def _named(card: Card) -> str:
+    """How inputs name a hand card, before its name: the key [N] selects it, the inputs say
+    its ref ("card 12: ..."), so a player who types sees which number to type."""
+    return f"card {card.ref}: " if card.ref.isdigit() else ""
+
+
 def _card_text(card: Card) -> Fragments:
     out: Fragments = []
     if card.status:
@@ -375,7 +381,7 @@ def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
             handler = on_click(lambda n=i: click(n)) if click is not None else None
             sel = i == selected
             name = card.label if card.face is None else card.face.name
-            text = f"{CURSOR_MARK if sel else ''}[{i + 1}] {name}"
+            text = f"{CURSOR_MARK if sel else ''}[{i + 1}] {_named(card)}{name}"
             style = "class:nobreak" + (" class:cursor" if sel else " class:mine")
             out += [("class:dim", " · ") if i else ("", ""),
                     _with_handler((style, text), handler)]
@@ -391,7 +397,8 @@ def hand_fragments(zone: Zone, selected: int | None, with_text: bool | None,
         handler = on_click(lambda n=i: click(n)) if click is not None else None
         sel = i == selected
         line: Fragments = [("class:cursor" if sel else "class:mine",
-                            f"{CURSOR_MARK if sel else ' '}[{i + 1}] {card_entry(card)}"),
+                            f"{CURSOR_MARK if sel else ' '}[{i + 1}] {_named(card)}"
+                            f"{card_entry(card)}"),
                            ("", "\n")]
         if with_text or (with_text is None and sel):
             line += _card_text(card)

@@ -378,7 +378,9 @@ class _Teller:
             return [f"{self.who(owner)} revealed {self.card(inp.handle)} (card {inp.handle})"]
         if isinstance(inp, Action) and inp.kind is ActionKind.SUMMON:
             face = "recto" if inp.recto else "verso"
-            return [f"{self.who(self.b.active)} is summoning card {inp.handle} ({face}) onto "
+            who = self.who(self.b.active)
+            verb = "are" if who == "You" else "is"
+            return [f"{who} {verb} summoning card {inp.handle} ({face}) onto "
                     f"{inp.area}: its identity is revealed first"]
         if isinstance(inp, Action) and inp.kind is ActionKind.PICK:
             return [f"{self.who(inp.handle // self.a.n)} picked card {inp.handle} to discard"]

@@ -92,3 +92,15 @@ async def test_a_saved_match_of_any_game_is_restored_with_its_game(tmp_path, toy
                                            "toy-duel"):
         plan_host(build_parser().parse_args(["host", "--game", "versus42", *common]),
                   narrate=True)
+
+
+def test_the_result_is_told_to_the_seat_without_seat_numbers() -> None:
+    # the screen counts players from 1 ("you: player 1"); the log said "seat 1 wins (resign:
+    # seat 0 resigned)" to the player who had just resigned
+    from versus.cli.driving import result_words
+    from versus.protocol.match import Ending, MatchResult
+
+    resigned = MatchResult(Ending.RESIGNATION, 1, None, "seat 0 resigned")
+    assert result_words(resigned, 0) == "the opponent wins (resignation: you resigned)"
+    assert result_words(resigned, 1) == "you win (resignation: the opponent resigned)"
+    assert result_words(MatchResult(Ending.GAME, None, "draw"), 0) == "no winner (draw)"

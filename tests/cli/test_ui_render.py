@@ -78,3 +78,15 @@ def test_the_hand_shows_the_selected_cards_text_only_when_asked() -> None:
     assert "showdown" in selected and "showdown" not in unselected
     compact = fragment_list_to_text(render.hand_fragments(hand, None, False))
     assert compact.count("\n") == 1 and "[1] Two" in compact
+
+
+def test_a_hand_card_says_the_number_its_inputs_use() -> None:
+    # a newcomer read "[1] Crag Warden" and typed `place 1 ...`: the key selects, the inputs
+    # name the card by its ref, so the line says both
+    from versus.engine.scene import Face, Zone
+
+    hand = Zone("Your hand", 0, (Card("12", "Warden", Face("Crag Warden", "character")),),
+                hand=True)
+    for with_text in (True, None, False):
+        text = "".join(f[1] for f in render.hand_fragments(hand, 0, with_text))
+        assert "[1] card 12: Crag Warden" in text
