@@ -4,6 +4,7 @@
 # every section a file cites exists.
 #
 # Usage: python docs/spec_refs.py FILE...          rewrite in place (prints the files changed)
+#        python docs/spec_refs.py --strings FILE... also in Python strings (messages, tests)
 #        python docs/spec_refs.py --check FILE...  list references to sections SPEC.md lacks
 #        python docs/spec_refs.py --contents       regenerate SPEC.md's linked contents list
 #
@@ -144,11 +145,11 @@ def rewrite_section(text: str) -> str:
     return text.replace("§§", "§")
 
 
-def rewrite(text: str, python: bool = False) -> str:
+def rewrite(text: str, python: bool = False, strings: bool = False) -> str:
     """`text` with every old SPEC reference renamed; unchanged if it holds none. In Python
-    source only comments and docstrings change: a rule number inside another string literal is
-    program output (an error message, a test's expected text), which this script must not
-    change behind the tests' back."""
+    source only comments and docstrings change unless `strings`: a rule number inside another
+    string literal is program output (an error message, a test's expected text), renamed only
+    when asked, with the tests that expect it in the same run."""
     rules = _rules_for(text)
 
     def apply(part: str) -> str:
@@ -157,6 +158,8 @@ def rewrite(text: str, python: bool = False) -> str:
         # "§§" arises where the old form already had its own sign
         return part.replace("§§", "§")
 
+    if python and strings:
+        return apply(text)
     if not python:
         # Markdown: each section (from one heading to the next) is its own context, so the
         # solo runs' S1..S12 are not read into a transport section's "S1-S0" arithmetic
@@ -276,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="list references to sections SPEC.md lacks; rewrite nothing")
     parser.add_argument("--contents", action="store_true",
                         help="regenerate SPEC.md's linked contents list from its headings")
+    parser.add_argument("--strings", action="store_true",
+                        help="in Python files, rename in every string too (program output)")
     parser.add_argument("files", nargs="*", type=Path)
     args = parser.parse_args(argv)
     if args.contents:
@@ -291,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if problems else 0
     for f in args.files:
         old = f.read_text(encoding="utf-8")
-        new = rewrite(old, python=f.suffix == ".py")
+        new = rewrite(old, python=f.suffix == ".py", strings=args.strings)
         if new != old:
             f.write_text(new, encoding="utf-8")
             print(f)

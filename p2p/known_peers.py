@@ -26,7 +26,7 @@ from versus.protocol.crypto.identity import InvalidKeyError, normalize_fingerpri
 FILE_NAME = "known_peers"
 MAX_FILE_SIZE = 1 << 20
 MAX_LABEL_LENGTH = 255
-_HEADER = "# Versus known peers: LABEL FINGERPRINT NOTE (see SPEC Part 6, §T-TOFU)\n"
+_HEADER = "# Versus known peers: LABEL FINGERPRINT NOTE (see SPEC Part 6, §6.4)\n"
 
 
 def default_known_peers_path() -> Path:

@@ -276,7 +276,7 @@ class _Reader:
             if s.rules.tie is not Tie.SUDDEN_DEATH or not duel_pairs(s.ident, s.zone, self.cat):
                 raise self.bad("decision", "a sudden-death draw needs the rules option tie "
                                            "sudden-death and two public characters of "
-                                           "different top values (G14)")
+                                           "different top values (§9.1.14)")
             return
         p, h, options = d[1], d[2], list(d[3:])
         if not ((s.zone[h] == Zone.GRID and s.up[h]) or d[0] == Dec.TARGET):
@@ -284,7 +284,7 @@ class _Reader:
         if d[0] == Dec.WINDOW:
             if s.ctrl[h] != 1 - p or not w.enemies(h) or not w.hand(p):
                 raise self.bad("decision", f"no FREE window of player {p} opens before card "
-                                           f"{h}'s battles (G12)")
+                                           f"{h}'s battles (§9.1.12)")
             return
         if d[0] == Dec.ORDER:
             enemies = w.enemies(h)
@@ -299,7 +299,7 @@ class _Reader:
         op = card.effect.op if card is not None and card.effect is not None else None
         if card is None or card.kind is not Kind.ITEM or op not in _TARGETED:
             raise self.bad("decision.fields[1]", f"card {h} is not a public item that picks a "
-                                                 "target (G11)")
+                                                 "target (§9.1.11)")
         want = item_targets(w, p, op)
         if options != want:
             raise self.bad("decision.fields", f"the targets of card {h} are {want}, got "
@@ -316,11 +316,11 @@ class _Reader:
         limit = 4 * len(s.zone)
         if s.turn > limit:
             raise self.bad("turn", f"{s.turn} turns: every turn uses a card, or passes with an "
-                                   f"empty hand (G16), so a game has at most {limit}")
+                                   f"empty hand (§9.1.16), so a game has at most {limit}")
         if not s.acted and (s.placements != 1 or s.airdrop):
             raise self.bad("placements", f"{s.placements} placement(s) left"
                                          f"{' and an airdrop' if s.airdrop else ''} before the "
-                                         "player has acted: a turn starts with one (G15)")
+                                         "player has acted: a turn starts with one (§9.1.15)")
         if s.acted and (s.placements or s.airdrop):
             cards = [self.cat.cards[s.ident[h]] for g in s.graves for h in g]
             spent = {c.effect.op for c in cards if c.kind is Kind.ITEM and c.effect is not None}
@@ -328,7 +328,7 @@ class _Reader:
                 raise self.bad("placements", f"{s.placements} placement(s) left"
                                              f"{' and an airdrop' if s.airdrop else ''} after "
                                              "the player has acted, but no double or airdrop "
-                                             "item is spent (G11)")
+                                             "item is spent (§9.1.11)")
         if s.decision and s.decision[0] == Dec.TURN:
             p = s.decision[1]
             if p != s.active:
@@ -336,10 +336,10 @@ class _Reader:
                                            f"({s.active}), got player {p}")
             if not s.hand(p):
                 raise self.bad("decision", f"player {p} holds no card: its turn ends by itself "
-                                           "(G14), there is no turn decision")
+                                           "(§9.1.14), there is no turn decision")
             if s.acted and not s.placements:
                 raise self.bad("decision", f"player {p} has acted and has no placement left: "
-                                           "its turn ends (G15), there is no turn decision")
+                                           "its turn ends (§9.1.15), there is no turn decision")
 
     def _controllers(self, s: GridState) -> None:
         """Who controls a card: the player it was dealt to, except a character recalled from
@@ -396,7 +396,7 @@ class _Reader:
                 if total > given[op]:
                     raise self.bad(f"cards[{h}].{name}", f"{values[h]}, but the spent cards "
                                                           f"give at most {given[op]} in all "
-                                                          f"({total} so far; G9, G11)")
+                                                          f"({total} so far; §9.1.9, §9.1.11)")
 
     def _handle_lists(self, fld: str, count: int | None, n: int) -> list[list[int]]:
         raw = self.get(fld, [[]] * count if count else [])

@@ -213,7 +213,7 @@ def check_turn_facts(s: GridState) -> None:
     due = s.first ^ (s.turn & 1)
     if s.active != due:
         raise fail("active", f"turn {s.turn} is player {due}'s (the first player, {s.first}, "
-                   f"plays the even turns: G4, G15), got player {s.active}")
+                   f"plays the even turns: §9.1.4, §9.1.15), got player {s.active}")
     size, board = s.size, s.board()
     for h in range(len(s.zone)):
         card = s.card(h)
@@ -223,14 +223,14 @@ def check_turn_facts(s: GridState) -> None:
             article = "an" if card.kind is Kind.ITEM else "a"
             raise fail(f"cards[{h}].card", f"{card.id!r} is {article} {card.kind.value}, but "
                        f"a public card {where} is one a bounce or a recall took back to a "
-                       "hand: a character (G9, G11)")
+                       "hand: a character (§9.1.9, §9.1.11)")
         if s.zone[h] != Zone.GRID:
             continue
         p = s.ctrl[h]
         if s.cell[h] // size == home_row(1 - p, size):
             raise fail(f"cards[{h}].cell", f"{cell_name(s.cell[h], size)} is in player "
                        f"{1 - p}'s home base: a card placed there is face up and wins once "
-                       "its battles are over, or leaves the grid (G6, G13)")
+                       "its battles are over, or leaves the grid (§9.1.6, §9.1.13)")
         if not s.up[h]:
             for c in neighbour_cells(s.cell[h], size):
                 if c in board and s.ctrl[board[c]] == 1 - p:
@@ -238,20 +238,20 @@ def check_turn_facts(s: GridState) -> None:
                                f"{cell_name(s.cell[h], size)} next to player {1 - p}'s card on "
                                f"{cell_name(c, size)}: a card placed next to an opponent's is "
                                "face up, and a face-up character placed next to a face-down "
-                               "card turns it up (G6, G8)")
+                               "card turns it up (§9.1.6, §9.1.8)")
     extra = _extra_cards(s)
     for p in (0, 1):
         held = len(s.hand(p))
         if held > HAND_SIZE + extra:
             raise fail("cards", f"player {p} holds {held} cards: the hands are filled up to "
-                       f"{HAND_SIZE} (G4), and the spent draw, recall and bounce cards add at "
+                       f"{HAND_SIZE} (§9.1.4), and the spent draw, recall and bounce cards add at "
                        f"most {extra}")
     if s.rules.shared:
         seen: dict[int, int] = {}
         for h, i in enumerate(s.ident):
             if i >= 0 and seen.setdefault(i, h) != h:
                 raise fail(f"cards[{h}].card", f"{s.catalogue.cards[i].id!r} is card "
-                           f"{seen[i]} too: the shared deck holds distinct cards (G.F)")
+                           f"{seen[i]} too: the shared deck holds distinct cards (§9.6)")
 
 
 def _extra_cards(s: GridState) -> int:

@@ -119,11 +119,11 @@ def _check_types(d: dict[str, Any], rules: Rules) -> None:
     need(isinstance(d["rows"], list) and len(d["rows"]) == rules.rows and all(
         isinstance(r, dict) and set(r) == {"bg", "cards", "up"} and _is_int(r["bg"])
         and _ints(r["cards"], 3) and _bools(r["up"], 3) for r in d["rows"]), "rows",
-        f"is {rules.rows} row(s) (difficulty {rules.difficulty}, M4) of bg, three cards and "
+        f"is {rules.rows} row(s) (difficulty {rules.difficulty}, §11.1.4) of bg, three cards and "
         "three face-up flags")
     for f in ("turn", "defeated", "last_roll"):
         need(_is_int(d[f]) and d[f] >= 0, f, "is a count (an integer >= 0)")
-    need(d["last_roll"] <= 6, "last_roll", "is the last d6 (1..6) or 0 (M14)")
+    need(d["last_roll"] <= 6, "last_roll", "is the last d6 (1..6) or 0 (§11.1.14)")
     need(d["side"] in (0, 1) and _is_int(d["side"]), "side", "is 0 (you) or 1 (the Multiverse)")
     for f in ("slow_used", "main_used"):
         need(type(d[f]) is bool, f, "is a boolean")
@@ -137,7 +137,7 @@ def _check_types(d: dict[str, Any], rules: Rules) -> None:
     need(o is None or (isinstance(o, list) and len(o) == 2 and isinstance(o[0], str)
                        and o[0] in OUTCOMES and _same(o[1], OUTCOMES[o[0]])), "outcome",
         "is null or [\"victory\", 0], [\"defenses-eliminated\", null], "
-        "[\"deck-exhausted\", null] (M1)")
+        "[\"deck-exhausted\", null] (§11.1.1)")
     cb = d["combat"]
     need(cb is None or (isinstance(cb, dict) and set(cb) == {
         "side", "attackers", "target", "a", "d", "instants"} and cb["side"] in (0, 1)
@@ -173,7 +173,7 @@ def _check_setup(s: State) -> None:
                 break
         except (IllegalActionError, MalformedActionError) as e:
             raise _bad("known", d["known"], f"is not revealed by the setup deals: {e}") from None
-    raise _bad("turn", 0, "(the setup, M5): the state is not one the setup deals reach with "
+    raise _bad("turn", 0, "(the setup, §11.1.5): the state is not one the setup deals reach with "
                "its revealed cards")
 
 
@@ -216,21 +216,21 @@ def _check_deals(s: State) -> None:
         k = len(d["dealt"][deck])
         if k > len(handles) or d["dealt"][deck] != list(handles[:k]):
             raise _bad(f"dealt[{deck}]", d["dealt"][deck], f"is not the first deal positions "
-                       f"of deck {deck} ({handles.start}..{handles.stop - 1}), in order (M.4)")
+                       f"of deck {deck} ({handles.start}..{handles.stop - 1}), in order (§11.3)")
     if len(d["dealt"][1]) != 1 + rules.rows or len(d["dealt"][0]) < _setup_powers(rules):
         raise _bad("dealt", [len(x) for x in d["dealt"]], "are fewer than the setup deals "
-                   "after turn 0 (M5)")
+                   "after turn 0 (§11.1.5)")
     bgs = deck_handles(rules, cat, 1)
     seen: dict[int, str] = {}
     dealt = set(d["dealt"][0]) | set(d["dealt"][1])
     for where, h in _places(d):
         if h not in dealt:
-            raise _bad(where, h, "is not a dealt handle (M.4)")
+            raise _bad(where, h, "is not a dealt handle (§11.3)")
         if h in seen:
             raise _bad(where, h, f"is also at {seen[h]}: a card lies in one place")
         if (h in bgs) != (where == "pbg" or where.endswith(".bg")):
             raise _bad(where, h, "is a card of the wrong deck here (battlegrounds are laid, "
-                       "Power cards are played, M3)")
+                       "Power cards are played, §11.1.3)")
         seen[h] = where
     lost = sorted(dealt - set(seen))
     if lost:
@@ -257,7 +257,7 @@ def _check_known(s: State) -> None:
     if keys != visible:
         odd = sorted(keys ^ visible)
         raise _bad("known", odd[:8], "are not exactly the revealed cards: a card is known "
-                   "once visible, never face down (M5, M.4)")
+                   "once visible, never face down (§11.1.5, §11.3)")
     powers, bgs = decklists(rules, cat)
     for deck, decklist in ((0, powers), (1, bgs)):
         handles = deck_handles(rules, cat, deck)
@@ -266,7 +266,7 @@ def _check_known(s: State) -> None:
         for cid, n in sorted(have.items()):
             if n > room[cid]:
                 raise _bad("known", cid, f"is revealed {n} times from deck {deck}, which holds "
-                           f"{room[cid]} (M3)")
+                           f"{room[cid]} (§11.1.3)")
 
 
 def _power(s: State, h: int) -> Any:
@@ -279,7 +279,7 @@ def _power(s: State, h: int) -> Any:
 def _token(s: State, i: int, op: list[Any]) -> str:
     d, rules = s.d, s.rules
     kind, args = op[0], op[1:]
-    bad = _bad(f"q[{i}]", op, "is not an operation of the rules with its arguments (M.4)")
+    bad = _bad(f"q[{i}]", op, "is not an operation of the rules with its arguments (§11.3)")
     if kind in PLAIN:
         if args:
             raise bad
@@ -296,7 +296,7 @@ def _token(s: State, i: int, op: list[Any]) -> str:
             raise bad
         if args[1] == "replace" and (d["rows"][more[0]]["cards"][more[1]] != -1 or any(
                 h >= 0 for row in d["rows"][:more[0]] for h in row["cards"])):
-            raise _bad(f"q[{i}]", op, "replaces a card not removed from the nearest row (M17)")
+            raise _bad(f"q[{i}]", op, "replaces a card not removed from the nearest row (§11.1.17)")
         return _DEAL_TOKENS[args[1]]
     if kind == "reveal" and len(args) >= 2 and isinstance(args[1], str) and \
             args[1] in REVEALS:
@@ -331,7 +331,7 @@ def _check_reveal(s: State, i: int, op: list[Any]) -> None:
             0 <= slot <= 2 and d["pdef"][slot] == h and not d["pup"][slot]
     if not ok:
         raise _bad(f"q[{i}]", op, "is not a reveal an input leaves: the card just dealt, or a "
-                   "face-down card of the board flipped (M5, M12, M14, M15)")
+                   "face-down card of the board flipped (§11.1.5, §11.1.12, §11.1.14, §11.1.15)")
 
 
 def _check_queue(s: State) -> str:
@@ -341,7 +341,7 @@ def _check_queue(s: State) -> str:
     m = _QUEUE.fullmatch(tokens)
     if m is None:
         raise _bad("q", [op[0] for op in d["q"]][:12], "is not a queue the turns build "
-                   "(M6-M18)")
+                   "(§11.1.6–11.1.18)")
     side = 0 if m["pt"] is not None or m["pd"] is not None else 1
     if d["side"] != side:
         raise _bad("side", d["side"], f"is not the side whose turn the queue holds ({side})")
@@ -351,7 +351,7 @@ def _check_queue(s: State) -> str:
             not d["rows"][r]["up"][c]] if r >= 0 else []
     if "K" in tokens and "F" not in tokens and flips != down:
         raise _bad("q", flips, f"are not the flips of the nearest row's face-down cards {down} "
-                   "(M14)")
+                   "(§11.1.14)")
     if d["outcome"] is None:
         _check_head(s, tokens)
     return tokens
@@ -364,15 +364,15 @@ def _check_head(s: State, tokens: str) -> None:
     if head not in _INPUT_TOKENS:
         why = "runs by itself, so a game never waits at it"
     elif head == "t" and d["slow_used"] and d["main_used"]:
-        why = "(your actions) ends by itself once you used both (M7)"
+        why = "(your actions) ends by itself once you used both (§11.1.7)"
     elif head == "i" and not instant_cards(d, s.cat):
-        why = "(instants) passes by itself when your hand holds none (M13)"
+        why = "(instants) passes by itself when your hand holds none (§11.1.13)"
     elif head == "H" and len(d["hand"]) <= HAND_LIMIT:
-        why = f"(hand limit) passes by itself with {HAND_LIMIT} cards or fewer (M8)"
+        why = f"(hand limit) passes by itself with {HAND_LIMIT} cards or fewer (§11.1.8)"
     elif head in "hmMx":
         deck = d["q"][0][1]
         if len(d["dealt"][deck]) >= len(deck_handles(s.rules, s.cat, deck)):
-            why = "deals from an empty deck: the game is over (deck-exhausted, M1)"
+            why = "deals from an empty deck: the game is over (deck-exhausted, §11.1.1)"
     if why:
         raise _bad("q[0]", d["q"][0] if d["q"] else None, why)
 
@@ -399,13 +399,13 @@ def _check_combat(s: State, tokens: str) -> None:
     assert m is not None
     fighting = m["cp"] is not None or m["cm"] is not None
     if (cb is not None) != fighting:
-        raise _bad("combat", cb, "is set exactly while a combat is in the queue (M10-M16)")
+        raise _bad("combat", cb, "is set exactly while a combat is in the queue (§11.1.10–11.1.16)")
     if cb is None:
         return
     r = nearest_row(d)
     bound = _combat_bound(s.rules, s.cat)
     powered = "w" not in tokens
-    bad = _bad("combat", cb, "is not a combat the rules start (M10, M14, M15)")
+    bad = _bad("combat", cb, "is not a combat the rules start (§11.1.10, §11.1.14, §11.1.15)")
     if cb["side"] != (0 if m["cp"] is not None else 1) or r < 0:
         raise bad
     if cb["side"] == 0:
@@ -440,11 +440,11 @@ def _check_combat(s: State, tokens: str) -> None:
     for i, h in enumerate(cb["instants"]):
         if _power(s, h).activation != "instant" or not powered:
             raise _bad(f"combat.instants[{i}]", h, "is not an instant added after the combat "
-                       "power (M13)")
+                       "power (§11.1.13)")
     if not (-bound <= cb["a"] <= bound and -bound <= cb["d"] <= bound) or \
             (not powered and (cb["a"], cb["d"]) != (0, 0)):
         raise _bad("combat", [cb["a"], cb["d"]], f"(attack, defense) is outside -{bound}.."
-                   f"{bound}, or not 0 0 before the power is computed (M11)")
+                   f"{bound}, or not 0 0 before the power is computed (§11.1.11)")
 
 
 def _check_counters(s: State, tokens: str) -> None:
@@ -455,32 +455,33 @@ def _check_counters(s: State, tokens: str) -> None:
     most = (len(d["dealt"][0]) - setup) // 3 + 1
     if d["turn"] > most:
         raise _bad("turn", d["turn"], f"is past turn {most}, the last the "
-                   f"{len(d['dealt'][0])} cards dealt allow (M6, M14)")
+                   f"{len(d['dealt'][0])} cards dealt allow (§11.1.6, §11.1.14)")
     for f in ("shield", "rally"):
         top = _slow_bound(rules, cat, f)
         for i, v in enumerate(d[f]):
             if v > top:
-                raise _bad(f"{f}[{i}]", v, f"is above {top}, every {f} of the deck (M2, M9)")
+                raise _bad(f"{f}[{i}]", v,
+                           f"is above {top}, every {f} of the deck (§11.1.2, §11.1.9)")
     delayed = {(p.effect, p.amount) for cid in set(powers) if (p := cat.power(cid)).activation
                == "delayed"}
     for i, (_side, effect, n) in enumerate(d["delayed"]):
         if (effect, n) not in delayed:
             raise _bad(f"delayed[{i}]", [_side, effect, n], "is not the effect of a delayed "
-                       "card of the deck (M2)")
+                       "card of the deck (§11.1.2)")
     m = _QUEUE.fullmatch(tokens)
     if d["delayed"] and m is not None and (m["pd"] or m["pe"]):
         raise _bad("delayed", d["delayed"], "is empty once the turn's phase 3 resolved them "
-                   "(M8, M18)")
+                   "(§11.1.8, §11.1.18)")
     empty = sum(h < 0 for row in d["rows"] for h in row["cards"])
     replacing = "x" in tokens
     if empty != d["defeated"] + replacing:
         raise _bad("defeated", d["defeated"], f"is not the {empty} empty Multiverse slot(s)"
-                   f"{' less the one being replaced' if replacing else ''} (M16, M17)")
+                   f"{' less the one being replaced' if replacing else ''} (§11.1.16, §11.1.17)")
     r = nearest_row(d)
     for k, row in enumerate(d["rows"]):
         if k > r >= 0 and (min(row["cards"]) < 0 or any(row["up"])):
             raise _bad(f"rows[{k}]", row, "lies behind the nearest row, so it is whole and "
-                       "face down (M10, M14)")
+                       "face down (§11.1.10, §11.1.14)")
 
 
 def _check_outcome(s: State, tokens: str) -> None:
@@ -500,4 +501,4 @@ def _check_outcome(s: State, tokens: str) -> None:
     if not ok:
         raise _bad("outcome", d["outcome"], "does not follow the board: the game ends when "
                    "every Multiverse card or every defense card of yours is gone, or at a deal "
-                   "from an empty deck (M1, M21)")
+                   "from an empty deck (§11.1.1, §11.1.21)")

@@ -1145,7 +1145,8 @@ def _reveal(w: _Work, s: State, inp: Move) -> None:
         copies = sum(1 for x in brought if s.card[x] == index) + 1
         if copies > limit:
             raise IllegalActionError(f"input {format_input(inp)!r}: player {p}'s deck would "
-                                     f"hold {copies} copies of {card.id!r}, at most {limit} (V3.2)")
+                                     f"hold {copies} copies of {card.id!r}, at most {limit} "
+                                     "(§10.2.3.2)")
     w.card[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
 
 

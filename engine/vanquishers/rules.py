@@ -37,12 +37,12 @@ def _hero_ids() -> tuple[str, ...]:
 HEROES = _hero_ids()
 
 RULES_OPTIONS: tuple[RulesOption, ...] = (
-    RulesOption("deck_size", 30, "cards in each player's deck (V3.1)", MIN_DECK, MAX_DECK),
-    RulesOption("mode", "standard", "Standard or Advanced Mode (V11)",
+    RulesOption("deck_size", 30, "cards in each player's deck (§10.2.3.1)", MIN_DECK, MAX_DECK),
+    RulesOption("mode", "standard", "Standard or Advanced Mode (§10.1.8)",
                 choices=tuple(m.value for m in Mode)),
-    RulesOption("hero0", HEROES[0], "player 0's hero (V2.1)", choices=HEROES),
-    RulesOption("hero1", HEROES[1], "player 1's hero (V2.1)", choices=HEROES),
-    RulesOption("max_turns", 60, "turns per player before the turn limit (V10.3)", 1, 500),
+    RulesOption("hero0", HEROES[0], "player 0's hero (§10.2.2.1)", choices=HEROES),
+    RulesOption("hero1", HEROES[1], "player 1's hero (§10.2.2.1)", choices=HEROES),
+    RulesOption("max_turns", 60, "turns per player before the turn limit (§10.1.7.3)", 1, 500),
 )
 _OPTIONS = {o.name: o for o in RULES_OPTIONS}
 

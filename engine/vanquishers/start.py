@@ -169,7 +169,7 @@ def _check_startable(s: State) -> None:
     for p in (0, 1):
         mine = range(p * s.n, p * s.n + s.n)
         if sum(s.zone[h] == Zone.HAND for h in mine) > HAND_LIMIT:
-            raise PositionError(f"player {p} holds more than {HAND_LIMIT} cards (V6.3)")
+            raise PositionError(f"player {p} holds more than {HAND_LIMIT} cards (§10.1.3.3)")
         if not any(s.card[h] < 0 for h in mine):
             raise PositionError(f"player {p} has no hidden card: a start position leaves each "
                                 "player at least one (the protocol deals from a deck of at "

@@ -77,32 +77,32 @@ class TaskCode(NamedTuple):
 TASKS: tuple[TaskCode, ...] = (
     TaskCode(T_DRAW, "draw", ("player",),
              "the player draws: a deal (purpose hand) if its deck is not empty, else nothing "
-             "(R6.3)"),
+             "(§1.6.3)"),
     TaskCode(T_DISCARD, "discard", ("player",),
-             "the player discards (R6.1): a deal (purpose discard) if its deck is not empty, "
+             "the player discards (§1.6.1): a deal (purpose discard) if its deck is not empty, "
              "else a discard-from-hand choice, else a discard-from-field choice, else nothing"),
     TaskCode(T_REVEAL, "reveal", ("handle",),
              "a reveal decision by the card's owner, unless its identity is already public"),
     TaskCode(T_LAND, "land", ("handle", "area", "face"),
-             "a summoned card lands on the area with that face (R5.1); then its summoned "
+             "a summoned card lands on the area with that face (§1.5.1); then its summoned "
              "Passive (recto), then the battle if the area was occupied"),
     TaskCode(T_TURN_UP, "turn-up", ("handle",),
              "a flip (Action, Active or Passive) turns the card recto if it is still a verso "
              "field card; then its revealed Passive"),
     TaskCode(T_LOCATION, "location", ("area", "handle", "handle"),
-             "battle step R7.2 for (area, resident, arriving), skipped if that battle is over"),
+             "battle step §1.7.2 for (area, resident, arriving), skipped if that battle is over"),
     TaskCode(T_REVELATION, "revelation", ("area", "handle", "handle"),
-             "battle step R7.3, first half: reveal the verso participants"),
+             "battle step §1.7.3, first half: reveal the verso participants"),
     TaskCode(T_TURNED, "turned", ("area", "handle", "handle"),
-             "battle step R7.3, second half: turn them recto, then the revealed and "
+             "battle step §1.7.3, second half: turn them recto, then the revealed and "
              "battle_revelation Passives"),
     TaskCode(T_ABSORB, "absorb", ("area", "handle", "handle"),
-             "battle step R7.4: destroy (absorb) the weaker card, or both if equal"),
+             "battle step §1.7.4: destroy (absorb) the weaker card, or both if equal"),
     TaskCode(T_PASSIVE, "passive", ("handle", "other", "area"),
-             "a triggered Passive of the card (R9.4); other: its battle opponent (or -1); "
+             "a triggered Passive of the card (§1.9.4); other: its battle opponent (or -1); "
              "area: where it triggered (used by a destroyed Passive)"),
     TaskCode(T_END_TURN, "end-turn", (),
-             "the turn ends (R4.5): the `end` action pushes it"),
+             "the turn ends (§1.4.5): the `end` action pushes it"),
     TaskCode(T_PLACE, "place", ("player", "area"),
              "a start position's face-down field card: a deal (purpose field) puts "
              "the player's next card verso on the area"),
@@ -828,7 +828,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         why = ("the Summon Action is used and no recto card stands on the Blue area"
                if kind == _SUMMON else f"the {KIND_WORDS[kind]} Action is used")
         if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
-            why = "actions go in the order summon, flip, activate, move (R4.3)"
+            why = "actions go in the order summon, flip, activate, move (§1.4.3)"
         raise _illegal(before, a, why)
     board, n = s.board, s.n
     if kind == ActionKind.SUMMON:  # §1.5.1

@@ -251,7 +251,7 @@ class _Reader:
         elif decision is not None:
             for p in (0, 1):
                 self.need(s.alive[p] > 0, "result", f"player {p} has no card left: the game "
-                          "is over (R10.1), so the position needs its result")
+                          "is over (§1.10.1), so the position needs its result")
             s.pending = self.decision(decision)
         self.task_identities()
         if result is None and decision is None:  # resolve from here, as `step` does
@@ -268,7 +268,7 @@ class _Reader:
         s = self.s
         limit = 2 * s.rules.max_turns
         self.need(finished or s.turn < limit, "turn", f"turn {s.turn} is past the last turn "
-                  f"({limit - 1}, max_turns {s.rules.max_turns}): the game is over (R10.3), "
+                  f"({limit - 1}, max_turns {s.rules.max_turns}): the game is over (§1.10.3), "
                   "so the position needs its result")
         used = [k for k in range(len(ACTION_WORDS)) if s.used >> k & 1]
         last = ACTION_WORDS[s.order_pos]
@@ -276,7 +276,7 @@ class _Reader:
             self.need(s.order_pos == 0, "order", f"no Action is used this turn, so the order "
                       f"is 'summon', got {last!r}")
         elif s.rules.action_order is ActionOrder.ORDERED:
-            self.need(s.order_pos == used[-1], "order", f"with ordered Actions (R4.3) the last "
+            self.need(s.order_pos == used[-1], "order", f"with ordered Actions (§1.4.3) the last "
                       f"Action of the turn is the latest type used ({ACTION_WORDS[used[-1]]!r})"
                       f", got {last!r}")
         else:
@@ -301,7 +301,7 @@ class _Reader:
         letters = "".join(rows)
         bad = sorted(set(letters) - set("WKGB"))
         self.need(not bad, "tiles", f"unknown tile letter(s) {bad} (W K G B)")
-        self.need(letters.count("B") == 1, "tiles", "exactly one area is Blue (R3.2)")
+        self.need(letters.count("B") == 1, "tiles", "exactly one area is Blue (§1.3.2)")
         return tuple("WKGB".index(ch) for ch in letters)
 
     def cards(self, cards: Any) -> None:
@@ -340,14 +340,14 @@ class _Reader:
                       "was revealed first: its identity is public")
         if s.zone[h] == ABSORBED:
             self.need(s.face[h] == 1, f"{where}.face", "an absorbed card was turned recto in "
-                      "its battle (R7.3): its face is 'recto', got 'verso'")
+                      "its battle (§1.7.3): its face is 'recto', got 'verso'")
         if s.stack[h]:
             self.need(s.face[h] == 1 and s.ident[h] >= 0, f"{where}.absorbed",
                       f"card {h} absorbed {list(s.stack[h])} in battles that turned it recto "
-                      "(R7.3): it is recto and public")
+                      "(§1.7.3): it is recto and public")
             self.need(len(s.stack[h]) < MAX_ABSORBED or self.obj.get("result") is not None,
                       f"{where}.absorbed", f"{len(s.stack[h])} absorbed cards: the fourth "
-                      "absorption ends the game (R8.5), so the position needs its result")
+                      "absorption ends the game (§1.8.5), so the position needs its result")
 
     def card(self, h: int, card: Any, under: dict[int, int]) -> None:
         s, where = self.s, f"cards[{h}]"
@@ -376,7 +376,7 @@ class _Reader:
             at = f"{where}.absorbed[{i}]"
             self.handle(x, at)
             self.need(x // s.n != h // s.n, at, f"card {x} is an ally: only enemy cards are "
-                      "absorbed (R7.4)")
+                      "absorbed (§1.7.4)")
             self.need(x not in under, at, f"card {x} is already under card {under.get(x)}")
             under[x] = h
         s.stack[h] = tuple(stack)
@@ -482,7 +482,7 @@ class _Reader:
             zone = HAND if choice is ChoiceKind.DISCARD_FROM_HAND else FIELD
             self.need(s.deck_n[p] == 0 and (zone == HAND or s.hand_n[p] == 0), "decision",
                       f"player {p} discards from its {'deck' if s.deck_n[p] else 'hand'} "
-                      "first (R6.1)")
+                      "first (§1.6.1)")
             want = [h for h in mine if s.zone[h] == zone]
             self.need(d["options"] == want and bool(want), "decision.options",
                       f"must be player {p}'s {ZONE_NAMES[zone]} cards, ascending: {want}")

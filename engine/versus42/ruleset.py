@@ -145,17 +145,17 @@ def _option(name: str, help: str, minimum: int = 0, maximum: int = 0,
 #: Every ruleset option with its range, in field order: Ruleset validates each value against
 #: this table (then the constraints between options), and `versus games` lists it.
 RULES_OPTIONS: tuple[RulesOption, ...] = (
-    _option("deck_size", "cards in each player's deck (R2.2)", 1, 21),
-    _option("hand_size", "cards each player draws at the start, at most deck_size (R2.3)", 1, 5),
-    _option("action_order", "ordered: Summon, Flip, Activate, Move (EN); any (FR) (R4.3)",
+    _option("deck_size", "cards in each player's deck (§1.2.2)", 1, 21),
+    _option("hand_size", "cards each player draws at the start, at most deck_size (§1.2.3)", 1, 5),
+    _option("action_order", "ordered: Summon, Flip, Activate, Move (EN); any (FR) (§1.4.3)",
             choices=tuple(o.value for o in ActionOrder)),
     _option("rows", "only the 4x5 field is supported", 4, 4),
     _option("cols", "only the 4x5 field is supported", 5, 5),
     _option("blue_tiles", "there is exactly one Blue tile", 1, 1),
-    _option("gray_tiles", "Gray tiles; the four counts sum to 20 (R3.2)", 0, 20),
-    _option("white_tiles", "White tiles; the four counts sum to 20 (R3.2)", 0, 20),
-    _option("black_tiles", "Black tiles; the four counts sum to 20 (R3.2)", 0, 20),
-    _option("max_turns", "turns per player before the turn-limit ending (R10.3)", 1, 1000),
+    _option("gray_tiles", "Gray tiles; the four counts sum to 20 (§1.3.2)", 0, 20),
+    _option("white_tiles", "White tiles; the four counts sum to 20 (§1.3.2)", 0, 20),
+    _option("black_tiles", "Black tiles; the four counts sum to 20 (§1.3.2)", 0, 20),
+    _option("max_turns", "turns per player before the turn-limit ending (§1.10.3)", 1, 1000),
 )
 
 _GEOMETRIES: dict[tuple[int, int], Geometry] = {}

@@ -185,7 +185,7 @@ def check_turn_facts(s: State) -> None:
     due = s.first ^ (s.turn & 1)
     if s.active != due:
         raise fail("active", f"turn {s.turn} is player {due}'s (the first player, {s.first}, "
-                   f"plays the even turns: R3.3, R4.1), got player {s.active}")
+                   f"plays the even turns: §1.3.3, §1.4.1), got player {s.active}")
     rules = s.rules
     for tile, want in ((Tile.GRAY, rules.gray_tiles), (Tile.WHITE, rules.white_tiles),
                        (Tile.BLACK, rules.black_tiles)):
@@ -193,7 +193,7 @@ def check_turn_facts(s: State) -> None:
         if got != want:
             raise fail("tiles", f"{got} {tile.name.title()} tile(s), but the rules lay out "
                        f"{rules.gray_tiles} Gray, {rules.white_tiles} White and "
-                       f"{rules.black_tiles} Black (R3.2)")
+                       f"{rules.black_tiles} Black (§1.3.2)")
     out = sum(s.zone[h] != DECK for h in s.handles(s.active))
     if s.summons > out:
         raise fail("summons", f"{s.summons} Summon Actions this turn, but player {s.active} "
@@ -202,11 +202,11 @@ def check_turn_facts(s: State) -> None:
     for h in range(2 * s.n):
         if s.zone[h] == FIELD and s.ident[h] >= 0 and not s.face[h]:
             raise fail(f"cards[{h}].face", "a field card whose identity is public is recto "
-                       "once its turn-up has run (R5.2, R7.3): got 'verso'")
+                       "once its turn-up has run (§1.5.2, §1.7.3): got 'verso'")
         if s.temp[h] > limit:
             raise fail(f"cards[{h}].increase", f"{s.temp[h]} is more than this turn's Actions "
                        f"can have added ({limit}: Increases expire at the end of every turn, "
-                       "R9.3)")
+                       "§1.9.3)")
 
 
 def max_increase(s: State) -> int:

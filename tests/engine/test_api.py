@@ -145,7 +145,8 @@ def test_generic_values_are_frozen_and_validated():
         RulesOption("Deck size", 1, "x", 1, 2)
     with pytest.raises(ValueError, match="seed"):
         Setup(Ruleset(), CAT, b"")
-    assert RULES_OPTIONS[0].describe() == "deck_size=12 (1..21): cards in each player's deck (R2.2)"
+    assert RULES_OPTIONS[0].describe() == (
+        "deck_size=12 (1..21): cards in each player's deck (§1.2.2)")
 
 
 @pytest.mark.parametrize("option", RULES_OPTIONS, ids=lambda o: o.name)

@@ -157,7 +157,7 @@ def test_r4_3_ordered_forbids_going_back_any_allows_it():
         s = sc.play(sc.start(), "activate a1")
         assert (f"summon {h} c1 recto" in texts(s)) is allowed
         if not allowed:
-            with pytest.raises(IllegalActionError, match=r"R4\.3"):
+            with pytest.raises(IllegalActionError, match=r"§1.4\.3"):
                 step(s, act(f"summon {h} c1 recto"))
 
 
