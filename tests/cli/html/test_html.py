@@ -158,8 +158,14 @@ def _solo_file(tmp_path: Path) -> Path:
     return run_file
 
 
-@pytest.mark.parametrize("make", [_grid_file, _vanquishers_file, _solo_file],
-                         ids=["grid", "vanquishers", "multiverse-solo"])
+def _shared_pool_file(tmp_path: Path) -> Path:
+    assert main(["demo", "--deal", "shared-pool", "--quiet", "--out", str(tmp_path / "demo"),
+                 "--seed", "0a"]) == 0
+    return next((tmp_path / "demo").glob("*/transcript.vtr"))
+
+
+@pytest.mark.parametrize("make", [_grid_file, _vanquishers_file, _solo_file, _shared_pool_file],
+                         ids=["grid", "vanquishers", "multiverse-solo", "versus42-shared-pool"])
 def test_every_game_replays_as_a_page(make: Any, tmp_path: Path, driver: Any,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     source = make(tmp_path)
