@@ -17,6 +17,7 @@
 # `python -m versus.cli.ui --game ID` runs. Its seed comes from `secrets` unless one is given.
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -95,7 +96,7 @@ class MatchResult:
     def describe(self, seat: int) -> str:
         if self.reason is EndReason.FAULT:
             return describe_fault(self.winner, seat, self.detail, self.evidence)
-        how = self.detail or self.reason.value
+        how = seat_words(self.detail, seat) or self.reason.value
         if self.reason is EndReason.DISPUTE:
             return f"no winner: the timeout claim is disputed ({how})"
         if self.players == 1:
@@ -105,6 +106,14 @@ class MatchResult:
         if self.winner is None:
             return f"a draw ({how})"
         return f"{'you win' if self.winner == seat else 'the opponent wins'} ({how})"
+
+
+def seat_words(text: str, seat: int) -> str:
+    """`text` with "seat N"/"player N" (a protocol's detail counts seats from 0) said to
+    `seat`: "you" or "the opponent", so the screen, which counts players from 1, never shows a
+    number that means another player."""
+    return re.sub(r"\b(?:seat|player) ([0-9])\b",
+                  lambda m: "you" if int(m.group(1)) == seat else "the opponent", text)
 
 
 def describe_fault(winner: int | None, seat: int, reason: str, evidence: str) -> str:

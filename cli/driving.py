@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import trio
 
+from versus.cli.client import seat_words
 from versus.p2p.session import MatchSession, SessionConfig, open_nursery
 from versus.protocol.errors import LocalProtocolError
 from versus.protocol.match import Event, MatchEnded, MatchStarted, StateChanged
@@ -48,9 +48,7 @@ def result_words(result: Any, seat: int) -> str:
     who = ("no winner" if result.winner is None else
            "you win" if result.winner == seat else "the opponent wins")
     what = result.outcome if result.outcome is not None else result.ending.value
-    detail = re.sub(r"\bseat ([0-9])\b",
-                    lambda m: "you" if int(m.group(1)) == seat else "the opponent",
-                    result.detail)
+    detail = seat_words(result.detail, seat)
     return f"{who} ({what}{': ' + detail if detail else ''})"
 
 

@@ -123,3 +123,13 @@ def test_connection_status_is_validated() -> None:
     with pytest.raises(ValueError, match="deadline"):
         ConnectionStatus(Connection.RECONNECTING, "lost")
     assert ConnectionStatus(Connection.RECONNECTING, "lost", deadline=1.0).deadline == 1.0
+
+
+def test_the_end_screen_says_no_seat_number() -> None:
+    # a newcomer saw "Game over: The opponent wins (player 0 resigned)" having resigned as
+    # "you: player 1": the detail's seat numbers are told as "you" / "the opponent"
+    from versus.cli.client import EndReason, MatchResult
+
+    result = MatchResult(1, EndReason.RESIGNATION, "seat 0 resigned")
+    assert result.describe(0) == "the opponent wins (you resigned)"
+    assert result.describe(1) == "you win (the opponent resigned)"
