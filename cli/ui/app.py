@@ -87,7 +87,7 @@ WIDE_COLS = 120  # from here the side panel (status, zones, hand with every text
 LOG_MIN = 3  # the stacked layout keeps at least these log lines
 REFRESH_SECONDS = 0.5  # clocks and the resume countdown tick without any event
 INPUT_GRACE = 0.5  # s: a line begun sooner after a change was typed for the decision before
-HINT = ("class:dim", "F1 rules & keys · F2 card text · Tab completes · Ctrl-C quits")
+HINT = ("class:dim", "F1 rules & keys · F2 card · F3 log · Tab completes · Ctrl-C quits")
 COMMANDS = ("help", "card", "resign", "leave")
 
 KEYS_HELP = """\
@@ -103,6 +103,8 @@ otherwise play the line (a filter matching one input plays it)
   PgUp, PgDn   scroll the log
   F1           this help and the game's rules (↑/↓, PgUp/PgDn scroll)
   F2           the full text of the card under the cursor; `card REF` any visible card
+  F3           the whole log, every battle and effect with its reason (↑/↓ scroll; it opens
+               at the newest line)
   Ctrl-C       resign or leave
   Mouse        click a cell or a hand card (select it), or a completion (take it)
 Commands: help (or ?), card REF, resign, leave.
@@ -116,6 +118,7 @@ class Mode(Enum):
     PLAY = "play"
     HELP = "help"
     CARD = "card"  # one card's full text
+    LOG = "log"  # the whole log: a small screen shows its last lines only
     QUIT_MENU = "quit-menu"  # Ctrl-C: resign or leave?
     CONFIRM_RESIGN = "confirm-resign"
     GAME_OVER = "game-over"
@@ -546,7 +549,7 @@ class MatchUI:
 
     # --- modal boxes ------------------------------------------------------------------------
     def _scrolls(self) -> bool:
-        return self.mode in (Mode.HELP, Mode.CARD, Mode.GAME_OVER)
+        return self.mode in (Mode.HELP, Mode.CARD, Mode.LOG, Mode.GAME_OVER)
 
     def _modal_width(self) -> int:
         """The dialog's text width (its frame takes a column on each side)."""
@@ -568,6 +571,10 @@ class MatchUI:
         if self.mode is Mode.HELP:
             return [("class:title", "Rules\n"), ("", self.client.rules_text().rstrip("\n")),
                     ("", "\n\n"), ("", KEYS_HELP.rstrip("\n"))]
+        if self.mode is Mode.LOG:
+            lines = self.client.log_lines() or ["(nothing has happened yet)"]
+            return [("class:title", "Log (oldest first)\n"),
+                    ("", "\n".join(lines))]
         if self.mode is Mode.CARD:
             card = self.scene.card(self.card_ref)
             if card is None:
@@ -620,7 +627,7 @@ class MatchUI:
         resignable = Condition(lambda: self.client.can_resign)
         confirm = Condition(lambda: self.mode is Mode.CONFIRM_RESIGN)
         over = Condition(lambda: self.mode is Mode.GAME_OVER)
-        reading = Condition(lambda: self.mode in (Mode.HELP, Mode.CARD))
+        reading = Condition(lambda: self.mode in (Mode.HELP, Mode.CARD, Mode.LOG))
         scrolling = Condition(self._scrolls)
         empty = Condition(lambda: self.input_buffer.text == "")
         menu_open = has_completions & Condition(
@@ -650,6 +657,7 @@ class MatchUI:
         @kb.add("c-c", filter=confirm)
         @kb.add("f1", filter=reading)
         @kb.add("f2", filter=reading)
+        @kb.add("f3", filter=reading)
         @kb.add("q", filter=reading)
         def _(event: KeyPressEvent) -> None:
             self.mode = Mode.PLAY
@@ -669,6 +677,10 @@ class MatchUI:
         @kb.add("f1", filter=playing)
         def _(event: KeyPressEvent) -> None:
             self.open_help()
+
+        @kb.add("f3", filter=playing)
+        def _(event: KeyPressEvent) -> None:
+            self.open_log()
 
         @kb.add("f2", filter=playing)
         def _(event: KeyPressEvent) -> None:
@@ -727,6 +739,11 @@ class MatchUI:
     def open_help(self) -> None:
         self.mode = Mode.HELP
         self.modal_top = 0
+
+    def open_log(self) -> None:
+        """The whole log, opened at its newest lines (the drawing clamps the top)."""
+        self.mode = Mode.LOG
+        self.modal_top = 10_000_000
 
     def open_card(self, ref: str) -> None:
         self.mode = Mode.CARD

@@ -22,7 +22,7 @@ from versus.cli.ui.app import MatchUI, Mode, run_ui_async
 
 CTRL_C, ESC, ENTER, TAB = "\x03", "\x1b", "\r", "\t"
 UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
-F1, F2, PGUP, PGDN = "\x1bOP", "\x1bOQ", "\x1b[5~", "\x1b[6~"
+F1, F2, F3, PGUP, PGDN = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1b[5~", "\x1b[6~"
 FAST_GRACE = 0.02  # s: the UI's input grace in tests that are not about it (they type fast)
 
 

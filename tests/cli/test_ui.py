@@ -17,6 +17,7 @@ from tests.cli.screen import (
     ESC,
     F1,
     F2,
+    F3,
     GAMES,
     PGDN,
     RIGHT,
@@ -447,5 +448,25 @@ def test_a_solo_run_left_midway_writes_nothing_and_offers_no_resign() -> None:
             assert await asyncio.wait_for(h.task, 5) is None
         assert client.record is None and client.error is None
         assert client.connection().reason == "you left the run"
+
+    run(main())
+
+
+def test_f3_shows_the_whole_log_at_its_newest_line() -> None:
+    # a newcomer at 80x24 saw two or three log lines: a battle told while the opponent moved
+    # scrolled away before it could be read; F3 shows every line, opened at the newest
+    async def main() -> None:
+        client = LocalMatchClient(SCENE_DUEL, seed=b"log")
+        async with ui_session(client) as h:
+            await h.my_decision()
+            await h.keys(F3)
+            assert h.ui.mode is Mode.LOG
+            screen = await h.screen()
+            find(screen, "Log (oldest first)") if len(client.log_lines()) < 10 else None
+            newest = client.log_lines()[-1]
+            find(screen, _words(newest, 3))
+            await h.keys(F3)
+            assert h.ui.mode is Mode.PLAY
+            await h.finish()
 
     run(main())
