@@ -148,10 +148,23 @@ class InputCompleter(Completer):
         offered = self.ui.offered
         if offered and text == self.ui.offered_line:
             candidates = [c for c in candidates if c in offered]
+        names = input_names(scene)
         for line in matching_inputs(candidates, text):
             why = scene.note(line)
-            yield Completion(line, start_position=-len(text),
-                             display_meta=f"⚠ {why}" if why else "")
+            meta = f"⚠ {why}" if why else names.get(line, "")
+            yield Completion(line, start_position=-len(text), display_meta=meta)
+
+
+def input_names(scene: Scene) -> dict[str, str]:
+    """The names of the visible cards each input line names (`Card.inputs`): what a line
+    such as `exile 12` does to, said beside it in the completion menu."""
+    names: dict[str, list[str]] = {}
+    for card in scene.cards():
+        if card.face is not None:
+            for line in card.inputs:
+                if card.face.name not in names.setdefault(line, []):
+                    names[line].append(card.face.name)
+    return {line: ", ".join(found) for line, found in names.items()}
 
 
 def matching_inputs(legal: Iterable[str], text: str) -> list[str]:

@@ -90,3 +90,16 @@ def test_a_hand_card_says_the_number_its_inputs_use() -> None:
     for with_text in (True, None, False):
         text = "".join(f[1] for f in render.hand_fragments(hand, 0, with_text))
         assert "[1] card 12: Crag Warden" in text
+
+
+def test_the_completion_menu_names_the_card_an_input_takes() -> None:
+    # a newcomer's Tab list read "exile 0, exile 2, exile 5" with no card names
+    from versus.cli.ui.app import input_names
+    from versus.engine.scene import Face, Scene, Zone
+
+    cards = (Card("0", "Rifle", Face("Storm Rifle"), inputs=("exile 0", "play 0")),
+             Card("2", "?", inputs=("exile 2",)))
+    scene = Scene("t", 0, zones=(Zone("Your hand", 0, cards, hand=True),),
+                  inputs=("exile 0", "play 0", "exile 2", "end"))
+    names = input_names(scene)
+    assert names == {"exile 0": "Storm Rifle", "play 0": "Storm Rifle"}  # a hidden card: none
