@@ -1,8 +1,8 @@
 # Whole matches between two hosts under network faults: `versus host --bot random`
 # in one network namespace and `versus join --bot random` in another, the namespaces joined by a
 # link of their own (10.77.0.1/24 and 10.77.0.2/24, inside namespaces this module creates and
-# deletes), with (1) 150 ms of added delay each way, (2) 10 % packet loss, (3) the link cut for longer
-# than the channel's idle timeout mid-match, then restored: the session resumes. Each match
+# deletes), with (1) 150 ms of added delay each way, (2) 10 % packet loss, (3) the link cut for
+# longer than the channel's idle timeout mid-match, then restored: the session resumes. Each match
 # must end exactly as the same match without faults.
 #
 # "The same match": host and join take `--insecure-test-seed` (master secrets and bot seeds from

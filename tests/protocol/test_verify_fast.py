@@ -82,7 +82,9 @@ def test_fast_path_reports_as_the_full_path_on_valid_transcripts(
 
 def test_a_bad_signature_anywhere_is_found_and_named() -> None:
     t = transcript_of(finished())
-    for i in range(len(t.envelopes)):
+    n = len(t.envelopes)
+    # the setup, a spread of the play, the end (every envelope costs a full verification)
+    for i in sorted({*range(min(8, n)), *range(8, n, 5), *range(max(0, n - 6), n)}):
         envelopes = list(t.envelopes)
         envelopes[i] = envelopes[i][:-1] + bytes([envelopes[i][-1] ^ 1])
         report = _same(with_envelopes(t, envelopes))
