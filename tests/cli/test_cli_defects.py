@@ -706,7 +706,9 @@ def test_demo_prints_the_scene_each_turn_for_every_game(game: str, tmp_path: Pat
     # before: the grid and Vanquishers demos printed their moves only (README: the board each
     # turn); Versus's board came from cli/board_text.py, which names the game
     runs = {}
-    for quiet in ([], ["--quiet"]):
+    # the quiet run (the same match, its transcript compared byte for byte) once is enough:
+    # printing is the same code for every game
+    for quiet in ([], ["--quiet"]) if game == "versus42" else ([],):
         out_dir = tmp_path / f"out{len(quiet)}"
         assert main(["demo", "--game", game, "--seed", "17", *quiet, "--out", str(out_dir)]) == 0
         runs[bool(quiet)] = (capsys.readouterr().out,
@@ -718,8 +720,9 @@ def test_demo_prints_the_scene_each_turn_for_every_game(game: str, tmp_path: Pat
     drawn = [line for line in lines if line.startswith("    ")]  # the scenes, indented
     assert all(lines[i + 1].startswith("    ") for i in scenes) and len(drawn) >= 2 * len(scenes)
     assert max(map(len, drawn)) <= 80
-    assert runs[False][1] == runs[True][1]  # printing the scenes changes no byte of the match
-    assert "sees it" not in runs[True][0]
+    if True in runs:
+        assert runs[False][1] == runs[True][1]  # printing the scenes changes no byte
+        assert "sees it" not in runs[True][0]
 
 
 @pytest.mark.parametrize("game", ["grid", "versus42"])
