@@ -63,12 +63,15 @@ class _Build:
         if face is None:
             face = self.faces[cid] = _face(self.cat, cid)
         power = dict(face.numbers).get("power", "")
-        if self.seat is None:
+        if owner is None:  # a shared pile (the discard): nobody's mark
+            mark = ""
+        elif self.seat is None:
             mark = "1:" if owner == E.PLAYER else "M:"
         else:
             mark = "▲" if owner == E.PLAYER else "▼"
         room = LABEL - len(mark) - (len(power) + 1 if power else 0)
-        label = mark + face.name[:room] + (f" {power}" if power else "")
+        name = face.name if len(face.name) <= room else face.name[:room - 1] + "…"  # cut, said
+        label = mark + name + (f" {power}" if power else "")
         return Card(str(h), label, face, owner, (), inputs or self.naming(h))
 
     # --- the board

@@ -267,3 +267,28 @@ def test_a_combat_choice_says_who_attacks_and_how_it_stands():
     assert "Combat: your attack 5 vs defense 5" in scene.status[-1]
     s = G.step(s, f"instant {spark}")
     assert G.decision(s).kind is DecisionKind.REVEAL or s.d["defeated"] == 1
+
+
+def test_a_label_cut_says_so_and_the_shared_discard_pile_has_no_owner_mark() -> None:
+    # a newcomer read "Root Labyri" (cut without a mark) and saw its own discarded cards
+    # marked ▼, the Multiverse's mark
+    from versus.engine.api import scene_of
+    from versus.engine.multiverse.scene import LABEL
+
+    discarded = cut = 0
+    for _, _, state in _games(range(2)):
+        scene = scene_of(G, state, 0, None)
+        for c in scene.cards():
+            if c.face is None:
+                continue
+            assert len(c.label) <= LABEL
+            name = c.label.lstrip("▲▼")
+            name = name.rsplit(" ", 1)[0] if name[-1:].isdigit() else name
+            if name != c.face.name:  # cut: it says so, and what is shown is the name's start
+                assert name.endswith("…") and c.face.name.startswith(name[:-1]), c.label
+                cut += 1
+        for zone in scene.zones:
+            if zone.name == "Discard pile":
+                assert not any(c.label.startswith(("▲", "▼")) for c in zone.cards)
+                discarded += len(zone.cards)
+    assert discarded and cut  # both cases were seen
