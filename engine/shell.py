@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +61,14 @@ class BotRequest:
     name: str
     seed: int | None = None  # what `rng` was seeded with (None: from `secrets`)
     seeded: Callable[[int], Any] | None = None  # None: the caller gives no such generators
+
+
+def win_probability(score: float, scale: float) -> float:
+    """A searching bot's evaluation `score` as a win probability: the logistic of score /
+    scale (`scale`: the game's evaluation points per logistic unit), clamped against
+    overflow."""
+    x = max(-60.0, min(60.0, score / scale))
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 def game_bots(game: Any) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ from typing import Any
 
 from ..errors import EngineError
 from ..shell import BotRequest, Budget
+from ..shell import win_probability as shell_win_probability
 from .bots import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
 from .cards import Kind
 from .notation import GridInput, Verb, answer_input
@@ -65,8 +66,7 @@ class World:
 
 
 def win_probability(score: float) -> float:
-    x = max(-60.0, min(60.0, score / SCALE))
-    return 1.0 / (1.0 + math.exp(-x))
+    return shell_win_probability(score, SCALE)
 
 
 class GridIsmctsBot:

@@ -33,7 +33,6 @@
 # without the starter decks, an engine error in a world), greedy answers (a legal input).
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +40,7 @@ from typing import Any
 from ..errors import EngineError
 from ..referee_loop import HashBelow
 from ..shell import BotRequest, Budget
+from ..shell import win_probability as shell_win_probability
 from .bots import VanquishersGreedyBot, evaluate
 from .cards import CardType, DeckError, Subtype, starter_deck, usable_by
 from .engine import (
@@ -81,8 +81,7 @@ class Unbuildable(Exception):
 
 
 def win_probability(score: float) -> float:
-    x = max(-60.0, min(60.0, score / SCALE))
-    return 1.0 / (1.0 + math.exp(-x))
+    return shell_win_probability(score, SCALE)
 
 
 class VanquishersIsmctsBot:
