@@ -227,7 +227,8 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clock", type=parse_clock, default=None, metavar="MIN+INC",
                         help="chess clock per player, e.g. 5+3 (default: no clock)")
     parser.add_argument("--order", choices=ACTION_ORDERS, default=None,
-                        help="Versus: action order rule (default ordered)")
+                        help="shorthand for --rule action_order=VALUE, a rules option of the "
+                             "games that have it (`versus games` lists them)")
     parser.add_argument("--start", metavar="FILE", default=None,
                         help="start from this position (the position format, e.g. a "
                              "bug report's; it carries its rules) instead of the new game; "
@@ -239,8 +240,8 @@ def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) ->
         parser.add_argument("--bot", metavar="NAME", default=None,
                             help=f"play headless with this bot ({GAME_BOTS})")
     parser.add_argument("--deck", metavar="FILE", default=None,
-                        help="Versus, decklist mode: the deck to bring (default: a random "
-                             "one)")
+                        help="decklist mode: the deck to bring, card ids as JSON or one per "
+                             "line (default: a random one)")
     parser.add_argument("--identity", metavar="PATH", default=None,
                         help="identity key file (default: the keystore's; created, and said "
                              "so, if it does not exist)")
@@ -258,7 +259,7 @@ def add_ui_options(parser: argparse.ArgumentParser) -> None:
     """Options of the full-screen terminal UI (play, host, join, replay). The themes are
     cli/ui/theme.py's THEMES (tests/cli/test_ui_theme.py checks they agree)."""
     parser.add_argument("--theme", choices=("dark", "light", "contrast"), default=None,
-                        help="colours of the (Versus) terminal UI: dark (default), light (for "
+                        help="colours of the full-screen terminal UI: dark (default), light (for "
                              "a light terminal background) or contrast (high contrast); "
                              "NO_COLOR=1 turns colours off")
 
