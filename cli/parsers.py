@@ -499,8 +499,10 @@ def add_bot_check_parser(sub: Any) -> None:
                     "bot protocol (SPEC Part 7): hello and ready, turn decisions of a whole "
                     "game from each seat, each choice kind, unknown fields, result and quit, "
                     "and over all of them: no crash, well-formed answers, legal actions, "
-                    "answers in time. One line per check. Exit status: 0 all pass, 1 some "
-                    "check failed, 2 bad command line.")
+                    "answers in time. One line per check; one line only when the bot "
+                    "cannot start or exits before answering its hello (the command, its "
+                    "exit code, the last line of its stderr). Exit status: 0 all pass, 1 "
+                    "some check failed or the bot did not start, 2 bad command line.")
     parser.add_argument("bot", metavar="BOT", help="the bot, e.g. \"cmd:python3 mybot.py\"")
     parser.add_argument("--time-per-decision", type=decision_ms, default=None, metavar="MS",
                         help="the per-decision limit (default: the bot's time= option, else "
