@@ -53,6 +53,7 @@ from .match_run import (
     run_session,
 )
 from .match_setup import (
+    check_resumable,
     deck_of,
     enter_headless_bot,
     game_args,
@@ -216,6 +217,7 @@ def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
     files = store.find(args.resume)
     session = MatchSession.restore(files, identity, store=store, config=config)
     resumed_game(args, session)
+    check_resumable(session)
     host, port_text = split_hostport(session.address, session.address)
     return JoinPlan(identity, store, config, deck, (files, session, host, int(port_text)))
 

@@ -251,7 +251,8 @@ def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) ->
                         metavar="SECONDS",
                         help="how long to wait for the opponent after a drop (default 300)")
     parser.add_argument("--resume", metavar="MATCH_ID", default=None,
-                        help="resume a saved match (id or unique prefix) after a restart")
+                        help="resume a saved match (id or unique prefix) after a restart "
+                             "(a finished match is not: its result is shown, exit 1)")
 
 
 def add_ui_options(parser: argparse.ArgumentParser) -> None:

@@ -537,6 +537,37 @@ def test_host_and_joiner_of_one_home_each_resume_their_side(tmp_path: Path) -> N
     assert len(transcripts) == 2 and transcripts[0].read_bytes() == transcripts[1].read_bytes()
 
 
+def test_resuming_a_finished_match_says_its_result_in_one_line(tmp_path: Path) -> None:
+    # before: `host --resume` of a finished match listened for the peer for ever, and
+    # `join --resume` dialled the long-closed host for ever
+    data = str(tmp_path / "data")
+    host_side = ["--identity", _key(tmp_path, "host"), "--data-dir", data]
+    join_side = ["--identity", _key(tmp_path, "joiner"), "--data-dir", data]
+    host = _versus(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map",
+                   "--bot", "random", *host_side)
+    try:
+        port = _listening_port(host)
+        joined = _run(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
+                      "random", *join_side, timeout=60)
+        host.communicate(timeout=30)
+    finally:
+        host.kill()
+    assert (host.returncode, joined.returncode) == (0, 0), joined.stderr
+    summary = joined.stdout.splitlines()[-1]  # "match ID: player N wins (...) — you ..."
+    match_id = summary.split()[1].rstrip(":")
+    result = summary.split(" — ")[0]  # the result as the match's own summary said it
+    assert " wins (" in result or "no winner (" in result, summary
+    for command, side in (("host", host_side), ("join", join_side)):
+        resumed = _run(tmp_path, command, "--resume", match_id, "--bot", "random", *side,
+                       timeout=20)
+        line = _one_error_line(resumed.stderr)
+        assert resumed.returncode == 1 and resumed.stdout == "", resumed
+        assert line.startswith(f"versus: {result} — you "), line
+        assert "; the match is finished, nothing is left to resume (its transcript: " in line
+        transcript = line.rsplit("(its transcript: ", 1)[1].rstrip(")")
+        assert Path(transcript).is_file() and match_id in transcript
+
+
 def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
     for _ in range(1500):
         if path.exists() or process.poll() is not None:
