@@ -23,6 +23,7 @@ from typing import Any, TextIO, TypeVar
 import trio
 
 from versus.engine.api import start_of
+from versus.engine.scene import player_name
 from versus.p2p.discovery import discover
 from versus.p2p.invite import Address, Invite, format_hostport, split_hostport
 from versus.p2p.known_peers import KnownPeers
@@ -342,7 +343,7 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             session = MatchSession(peer, secret, store=store, role="join",
                                    address=_session_address(link), config=config,
                                    peer_fingerprint=channel.peer_fingerprint)
-            say(f"joined {channel.peer} ({channel.peer_fingerprint}) as player {seat}")
+            say(f"joined {channel.peer} ({channel.peer_fingerprint}) as {player_name(seat, None)}")
         if attach is not None:
             attach(session)
         return await run_session(session, channel, link.reconnect, player,

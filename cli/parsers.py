@@ -328,7 +328,8 @@ def add_network_parsers(sub: Any) -> None:
     play.add_argument("--bot", default=None, metavar="NAME",
                       help=f"the opponent ({GAME_BOTS}; default greedy where the game has "
                            "it, else random)")
-    play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
+    play.add_argument("--seat", type=int, choices=(0, 1), default=0,
+                      help="your seat: 0 (player 1) or 1 (player 2)")
     add_rules_options(play)
     add_session_options(play, bot=False)
     add_ui_options(play)
@@ -340,9 +341,9 @@ def add_network_parsers(sub: Any) -> None:
     demo.add_argument("--seed", type=hex_seed, default=None,
                       help="hex seed: identities, secrets and bots (reproducible transcript)")
     demo.add_argument("--bot-a", default="random", metavar="NAME",
-                      help=f"player 0's bot (default random; {GAME_BOTS})")
+                      help=f"player 1's bot (seat 0; default random; {GAME_BOTS})")
     demo.add_argument("--bot-b", default="random", metavar="NAME",
-                      help="player 1's bot (default random)")
+                      help="player 2's bot (seat 1; default random)")
     demo.add_argument("--quiet", action="store_true", help="print only the summary")
     demo.add_argument("--out", default=None, metavar="DIR",
                       help="where to write the match directory (default: a temp dir)")
@@ -380,7 +381,7 @@ def add_replay_parser(sub: Any) -> None:
         description="Verify a match transcript or a solo run, then step through its game (a "
                     "file that stops being valid: up to its last valid record, the failure "
                     "named there): →/n ←/p step, PgDn/PgUp turn, Home/End, h switches the view "
-                    "(public / as seat 0 / as seat 1) when the end-of-match reveals are "
+                    "(public / as player 1 / as player 2) when the end-of-match reveals are "
                     "present, q quits.")
     parser.add_argument("file", metavar="FILE", help="transcript or solo run file (- = stdin)")
     parser.add_argument("--print", action="store_true",
@@ -396,7 +397,8 @@ def add_replay_parser(sub: Any) -> None:
                              "step's public scene, narration, signer and proof) instead")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: public information (the default; 'all' too), or "
-                             "what seat 0 or 1 knew (when the reveals are present)")
+                             "what seat 0 (player 1) or seat 1 (player 2) knew (when the "
+                             "reveals are present)")
     add_game_option(parser, "the game the transcript must be of (it names its game)")
     add_ui_options(parser)
     check_game(parser, "replay")
