@@ -100,7 +100,8 @@ def describe_offer(rules: MatchRules, seat: int) -> str:
     parts += offer_notes(rules.game_impl, rules.ruleset)
     registered = [s for s, digest in enumerate(rules.registered_decklists) if digest]
     if registered:
-        parts.append("registered decklists for seat " + " and ".join(map(str, registered)))
+        parts.append("registered decklists for " + " and ".join(
+            player_name(s, None) for s in registered))
     parts.append(f"you are {player_name(seat, None)}")
     return "; ".join(parts)
 

@@ -291,6 +291,12 @@ def test_a_summary_counts_players_from_1_as_every_screen_does() -> None:
     assert result_text(resigned, {0: "bot 'x' crashed"}) == \
         "player 2 wins (forfeit: bot 'x' crashed)"
     assert bot_failures({0: "bot 'x' crashed"}) == "player 1's bot forfeited: bot 'x' crashed"
+    from versus.cli.match_text import describe_offer
+    from versus.protocol.match.rules import DealMode, MatchRules
+
+    offered = MatchRules(deal_mode=DealMode.DECKLIST, registered_decklists=(None, b"d" * 32))
+    assert describe_offer(offered, 1).endswith("; registered decklists for player 2; you are "
+                                               "player 2")
 
 
 def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal() -> None:
