@@ -20,11 +20,11 @@
 # hidden from the seat is "?". Each card's face, status and worth now are in its Card.
 #
 # The key to those labels is the scene's second status line, which a terminal of 24 rows still
-# shows (the UI gives the status two rows at least): the first character on the board, in
-# reading order, spelled out ("Key: ▼24 W3J86 = the opponent's card 24, a Water character,
-# sides ↑3 →J ↓8 ←6 (J=11)", the shorter words first when 80 columns are short), else the
-# marks alone. The first line says which mark is the seat's; the
-# board's legend and the rules text say all of it (for the text scene and F1).
+# shows (the UI gives the status two rows at least), at most 80 characters: the first character
+# on the board, in reading order, spelled out ("Key: ▼24 W3J86 = the opponent's card 24, a
+# Water character, sides ↑3 →J ↓8 ←6 (J=11)"; "Water" alone when 80 columns are short), else
+# the parts of a label in order. The first line says which mark is the seat's; the board's
+# legend and the rules text say all of it (for the text scene and F1).
 #
 # Notes: every legal input that wastes a card or that the rules let do nothing (a trap or item
 # placed face up, a card that is not an item used as one, a non-FREE item in the FREE window,
@@ -303,9 +303,9 @@ class _Builder:
         """The key to the board's labels in one line of at most STATUS_WIDTH characters: the
         first character on the board spelled out, else what the marks say."""
         if not self.examples:
-            return ("Key: a card on the board shows ▲ or ▼, its number (H in the inputs); "
+            return ("Key: ▲ yours ▼ theirs, card number, element W/F/E, sides ↑→↓← (T=10); "
                     "? hidden" if self.seat is not None else
-                    "Key: a card on the board shows its player (1: or 2:), then its number; "
+                    "Key: 1:/2: the player, then the card number, element W/F/E, sides ↑→↓←; "
                     "? hidden")
         e = self.examples[0]
         owner = ("your" if e.owner == self.seat else "the opponent's"

@@ -260,6 +260,14 @@ def test_the_board_shows_controller_values_and_handles_turned_for_seat_1() -> No
         f"Key: ▲{h} ~WKAAA = your card {h}, Water, sides ↑K →A ↓A ←A (A=1 K=13); ~ face down")
 
 
+def test_without_a_character_on_the_board_the_key_lists_the_parts_of_a_label() -> None:
+    game = _game({}, b"key")
+    assert scene_of(GRID, game.state, 0, game.knowledge[0]).status[1] == (
+        "Key: ▲ yours ▼ theirs, card number, element W/F/E, sides ↑→↓← (T=10); ? hidden")
+    assert scene_of(GRID, game.state, None, None).status[1] == (
+        "Key: 1:/2: the player, then the card number, element W/F/E, sides ↑→↓←; ? hidden")
+
+
 def test_the_key_to_the_board_is_on_a_terminal_of_80x24() -> None:
     from tests.cli.screen import client_for, run, ui_session
 
