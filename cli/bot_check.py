@@ -18,11 +18,15 @@
 # presented to the bot from the deciding seat's view. One scenario (`unknown fields`) repeats
 # the first of them (or the first turn when there is none) with unknown fields added to every
 # message (the protocol says both sides ignore them); right after the hello, a result and
-# `quit` check that the bot exits by itself with status 0 within 1 s.
+# `quit` check that the bot exits by itself with status 0 within 1 s. A bot that cannot start, or
+# exits (or closes its output) before answering the hello, stops the check there: one line with
+# the command, its exit code and the last line of its stderr (BotDidNotStart), since no other
+# check could run.
 # Then four property lines sum up every answer of every scenario: no crash, well-formed
 # answers (garbage fails here), legal answers (an illegal action fails here), in time (the
 # slowest answer against the limit). One line per check, `PASS name: detail` or `FAIL name:
-# reason`; exit 0 when all pass, 1 otherwise, 2 for a bad command line.
+# reason`; exit 0 when all pass, 1 otherwise (a bot that did not start included), 2 for a bad
+# command line.
 #
 # Why scripted: the same bot gets the same decisions on every run (seeded deals, fixed
 # positions), so a failure reproduces. Built-in bots can be checked too (their protocol lines
@@ -62,6 +66,11 @@ UNKNOWN = {"x-bot-check": {"ignore": ["this", 1, None]}}  # an unknown field, ne
 
 class BotCheckError(Exception):
     """A one-line usage problem (exit 2)."""
+
+
+class BotDidNotStart(Exception):
+    """The bot could not start, or was gone before it answered the hello (exit 1): one line,
+    with the command, its exit code and the last line of its stderr."""
 
 
 @dataclass(frozen=True)
@@ -330,6 +339,8 @@ async def check(spec: str, time_ms: int, game_id: str = DEFAULT_GAME) -> list[Li
     lines: list[Line] = []
     if external:
         lines += await checker.scenario("hello", none, quit_check=True)
+        if not lines[0].ok and kind_of(lines[0].detail) == "no-crash":
+            raise BotDidNotStart(start_failure(checker.bot(), lines[0].detail))
         if not lines[0].ok:
             lines.append(Line("quit", False, "not run: the bot failed the hello"))
     else:
@@ -361,6 +372,16 @@ async def check(spec: str, time_ms: int, game_id: str = DEFAULT_GAME) -> list[Li
                f"({tally.slowest_where or 'none'}; {tally.answers} answers)")
     lines.append(Line("in-time", reason is None, slowest if reason is None else reason))
     return lines
+
+
+def start_failure(bot: AsyncPlayer, reason: str) -> str:
+    """The one line of a bot that did not get as far as a ready: the driver's `reason` (it
+    names the bot by its name, which may be a `name=` or the command cut to 40 characters)
+    said of the whole command line."""
+    assert isinstance(bot, ExternalBot)
+    what = reason.removeprefix(f"bot {bot.name!r} ")
+    what = what.replace(" on the hello", " before answering the hello", 1)
+    return f"bot {shlex.join(bot.argv)!r} {what}; no check could run"
 
 
 def missing_file(argv: list[str]) -> str | None:
@@ -406,6 +427,8 @@ def cmd_bot_check(args: argparse.Namespace, out: IO[str]) -> int:
         lines = trio.run(check, args.bot, time_ms, game)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_FAIL)
+    except BotDidNotStart as error:
+        return fail(str(error), EXIT_FAIL)
     for line in lines:
         print(line, file=out, flush=True)
     failed = sum(not line.ok for line in lines)

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 import trio
 
+from versus.engine.scene import player_name
 from versus.p2p.loopback import play_loopback_match
 from versus.protocol.crypto.identity import Identity
 from versus.protocol.match.rules import master_rng
@@ -59,13 +60,13 @@ class _Narrator:
         if self.last[0] == self.seat:
             return
         self.last[0] = self.seat
-        print(f"as player {self.seat} sees it:", file=self.out)
+        print(f"as {player_name(self.seat, None)} sees it:", file=self.out)
         for line in scene_text(self.game, *self.seen(self.seat), self.seat):
             print(line, file=self.out)
 
     def show_input(self, action: Any) -> None:
         text = printable(self.game.format_input(action), MAX_LOG_LINE)
-        print(f"  player {self.seat}: {text}", file=self.out)
+        print(f"  {player_name(self.seat, None)}: {text}", file=self.out)
 
 
 def scene_text(game: Any, state: Any, knowledge: Any, seat: int) -> list[str]:
@@ -108,7 +109,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
                                              drive=drive_player)
 
     print(f"versus demo: {rules.game} ({game.describe_rules(rules.ruleset)}), {args.bot_a} "
-          f"(player 0) vs {args.bot_b} (player 1), {rules.deal_mode.value} deal, over TCP on "
+          f"(player 1) vs {args.bot_b} (player 2), {rules.deal_mode.value} deal, over TCP on "
           "127.0.0.1", file=out)
     result = trio.run(main)
     forfeits = forfeits_of(guards)
@@ -147,7 +148,7 @@ def cmd_demo_offline(args: argparse.Namespace, out: TextIO) -> int:
                            lambda seat: (play.state, play.knowledge[seat]), last)
                  for s, bot in enumerate(bots)]
     print(f"versus demo --offline: {rules.game} ({game.describe_rules(ruleset)}), seed "
-          f"{seed.hex()}, random (player 0) vs random (player 1)", file=out)
+          f"{seed.hex()}, random (player 1) vs random (player 2)", file=out)
 
     def choose(view: Any, legal: list[Any], seat: int) -> Any:
         narrator = narrators[seat]
@@ -159,7 +160,8 @@ def cmd_demo_offline(args: argparse.Namespace, out: TextIO) -> int:
         return action
 
     result: Finished = play.play(choose)
-    winner = "a draw" if result.winner is None else f"player {result.winner} wins"
+    winner = ("a draw" if result.winner is None
+              else f"{player_name(result.winner, None)} wins")
     print(f"result: {winner} ({result.outcome}) after {play.inputs} inputs", file=out)
     return EXIT_OK
 

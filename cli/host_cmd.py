@@ -59,6 +59,7 @@ from .match_run import (
     run_session,
 )
 from .match_setup import (
+    check_resumable,
     deck_of,
     enter_headless_bot,
     game_args,
@@ -183,6 +184,7 @@ def plan_host(args: argparse.Namespace, narrate: bool) -> HostPlan:
         files = store.find(args.resume)
         session = MatchSession.restore(files, identity, store=store, config=config)
         resumed_game(args, session)
+        check_resumable(session)
         port = args.port if args.port is not None else session.port or DEFAULT_GAME_PORT
         return HostPlan(identity, store, config, port, deck, session=session, relay=relay,
                         room=room)

@@ -23,6 +23,7 @@ from typing import Any, TextIO, TypeVar
 import trio
 
 from versus.engine.api import start_of
+from versus.engine.scene import player_name
 from versus.p2p.discovery import discover
 from versus.p2p.invite import Address, Invite, format_hostport, split_hostport
 from versus.p2p.known_peers import KnownPeers
@@ -53,6 +54,7 @@ from .match_run import (
     run_session,
 )
 from .match_setup import (
+    check_resumable,
     deck_of,
     enter_headless_bot,
     game_args,
@@ -216,6 +218,7 @@ def plan_join(args: argparse.Namespace, narrate: bool) -> JoinPlan:
     files = store.find(args.resume)
     session = MatchSession.restore(files, identity, store=store, config=config)
     resumed_game(args, session)
+    check_resumable(session)
     host, port_text = split_hostport(session.address, session.address)
     return JoinPlan(identity, store, config, deck, (files, session, host, int(port_text)))
 
@@ -340,7 +343,7 @@ async def join_match(args: argparse.Namespace, out: TextIO,
             session = MatchSession(peer, secret, store=store, role="join",
                                    address=_session_address(link), config=config,
                                    peer_fingerprint=channel.peer_fingerprint)
-            say(f"joined {channel.peer} ({channel.peer_fingerprint}) as player {seat}")
+            say(f"joined {channel.peer} ({channel.peer_fingerprint}) as {player_name(seat, None)}")
         if attach is not None:
             attach(session)
         return await run_session(session, channel, link.reconnect, player,

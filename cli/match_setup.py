@@ -28,6 +28,7 @@ from versus.protocol.match.rules import DealMode, MatchRules
 from .boundary import CommandError
 from .driving import narrated_config
 from .game_options import GameOptionError, ensure_game_args
+from .match_text import describe_outcome
 
 MAX_DECK_FILE = 64 * 1024
 
@@ -226,3 +227,15 @@ def resumed_game(args: argparse.Namespace, session: MatchSession) -> None:
     if getattr(args, "game_given", False) and args.game != game:
         raise CommandError(f"--game {args.game}: the saved match is a game of {game}")
     args.game = game
+
+
+def check_resumable(session: MatchSession) -> None:
+    """A match that already ended has nothing left to resume (the peer would be awaited for
+    ever): one line with its result and its transcript, before anything listens or dials."""
+    if session.result is None:
+        return
+    if session.files is not None:
+        session.files.close()
+    line, _ = describe_outcome(session.outcome(), session.seat)
+    raise CommandError(f"{line}; the match is finished, nothing is left to resume (its "
+                       f"transcript: {session.transcript_path})")

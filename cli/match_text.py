@@ -1,11 +1,18 @@
 # What the networked commands say about a match, as text: the offer a joiner reads (the rules,
 # then the start position it carries), the one summary line of a finished or unfinished match
 # and its exit code, a guarded bot's forfeit. Every line that quotes the peer is printable.
+#
+# People read players counted from 1, as every screen shows them ("player 1" is seat 0,
+# engine/scene.py player_name); the protocol counts seats from 0 and its texts say "seat N"
+# (a resignation's "seat 0 resigned"): `player_words` turns those into the players people see,
+# so a summary never names a number that means the other player.
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from versus.engine.api import offer_notes
+from versus.engine.scene import player_name
 from versus.p2p.session import (
     SessionOutcome,
 )
@@ -24,18 +31,31 @@ MAX_START_LINE = 2000
 
 
 def result_text(result: MatchResult | None, forfeits: dict[int, str]) -> str:
-    """A match result; a guarded bot's resignation reads as the tournament says it
-    (cli/tournament.py describe_record): "seat 1 wins (forfeit: <reason>)"."""
+    """A match result, its players counted from 1: "player 2 wins (resignation: player 1
+    resigned)"; a guarded bot's resignation reads "player 2 wins (forfeit: <reason>)"."""
     if result is None:
         return "no result (the match did not finish)"
+    who = "no winner" if result.winner is None else f"{player_name(result.winner, None)} wins"
     if result.winner is not None and 1 - result.winner in forfeits:
-        return f"seat {result.winner} wins (forfeit: {forfeits[1 - result.winner]})"
-    return str(result)
+        return f"{who} (forfeit: {forfeits[1 - result.winner]})"
+    what = result.outcome if result.outcome is not None else result.ending.value
+    detail = player_words(result.detail)
+    return f"{who} ({what}{': ' + detail if detail else ''})"
+
+
+#: a seat as the protocol's texts name it (counted from 0)
+_SEAT = re.compile(r"\bseat ([0-9])\b")
+
+
+def player_words(text: str) -> str:
+    """A protocol text ("seat 0 resigned") with its seats named as people see them ("player 1
+    resigned")."""
+    return _SEAT.sub(lambda m: player_name(int(m.group(1)), None), text)
 
 
 def bot_failures(forfeits: dict[int, str]) -> str:
-    """One line for the error boundary: which seat's bot forfeited, and why."""
-    return "; ".join(f"player {seat}'s bot forfeited: {reason}"
+    """One line for the error boundary: which player's bot forfeited, and why."""
+    return "; ".join(f"{player_name(seat, None)}'s bot forfeited: {reason}"
                      for seat, reason in sorted(forfeits.items()))
 
 
@@ -80,8 +100,9 @@ def describe_offer(rules: MatchRules, seat: int) -> str:
     parts += offer_notes(rules.game_impl, rules.ruleset)
     registered = [s for s, digest in enumerate(rules.registered_decklists) if digest]
     if registered:
-        parts.append("registered decklists for seat " + " and ".join(map(str, registered)))
-    parts.append(f"you play seat {seat}")
+        parts.append("registered decklists for " + " and ".join(
+            player_name(s, None) for s in registered))
+    parts.append(f"you are {player_name(seat, None)}")
     return "; ".join(parts)
 
 
@@ -96,7 +117,7 @@ def start_lines(rules: MatchRules, seat: int) -> list[str]:
     view = start_view(rules.game_impl, rules.ruleset, seat)
     if view is None:
         return []
-    out = [f"the match starts from this position (you are player {seat}):"]
+    out = [f"the match starts from this position (you are {player_name(seat, None)}):"]
     out += [x for line in view.lines for x in _wrapped("  " + line)]
     if view.differences:
         out.append(f"it differs from a new game of these rules in {len(view.differences)} "

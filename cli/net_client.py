@@ -34,6 +34,7 @@ from .client import (
     EndReason,
     MatchResult,
     parse_legal,
+    seat_words,
 )
 
 Connector = Callable[["NetMatchClient"], Awaitable[SessionOutcome | None]]
@@ -262,9 +263,11 @@ class NetMatchClient:
                 self._status = ConnectionStatus(Connection.RECONNECTING,
                                                 _one_line(status.reason), deadline)
             elif status.state is LinkState.CLOSED or final:
+                # (the session's "match over: seat 1 wins ..." said to our seat, as the
+                # end screen says it)
                 self._status = ConnectionStatus(
-                    Connection.CLOSED, _one_line(self._closed_reason or status.reason
-                                                 or "session closed"))
+                    Connection.CLOSED, _one_line(self._closed_reason or seat_words(
+                        status.reason, s.seat) or "session closed"))
             elif s.state is None:
                 self._status = ConnectionStatus(Connection.CONNECTING, _one_line(
                     f"{status.reason or 'connected'}: setting up the match (coin toss, deal)"))

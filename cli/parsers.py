@@ -252,7 +252,8 @@ def add_session_options(parser: argparse.ArgumentParser, *, bot: bool = True) ->
                         metavar="SECONDS",
                         help="how long to wait for the opponent after a drop (default 300)")
     parser.add_argument("--resume", metavar="MATCH_ID", default=None,
-                        help="resume a saved match (id or unique prefix) after a restart")
+                        help="resume a saved match (id or unique prefix) after a restart "
+                             "(a finished match is not: its result is shown, exit 1)")
 
 
 def add_ui_options(parser: argparse.ArgumentParser) -> None:
@@ -328,7 +329,8 @@ def add_network_parsers(sub: Any) -> None:
     play.add_argument("--bot", default=None, metavar="NAME",
                       help=f"the opponent ({GAME_BOTS}; default greedy where the game has "
                            "it, else random)")
-    play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
+    play.add_argument("--seat", type=int, choices=(0, 1), default=0,
+                      help="your seat: 0 (player 1) or 1 (player 2)")
     add_rules_options(play)
     add_session_options(play, bot=False)
     add_ui_options(play)
@@ -340,9 +342,9 @@ def add_network_parsers(sub: Any) -> None:
     demo.add_argument("--seed", type=hex_seed, default=None,
                       help="hex seed: identities, secrets and bots (reproducible transcript)")
     demo.add_argument("--bot-a", default="random", metavar="NAME",
-                      help=f"player 0's bot (default random; {GAME_BOTS})")
+                      help=f"player 1's bot (seat 0; default random; {GAME_BOTS})")
     demo.add_argument("--bot-b", default="random", metavar="NAME",
-                      help="player 1's bot (default random)")
+                      help="player 2's bot (seat 1; default random)")
     demo.add_argument("--quiet", action="store_true", help="print only the summary")
     demo.add_argument("--out", default=None, metavar="DIR",
                       help="where to write the match directory (default: a temp dir)")
@@ -380,7 +382,7 @@ def add_replay_parser(sub: Any) -> None:
         description="Verify a match transcript or a solo run, then step through its game (a "
                     "file that stops being valid: up to its last valid record, the failure "
                     "named there): →/n ←/p step, PgDn/PgUp turn, Home/End, h switches the view "
-                    "(public / as seat 0 / as seat 1) when the end-of-match reveals are "
+                    "(public / as player 1 / as player 2) when the end-of-match reveals are "
                     "present, q quits.")
     parser.add_argument("file", metavar="FILE", help="transcript or solo run file (- = stdin)")
     parser.add_argument("--print", action="store_true",
@@ -396,7 +398,8 @@ def add_replay_parser(sub: Any) -> None:
                              "step's public scene, narration, signer and proof) instead")
     parser.add_argument("--view", choices=("all", "0", "1", "public"), default=None,
                         help="what to show: public information (the default; 'all' too), or "
-                             "what seat 0 or 1 knew (when the reveals are present)")
+                             "what seat 0 (player 1) or seat 1 (player 2) knew (when the "
+                             "reveals are present)")
     add_game_option(parser, "the game the transcript must be of (it names its game)")
     add_ui_options(parser)
     check_game(parser, "replay")
@@ -500,8 +503,10 @@ def add_bot_check_parser(sub: Any) -> None:
                     "bot protocol (SPEC Part 7): hello and ready, turn decisions of a whole "
                     "game from each seat, each choice kind, unknown fields, result and quit, "
                     "and over all of them: no crash, well-formed answers, legal actions, "
-                    "answers in time. One line per check. Exit status: 0 all pass, 1 some "
-                    "check failed, 2 bad command line.")
+                    "answers in time. One line per check; one line only when the bot "
+                    "cannot start or exits before answering its hello (the command, its "
+                    "exit code, the last line of its stderr). Exit status: 0 all pass, 1 "
+                    "some check failed or the bot did not start, 2 bad command line.")
     parser.add_argument("bot", metavar="BOT", help="the bot, e.g. \"cmd:python3 mybot.py\"")
     parser.add_argument("--time-per-decision", type=decision_ms, default=None, metavar="MS",
                         help="the per-decision limit (default: the bot's time= option, else "

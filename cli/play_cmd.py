@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 import trio
 
+from versus.engine.scene import player_name
 from versus.p2p.loopback import play_loopback_match
 from versus.p2p.session import (
     MatchSession,
@@ -132,7 +133,8 @@ def play_in_lines(args: argparse.Namespace, rules: MatchRules, out: TextIO,
                 nursery.cancel_scope.cancel()
             return result
 
-    print(f"versus play: {rules.describe()}; you play seat {seat} against the {args.bot} bot",
+    print(f"versus play: {rules.describe()}; you are {player_name(seat, None)} against the "
+          f"{args.bot} bot",
           file=out, flush=True)
     result = trio.run(main)
     for echo in echoes:

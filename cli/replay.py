@@ -21,13 +21,14 @@ import sys
 import textwrap
 from typing import IO, Any
 
+from versus.engine.scene import player_name
 from versus.protocol.wire.text import printable
 
 from .replay_steps import Replay, ReplayError, Step, load_replay, step_lines
 
 
 def lens_name(lens: int | None) -> str:
-    return "public information" if lens is None else f"as seat {lens}"
+    return "public information" if lens is None else f"as {player_name(lens, None)} (seat {lens})"
 
 
 def print_replay(replay: Replay, lens: int | None, out: IO[str], only: int | None = None,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from versus.engine.api import Finished, Pending, Setup, scene_of
-from versus.engine.scene import Scene
+from versus.engine.scene import Scene, player_name
 from versus.protocol.solo import is_run
 from versus.protocol.wire.text import printable
 
@@ -156,7 +156,8 @@ class Replay:
         result = self.scene(self.last).result
         if result:
             return printable(result, SHOWN)
-        who = "a draw" if decision.winner is None else f"player {decision.winner + 1} wins"
+        who = ("a draw" if decision.winner is None
+               else f"{player_name(decision.winner, None)} wins")
         return f"{who} ({printable(decision.outcome, 40)})"
 
 
@@ -212,14 +213,14 @@ def _verdict(report: Any) -> tuple[str, ...]:
 
 
 def _match_header(s: dict[str, Any]) -> str:
-    players = ", ".join(f"player {i + 1} (seat {i}) {fp}"
+    players = ", ".join(f"{player_name(i, None)} (seat {i}) {fp}"
                         for i, fp in enumerate(s.get("players", [])))
     result = s.get("result")
     if result is None:
         outcome = "no result"
     else:
         winner = result["winner"]
-        who = "no winner" if winner is None else f"player {winner + 1} (seat {winner}) wins"
+        who = "no winner" if winner is None else f"{player_name(winner, None)} wins"
         outcome = (f"{who} "
                    f"({result['outcome'] or result['ending']})")
     return printable(f"{s.get('deal_mode', '?')} match {s.get('match_id', '?')[:16]}…  "

@@ -19,6 +19,13 @@
 # (weakened, boosted, a modifier); a face-down card the seat knows starts with "~"; a card
 # hidden from the seat is "?". Each card's face, status and worth now are in its Card.
 #
+# The key to those labels is the scene's second status line, which a terminal of 24 rows still
+# shows (the UI gives the status two rows at least), at most 80 characters: the first character
+# on the board, in reading order, spelled out ("Key: ▼24 W3J86 = the opponent's card 24, a
+# Water character, sides ↑3 →J ↓8 ←6 (J=11)"; "Water" alone when 80 columns are short), else
+# the parts of a label in order. The first line says which mark is the seat's; the board's
+# legend and the rules text say all of it (for the text scene and F1).
+#
 # Notes: every legal input that wastes a card or that the rules let do nothing (a trap or item
 # placed face up, a card that is not an item used as one, a non-FREE item in the FREE window,
 # an item with no target or nothing to take, a double or airdrop with no card left to place, a
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import textwrap
+from dataclasses import dataclass
 
 from ..api import DecisionKind, Finished, Pending
 from ..scene import Board, Card, Cell, Face, Scene, Zone
@@ -52,6 +60,21 @@ from .views import CellView, GridKnowledge, GridView, view
 
 #: a printed value in one character
 VALUE_CHARS = {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}
+#: the screen directions of a label's four values, in its order
+ARROWS = ("↑", "→", "↓", "←")
+#: a status line that a terminal of 80 columns shows whole
+STATUS_WIDTH = 80
+
+
+@dataclass(frozen=True)
+class Example:
+    """A character on the board, for the key line: its label and what the label says."""
+
+    label: str
+    handle: int
+    owner: int
+    element: str
+    values: str  # the four value characters in screen order (up, right, down, left)
 
 
 def _char(v: int) -> str:
@@ -59,7 +82,7 @@ def _char(v: int) -> str:
 
 
 def _a(word: str) -> str:
-    return ("an " if word[0] in "aeiou" else "a ") + word
+    return ("an " if word[0].lower() in "aeiou" else "a ") + word
 
 
 def _mark(p: int, seat: int | None) -> str:
@@ -110,6 +133,8 @@ class _Builder:
             if c.card:
                 self.known[c.handle] = c.card
         self.known.update((h, cid) for h, cid in self.v.opponent_hand if cid)
+        self.examples: list[Example] = []  # the board's characters, in reading order
+        self.built_board = self.board()
 
     def name(self, h: int) -> str:
         return card_name(self.s, h, self.seat, self.knowledge)
@@ -194,6 +219,10 @@ class _Builder:
         label = f"{head} {'' if c.up else '~'}{what}"
         if len(label) > 10:  # a shaded cell of a 6x6 board at 80 columns shows 10
             label = label.replace(" ", "", 1)
+        if data.kind is Kind.CHARACTER:
+            self.examples.append(Example(label, h, c.controller,
+                                         data.element.value.capitalize(),  # type: ignore[union-attr]
+                                         what[1:5]))
         return Card(str(h), label, face_of(data), c.controller, tuple(status),
                     self.card_inputs(h))
 
@@ -236,18 +265,20 @@ class _Builder:
         lines = []
         d = v.decision
         if isinstance(d, Finished):
-            lines.append(f"Turn {s.turn + 1}: the game is over.")
+            now = f"Turn {s.turn + 1}: the game is over."
         elif s.first < 0:
-            lines.append("A coin flip decides who plays first.")
+            now = "A coin flip decides who plays first."
         else:
-            lines.append(f"Turn {s.turn + 1}: {whose(s.active, seat)} turn.")
+            now = f"Turn {s.turn + 1}: {whose(s.active, seat)} turn."
+        marks = "" if seat is None else f" You are player {seat + 1} (▲), the opponent ▼."
+        lines += [now + marks, self.key()]
         if seat is None:
             lines.append(f"Player 1's home base is row 1, player 2's row {n}; a character "
                          "that survives on the other's home base wins.")
         else:
             mine, theirs = home_row(seat, n) + 1, home_row(1 - seat, n) + 1
-            lines.append(f"You are player {seat + 1} (▲): your home base is row {mine}; "
-                         f"reach row {theirs} with a character that survives to win.")
+            lines.append(f"Your home base is row {mine}; reach row {theirs} with a character "
+                         "that survives to win.")
         counts = [s.grid_count(0), s.grid_count(1)]
         hands = [len(s.hand(0)), len(s.hand(1))]
         order = (0, 1) if seat is None else (seat, 1 - seat)
@@ -267,6 +298,28 @@ class _Builder:
         if waiting:
             lines.append(waiting)
         return tuple(lines)
+
+    def key(self) -> str:
+        """The key to the board's labels in one line of at most STATUS_WIDTH characters: the
+        first character on the board spelled out, else what the marks say."""
+        if not self.examples:
+            return ("Key: ▲ yours ▼ theirs, card number, element W/F/E, sides ↑→↓← (T=10); "
+                    "? hidden" if self.seat is not None else
+                    "Key: 1:/2: the player, then the card number, element W/F/E, sides ↑→↓←; "
+                    "? hidden")
+        e = self.examples[0]
+        owner = ("your" if e.owner == self.seat else "the opponent's"
+                 if self.seat is not None else f"player {e.owner + 1}'s")
+        sides = " ".join(a + v for a, v in zip(ARROWS, e.values, strict=True))
+        line = f"Key: {e.label} = {owner} card {e.handle}, {e.element}, sides {sides}"
+        letters = [f"{c}={n}" for n, c in sorted(VALUE_CHARS.items()) if c in e.values]
+        for extra in (f" ({' '.join(letters)})" if letters else "",
+                      "; ~ face down" if "~" in e.label else "",
+                      "; * changed" if "*" in e.label else ""):
+            if len(line) + len(extra) <= STATUS_WIDTH:  # each while it fits
+                line += extra
+        fuller = line.replace(f", {e.element},", f", {_a(e.element)} character,", 1)
+        return fuller if len(fuller) <= STATUS_WIDTH else line
 
     def waiting(self) -> str:
         """What the game waits for, when it is not the seat's own decision."""
@@ -378,7 +431,7 @@ class _Builder:
         s = self.s
         title = f"grid · {s.rules.mode.value} {s.size}x{s.size} · turn {s.turn + 1}"
         result = result_text(s, self.seat) if s.finished else None
-        return Scene(title, self.seat, self.status(), self.board(), self.zones(),
+        return Scene(title, self.seat, self.status(), self.built_board, self.zones(),
                      self.prompt(), self.inputs, self.notes(), result)
 
 
@@ -418,6 +471,12 @@ A trap or item placed face up still turns up the face-down opponent cards next t
 
 Out of cards: when both hands and decks are empty, the most cards on the grid wins; equal:
 {tie}.
+
+The board: a card shows ▲ (yours) or ▼ (the opponent's), its number, then for a character
+its element (W Water, F Fire, E Earth) and its side values as your screen shows them: up,
+right, down, left (A=1, T=10, J=11, Q=12, K=13). ~ face down, * a value changed now, ? a
+card hidden from you. So ▼24 W3J86 is the opponent's card 24, a Water character with 3 up,
+J right, 8 down and 6 left. The status line under the board spells out one of them.
 
 Inputs (H is a card's number, shown on the board and in your hand):
   place H CELL up|down  place card H on a cell: place 3 b1 down, place 7 c3 up

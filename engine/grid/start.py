@@ -144,7 +144,7 @@ def describe_start(rules: GridRules) -> str:
     short = tagged_hash("grid/start-position", rules.start.encode()).hex()[:8]
     on_grid = [s.grid_count(p) for p in (0, 1)]
     hidden = " and ".join(str(k) for k in plan.hidden)
-    return (f"from start position {short} (turn {s.turn + 1}, player {s.active} to play, cards "
+    return (f"from start position {short} (turn {s.turn + 1}, player {s.active + 1} to play, cards "
             f"on the grid {on_grid[0]} and {on_grid[1]}, hidden {hidden})")
 
 

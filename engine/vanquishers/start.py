@@ -119,7 +119,7 @@ def describe_start(rules: Rules) -> str:
     s = load_position(rules.start, default_catalogue())
     short = _tagged("start-position", rules.start.encode()).hex()[:8]
     life = [s.sides[p][S.LIFE] for p in (0, 1)]
-    return (f"from start position {short} (turn {s.turn + 1}, player {s.active} to play, "
+    return (f"from start position {short} (turn {s.turn + 1}, player {s.active + 1} to play, "
             f"Life {life[0]} and {life[1]}, hidden {plan.hidden[0]} and {plan.hidden[1]})")
 
 

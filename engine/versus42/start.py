@@ -141,7 +141,7 @@ def describe_start(ruleset: Ruleset) -> str:
     plan = start_plan(ruleset.start)
     s = load_position(ruleset.start, find_catalogue(plan.catalogue))
     short = tagged_hash("start-position", ruleset.start.encode()).hex()[:8]
-    return (f"from start position {short} (turn {s.turn}, player {s.active} to play, cards "
+    return (f"from start position {short} (turn {s.turn}, player {s.active + 1} to play, cards "
             f"left {s.alive[0]} and {s.alive[1]}, hidden {plan.hidden[0]} and {plan.hidden[1]})")
 
 

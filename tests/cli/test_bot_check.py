@@ -118,6 +118,24 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 2 and "unknown bot" in err
 
 
+@pytest.mark.parametrize(("body", "said"), [
+    (None, "exited with code 1 before answering the hello: "),
+    ("import sys\nprint('no strategy yet', file=sys.stderr)\nsys.exit(4)\n",
+     "exited with code 4 before answering the hello: no strategy yet"),
+])
+def test_a_bot_that_does_not_start_stops_the_check_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str | None, said: str) -> None:
+    command = (f"{sys.executable} -m nosuchmodule" if body is None
+               else bot(tmp_path, "gone", body).removeprefix("cmd:"))
+    status, lines, err = run(capsys, f"cmd:{command}:name=Mine")
+    assert status == 1 and lines == {}
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"versus bot-check: bot {command!r} {said}"), err
+    assert err.rstrip().endswith("; no check could run"), err
+    if body is None:
+        assert "No module named nosuchmodule" in err
+
+
 def test_a_builtin_bot_is_checked_on_its_decisions(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "greedy:seed=1")
     assert status == 0 and lines["hello"] == "PASS not an external bot (nothing to exchange)"

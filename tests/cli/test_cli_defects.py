@@ -271,10 +271,10 @@ def test_4_a_data_dir_that_is_a_file_fails_before_listening(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("bots", "result", "stderr"), [
     (["--bot-a", "cmd:/nonexistent"],
-     "result: seat 1 wins (forfeit: bot '/nonexistent' could not be started: ",
-     "versus: player 0's bot forfeited: bot '/nonexistent' could not be started: "),
-    (["--bot-b", "cmd:false"], "result: seat 0 wins (forfeit: bot 'false' ",
-     "versus: player 1's bot forfeited: bot 'false' "),
+     "result: player 2 wins (forfeit: bot '/nonexistent' could not be started: ",
+     "versus: player 1's bot forfeited: bot '/nonexistent' could not be started: "),
+    (["--bot-b", "cmd:false"], "result: player 1 wins (forfeit: bot 'false' ",
+     "versus: player 2's bot forfeited: bot 'false' "),
 ])
 def test_8_demo_reports_a_bot_failure_as_the_tournament_does(tmp_path: Path, capsys,
                                                              bots: list[str], result: str,
@@ -305,8 +305,8 @@ def test_8_play_reports_the_bots_forfeit(tmp_path: Path, capsys, monkeypatch) ->
     captured = capsys.readouterr()
     assert code == 1 and captured.out, captured
     last = captured.out.splitlines()[-1]
-    assert "seat 0 wins (forfeit: bot 'false' " in last and last.endswith(" — you won")
-    assert _one_error_line(captured.err).startswith("versus: player 1's bot forfeited: bot "
+    assert "player 1 wins (forfeit: bot 'false' " in last and last.endswith(" — you won")
+    assert _one_error_line(captured.err).startswith("versus: player 2's bot forfeited: bot "
                                                     "'false' ")
 
 
@@ -345,8 +345,8 @@ async def test_8_join_reports_its_bot_failing_mid_match(tmp_path: Path, capsys) 
             nursery.cancel_scope.cancel()
     captured = capsys.readouterr()
     assert code == 1, captured
-    assert "seat 0 wins (forfeit: bot " in captured.out.splitlines()[-1]
-    assert _one_error_line(captured.err).startswith("versus: player 1's bot forfeited: bot ")
+    assert "player 1 wins (forfeit: bot " in captured.out.splitlines()[-1]
+    assert _one_error_line(captured.err).startswith("versus: player 2's bot forfeited: bot ")
     transcript = Path(next(line for line in captured.out.splitlines()
                            if line.startswith("transcript: "))[len("transcript: "):])
     assert verify_transcript(transcript.read_bytes()).ok  # the forfeit is a complete match
@@ -537,6 +537,37 @@ def test_host_and_joiner_of_one_home_each_resume_their_side(tmp_path: Path) -> N
     assert len(transcripts) == 2 and transcripts[0].read_bytes() == transcripts[1].read_bytes()
 
 
+def test_resuming_a_finished_match_says_its_result_in_one_line(tmp_path: Path) -> None:
+    # before: `host --resume` of a finished match listened for the peer for ever, and
+    # `join --resume` dialled the long-closed host for ever
+    data = str(tmp_path / "data")
+    host_side = ["--identity", _key(tmp_path, "host"), "--data-dir", data]
+    join_side = ["--identity", _key(tmp_path, "joiner"), "--data-dir", data]
+    host = _versus(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map",
+                   "--bot", "random", *host_side)
+    try:
+        port = _listening_port(host)
+        joined = _run(tmp_path, "join", f"127.0.0.1:{port}", "--accept-rules", "--bot",
+                      "random", *join_side, timeout=60)
+        host.communicate(timeout=30)
+    finally:
+        host.kill()
+    assert (host.returncode, joined.returncode) == (0, 0), joined.stderr
+    summary = joined.stdout.splitlines()[-1]  # "match ID: player N wins (...) — you ..."
+    match_id = summary.split()[1].rstrip(":")
+    result = summary.split(" — ")[0]  # the result as the match's own summary said it
+    assert " wins (" in result or "no winner (" in result, summary
+    for command, side in (("host", host_side), ("join", join_side)):
+        resumed = _run(tmp_path, command, "--resume", match_id, "--bot", "random", *side,
+                       timeout=20)
+        line = _one_error_line(resumed.stderr)
+        assert resumed.returncode == 1 and resumed.stdout == "", resumed
+        assert line.startswith(f"versus: {result} — you "), line
+        assert "; the match is finished, nothing is left to resume (its transcript: " in line
+        transcript = line.rsplit("(its transcript: ", 1)[1].rstrip(")")
+        assert Path(transcript).is_file() and match_id in transcript
+
+
 def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
     for _ in range(1500):
         if path.exists() or process.poll() is not None:
@@ -716,7 +747,7 @@ def test_demo_prints_the_scene_each_turn_for_every_game(game: str, tmp_path: Pat
     out = runs[False][0]
     lines = out.splitlines()
     scenes = [i for i, line in enumerate(lines) if line.endswith(" sees it:")]
-    assert len(scenes) >= 4 and "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    assert len(scenes) >= 4 and "as player 1 sees it:" in out and "as player 2 sees it:" in out
     drawn = [line for line in lines if line.startswith("    ")]  # the scenes, indented
     assert all(lines[i + 1].startswith("    ") for i in scenes) and len(drawn) >= 2 * len(scenes)
     assert max(map(len, drawn)) <= 80
@@ -731,7 +762,7 @@ def test_offline_demo_plays_any_game(game: str, capsys) -> None:
     assert main(["demo", "--offline", "--game", game, "--seed", "5a"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"versus demo --offline: {game} (")
-    assert "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    assert "as player 1 sees it:" in out and "as player 2 sees it:" in out
     assert out.splitlines()[-1].startswith("result: ")
     main(["demo", "--offline", "--game", game, "--seed", "5a"])
     assert capsys.readouterr().out == out  # a seed reproduces it

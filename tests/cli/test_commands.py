@@ -29,8 +29,8 @@ def test_demo_plays_over_loopback_and_verifies(tmp_path, capsys) -> None:
     # A fixed seed: an unseeded random game may end in a draw, whose result line names no seat.
     assert main(["demo", "--deal", "decklist", "--seed", "0d", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "over TCP on 127.0.0.1" in out and "as player 0 sees it:" in out
-    assert "result: seat" in out and "verify: OK:" in out
+    assert "over TCP on 127.0.0.1" in out and "as player 1 sees it:" in out
+    assert "result: player" in out and "verify: OK:" in out
     path = Path(next(line for line in out.splitlines()
                      if line.startswith("transcript: "))[len("transcript: "):])
     assert path.is_file() and path.parent.parent == tmp_path
@@ -134,7 +134,7 @@ def test_demo_with_a_bot_whose_child_holds_its_stderr_ends(tmp_path) -> None:
              "--quiet", "--out", str(tmp_path / "out")], cwd=ROOT, env=_env(tmp_path, "x"),
             capture_output=True, text=True, timeout=BOUND_S)
         assert result.returncode == 1, result.stderr
-        assert "result: seat 0 wins (forfeit: bot " in result.stdout
+        assert "result: player 1 wins (forfeit: bot " in result.stdout
         assert "answered an illegal action 'not a move' on decision 1" in result.stdout
         assert "verify: OK" in result.stdout
         assert children(pids) and all_gone(pids)
@@ -152,8 +152,8 @@ def test_play_with_a_bot_whose_child_holds_its_stderr_ends(tmp_path) -> None:
              "--bot", "cmd:" + " ".join(argv)], cwd=ROOT, env=_env(tmp_path, "x"),
             input=moves, capture_output=True, text=True, timeout=BOUND_S)
         assert result.returncode == 1, result.stderr
-        assert "seat 1 wins (forfeit: bot " in result.stdout.splitlines()[-1]
-        assert "player 0's bot forfeited" in result.stderr
+        assert "player 2 wins (forfeit: bot " in result.stdout.splitlines()[-1]
+        assert "player 1's bot forfeited" in result.stderr
         assert len(children(pids)) >= 1 and all_gone(pids)
     finally:
         kill_children(pids)
@@ -266,6 +266,37 @@ def test_outcome_lines_for_a_fault_and_a_left_match(tmp_path) -> None:
     assert code == EXIT_UNFINISHED and line.endswith("continue it with: versus join --resume "
                                                      "abababababababab")
     assert "cannot be resumed" in describe_outcome(left, 0)[0]  # versus play
+
+
+def test_a_summary_counts_players_from_1_as_every_screen_does() -> None:
+    # before: "seat 1 wins (resignation: seat 0 resigned)" while the screens and the replay
+    # said "player 2"; the forfeit line said "player 0's bot" for the first player's
+    from versus.cli.match_text import bot_failures, describe_outcome, result_text
+    from versus.p2p.session import SessionOutcome
+    from versus.protocol.match import Ending, MatchResult
+
+    resigned = MatchResult(Ending.RESIGNATION, 1, None, "seat 0 resigned")
+    assert result_text(resigned, {}) == "player 2 wins (resignation: player 1 resigned)"
+    line, _ = describe_outcome(SessionOutcome(resigned, bytes(32), None), 0, "host")
+    assert line == ("match 0000000000000000: player 2 wins (resignation: player 1 resigned) "
+                    "— you lost")
+    claim = MatchResult(Ending.TIMEOUT, 0, None, "seat 0 claims seat 1 ran out of time (waited "
+                                                 "9 ms with 5 ms left, by seat 0's clock)")
+    assert result_text(claim, {}) == ("player 1 wins (timeout: player 1 claims player 2 ran out "
+                                      "of time (waited 9 ms with 5 ms left, by player 1's "
+                                      "clock))")
+    assert result_text(MatchResult(Ending.GAME, 0, "elimination"), {}) == \
+        "player 1 wins (elimination)"
+    assert result_text(MatchResult(Ending.GAME, None, "draw"), {}) == "no winner (draw)"
+    assert result_text(resigned, {0: "bot 'x' crashed"}) == \
+        "player 2 wins (forfeit: bot 'x' crashed)"
+    assert bot_failures({0: "bot 'x' crashed"}) == "player 1's bot forfeited: bot 'x' crashed"
+    from versus.cli.match_text import describe_offer
+    from versus.protocol.match.rules import DealMode, MatchRules
+
+    offered = MatchRules(deal_mode=DealMode.DECKLIST, registered_decklists=(None, b"d" * 32))
+    assert describe_offer(offered, 1).endswith("; registered decklists for player 2; you are "
+                                               "player 2")
 
 
 def test_net_client_says_what_happens_before_the_match_and_why_input_is_illegal() -> None:

@@ -9,7 +9,7 @@ def test_demo_plays_a_whole_game(capsys):
     assert main(["demo", "--offline", "--seed", "00ff"]) == 0
     out = capsys.readouterr().out
     assert "result: " in out and ("wins" in out or "draw" in out)
-    assert "as player 0 sees it:" in out and "as player 1 sees it:" in out
+    assert "as player 1 sees it:" in out and "as player 2 sees it:" in out
 
 
 def test_demo_is_reproducible(capsys):

@@ -65,7 +65,8 @@ async def test_the_cli_narrator_tells_any_game_through_its_own_narration(tmp_pat
 
 async def test_a_saved_match_of_any_game_is_restored_with_its_game(tmp_path, toy) -> None:
     """`--resume`: the game comes from the saved transcript (p2p's restore reads it; the card
-    data is that game's), and a --game that says otherwise is one line."""
+    data is that game's), and a --game that says otherwise is one line; this match is
+    finished, so the plan stops there, in one line with its result."""
     from versus.cli.boundary import CommandError
     from versus.cli.host_cmd import plan_host
     from versus.cli.main import build_parser
@@ -86,8 +87,8 @@ async def test_a_saved_match_of_any_game_is_restored_with_its_game(tmp_path, toy
     assert rebuilt.game is TOY and rebuilt.result == result.result
     assert any("saw:" in line for line in rebuilt.log)  # the match so far, told again
     common = ["--resume", mid, "--identity", str(key), "--data-dir", str(tmp_path / "data")]
-    plan = plan_host(build_parser().parse_args(["host", *common]), narrate=True)
-    assert plan.game == TOY.id and plan.session is not None
+    with pytest.raises(CommandError, match="the match is finished, nothing is left to resume"):
+        plan_host(build_parser().parse_args(["host", *common]), narrate=True)
     with pytest.raises(CommandError, match="--game versus42: the saved match is a game of "
                                            "toy-duel"):
         plan_host(build_parser().parse_args(["host", "--game", "versus42", *common]),

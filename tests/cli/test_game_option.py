@@ -184,9 +184,9 @@ def test_demo_plays_the_toy_game_over_loopback_and_verifies(tmp_path, capsys, to
         assert main(["demo", "--game", "toy-duel", "--rule", "sides=4", "--seed", "1d",
                      "--out", str(tmp_path / name)]) == 0
         out = capsys.readouterr().out
-        assert out.startswith("versus demo: toy-duel (4-sided die), random (player 0) vs "
-                              "random (player 1), shared-pool deal, over TCP on 127.0.0.1")
-        assert "  player 0: bet" in out or "  player 0: pass" in out  # its notation
+        assert out.startswith("versus demo: toy-duel (4-sided die), random (player 1) vs "
+                              "random (player 2), shared-pool deal, over TCP on 127.0.0.1")
+        assert "  player 1: bet" in out or "  player 1: pass" in out  # its notation
         assert "result: " in out and "verify: OK:" in out
         report = verify_transcript(_transcript(out).read_bytes())
         assert report.ok and report.summary["rules"]["game"] == "toy-duel"
@@ -255,8 +255,8 @@ def test_play_in_the_line_interface(tmp_path, capsys, monkeypatch, toy) -> None:
     code = main(["play", "--game", "toy-duel", *common])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert out.startswith("versus play: toy-duel, shared-pool, 6-sided die, no clock; you play "
-                          "seat 0 against the random bot")
+    assert out.startswith("versus play: toy-duel, shared-pool, 6-sided die, no clock; you are "
+                          "player 1 against the random bot")
     assert "player 0 bets or passes first" in out  # the game's narration
     assert "your move, one of: bet, pass (or: help, resign, leave)" in out
     assert "not an input: malformed toy-duel input 'hello'" in out

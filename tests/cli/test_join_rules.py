@@ -46,7 +46,7 @@ def test_the_offer_is_shown_and_only_yes_accepts() -> None:
         text = " ".join(out.getvalue().split()) + " "  # the offer wraps at 80 columns
         assert text.startswith("127.0.0.1:4242 offers: versus42, decklist, deck 12, hand 3, "
                                "ordered actions, 5x4 field, 60 turns max, clock 300 s + 2 s; ")
-        assert "you play seat 1" in text and text.endswith("[y/N] ")
+        assert "you are player 2" in text and text.endswith("[y/N] ")
     pool = describe_offer(MatchRules(), 1)
     assert pool.startswith("versus42, shared-pool, ") and "no clock" in pool
     assert "the whole catalogue as the pool" in pool
@@ -71,7 +71,7 @@ def test_headless_join_needs_accept_rules(tmp_path) -> None:
     refused_out = " ".join(refused_out.split())
     assert refused.returncode == 1, refused_err
     assert "the host offers: versus42, decklist, deck 12, hand 3, ordered actions" in refused_out
-    assert "clock 300 s + 2 s" in refused_out and "you play seat 1" in refused_out
+    assert "clock 300 s + 2 s" in refused_out and "you are player 2" in refused_out
     assert len(refused_err.strip().splitlines()) == 1 and "Traceback" not in refused_err
     assert "has not accepted the rules" in refused_err and "--accept-rules" in refused_err
     assert "joined" not in refused_out

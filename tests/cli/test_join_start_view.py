@@ -149,7 +149,7 @@ def differences(out: str) -> list[str]:
 
 
 def _shown_before_the_prompt(out: str) -> None:
-    assert "the match starts from this position (you are player 1):" in out
+    assert "the match starts from this position (you are player 2):" in out
     assert out.index("the match starts from this position") < out.index("[y/N]")
     offer = out.rindex("\n", 0, out.index(" offers: ")) + 1  # the offer's first line
     shown = out[offer:out.index("[y/N]")]

@@ -285,15 +285,16 @@ def _cut_when(link: Link, matches: Path, size: int, seconds: float, deadline: fl
 
 
 def _result_line(output: str) -> str:
-    """`match <id>: seat N wins (how) — you ...` without the per-seat ending."""
+    """`match <id>: player N wins (how) — you ...` without the per-seat ending."""
     line = next(line for line in output.splitlines() if line.startswith("match "))
     return line.rsplit(" — ", 1)[0]
 
 
 def _replayed_result(summary: dict) -> str:
-    """`seat N wins (how` from `versus verify`'s summary, as MatchResult.__str__ starts."""
+    """`player N wins (how` from `versus verify`'s summary (its seat counted from 1), as
+    cli/match_text.py result_text starts."""
     result = summary["result"]
-    who = "no winner" if result["winner"] is None else f"seat {result['winner']} wins"
+    who = "no winner" if result["winner"] is None else f"player {result['winner'] + 1} wins"
     return f"{who} ({result['outcome'] or result['ending']}"  # then ")" or ": detail)"
 
 

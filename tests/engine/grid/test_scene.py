@@ -61,6 +61,8 @@ def _check(s: GridState, seat: int | None, know: Any, names: dict[int, str]) -> 
     for h in hidden:
         assert f"{names[h]} (card {h})" not in words
     assert all(len(line) <= 80 for line in scene_lines(scene, 80))
+    # the marks and the key to the labels: the two status lines a 24-row terminal shows whole
+    assert scene.status[1].startswith("Key: ") and all(len(x) <= 80 for x in scene.status[:2])
     if seat is None:
         assert not YOU.search(words), words
     return scene
@@ -239,6 +241,58 @@ def test_the_board_shows_controller_values_and_handles_turned_for_seat_1() -> No
     public = GRID.scene(s, None, None)
     assert public.board.cell("b3").cards[0].label == f"2:{theirs} WAAKA"  # type: ignore
     assert public.board.cell("b1").shade == "base-1"  # type: ignore[union-attr]
+    # before: "▼7 WAAKA" was said nowhere a player at 80x24 looks; now the first character on
+    # the board, in reading order, is spelled out on the second status line
+    assert sc0.status[0].endswith("You are player 1 (▲), the opponent ▼.")
+    assert sc0.status[1] == (f"Key: ▼{theirs} WAAKA = the opponent's card {theirs}, Water, "
+                             "sides ↑A →A ↓K ←A (A=1 K=13)")
+    assert sc1.status[1] == (f"Key: ▲{theirs} WKAAA = your card {theirs}, a Water character, "
+                             "sides ↑K →A ↓A ←A (A=1 K=13)")  # b1 is hidden from seat 1
+    assert public.status[1].startswith(f"Key: 2:{theirs} WAAKA = player 2's card {theirs}, ")
+    mine_first = GRID.scene(s, 0, know)
+    assert mine_first.status[1].startswith(f"Key: ▼{theirs} ")
+    only_mine = Position()
+    h = only_mine.grid(0, "b1", "arrow", up=False)
+    only_mine.hand(0, "fire9")
+    know = GRID.new_knowledge(0)
+    know.learn(h, "arrow")
+    assert GRID.scene(only_mine.state(), 0, know).status[1] == (
+        f"Key: ▲{h} ~WKAAA = your card {h}, Water, sides ↑K →A ↓A ←A (A=1 K=13); ~ face down")
+
+
+def test_without_a_character_on_the_board_the_key_lists_the_parts_of_a_label() -> None:
+    game = _game({}, b"key")
+    assert scene_of(GRID, game.state, 0, game.knowledge[0]).status[1] == (
+        "Key: ▲ yours ▼ theirs, card number, element W/F/E, sides ↑→↓← (T=10); ? hidden")
+    assert scene_of(GRID, game.state, None, None).status[1] == (
+        "Key: 1:/2: the player, then the card number, element W/F/E, sides ↑→↓←; ? hidden")
+
+
+def test_the_key_to_the_board_is_on_a_terminal_of_80x24() -> None:
+    from tests.cli.screen import client_for, run, ui_session
+
+    async def main() -> None:
+        client = client_for("grid", seed=b"screen")
+        async with ui_session(client, 80, 24) as h:
+            while not any(c.cards and c.cards[0].label[-1] not in "?mpe"  # a character
+                          for c in client.scene().board.cells):
+                await h.my_decision()
+                legal = client.inputs()
+                line = next((x for x in legal if x.startswith("place") and x.endswith(" up")),
+                            legal[0])
+                before = client.decision_key()
+                await h.keys(line + "\r")
+                if h.ui.noted == line:
+                    await h.keys("\r")
+                await h.until(lambda b=before: client.decision_key() != b, "the move")
+            await h.my_decision()
+            screen = await h.screen()
+            key = client.scene().status[1]
+            assert key.startswith("Key: ") and ", sides ↑" in key
+            assert any(row.startswith(key[:60]) for row in screen), "\n".join(screen)
+            await h.finish()
+
+    run(main(), timeout=60)
 
 
 def test_rules_text_is_short_wrapped_and_shows_every_input() -> None:
@@ -248,6 +302,8 @@ def test_rules_text_is_short_wrapped_and_shows_every_input() -> None:
         assert 25 <= len(lines) <= 60 and max(map(len, lines)) <= 78
         for example in ("place 3 b1 down", "use 4", ": end", "free 2", ": pass", "pick 25"):
             assert example in text
+        assert "So ▼24 W3J86 is the opponent's card 24, a Water character with 3 up," in \
+            " ".join(text.split())
 
 
 def test_a_home_base_win_is_said_with_the_card_and_why() -> None:
