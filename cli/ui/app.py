@@ -206,6 +206,23 @@ def common_prefix(lines: list[str]) -> str:
     return prefix if n == len(first) or prefix.endswith(" ") else prefix[:prefix.rfind(" ") + 1]
 
 
+class MenuFloat(Float):
+    """The completion menu's float: at the input's column, its bottom `bottom()` rows above
+    the screen's (prompt-toolkit's Float takes a fixed number; the message's rows vary)."""
+
+    def __init__(self, menu: CompletionsMenu, bottom: Callable[[], int]) -> None:
+        self._bottom = bottom
+        super().__init__(menu, xcursor=True)
+
+    @property  # type: ignore[override]
+    def bottom(self) -> int:
+        return self._bottom()
+
+    @bottom.setter
+    def bottom(self, value: int | None) -> None:
+        pass  # (Float.__init__ sets it; the callable decides)
+
+
 class MatchUI:
     """The Application and its controller for one client."""
 
@@ -331,7 +348,8 @@ class MatchUI:
         menu = CompletionsMenu(max_height=MENU_ROWS, scroll_offset=1)
         menu.content.height = lambda: Dimension(min=1, max=self._menu_rows())  # type: ignore
         return FloatContainer(root, floats=[
-            Float(xcursor=True, ycursor=True, content=menu),
+            MenuFloat(menu, lambda: 1 + self._message_box.best_height(self._cols(), 1,
+                                                                      MESSAGE_ROWS)),
             Float(ConditionalContainer(Frame(
                 Window(WrapControl(self._modal_source), width=self._modal_width,
                        height=self._modal_height, style=self._modal_style)), filter=modal)),
@@ -399,9 +417,9 @@ class MatchUI:
         return Window(self._log_box, height=Dimension(min=1, weight=3))
 
     def _menu_rows(self) -> int:
-        """The completion menu's height: it stands above the input line and covers only the
-        log, the prompt and the message, never the board, the hand or the cursor's cell
-        (the text of the card being completed stays readable)."""
+        """The completion menu's height: it stands on the message line (which says what the
+        Enter key does) and covers only the prompt and the log, never the board, the hand or
+        the cursor's cell (the text of the card being completed stays readable)."""
         cols, rows = self.size()
         if cols < MIN_COLS or rows < MIN_ROWS:
             return MENU_ROWS
@@ -410,7 +428,8 @@ class MatchUI:
             above += sum(self._narrow_heights())
         elif self.scene.board is not None:
             above += 1  # the rule under the board
-        return max(2, min(MENU_ROWS, rows - 1 - above))
+        below = 1 + self._message_box.best_height(cols, 1, MESSAGE_ROWS)  # and the input
+        return max(2, min(MENU_ROWS, rows - below - above))
 
     def _wide_body(self) -> VSplit:
         side = HSplit([
