@@ -13,15 +13,20 @@
 # or a click), the status lines and the other zones as compact lines, our hand (its cards with
 # keys 1-9, the selected card's full text; every card's text in a wide terminal), what stands
 # under the cursor and the inputs it takes, the log (the game's narration of every step; PgUp
-# and PgDn scroll it), the prompt line (what the game asks), a message line (why an input was
-# refused, a warning) and the input line, which Tab-completes the scene's legal inputs (the
-# menu's meta says why a wasteful input wastes: `scene.notes`; entering one asks once more).
+# and PgDn scroll it; what came since the last key press is unread and takes the room it needs
+# until the next one, `_narrow_heights`), the prompt line (what the game asks), a message area
+# of at most two rows (why an input was refused, a warning; a longer one is cut "… (F3)" and
+# goes whole into the log) and the input line, which Tab-completes the scene's legal inputs
+# (the menu's meta says why a wasteful input wastes: `scene.notes`; entering one asks once
+# more). The completion menu stands on the message area and covers the log and the prompt
+# only, never the text of the card being completed (`_menu_rows`).
 # From WIDE_COLS columns the side panel stands beside the board and log; below, everything is
 # stacked. Every text is wrapped at word boundaries into its window (cli/ui/controls.py).
 #
 # Selecting. Enter or Space on an empty line (or a click) selects the cursor's cell or the
 # hand's selected card: its inputs (Cell.inputs / Card.inputs) are offered, one written out in
-# full (Enter plays it), several in the completion menu. ↓ from the board's last row goes into
+# full (Enter plays it), several in the completion menu, where Enter plays the highlighted one
+# (none highlighted on an empty line: it takes the first). ↓ from the board's last row goes into
 # the cards (the hand's, then the other zones' cards that take inputs now: ← → move among
 # them), ↑ back to the board; 1-9 select a hand card at once.
 #
@@ -98,7 +103,8 @@ Keys
   arrows       move the cursor over the board (▶ marks it); ↓ below the last row enters \
 your hand and the cards that take inputs (← → move among them), ↑ goes back
   Enter        on an empty line: select what is under the cursor (its inputs are offered); \
-otherwise play the line (a filter matching one input plays it)
+otherwise play the line (a filter matching one input plays it); with the completion menu \
+open: play its highlighted input (none highlighted, on an empty line: take the first)
   Space        on an empty line: select, like Enter
   1-9          on an empty line: select that card of your hand
   Tab, S-Tab   next / previous completion of the legal inputs
@@ -106,11 +112,13 @@ otherwise play the line (a filter matching one input plays it)
   PgUp, PgDn   scroll the log
   F1           this help and the game's rules (↑/↓, PgUp/PgDn scroll)
   F2           the full text of the card under the cursor; `card REF` any visible card
-  F3           the whole log, every battle and effect with its reason (↑/↓ scroll; it opens
-               at the newest line)
+  F3           the whole log, every battle and effect with its reason, and a message too \
+long for its two rows (↑/↓ scroll; it opens at the newest line)
   Ctrl-C       resign or leave
   Mouse        click a cell or a hand card (select it), or a completion (take it)
 Commands: help (or ?), card REF, resign, leave.
+Log: what happened since your last key press stays on screen whole until the next key (the \
+hand shrinks meanwhile); longer than the screen, its last row says "F3: N more lines".
 Marks: ▶ cursor; a cell writes its shade's word (the colour is its ground); messages: \
 ✖ refused, ⚠ notice, ✔ played. Colours: --theme dark, light or contrast; NO_COLOR=1 turns \
 them off.
