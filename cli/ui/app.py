@@ -83,7 +83,7 @@ from versus.engine.scene import Card, Cell, Scene, Zone
 from ..client import Connection, MatchClient, MatchResult, one_line
 from . import render
 from .bridge import TrioGuest
-from .controls import LogControl, WrapControl
+from .controls import TAIL_LINES, LogControl, WrapControl
 from .theme import chosen_theme, no_color, style_rules
 
 MIN_COLS, MIN_ROWS = 80, 24
@@ -585,30 +585,37 @@ class MatchUI:
                                      selected_text=selected_text)
 
     def log_lines(self) -> list[str]:
-        """The log as the main screen shows it: the client's lines in the UI's words, with the
-        messages too long for the message area where they were said (scrolled up with PgUp:
-        the lines up to there and a note saying so)."""
-        lines = self.whole_log()
+        """The log as the main screen shows it: its last TAIL_LINES lines in the UI's words,
+        with the messages too long for the message area where they were said (scrolled up with
+        PgUp: the lines up to there and a note saying so)."""
+        lines = self._merged_log()
         if self.log_back:
             self.log_back = min(self.log_back, max(0, len(lines) - 1))
             lines = [*lines[:len(lines) - self.log_back],
                      f"(scrolled up {self.log_back} lines: PgDn goes back down)"]
-        return lines
+        return [render.user_words(line) for line in lines[-TAIL_LINES:]]
 
     def whole_log(self) -> list[str]:
-        lines = [render.user_words(line) for line in self.client.log_lines()]
+        """Every line of the log (F3), in the UI's words."""
+        return [render.user_words(line) for line in self._merged_log()]
+
+    def _merged_log(self) -> list[str]:
+        lines = list(self.client.log_lines())  # (a copy: the long messages go in)
         for at, text in reversed(self.ui_log):
             lines.insert(min(at, len(lines)), text)
         return lines
 
+    def _log_count(self) -> int:
+        return len(self.client.log_lines()) + len(self.ui_log)
+
     def unread(self) -> int:
         """How many lines at the log's end came since the last key press (none while the log
         is scrolled up)."""
-        return 0 if self.log_back else max(0, len(self.whole_log()) - self.read_upto)
+        return 0 if self.log_back else max(0, self._log_count() - self.read_upto)
 
     def mark_read(self) -> None:
         """A key was pressed: what the log says now has been on screen."""
-        self.read_upto = len(self.whole_log())
+        self.read_upto = self._log_count()
 
     def _bar_rows(self) -> int:
         """The prompt's and the message's rows below the body."""
