@@ -502,28 +502,29 @@ class MatchUI:
         counted on the log's last row ("F3: N more lines", cli/ui/controls.py)."""
         width = self._cols()
         board = self._board_geometry()[3]
-        room = self._body_rows() - board - LOG_MIN
+        status_full = min(len(self._status_box.wrapped(0, width)), 12)
+        focus_lines = self._focus_box.wrapped(0, width)
+        blank = not any(f[1].strip() for line in focus_lines for f in line)  # (no board)
+        focus_full = 0 if self._in_hand_zone() or blank else min(len(focus_lines), 3)
+        counts = [len(self._hand_box.wrapped(n, width)) for n in range(3)]
         unread = self._log_box.unread_rows(width)
         if unread > LOG_MIN:
             body = self.size()[1] - 2 - self._bar_rows()  # the rows the body really has
-            room = min(room, body - board - unread)
-        status_full = len(self._status_box.wrapped(0, width))
-        status = min(status_full, 2)
-        focus_full = 0 if self._in_hand_zone() else min(
-            len(self._focus_box.wrapped(0, width)), 3)
-        focus = min(focus_full, 1)
-        if status + focus + 1 > room:  # the unread narration needs the rows
-            focus = 0
-            status = min(status, max(1, room - 1))
+            room = min(self._body_rows() - LOG_MIN, body - unread) - board
+            status = min(status_full, max(1, room - 1))
+            hand_room = max(1, room - status)
+            hand = next((c for c in counts if c <= hand_room), min(counts[2], hand_room))
+            return status, hand, min(focus_full, max(0, room - status - hand))
+        room = self._body_rows() - board - LOG_MIN
+        status, focus = min(status_full, 2), min(focus_full, 1)
         hand_room = max(1, room - status - focus)
-        counts = [len(self._hand_box.wrapped(n, width)) for n in range(3)]
-        whole = min(status_full, 12) - status  # a hand form that leaves the status whole
+        whole = status_full - status  # a hand form that leaves the status whole
         hand = next((c for c in counts[:2] if c <= hand_room - whole),
                     next((c for c in counts if c <= hand_room), min(counts[2], hand_room)))
         spare = max(0, room - status - focus - hand)
         grow = min(spare, focus_full - focus)
         focus, spare = focus + grow, spare - grow
-        status += min(spare, max(0, min(status_full, 12) - status))
+        status += min(spare, max(0, status_full - status))
         return status, hand, focus
 
     # --- text of the windows ----------------------------------------------------------------

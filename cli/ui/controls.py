@@ -126,8 +126,9 @@ def _drop_final_blank(lines: list[StyleAndTextTuples]) -> list[StyleAndTextTuple
 def _ellipsis_end(line: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
     """The line with "…" at its end (within `width`): more text follows that is not shown."""
     text = "".join(f[1] for f in line)
-    if len(text) < width:
-        return [*line, ("class:dim", "…")]
+    mark = " …" if text.endswith("…") else "…"  # (after a cut label: not "……")
+    if len(text) + len(mark) <= width:
+        return [*line, ("class:dim", mark)]
     keep = len(ellipsize(text, width)) - 1
     out: StyleAndTextTuples = []
     for f in line:
