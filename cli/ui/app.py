@@ -92,7 +92,6 @@ LOG_MIN = 3  # the stacked layout keeps at least these log lines
 MESSAGE_ROWS = 2  # a longer message is cut (MORE) and goes whole to the log
 MORE = "… (F3)"
 MENU_ROWS = 10  # the completion menu's most rows (fewer where it would cover the cards)
-MAX_UI_LOG = 200  # long messages kept for the log
 REFRESH_SECONDS = 0.5  # clocks and the resume countdown tick without any event
 INPUT_GRACE = 0.5  # s: a line begun sooner after a change was typed for the decision before
 HINT = ("class:dim", "F1 rules & keys · F2 card · F3 log · Tab completes · Ctrl-C quits")
@@ -611,7 +610,8 @@ class MatchUI:
 
     def unread(self) -> int:
         """How many lines at the log's end came since the last key press (none while the log
-        is scrolled up)."""
+        is scrolled up). Counted by length: a client log trimmed at its cap (cli/client.py
+        MAX_LOG_LINES, far beyond a game's length) counts none, and the log is its tail."""
         return 0 if self.log_back else max(0, self._log_count() - self.read_upto)
 
     def mark_read(self) -> None:
@@ -1011,7 +1011,6 @@ class MatchUI:
         self.message_for = None if kind == "ok" else self.current_decision().key
         if render.rows_of([self._message_fragment()], self._cols()) > MESSAGE_ROWS:
             self.ui_log.append((len(self.client.log_lines()), self._message_fragment()[1]))
-            del self.ui_log[:-MAX_UI_LOG]
         self.app.invalidate()
 
     def on_change(self) -> None:
