@@ -110,7 +110,8 @@ def test_the_narration_of_a_battle_is_on_screen_whole_without_a_key(game: str, c
                                                                      rows: int) -> None:
     """After the input that fought a battle (and the opponent's replies), every line of
     what was narrated since that Enter is on the main screen, whole, with no key pressed
-    (before: the log showed its last 2-3 lines; a battle told in 4-12 lines scrolled away)."""
+    (before: at 80x24 the log showed its last 2-3 lines; a battle told in 4-12 lines
+    scrolled away. At 120x40 the log's column had the room already: a guard there)."""
     prefer, words = BATTLES[game]
 
     async def main() -> None:
