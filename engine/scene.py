@@ -196,6 +196,13 @@ class Scene:
         return next((z for z in self.zones if z.hand), None)
 
 
+def fit_label(text: str, width: int) -> str:
+    """`text` as a label of at most `width` characters: cut, it ends with "…" (a cut name
+    never reads as a whole one: "Plated Harn…", never "Plated Harne"). Every game's scene
+    cuts its card labels here."""
+    return text if len(text) <= width else text[:max(0, width - 1)].rstrip(" …") + "…"
+
+
 def player_name(player: int | None, seat: int | None) -> str:
     """How a scene names `player` to `seat`: "you"/"the opponent" for a seat, "player N"
     (counted from 1) for the public; "nobody" for None."""
@@ -316,5 +323,5 @@ def scene_lines(scene: Scene, width: int = 80) -> list[str]:
 
 
 __all__ = ["Board", "Card", "Cell", "Face", "Scene", "SceneError", "Zone", "board_lines",
-           "card_lines", "player_name", "possessive", "scene_lines", "shade_letters",
+           "card_lines", "fit_label", "player_name", "possessive", "scene_lines", "shade_letters",
            "zone_lines"]

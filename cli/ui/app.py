@@ -13,15 +13,20 @@
 # or a click), the status lines and the other zones as compact lines, our hand (its cards with
 # keys 1-9, the selected card's full text; every card's text in a wide terminal), what stands
 # under the cursor and the inputs it takes, the log (the game's narration of every step; PgUp
-# and PgDn scroll it), the prompt line (what the game asks), a message line (why an input was
-# refused, a warning) and the input line, which Tab-completes the scene's legal inputs (the
-# menu's meta says why a wasteful input wastes: `scene.notes`; entering one asks once more).
+# and PgDn scroll it; what came since the last key press is unread and takes the room it needs
+# until the next one, `_narrow_heights`), the prompt line (what the game asks), a message area
+# of at most two rows (why an input was refused, a warning; a longer one is cut "… (F3)" and
+# goes whole into the log) and the input line, which Tab-completes the scene's legal inputs
+# (the menu's meta says why a wasteful input wastes: `scene.notes`; entering one asks once
+# more). The completion menu stands on the message area and covers the log and the prompt
+# only, never the text of the card being completed (`_menu_rows`).
 # From WIDE_COLS columns the side panel stands beside the board and log; below, everything is
 # stacked. Every text is wrapped at word boundaries into its window (cli/ui/controls.py).
 #
 # Selecting. Enter or Space on an empty line (or a click) selects the cursor's cell or the
 # hand's selected card: its inputs (Cell.inputs / Card.inputs) are offered, one written out in
-# full (Enter plays it), several in the completion menu. ↓ from the board's last row goes into
+# full (Enter plays it), several in the completion menu, where Enter plays the highlighted one
+# (none highlighted on an empty line: it takes the first). ↓ from the board's last row goes into
 # the cards (the hand's, then the other zones' cards that take inputs now: ← → move among
 # them), ↑ back to the board; 1-9 select a hand card at once.
 #
@@ -68,7 +73,6 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
@@ -79,12 +83,15 @@ from versus.engine.scene import Card, Cell, Scene, Zone
 from ..client import Connection, MatchClient, MatchResult, one_line
 from . import render
 from .bridge import TrioGuest
-from .controls import WrapControl
+from .controls import TAIL_LINES, LogControl, WrapControl
 from .theme import chosen_theme, no_color, style_rules
 
 MIN_COLS, MIN_ROWS = 80, 24
 WIDE_COLS = 120  # from here the side panel (status, zones, hand with every text) sits beside
 LOG_MIN = 3  # the stacked layout keeps at least these log lines
+MESSAGE_ROWS = 2  # a longer message is cut (MORE) and goes whole to the log
+MORE = "… (F3)"
+MENU_ROWS = 10  # the completion menu's most rows (fewer where it would cover the cards)
 REFRESH_SECONDS = 0.5  # clocks and the resume countdown tick without any event
 INPUT_GRACE = 0.5  # s: a line begun sooner after a change was typed for the decision before
 HINT = ("class:dim", "F1 rules & keys · F2 card · F3 log · Tab completes · Ctrl-C quits")
@@ -95,7 +102,8 @@ Keys
   arrows       move the cursor over the board (▶ marks it); ↓ below the last row enters \
 your hand and the cards that take inputs (← → move among them), ↑ goes back
   Enter        on an empty line: select what is under the cursor (its inputs are offered); \
-otherwise play the line (a filter matching one input plays it)
+otherwise play the line (a filter matching one input plays it); with the completion menu \
+open: play its highlighted input (none highlighted, on an empty line: take the first)
   Space        on an empty line: select, like Enter
   1-9          on an empty line: select that card of your hand
   Tab, S-Tab   next / previous completion of the legal inputs
@@ -103,11 +111,13 @@ otherwise play the line (a filter matching one input plays it)
   PgUp, PgDn   scroll the log
   F1           this help and the game's rules (↑/↓, PgUp/PgDn scroll)
   F2           the full text of the card under the cursor; `card REF` any visible card
-  F3           the whole log, every battle and effect with its reason (↑/↓ scroll; it opens
-               at the newest line)
+  F3           the whole log, every battle and effect with its reason, and a message too \
+long for its two rows (↑/↓ scroll; it opens at the newest line)
   Ctrl-C       resign or leave
   Mouse        click a cell or a hand card (select it), or a completion (take it)
 Commands: help (or ?), card REF, resign, leave.
+Log: what happened since your last key press stays on screen whole until the next key (the \
+hand shrinks meanwhile); longer than the screen, its last row says "F3: N more lines".
 Marks: ▶ cursor; a cell writes its shade's word (the colour is its ground); messages: \
 ✖ refused, ⚠ notice, ✔ played. Colours: --theme dark, light or contrast; NO_COLOR=1 turns \
 them off.
@@ -203,6 +213,23 @@ def common_prefix(lines: list[str]) -> str:
     return prefix if n == len(first) or prefix.endswith(" ") else prefix[:prefix.rfind(" ") + 1]
 
 
+class MenuFloat(Float):
+    """The completion menu's float: at the input's column, its bottom `bottom()` rows above
+    the screen's (prompt-toolkit's Float takes a fixed number; the message's rows vary)."""
+
+    def __init__(self, menu: CompletionsMenu, bottom: Callable[[], int]) -> None:
+        self._bottom = bottom
+        super().__init__(menu, xcursor=True)
+
+    @property  # type: ignore[override]
+    def bottom(self) -> int:
+        return self._bottom()
+
+    @bottom.setter
+    def bottom(self, value: int | None) -> None:
+        pass  # (Float.__init__ sets it; the callable decides)
+
+
 class MatchUI:
     """The Application and its controller for one client."""
 
@@ -227,6 +254,9 @@ class MatchUI:
         self.offered_line = ""
         self.noted = ""  # a wasteful input already warned about once (Enter again plays it)
         self._placed = False  # the cursor starts on our side once the board exists
+        self.ui_log: list[tuple[int, str]] = []  # (client log lines before it, a long message)
+        self.read_upto = 0  # the log lines before this one were on screen at a key press
+        self.mark_read()  # (what the log held before the UI opened is not news)
         self.note_decision()
         self.input_buffer = Buffer(
             name="input", multiline=False, completer=InputCompleter(self),
@@ -242,6 +272,7 @@ class MatchUI:
             full_screen=True, mouse_support=True, refresh_interval=REFRESH_SECONDS,
             input=input, output=output)
         self.app.ttimeoutlen = 0.05  # a lone Escape acts at once (not taken as a Meta prefix)
+        self.app.key_processor.before_key_press += lambda _: self.mark_read()
 
     # --- what is shown ----------------------------------------------------------------------
     def size(self) -> tuple[int, int]:
@@ -299,11 +330,16 @@ class MatchUI:
     # --- layout -----------------------------------------------------------------------------
     def _build_root(self) -> FloatContainer:
         big = Condition(lambda: self.size()[0] >= MIN_COLS and self.size()[1] >= MIN_ROWS)
-        self.input_window = Window(
-            BufferControl(self.input_buffer, input_processors=[
-                BeforeInput(lambda: [("class:input-prompt", "> ")])]),
-            height=1)
+        # the "> " is a window of its own: a long line scrolls, the prompt mark stays
+        self.input_window = Window(BufferControl(self.input_buffer), height=1)
+        input_line = VSplit([
+            Window(FormattedTextControl([("class:input-prompt", "> ")]), width=2, height=1),
+            self.input_window])
         small_note = Window(WrapControl(lambda w: self._small_note()))
+        self._log_box = LogControl(self.log_lines, self.unread)
+        self._prompt_box = WrapControl(lambda w: self._prompt_line(),
+                                       lambda w: self._prompt_line(short=True))
+        self._message_box = WrapControl(lambda w: [self._message_fragment()], self._message_cut)
         wide, boardless, narrow = self._wide_body(), self._wide_boardless(), self._narrow_body()
         body = DynamicContainer(lambda: narrow if not self.wide else
                                 wide if self.scene.board is not None else boardless)
@@ -311,15 +347,16 @@ class MatchUI:
             Window(FormattedTextControl(self._header), height=1, style="class:header"),
             ConditionalContainer(body, filter=big),
             ConditionalContainer(small_note, filter=~big),
-            self._fitted(WrapControl(lambda w: self._prompt_line(),
-                                     lambda w: self._prompt_line(short=True)), self._cols, 1, 2),
-            self._fitted(WrapControl(lambda w: [self._message_fragment()]), self._cols, 1, 2),
-            self.input_window,
+            self._fitted(self._prompt_box, self._cols, 1, 2),
+            self._fitted(self._message_box, self._cols, 1, MESSAGE_ROWS),
+            input_line,
         ])
         modal = Condition(lambda: self.mode is not Mode.PLAY)
+        menu = CompletionsMenu(max_height=MENU_ROWS, scroll_offset=1)
+        menu.content.height = lambda: Dimension(min=1, max=self._menu_rows())  # type: ignore
         return FloatContainer(root, floats=[
-            Float(xcursor=True, ycursor=True,
-                  content=CompletionsMenu(max_height=10, scroll_offset=1)),
+            MenuFloat(menu, lambda: 1 + self._message_box.best_height(self._cols(), 1,
+                                                                      MESSAGE_ROWS)),
             Float(ConditionalContainer(Frame(
                 Window(WrapControl(self._modal_source), width=self._modal_width,
                        height=self._modal_height, style=self._modal_style)), filter=modal)),
@@ -384,8 +421,22 @@ class MatchUI:
         return max(1, self.size()[0] - self._left_width() - 1)
 
     def _log_window(self) -> Window:
-        return Window(WrapControl(lambda w: self._log_text(), tail=True),
-                      height=Dimension(min=1, weight=3))
+        return Window(self._log_box, height=Dimension(min=1, weight=3))
+
+    def _menu_rows(self) -> int:
+        """The completion menu's height: it stands on the message line (which says what the
+        Enter key does) and covers only the prompt and the log, never the board, the hand or
+        the cursor's cell (the text of the card being completed stays readable)."""
+        cols, rows = self.size()
+        if cols < MIN_COLS or rows < MIN_ROWS:
+            return MENU_ROWS
+        above = 1 + self._board_geometry()[3]  # the header and the board
+        if not self.wide:
+            above += sum(self._narrow_heights())
+        elif self.scene.board is not None:
+            above += 1  # the rule under the board
+        below = 1 + self._message_box.best_height(cols, 1, MESSAGE_ROWS)  # and the input
+        return max(2, min(MENU_ROWS, rows - below - above))
 
     def _wide_body(self) -> VSplit:
         side = HSplit([
@@ -441,23 +492,38 @@ class MatchUI:
 
     def _narrow_heights(self) -> tuple[int, int, int]:
         """(status, hand, cursor cell) lines of the stacked layout; the log takes the rest.
-        In the hand, the cursor's cell is not shown (the offered inputs are in the menu)."""
+        In the hand, the cursor's cell is not shown (the offered inputs are in the menu).
+
+        Unread narration (what happened since the last key press: our input's and the
+        opponent's) is what the player must read now, so until the next key press the log
+        takes the rows it needs from the cursor's cell first (down to none), then the hand
+        (down to one line), then the status (down to one line); what still does not fit is
+        counted on the log's last row ("F3: N more lines", cli/ui/controls.py)."""
         width = self._cols()
-        room = self._body_rows() - self._board_geometry()[3] - LOG_MIN
-        status_full = len(self._status_box.wrapped(0, width))
-        status = min(status_full, 2)
-        focus_full = 0 if self._in_hand_zone() else min(
-            len(self._focus_box.wrapped(0, width)), 3)
-        focus = min(focus_full, 1)
-        hand_room = max(1, room - status - focus)
+        board = self._board_geometry()[3]
+        status_full = min(len(self._status_box.wrapped(0, width)), 12)
+        focus_lines = self._focus_box.wrapped(0, width)
+        blank = not any(f[1].strip() for line in focus_lines for f in line)  # (no board)
+        focus_full = 0 if self._in_hand_zone() or blank else min(len(focus_lines), 3)
         counts = [len(self._hand_box.wrapped(n, width)) for n in range(3)]
-        whole = min(status_full, 12) - status  # a hand form that leaves the status whole
+        unread = self._log_box.unread_rows(width)
+        if unread > LOG_MIN:
+            body = self.size()[1] - 2 - self._bar_rows()  # the rows the body really has
+            room = min(self._body_rows() - LOG_MIN, body - unread) - board
+            status = min(status_full, max(1, room - 1))
+            hand_room = max(1, room - status)
+            hand = next((c for c in counts if c <= hand_room), min(counts[2], hand_room))
+            return status, hand, min(focus_full, max(0, room - status - hand))
+        room = self._body_rows() - board - LOG_MIN
+        status, focus = min(status_full, 2), min(focus_full, 1)
+        hand_room = max(1, room - status - focus)
+        whole = status_full - status  # a hand form that leaves the status whole
         hand = next((c for c in counts[:2] if c <= hand_room - whole),
                     next((c for c in counts if c <= hand_room), min(counts[2], hand_room)))
         spare = max(0, room - status - focus - hand)
         grow = min(spare, focus_full - focus)
         focus, spare = focus + grow, spare - grow
-        status += min(spare, max(0, min(status_full, 12) - status))
+        status += min(spare, max(0, status_full - status))
         return status, hand, focus
 
     # --- text of the windows ----------------------------------------------------------------
@@ -518,13 +584,45 @@ class MatchUI:
         return render.hand_fragments(hand, selected, with_text, click=self.click_hand,
                                      selected_text=selected_text)
 
-    def _log_text(self) -> StyleAndTextTuples:
-        lines = self.client.log_lines()
+    def log_lines(self) -> list[str]:
+        """The log as the main screen shows it: its last TAIL_LINES lines in the UI's words,
+        with the messages too long for the message area where they were said (scrolled up with
+        PgUp: the lines up to there and a note saying so)."""
+        lines = self._merged_log()
         if self.log_back:
             self.log_back = min(self.log_back, max(0, len(lines) - 1))
             lines = [*lines[:len(lines) - self.log_back],
                      f"(scrolled up {self.log_back} lines: PgDn goes back down)"]
-        return [("class:log", "\n".join(render.user_words(line) for line in lines[-150:]))]
+        return [render.user_words(line) for line in lines[-TAIL_LINES:]]
+
+    def whole_log(self) -> list[str]:
+        """Every line of the log (F3), in the UI's words."""
+        return [render.user_words(line) for line in self._merged_log()]
+
+    def _merged_log(self) -> list[str]:
+        lines = list(self.client.log_lines())  # (a copy: the long messages go in)
+        for at, text in reversed(self.ui_log):
+            lines.insert(min(at, len(lines)), text)
+        return lines
+
+    def _log_count(self) -> int:
+        return len(self.client.log_lines()) + len(self.ui_log)
+
+    def unread(self) -> int:
+        """How many lines at the log's end came since the last key press (none while the log
+        is scrolled up). Counted by length: a client log trimmed at its cap (cli/client.py
+        MAX_LOG_LINES, far beyond a game's length) counts none, and the log is its tail."""
+        return 0 if self.log_back else max(0, self._log_count() - self.read_upto)
+
+    def mark_read(self) -> None:
+        """A key was pressed: what the log says now has been on screen."""
+        self.read_upto = self._log_count()
+
+    def _bar_rows(self) -> int:
+        """The prompt's and the message's rows below the body."""
+        cols = self._cols()
+        return (self._prompt_box.best_height(cols, 1, 2)
+                + self._message_box.best_height(cols, 1, MESSAGE_ROWS))
 
     def _prompt_line(self, short: bool = False) -> StyleAndTextTuples:
         """What the game asks (`short`: without the count of legal inputs, when the whole
@@ -553,6 +651,20 @@ class MatchUI:
     def _message_fragment(self) -> tuple[str, str]:
         style, text = self.message
         return style, render.MESSAGE_MARKS.get(style, "") + text
+
+    def _message_cut(self, width: int) -> StyleAndTextTuples:
+        """The message cut at a word to MESSAGE_ROWS rows, ending "… (F3)": `say` put the
+        whole of it in the log."""
+        style, text = self._message_fragment()
+        if render.rows_of([(style, text)], width) <= MESSAGE_ROWS:
+            return [(style, text)]
+        words = text.split(" ")
+        while len(words) > 1:
+            words.pop()
+            cut = " ".join(words).rstrip(" ,;:") + MORE
+            if render.rows_of([(style, cut)], width) <= MESSAGE_ROWS:
+                return [(style, cut)]
+        return [(style, render.ellipsize(text, max(1, width - len(MORE))) + MORE)]
 
     def _small_note(self) -> StyleAndTextTuples:
         cols, rows = self.size()
@@ -585,7 +697,7 @@ class MatchUI:
             return [("class:title", "Rules\n"), ("", self.client.rules_text().rstrip("\n")),
                     ("", "\n\n"), ("", KEYS_HELP.rstrip("\n"))]
         if self.mode is Mode.LOG:
-            lines = self.client.log_lines() or ["(nothing has happened yet)"]
+            lines = self.whole_log() or ["(nothing has happened yet)"]
             return [("class:title", "Log (oldest first)\n"),
                     ("", "\n".join(lines))]
         if self.mode is Mode.CARD:
@@ -718,7 +830,12 @@ class MatchUI:
             buf = self.input_buffer
             state = buf.complete_state
             if state is not None and state.current_completion is not None:
-                buf.apply_completion(state.current_completion)
+                buf.apply_completion(state.current_completion)  # a legal input: played
+                self.enter_line(buf.text)
+                return
+            if state is not None and state.completions and buf.text.strip() == "":
+                buf.go_to_completion(0)  # nothing picked yet: the first, Enter again plays
+                self.say("info", f"Enter plays {buf.text}; ↑/↓ picks another")
                 return
             if buf.text.strip() == "":
                 self.select()
@@ -890,8 +1007,10 @@ class MatchUI:
     def say(self, kind: str, text: str) -> None:
         """Put `text` on the message line. A refusal, a warning or a hint is about the current
         decision and goes when it changes; what was played stays until the next message."""
-        self.message = (f"class:{kind}", one_line(render.user_words(text), 200))
+        self.message = (f"class:{kind}", one_line(render.user_words(text), 10_000))
         self.message_for = None if kind == "ok" else self.current_decision().key
+        if render.rows_of([self._message_fragment()], self._cols()) > MESSAGE_ROWS:
+            self.ui_log.append((len(self.client.log_lines()), self._message_fragment()[1]))
         self.app.invalidate()
 
     def on_change(self) -> None:

@@ -13,6 +13,11 @@
 # other box its first lines with "…" at the end of the last one shown, so a cut is never
 # silent. Mouse handlers in the fragments keep working: the control maps clicks on the lines
 # it actually shows.
+#
+# The log (`LogControl`) is a tail control that also knows which of its lines are unread (came
+# since the player's last key press): those are what just happened, so they are shown from
+# their first line, and when they do not all fit, the last row says how many more F3 shows
+# (a battle never scrolls away half read, and never silently).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -121,8 +126,9 @@ def _drop_final_blank(lines: list[StyleAndTextTuples]) -> list[StyleAndTextTuple
 def _ellipsis_end(line: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
     """The line with "…" at its end (within `width`): more text follows that is not shown."""
     text = "".join(f[1] for f in line)
-    if len(text) < width:
-        return [*line, ("class:dim", "…")]
+    mark = " …" if text.endswith("…") else "…"  # (after a cut label: not "……")
+    if len(text) + len(mark) <= width:
+        return [*line, ("class:dim", mark)]
     keep = len(ellipsize(text, width)) - 1
     out: StyleAndTextTuples = []
     for f in line:
@@ -131,3 +137,44 @@ def _ellipsis_end(line: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
         out.append((f[0], f[1][:keep], *f[2:]))  # type: ignore[arg-type]
         keep -= len(f[1])
     return [*out, ("class:dim", "…")]
+
+
+class LogControl(WrapControl):
+    """The log's newest lines, its unread ones whole or counted (see the module comment).
+    `log()`: every line, oldest first; `unread()`: how many at its end are unread."""
+
+    def __init__(self, log: Callable[[], list[str]], unread: Callable[[], int]) -> None:
+        self.log, self.unread = log, unread
+        self._unread_cache: dict[tuple[int, int, int], list[list[StyleAndTextTuples]]] = {}
+        super().__init__(lambda w: [("class:log", "\n".join(self.log()[-TAIL_LINES:]))],
+                         tail=True)
+
+    def unread_lines(self, width: int) -> list[list[StyleAndTextTuples]]:
+        """The rows of each unread line, oldest first."""
+        count = min(self.unread(), TAIL_LINES)
+        key = (_redraw(), count, width)
+        if key not in self._unread_cache:
+            if len(self._unread_cache) > 32:
+                self._unread_cache.clear()
+            lines = self.log()[-count:] if count else []
+            self._unread_cache[key] = [_drop_final_blank(list(split_lines(wrap_fragments(
+                [("class:log", line)], width)))) for line in lines]
+        return self._unread_cache[key]
+
+    def unread_rows(self, width: int) -> int:
+        """How many rows the unread lines take at `width`."""
+        return sum(len(rows) for rows in self.unread_lines(width))
+
+    def lines(self, width: int, height: int | None = None) -> list[StyleAndTextTuples]:
+        per_line = self.unread_lines(width)
+        if height is None or height <= 0 or sum(len(r) for r in per_line) <= height:
+            return super().lines(width, height)  # the unread lines are the tail's last ones
+        shown: list[StyleAndTextTuples] = []
+        whole = 0
+        for rows in per_line:
+            if len(shown) + len(rows) > height - 1:
+                break
+            shown += rows
+            whole += 1
+        more = len(per_line) - whole
+        return [*shown, [("class:warn", f"F3: {more} more line{'s' if more != 1 else ''}")]]

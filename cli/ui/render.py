@@ -40,7 +40,7 @@ def ellipsize(text: str, width: int) -> str:
     """`text` cut to `width` characters with a final "…" when it is longer."""
     if len(text) <= width:
         return text
-    return text[: max(0, width - 1)].rstrip() + "…" if width > 0 else ""
+    return text[: max(0, width - 1)].rstrip(" …") + "…" if width > 0 else ""
 
 
 def on_click(action: Click) -> Callable[[MouseEvent], object]:
@@ -116,6 +116,12 @@ def wrap_fragments(fragments: Fragments, width: int) -> Fragments:
             out.append(("", "\n"))
         out += _wrap_line(list(line), width)
     return out
+
+
+def rows_of(fragments: Fragments, width: int) -> int:
+    """How many rows `fragments` take wrapped to `width` (a final newline makes none)."""
+    text = "".join(f[1] for f in wrap_fragments(fragments, width))
+    return len(text.rstrip("\n").split("\n")) if text.strip("\n") else 1
 
 
 Char = tuple[str, str, object]  # (style, one character, mouse handler or None)
@@ -434,8 +440,9 @@ def cell_fragments(cell: Cell, with_text: bool = True) -> Fragments:
     for card in cell.cards:
         if with_text:
             out += card_fragments(card)
-        else:
-            out.append(("", f"  {card.ref}: {card_entry(card)}\n"))
+        else:  # its marks too: a number on the board ("4+1") is explained there
+            marks = f" [{', '.join(card.status)}]" if card.status else ""
+            out += [("", f"  {card.ref}: {card_entry(card)}"), ("class:dim", f"{marks}\n")]
     return out
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scene import Board, Card, Cell, Face, Scene, Zone
+from ..scene import Board, Card, Cell, Face, Scene, Zone, fit_label
 from . import engine as E
 from .cards import Catalogue
 from .rules import Rules
@@ -70,7 +70,7 @@ class _Build:
         else:
             mark = "▲" if owner == E.PLAYER else "▼"
         room = LABEL - len(mark) - (len(power) + 1 if power else 0)
-        name = face.name if len(face.name) <= room else face.name[:room - 1] + "…"  # cut, said
+        name = fit_label(face.name, room)
         label = mark + name + (f" {power}" if power else "")
         return Card(str(h), label, face, owner, (), inputs or self.naming(h))
 

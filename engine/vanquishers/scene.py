@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api import Finished
-from ..scene import Card, Face, Scene, Zone, possessive
+from ..scene import Card, Face, Scene, Zone, fit_label, possessive
 from .cards import Card as CardData
 from .cards import CardType, Effect, Subtype
 from .cards import rules_text as card_text
@@ -226,7 +226,7 @@ def _card(s: State, h: int, know: Knowledge, seat: int | None, by_handle: dict[i
     inputs = tuple(by_handle.get(h, ()))
     if card is None:
         return Card(str(h), "?", None, s.owner(h), status, inputs)
-    return Card(str(h), card.name[:_LABEL], face(card), s.owner(h), status, inputs)
+    return Card(str(h), fit_label(card.name, _LABEL), face(card), s.owner(h), status, inputs)
 
 
 def _side_zones(view: View, q: int, seat: int | None, by_handle: dict[int, list[str]]
@@ -241,12 +241,13 @@ def _side_zones(view: View, q: int, seat: int | None, by_handle: dict[int, list[
 
     hero = s.hero(q)
     own = tuple(by_handle.get(-1, ())) if q == seat else ()  # recover, vtrigger: the hero's
-    heroes = [Card(f"hero{q}", hero.name[:_LABEL], face(hero), q,
+    heroes = [Card(f"hero{q}", fit_label(hero.name, _LABEL), face(hero), q,
                    ("V-Trigger active",) if s.sides[q][S.VT] else (), own)]
     ec = w.eclass(q)
     board = s.handles(q, Where.BOARD)
     if ec is not None and not any(s.public_card(h) == ec for h in board):
-        heroes.append(Card(f"class{q}", ec.name[:_LABEL], face(ec), q, ("starting class",)))
+        heroes.append(Card(f"class{q}", fit_label(ec.name, _LABEL), face(ec), q,
+                           ("starting class",)))
     gear, abilities = [], []
     for h in board:
         c = s.public_card(h)

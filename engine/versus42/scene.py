@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..scene import Board, Card, Cell, Face, Scene, Zone, player_name, possessive
+from ..scene import Board, Card, Cell, Face, Scene, Zone, fit_label, player_name, possessive
 from .actions import Action, ActionKind, format_input
 from .catalogue import Catalogue
 from .decisions import (
@@ -129,7 +129,7 @@ def card_label(prefix: str, name: str | None, stats: str) -> str:
     room = LABEL_MAX - len(prefix) - len(stats) - 1
     word = name or "?"
     if len(word) > room:
-        word = word[:max(1, room - 1)] + "…" if room > 1 else word[:max(room, 0)]
+        word = fit_label(word, room) if room > 1 else word[:max(room, 0)]
     return f"{prefix}{word} {stats}" if word else f"{prefix}{stats}"[:LABEL_MAX]
 
 
@@ -142,7 +142,7 @@ def _field_card(view: PlayerView, cat: Catalogue, seat: int | None, fc: FieldCar
     state = view.public_state
     status = ["recto" if fc.recto else "verso", f"on {fc.area}"]
     if fc.card_id is not None:
-        status.append(f"Strength {strength}")
+        status.append(f"Strength {strength}{_bonus_words(state, cat, fc)}")
     if fc.level:
         absorbed = ", ".join(cat[state.public_id(x)].name if state.public_id(x) else "?"
                              for x in state.stack[fc.handle])
@@ -153,6 +153,26 @@ def _field_card(view: PlayerView, cat: Catalogue, seat: int | None, fc: FieldCar
             or (a.kind is ActionKind.PICK and a.handle == fc.handle)]
     return Card(str(fc.handle), card_label(owner_prefix(fc.owner, seat), name, stats),
                 _face(cat, fc.card_id), fc.owner, tuple(status), tuple(mine))
+
+
+def _bonus_words(state: State, cat: Catalogue, fc: FieldCard) -> str:
+    """Where the "+1" of a Strength written "4+1" comes from, said beside it (the focus line
+    of the cursor's cell shows a card's marks): the tile (§1.9: +1 to a recto Light card on
+    White, a recto Dark card on Black), an Increase, the Passives; "" without a bonus."""
+    assert fc.card_id is not None and fc.strength is not None
+    card = cat[fc.card_id]
+    if fc.strength == card.strength:
+        return ""
+    tile = Tile(state.tiles[state.geom.names.index(fc.area)])
+    energy = card.energy_name.lower()
+    on_tile = fc.recto and (tile, energy) in ((Tile.WHITE, "light"), (Tile.BLACK, "dark"))
+    increase = state.temp[fc.handle]
+    rest = fc.strength - card.strength - int(on_tile) - increase
+    parts = ([f"+1 {TILE_WORDS[tile].capitalize()} tile (recto {energy.capitalize()} card)"]
+             if on_tile else [])
+    parts += [f"{increase:+d} Increase"] if increase else []
+    parts += [f"{rest:+d} Passive"] if rest else []
+    return f" = printed {card.strength} " + ", ".join(parts)
 
 
 def _face(cat: Catalogue, card_id: str | None) -> Face | None:
@@ -317,7 +337,8 @@ are turned recto; the weaker current Strength is destroyed and, if an enemy, abs
 under the stronger; equal Strengths destroy both. A destroyed card's owner draws.
 
 Strength: printed, +1 for a recto Light card on White or a recto Dark card on Black,
-plus Increases and Passives (the board writes 4+1). Only recto cards' abilities work.
+plus Increases and Passives. The board writes 4+1: printed 4, bonus +1 (the cursor's
+cell says where the bonus comes from). Only recto cards' abilities work.
 Absorbed cards: level 1 uses their Actives (activate b2/1), level 2 resists Passives,
 level 3 resists Actives, level 4 wins the game at once.
 
