@@ -38,7 +38,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ..api import DecisionKind, Finished, Pending
-from ..scene import Board, Card, Cell, Face, Scene, Zone
+from ..scene import Board, Card, Cell, Face, Scene, Zone, fit_label
 from .cards import Card as CardData
 from .cards import Kind, Op, Use
 from .narrate import FIZZLES, card_name, result_text, who, whose
@@ -243,10 +243,10 @@ class _Builder:
         graves = [(None, "the shared graveyard", v.graveyards[0])] if s.rules.shared else \
             [(p, f"{whose(p, seat)} graveyard", v.graveyards[p]) for p in players]
         for p, name, grave in graves:
-            cards = tuple(Card(str(h), self.card_data(cid).name[:12],
+            cards = tuple(Card(str(h), fit_label(self.card_data(cid).name, 12),
                                face_of(self.card_data(cid)), p) for h, cid in grave)
             out.append(Zone(name, p, cards))
-        mods = tuple(Card(str(h), self.card_data(cid).name[:12],
+        mods = tuple(Card(str(h), fit_label(self.card_data(cid).name, 12),
                           face_of(self.card_data(cid)), s.ctrl[h]) for h, cid in v.modifiers)
         out.append(Zone("modifiers in play", None, mods))
         return tuple(out)
@@ -256,7 +256,7 @@ class _Builder:
             return Card(str(h), "?", None, p)
         data = self.card_data(cid)
         status = ("public",) if self.s.ident[h] >= 0 else ()
-        return Card(str(h), data.name[:12], face_of(data), p, status, self.card_inputs(h))
+        return Card(str(h), fit_label(data.name, 12), face_of(data), p, status, self.card_inputs(h))
 
     # --- words -----------------------------------------------------------------------------
     def status(self) -> tuple[str, ...]:
