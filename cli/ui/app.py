@@ -727,7 +727,7 @@ class MatchUI:
             out += [*line, ("", "\n")]
         last = min(len(lines), self.modal_top + shown)
         scroll = "↑/↓ PgUp/PgDn scroll · " if shown < len(lines) else ""
-        closes = ("Enter or q closes" if self.mode is Mode.GAME_OVER
+        closes = ("F3 the whole log · Enter or q closes" if self.mode is Mode.GAME_OVER
                   else "Esc or q closes")
         out.append(("class:title", f"{scroll}{closes} · lines {self.modal_top + 1}–{last} of "
                                    f"{len(lines)}"))
@@ -785,7 +785,8 @@ class MatchUI:
         @kb.add("f3", filter=reading)
         @kb.add("q", filter=reading)
         def _(event: KeyPressEvent) -> None:
-            self.mode = Mode.PLAY
+            # After the end the game-over box comes back: rules and log were read from it.
+            self.mode = Mode.PLAY if self.client.result is None else Mode.GAME_OVER
 
         for key, delta in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10),
                            ("home", -10_000), ("end", 10_000)):
@@ -799,11 +800,11 @@ class MatchUI:
         def _(event: KeyPressEvent) -> None:
             event.app.exit(result=self.client.result)
 
-        @kb.add("f1", filter=playing)
+        @kb.add("f1", filter=playing | over)
         def _(event: KeyPressEvent) -> None:
             self.open_help()
 
-        @kb.add("f3", filter=playing)
+        @kb.add("f3", filter=playing | over)
         def _(event: KeyPressEvent) -> None:
             self.open_log()
 

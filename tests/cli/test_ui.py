@@ -135,6 +135,13 @@ def test_a_whole_game_through_the_keyboard(game: object) -> None:
             result = client.scene().result
             if client.result.reason is EndReason.GAME and result:
                 assert on_screen(screen, _words(result, 2)), "\n".join(screen)
+            # the last battle can still be read from the end screen: F3, then back to it
+            await h.keys(F3)
+            assert h.ui.mode is Mode.LOG
+            find(await h.screen(), "Esc or q closes")
+            await h.keys("q")
+            assert h.ui.mode is Mode.GAME_OVER
+            find(await h.screen(), "F3 the whole log")
             assert await h.finish() is client.result
 
     run(main(), timeout=60)

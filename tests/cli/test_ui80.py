@@ -221,7 +221,8 @@ def test_enter_on_a_highlighted_completion_plays_it() -> None:
             assert h.ui.input_buffer.text == "bet"
             await h.keys(ENTER)
             await h.until(lambda: client.decision_key() != b"2", "the bet to be played")
-            assert h.ui.message == ("class:ok", "played: bet")
+            # the message follows the submit's answer, a moment after the decision moved on
+            await h.until(lambda: h.ui.message == ("class:ok", "played: bet"), "'played: bet'")
             await h.finish()
 
     run(main())
