@@ -101,12 +101,19 @@ class Report:
         return "\n".join(lines)
 
 
+def seat_words(seat: int) -> str:
+    """A seat in the report: the protocol's number (the records' `sender`), with the player's
+    number that every screen counts from 1, so an auditor matches the two at a glance."""
+    return f"seat {seat} (player {seat + 1})"
+
+
 def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if "match_id" in s:
         out.append(("match", s["match_id"]))
     if "players" in s:
-        out.append(("players", ", ".join(f"seat {i} {fp}" for i, fp in enumerate(s["players"]))))
+        out.append(("players", ", ".join(f"{seat_words(i)} {fp}"
+                                         for i, fp in enumerate(s["players"]))))
     if "channel_binding" in s:
         binding = s["channel_binding"]
         out.append(("channel", "none: played over no secure channel" if binding is None else
@@ -116,9 +123,9 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
     result = s.get("result")
     if result is not None:
         winner = result["winner"]
-        who = "no winner" if winner is None else f"seat {winner} wins"
+        who = "no winner" if winner is None else f"{seat_words(winner)} wins"
         if result["ending"] == "timeout" and winner is not None:
-            who = f"seat {winner} wins by its own claim"
+            who = f"{seat_words(winner)} wins by its own claim"
         how = result["outcome"] or result["ending"]
         out.append(("result", f"{who} ({how})"))
         ended = ("game over, result countersigned by both seats" if result["ending"] == "game"
@@ -132,7 +139,7 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
                                f"{s['envelopes']} chain envelopes"))
     fault = s.get("fault")
     if fault is not None:
-        who = "unknown seat" if fault["player"] is None else f"seat {fault['player']}"
+        who = "unknown seat" if fault["player"] is None else seat_words(fault["player"])
         out.append(("fault", f"{printable(fault['code'], SHOWN_CODE)} by {who} (verified): "
                              f"{printable(fault['message'], SHOWN_TEXT)}"))
     if "secrets_revealed" in s:

@@ -65,7 +65,7 @@ def test_valid_endings_exit_zero_with_a_human_summary(files: dict[str, Path],
     for ending in ("ended    game:", "ended    resignation:", "ended    timeout:",
                    "ended    fault:"):
         assert ending in out
-    assert "actions  " in out and "illegal-action by seat 0 (verified)" in out
+    assert "actions  " in out and "illegal-action by seat 0 (player 1) (verified)" in out
 
 
 def test_an_invalid_file_exits_one_and_names_envelope_check_and_seat(
