@@ -311,7 +311,7 @@ def result_text(state: State, seat: int | None) -> str:
         return f"{head}: {loser} {has} no card left in deck, hand or field."
     if r.outcome is Outcome.ABSORPTION:
         return (f"{head}: {possessive(w, seat)} card absorbed its fourth card (level 4 "
-                "eliminates all the opponent's cards).")
+                f"eliminates all {possessive(lost, seat)} cards).")
     return (f"{head}: the turn limit ({rules.max_turns} turns each) was reached with "
             f"{state.alive[w]} cards left against {state.alive[lost]}.")
 

@@ -27,6 +27,7 @@ from versus.engine.versus42 import (
 )
 from versus.engine.versus42.game import ABSORBED, DESTROYED, DISCARDED, FIELD, HAND
 from versus.engine.versus42.geometry import STANDARD
+from versus.engine.versus42.scene import result_text
 
 from .scenario import Scenario, act, area_of
 
@@ -478,6 +479,11 @@ def test_r8_5_fourth_absorption_wins():
     sc.field(1, "nadir-dragon", "e4")
     s = sc.play(sc.start(), "move b2 b3")
     assert s.result == GameResult(Outcome.ABSORPTION, 0)
+    # said from each side: the loser's cards are eliminated (before: "all the opponent's
+    # cards" to the loser too)
+    assert result_text(s, 1).endswith("(level 4 eliminates all your cards).")
+    assert result_text(s, 0).endswith("(level 4 eliminates all the opponent's cards).")
+    assert result_text(s, None).endswith("(level 4 eliminates all player 2's cards).")
 
 
 # §1.9 strength and abilities ------------------------------------------------------------------
