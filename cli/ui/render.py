@@ -303,10 +303,11 @@ def cell_line(cell: Cell, line: int, cell_h: int, width: int, is_cursor: bool,
               seat: int | None) -> tuple[str, str]:
     """(text of `width` characters, extra style) of one line of a cell. Three lines: the
     cursor mark, the ref and the shade word; the top card's label (+k when more cards stand
-    there); the place's label. One line: the mark and the top card's label, else the shade."""
+    there); the place's label, or the rest of a card's label too long for one line. One
+    line: the mark and the top card's label, else the shade."""
     mark = CURSOR_MARK if is_cursor else " "
     top = cell.cards[0] if cell.cards else None
-    card_text = ""
+    card_text = more = ""
     own = ""
     if top is not None:
         more = f" +{len(cell.cards) - 1}" if len(cell.cards) > 1 else ""
@@ -320,10 +321,26 @@ def cell_line(cell: Cell, line: int, cell_h: int, width: int, is_cursor: bool,
         room = width - 1 - len(cell.ref)
         word = ellipsize(ground, room - 1).rjust(room) if room > 2 and ground else ""
         return ellipsize(f"{mark}{cell.ref}{word}", width).ljust(width), ""
+    if top is not None and cell_h == 3:
+        # A card's label too long for its line goes on in the place's line (the first line
+        # already says the ground): "▼Oracle Owl" / "3+1R", never "▼Oracl… 3…".
+        first, rest = split_label(top.label + more, width - 1)
+        return (" " + (first if line == 1 else rest)).ljust(width), own
     if line == 1:
         return (" " + card_text).ljust(width)[:width], own
     place = cell.label if cell.label != ground or top is not None else ""
     return (" " + ellipsize(place, width - 1)).ljust(width), ""
+
+
+def split_label(text: str, width: int) -> tuple[str, str]:
+    """`text` on two lines of `width`: whole on the first when it fits, else cut at the last
+    space that fits (or at `width`), the rest on the second, cut with "…" if still too long."""
+    if len(text) <= width:
+        return text, ""
+    cut = text.rfind(" ", 0, width + 1)
+    if cut <= 0:
+        cut = width
+    return text[:cut].rstrip(), ellipsize(text[cut:].strip(), width)
 
 
 def _with_handler(fragment: OneStyleAndTextTuple,

@@ -58,9 +58,18 @@ def test_board_cells_fit_the_room_and_write_their_shade_and_cards() -> None:
     rows = text.split("\n")
     assert rows[0].split() == ["a", "b"]
     assert "▶a1" in text and "white" in text and "lava" in text  # never colour alone
-    assert "▲Very… +1" in text  # cut with an ellipsis; one more card
-    assert "Place a2" in text
+    # a label too long for its line goes on in the place's line (before: "▲Very… +1")
+    assert "▲Very long" in text and "card name…" in text
+    assert "Place a2" in text  # a place with no card keeps its label
     assert all(len(r) <= render.board_size(board, 12, 3)[0] for r in rows)
+    two = fragment_list_to_text(render.render_board(board, (1, 0), 12, 2, seat=0))
+    assert "▲Very… +1" in two  # two lines a cell: cut with an ellipsis; one more card
+
+
+def test_a_label_splits_at_a_space_and_the_rest_is_cut_with_an_ellipsis() -> None:
+    assert render.split_label("▼Oracle Owl 3+1R", 11) == ("▼Oracle Owl", "3+1R")
+    assert render.split_label("short", 11) == ("short", "")
+    assert render.split_label("▲Abcdefghijklmnop", 6) == ("▲Abcde", "fghij…")
 
 
 def test_the_hand_shows_the_selected_cards_text_only_when_asked() -> None:
