@@ -111,6 +111,7 @@ TASKS: tuple[TaskCode, ...] = (
 _WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY), int(Tile.BLUE)
 _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
+_ACT = ActionKind.ACTIVATE
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
 # the decisions `_run` pauses on most, built once per player (a frozen dataclass costs a
@@ -191,10 +192,10 @@ class _ActionCache:
         key = (area, source, first)
         row = self.two.get(key)
         if row is None:
-            names, head = self.names, self.names[first]
-            row = self.two[key] = tuple(
-                Action._fast(ActionKind.ACTIVATE, -1, names[area], "", False, source, (head, t))
-                for t in names)
+            names, head, new, kind = self.names, self.names[first], tuple.__new__, _ACT
+            where = names[area]  # (Action._fast inlined: random play builds thousands)
+            row = self.two[key] = tuple([new(Action, (kind, -1, where, "", False, source,
+                                                      (head, t))) for t in names])
         return row
 
     def teleports(self, area: int, source: int, pre: tuple[int, ...], skip: int
@@ -205,11 +206,10 @@ class _ActionCache:
         key = (area, source, pre, skip)
         group = self.groups.get(key)
         if group is None:
-            names = self.names
-            head = tuple(names[x] for x in pre)
-            group = tuple(
-                Action._fast(ActionKind.ACTIVATE, -1, names[area], "", False, source,
-                             (*head, names[d])) for d in range(self.size) if d != skip)
+            names, new, kind = self.names, tuple.__new__, _ACT
+            head, where = tuple([names[x] for x in pre]), names[area]
+            group = tuple([new(Action, (kind, -1, where, "", False, source, (*head, names[d])))
+                           for d in range(self.size) if d != skip])
             # at most 20 x 5 x 20 x 20 keys on the standard field (a Copy of a teleport of
             # another card fixes two areas), most never met: bounded all the same
             if len(self.groups) >= 8192:
@@ -505,7 +505,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
     stack gives the active player a turn decision, or ends its turn by itself. `report`
     (step_with_report) watches the battle steps and those turn ends."""
     handlers, end_turn = (_HANDLERS, _end_turn) if report is None else report._hooks()
-    tasks = s.tasks
+    tasks, alive = s.tasks, s.alive
     while s.pending is None and s.result is None:
         if not tasks:
             listed = _listed_if_needed(s)
@@ -517,7 +517,8 @@ def _run(s: State, report: StepReport | None = None) -> None:
             continue
         t = tasks.pop()
         handlers[t[0]](s, t)
-        _check_end(s)
+        if not (alive[0] and alive[1]) or s.result is not None:  # (a call per task costs)
+            _check_end(s)
 
 
 def _check_end(s: State) -> None:
@@ -647,12 +648,17 @@ def legal_actions(state: State) -> list[Action]:
 # otherwise lists them all, which the state keeps for `legal_actions` (a player asks next).
 
 def _turn_actions(s: State) -> list[Action]:
-    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end."""
+    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end. The
+    board is scanned once for its occupied areas (every kind's list reads them)."""
+    board, n = s.board, s.n
+    lo = s.active * n
+    hi = lo + n  # the active player's handles (-1 on the board: an empty area)
+    occ = [a for a, c in enumerate(board) if c >= 0]
+    own = [a for a in occ if lo <= board[a] < hi]
     out: list[Action] = []
-    own = _own_areas(s)
     _add_summons(s, out)
-    _add_flips(s, out)
-    _add_activates(s, own, out)
+    _add_flips(s, occ, out)
+    _add_activates(s, own, occ, out)
     _add_moves(s, own, out)
     out.append(s.ac.end)
     return out
@@ -677,12 +683,6 @@ def _listed_if_needed(s: State) -> tuple[Action, ...] | None:
     return tuple(_turn_actions(s))
 
 
-def _own_areas(s: State) -> list[int]:
-    lo = s.active * s.n
-    hi = lo + s.n
-    return [a for a, c in enumerate(s.board) if lo <= c < hi]  # (-1: an empty area)
-
-
 def _add_summons(s: State, out: list[Action]) -> None:
     """§1.5.1: a hand card onto any area of one's side, recto or verso."""
     p, n = s.active, s.n
@@ -693,41 +693,36 @@ def _add_summons(s: State, out: list[Action]) -> None:
                 out += summon[h]
 
 
-def _add_flips(s: State, out: list[Action]) -> None:
-    """§1.5.2: any verso field card, except the opponent's on Gray."""
+def _add_flips(s: State, occ: list[int], out: list[Action]) -> None:
+    """§1.5.2: any verso field card, except the opponent's on Gray (`occ`: occupied areas)."""
     if _allowed(s, _FLIP):
         lo = s.active * s.n
         hi = lo + s.n
-        face, tiles, flip = s.face, s.tiles, s.ac.flip
-        out += [flip[a] for a, c in enumerate(s.board)
-                if c >= 0 and not face[c] and (lo <= c < hi or tiles[a] != _GRAY)]
+        board, face, tiles, flip = s.board, s.face, s.tiles, s.ac.flip
+        out += [flip[a] for a in occ
+                if not face[board[a]] and (lo <= board[a] < hi or tiles[a] != _GRAY)]
 
 
-def _add_activates(s: State, own: list[int], out: list[Action],
-                   stop_at_one: bool = False) -> None:
-    """§1.5.3, §1.8.2: each Active of each own recto card, with every valid target list
-    (`stop_at_one`: only those of the first Active that has any: enough to know one exists)."""
+def _add_activates(s: State, own: list[int], occ: list[int], out: list[Action]) -> None:
+    """§1.5.3, §1.8.2: each Active of each own recto card (on the areas `own`), with every
+    valid target list."""
     if _allowed(s, _ACTIVATE):
         p, board, face, ident, codes = s.active, s.board, s.face, s.ident, s.static.act
         for a in own:
             c = board[a]
             if face[c]:
-                _add_active(s, p, c, a, 0, codes[ident[c]], (), out)
+                _add_active(s, p, c, a, 0, codes[ident[c]], (), occ, out)
                 for k, x in enumerate(s.stack[c], 1):  # §1.8.2: absorbed cards' Actives
-                    if stop_at_one and out:
-                        return
-                    _add_active(s, p, c, a, k, codes[ident[x]], (), out)
-                if stop_at_one and out:
-                    return
+                    _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
 
 
 def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, bool, int],
-                pre: tuple[int, ...], out: list[Action]) -> None:
+                pre: tuple[int, ...], occ: list[int], out: list[Action]) -> None:
     """Append the Actions with which card `c` of player `p`, standing on area `a`, can use
     Active `code` (its source `k`: 0 its own, k its k-th absorbed card's), in legal-list
     order. `pre`: the target a Copy (§1.9.5) puts first (the copied card's area), or ().
     The Actions come ready-made from the action cache: `row[x]` is the one whose last target
-    is area x."""
+    is area x. `occ`: the occupied areas, in area order."""
     op, target, any_range, limit = code
     ac = s.ac
     if pre:
@@ -739,22 +734,22 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
         if target == _SELF:
             out += ac.teleports(a, k, pre, here)
         else:
-            for x in _matching(s, p, c, target):
+            for x in _matching(s, p, c, target, occ):
                 out += ac.teleports(a, k, (*pre, x), x)
     elif op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF):
         out.append(zero)
     elif op == _INCREASE:
-        out += [row[x] for x in _matching(s, p, c, _ALLY)]
+        out += [row[x] for x in _matching(s, p, c, _ALLY, occ)]
     elif op == _SWAP:
         if any_range:
-            out += [row[x] for x in _matching(s, p, c, target)]
+            out += [row[x] for x in _matching(s, p, c, target, occ)]
         else:
             adj = s.geom.adjacent[here]
-            out += [row[x] for x in _matching(s, p, c, target) if x in adj]
+            out += [row[x] for x in _matching(s, p, c, target, occ) if x in adj]
     elif op == _DESTROY:
         adj = s.geom.adjacent[here]
         board, stack, face = s.board, s.stack, s.face
-        for x in _matching(s, p, c, target):
+        for x in _matching(s, p, c, target, occ):
             if not any_range and x not in adj:
                 continue
             v = board[x]
@@ -764,20 +759,20 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
                 continue
             out.append(row[x])
     elif op == _FLIP_OP:
-        face = s.face
+        board, face = s.board, s.face
         if any_range:
-            out += [row[x] for x, v in enumerate(s.board) if v >= 0 and not face[v]]
+            out += [row[x] for x in occ if not face[board[x]]]
         else:
             adj = s.geom.adjacent[here]
-            out += [row[x] for x, v in enumerate(s.board)
-                    if v >= 0 and not face[v] and x in adj]
+            out += [row[x] for x in occ if not face[board[x]] and x in adj]
     elif not pre:  # copy (§1.9.5): another recto card's printed Active, as if printed here
-        codes, ident, face = s.static.act, s.ident, s.face
-        for y, v in enumerate(s.board):
-            if v >= 0 and v != c and face[v]:
+        board, codes, ident, face = s.board, s.static.act, s.ident, s.face
+        for y in occ:
+            v = board[y]
+            if v != c and face[v]:
                 other = codes[ident[v]]
                 if other[0] != _COPY:
-                    _add_active(s, p, c, a, k, other, (y,), out)
+                    _add_active(s, p, c, a, k, other, (y,), occ, out)
 
 
 def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
@@ -788,16 +783,17 @@ def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
             out += moves_from[a]
 
 
-def _matching(s: State, p: int, h: int, target: int) -> list[int]:
-    """Areas of field cards other than `h` that are allies (_ALLY), enemies or any."""
+def _matching(s: State, p: int, h: int, target: int, occ: list[int]) -> list[int]:
+    """Areas of field cards other than `h` that are allies (_ALLY), enemies or any, among
+    the occupied areas `occ`."""
     lo = p * s.n
-    hi = lo + s.n  # player p's handles (-1 on the board: an empty area)
+    hi = lo + s.n  # player p's handles
     board = s.board
     if target == _ANY:
-        return [a for a, c in enumerate(board) if c >= 0 and c != h]
+        return [a for a in occ if board[a] != h]
     if target == _ALLY:
-        return [a for a, c in enumerate(board) if lo <= c < hi and c != h]
-    return [a for a, c in enumerate(board) if c >= 0 and c != h and not lo <= c < hi]
+        return [a for a in occ if lo <= board[a] < hi and board[a] != h]
+    return [a for a in occ if not lo <= board[a] < hi]  # (h is player p's)
 
 
 def _active_actions(s: State, c: int, area: int, source: int) -> list[Action]:
@@ -806,7 +802,8 @@ def _active_actions(s: State, c: int, area: int, source: int) -> list[Action]:
     out: list[Action] = []
     stack = s.stack[c]
     x = c if source == 0 else stack[source - 1]
-    _add_active(s, s.active, c, area, source, s.static.act[s.ident[x]], (), out)
+    occ = [y for y, v in enumerate(s.board) if v >= 0]
+    _add_active(s, s.active, c, area, source, s.static.act[s.ident[x]], (), occ, out)
     return out
 
 
@@ -838,10 +835,11 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         s.tasks.append((T_END_TURN,))
         return
     legal = before._legal
-    if legal is not None and a in legal:
+    i = _index_in(legal, a) if legal is not None else -1
+    if i >= 0:
         # listed by legal_actions for this very state, so legal: its engine-built twin is
         # applied unchecked (the checks below cost a bot's playout a third of its step)
-        a = legal[legal.index(a)]
+        a = legal[i]  # type: ignore[index]
         index = s.geom.index
         area = index[a.area]
         if kind == ActionKind.ACTIVATE:
@@ -854,6 +852,15 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         _check_turn_action(s, a, before)
     s.used |= 1 << kind
     s.order_pos = kind
+
+
+def _index_in(legal: tuple[Action, ...], a: Action) -> int:
+    """Where `a` (or an equal Action) is in `legal`, -1 if nowhere (one scan: `in` and
+    `index` would make two)."""
+    try:
+        return legal.index(a)
+    except ValueError:
+        return -1
 
 
 def _check_turn_action(s: State, a: Action, before: State) -> None:
