@@ -375,7 +375,8 @@ def _step(state: State, inp: Input, report: StepReport | None) -> State:
         if isinstance(inp, Action):
             _validate_action(inp)
         raise
-    _check_end(s)
+    if not (s.alive[0] and s.alive[1]):  # (_run checks after each task it runs)
+        _check_end(s)
     _run(s, report)
     return s
 
@@ -725,10 +726,6 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
     is area x. `occ`: the occupied areas, in area order."""
     op, target, any_range, limit = code
     ac = s.ac
-    if pre:
-        zero, row = ac.one[a][k][pre[0]], ac.two_targets(a, k, pre[0])
-    else:
-        zero, row = ac.zero[a][k], ac.one[a][k]
     here = s.pos[c]
     if op == _TELEPORT:  # a destination: any area but the teleported card's own
         if target == _SELF:
@@ -736,9 +733,13 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
         else:
             for x in _matching(s, p, c, target, occ):
                 out += ac.teleports(a, k, (*pre, x), x)
-    elif op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF):
-        out.append(zero)
-    elif op == _INCREASE:
+        return
+    if op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF):
+        out.append(ac.one[a][k][pre[0]] if pre else ac.zero[a][k])
+        return
+    # every other Active names one more area: its Actions by that area
+    row = ac.two_targets(a, k, pre[0]) if pre else ac.one[a][k]
+    if op == _INCREASE:
         out += [row[x] for x in _matching(s, p, c, _ALLY, occ)]
     elif op == _SWAP:
         if any_range:
