@@ -47,19 +47,22 @@ def fisher_yates(items: MutableSequence[Any], randbelow: Callable[[int], int]) -
 class HashStream:
     """Unbounded byte stream: block i = SHA-256(tag | seed | i)."""
 
-    __slots__ = ("_buf", "_counter", "_key")
+    __slots__ = ("_buf", "_counter", "_key", "_pos")
 
     def __init__(self, purpose: str, seed: bytes) -> None:
         self._key = tagged_hash(purpose, bytes(seed))
         self._counter = 0
         self._buf = b""
+        self._pos = 0  # bytes of _buf already read (an offset: no re-slicing per read)
 
     def read(self, n: int) -> bytes:
-        while len(self._buf) < n:
-            self._buf += hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+        buf, pos = self._buf, self._pos
+        while len(buf) - pos < n:
+            buf = buf[pos:] + hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+            pos = 0
             self._counter += 1
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+        self._buf, self._pos = buf, pos + n
+        return buf[pos:pos + n]
 
     def randbelow(self, n: int) -> int:
         """Uniform integer in [0, n) by rejection sampling on whole bytes."""
@@ -67,6 +70,19 @@ class HashStream:
             raise ValueError("randbelow needs n > 0")
         if n == 1:
             return 0
+        if n <= 256:  # one byte per try, read in place (a random player's pick: most calls)
+            limit = 256 - 256 % n
+            while True:
+                pos = self._pos
+                if pos >= len(self._buf):  # the stream's next block
+                    self._buf = hashlib.sha256(
+                        self._key + self._counter.to_bytes(8, "big")).digest()
+                    self._counter += 1
+                    pos = 0
+                x = self._buf[pos]
+                self._pos = pos + 1
+                if x < limit:
+                    return x % n
         nbytes = ((n - 1).bit_length() + 7) // 8
         span = 1 << (8 * nbytes)
         limit = span - span % n

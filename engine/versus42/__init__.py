@@ -172,11 +172,20 @@ class Versus42:
         d = state.result if state.result is not None else state.pending
         if type(d) is TurnDecision:  # most decisions: no hash of a dataclass to find it
             return _TURNS[d.player]
+        # by identity first: the engine's deals and reveals are a few objects built once,
+        # and a frozen dataclass hashes in Python (the pair keeps `d` alive: its id stays its)
+        pair = _BY_ID.get(id(d))
+        if pair is not None and pair[0] is d:
+            return pair[1]
         known = _DECIDED.get(d)
         if known is None:
             known = self._decision(d)
             if not isinstance(d, ChoiceDecision):  # (a choice's options: too many to keep)
                 _DECIDED[d] = known
+        if not isinstance(d, ChoiceDecision):
+            if len(_BY_ID) >= 4096:
+                _BY_ID.clear()
+            _BY_ID[id(d)] = (d, known)
         return known
 
     @staticmethod
@@ -312,6 +321,8 @@ _LOADED: dict[str, Any] = {}
 #: values (two turns, the deals and reveals of every handle, the results), and the local loop
 #: and the protocol ask for one per input
 _DECIDED: dict[Decision | GameResult, Pending | Finished] = {}
+#: id(decision) -> (that decision, its generic decision), for the objects met
+_BY_ID: dict[int, tuple[Decision | GameResult, Pending | Finished]] = {}
 
 
 #: the deal and reveal inputs built (immutable, validated when built): the local referee asks

@@ -111,6 +111,7 @@ TASKS: tuple[TaskCode, ...] = (
 _WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY), int(Tile.BLUE)
 _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
+_ACT = ActionKind.ACTIVATE
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
 # the decisions `_run` pauses on most, built once per player (a frozen dataclass costs a
@@ -120,12 +121,24 @@ _DRAW = (DealDecision(0, DealPurpose.HAND), DealDecision(1, DealPurpose.HAND))
 _DISCARD = (DealDecision(0, DealPurpose.DISCARD), DealDecision(1, DealPurpose.DISCARD))
 
 
-class _Static:
-    """Per-catalogue tables derived once (continuous Passives as small tuples)."""
+# an Active as legal-action generation reads it (`_Static.act`): op and target as small ints
+_OP_CODES = {op: i for i, op in enumerate(
+    ("teleport", "discard", "draw", "increase", "swap", "destroy", "flip", "copy"))}
+_TELEPORT, _DISCARD_OP, _DRAW_OP, _INCREASE, _SWAP, _DESTROY, _FLIP_OP, _COPY = range(8)
+_TARGET_CODES = {"": -1, "self": 0, "ally": 1, "enemy": 2, "any": 3}
+_SELF, _ALLY, _ENEMY, _ANY = range(4)
 
-    __slots__ = ("cont",)
+
+class _Static:
+    """Per-catalogue tables derived once (continuous Passives and Actives as small tuples:
+    the legal-action generator reads them for every recto card at every turn decision)."""
+
+    __slots__ = ("act", "cont")
 
     def __init__(self, cat: Catalogue) -> None:
+        # (op, target, range is "any", max_strength) of each card's Active
+        self.act = tuple((_OP_CODES[a.op], _TARGET_CODES[a.target], a.range == "any",
+                          a.max_strength) for a in cat.actives)
         cont = []
         for p in cat.passives:
             if p.trigger == "while_colour":
@@ -143,8 +156,8 @@ class _ActionCache:
     """Immutable Action (and reveal decision) objects shared by all states of one (geometry,
     deck size)."""
 
-    __slots__ = ("end", "flip", "groups", "moves_from", "names", "pick", "reveal", "size",
-                 "summon")
+    __slots__ = ("end", "flip", "groups", "moves_from", "names", "one", "pick", "reveal",
+                 "size", "summon", "two", "zero")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
@@ -163,27 +176,45 @@ class _ActionCache:
         self.pick = tuple(Action._fast(ActionKind.PICK, h) for h in range(n_handles))
         self.reveal = tuple(RevealDecision(h // deck_size, h) for h in range(n_handles))
         self.names, self.size = names, geom.size
-        self.groups: dict[tuple[int, int, tuple[int, ...], int | None], tuple[Action, ...]] = {}
+        # activate Actions by index, [area][source]: with no target, and by its one target
+        # area (2,000 on the standard field); with two targets, by the first, built on demand
+        act = ActionKind.ACTIVATE
+        self.zero = tuple(tuple(Action._fast(act, -1, names[a], "", False, k)
+                                for k in range(5)) for a in range(geom.size))
+        self.one = tuple(tuple(tuple(Action._fast(act, -1, names[a], "", False, k, (t,))
+                                     for t in names) for k in range(5))
+                         for a in range(geom.size))
+        self.two: dict[tuple[int, int, int], tuple[Action, ...]] = {}
+        self.groups: dict[tuple[int, int, tuple[int, ...], int], tuple[Action, ...]] = {}
 
-    def activate_group(self, area: int, source: int, pre: tuple[int, ...], skip: int | None
-                       ) -> tuple[Action, ...]:
-        """The activate Actions of one target group (`_Targets`) of the card on `area`, built
-        once: a teleport alone names ~20 destinations, and random play lists them every turn."""
+    def two_targets(self, area: int, source: int, first: int) -> tuple[Action, ...]:
+        """The activate Actions of (area, source) with targets (first, x), by x."""
+        key = (area, source, first)
+        row = self.two.get(key)
+        if row is None:
+            names, head, new, kind = self.names, self.names[first], tuple.__new__, _ACT
+            where = names[area]  # (Action._fast inlined: random play builds thousands)
+            row = self.two[key] = tuple([new(Action, (kind, -1, where, "", False, source,
+                                                      (head, t))) for t in names])
+        return row
+
+    def teleports(self, area: int, source: int, pre: tuple[int, ...], skip: int
+                  ) -> tuple[Action, ...]:
+        """The activate Actions of the card on `area` (source `source`) with targets
+        `pre + (d,)` for every area d but `skip`, in area order (a teleport's destinations),
+        built once: random play lists them at nearly every turn."""
         key = (area, source, pre, skip)
         group = self.groups.get(key)
         if group is None:
-            names, fast = self.names, Action._fast
-            head = tuple(names[x] for x in pre)
-            lists = [head] if skip is None else [
-                (*head, names[d]) for d in range(self.size) if d != skip]
-            group = tuple(
-                fast(ActionKind.ACTIVATE, -1, names[area], "", False, source, t) for t in lists)
-            # kept when at most one target area is fixed (a few thousand groups in all; a
-            # Copy of a teleport of another card fixes two: rare, and 20^3 groups), bounded
-            if len(pre) < 2:
-                if len(self.groups) >= 16384:
-                    self.groups.clear()
-                self.groups[key] = group
+            names, new, kind = self.names, tuple.__new__, _ACT
+            head, where = tuple([names[x] for x in pre]), names[area]
+            group = tuple([new(Action, (kind, -1, where, "", False, source, (*head, names[d])))
+                           for d in range(self.size) if d != skip])
+            # at most 20 x 5 x 20 x 20 keys on the standard field (a Copy of a teleport of
+            # another card fixes two areas), most never met: bounded all the same
+            if len(self.groups) >= 8192:
+                self.groups.clear()
+            self.groups[key] = group
         return group
 
 
@@ -344,7 +375,8 @@ def _step(state: State, inp: Input, report: StepReport | None) -> State:
         if isinstance(inp, Action):
             _validate_action(inp)
         raise
-    _check_end(s)
+    if not (s.alive[0] and s.alive[1]):  # (_run checks after each task it runs)
+        _check_end(s)
     _run(s, report)
     return s
 
@@ -474,17 +506,20 @@ def _run(s: State, report: StepReport | None = None) -> None:
     stack gives the active player a turn decision, or ends its turn by itself. `report`
     (step_with_report) watches the battle steps and those turn ends."""
     handlers, end_turn = (_HANDLERS, _end_turn) if report is None else report._hooks()
-    tasks = s.tasks
+    tasks, alive = s.tasks, s.alive
     while s.pending is None and s.result is None:
         if not tasks:
-            if _has_turn_action(s):
+            listed = _listed_if_needed(s)
+            if listed is None or len(listed) > 1:
                 s.pending = _TURN[s.active]
+                s._legal = listed
                 return
             end_turn(s)  # §1.4.5: nothing but `end` is left: the turn ends by itself
             continue
         t = tasks.pop()
         handlers[t[0]](s, t)
-        _check_end(s)
+        if not (alive[0] and alive[1]) or s.result is not None:  # (a call per task costs)
+            _check_end(s)
 
 
 def _check_end(s: State) -> None:
@@ -606,19 +641,25 @@ def legal_actions(state: State) -> list[Action]:
 
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
-# legal actions of that kind to a list (each checks §1.4.2–1.4.4 with `_allowed` first).
-# `_turn_actions` runs them in SPEC order for legal_actions; `_has_turn_action` tries the cheap
-# kinds first and stops at the first that has one (a summon or a move exists as soon as their
-# Action is allowed and a hand card or own field card does), since `_run` asks it after every
-# turn action and a verifier replaying a transcript never needs the full list.
+# legal actions of that kind to a list (each checks §1.4.2–1.4.4 with `_allowed` first); a
+# checked activate (`_check_turn_action`) is looked up among the same generator's Actions.
+# `_turn_actions` runs them in SPEC order for legal_actions. `_run` asks after every turn
+# action whether one is left (§1.4.5): `_listed_if_needed` answers yes at once when a summon
+# or a move is allowed (a verifier replaying a transcript never needs the full list), and
+# otherwise lists them all, which the state keeps for `legal_actions` (a player asks next).
 
 def _turn_actions(s: State) -> list[Action]:
-    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end."""
+    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end. The
+    board is scanned once for its occupied areas (every kind's list reads them)."""
+    board, n = s.board, s.n
+    lo = s.active * n
+    hi = lo + n  # the active player's handles (-1 on the board: an empty area)
+    occ = [a for a, c in enumerate(board) if c >= 0]
+    own = [a for a in occ if lo <= board[a] < hi]
     out: list[Action] = []
-    own = _own_areas(s)
     _add_summons(s, out)
-    _add_flips(s, out)
-    _add_activates(s, own, out)
+    _add_flips(s, occ, out)
+    _add_activates(s, own, occ, out)
     _add_moves(s, own, out)
     out.append(s.ac.end)
     return out
@@ -626,23 +667,21 @@ def _turn_actions(s: State) -> list[Action]:
 
 def _has_turn_action(s: State) -> bool:
     """§1.4.5: whether the active player may do anything but `end`."""
-    if s.hand_n[s.active] and _allowed(s, _SUMMON):  # a hand card can go on any own area
-        return True
-    own = _own_areas(s)
-    if own and _allowed(s, _MOVE):  # every area has a neighbour
-        return True
-    found: list[Action] = []
-    _add_flips(s, found)
-    if found:
-        return True
-    _add_activates(s, own, found, stop_at_one=True)
-    return bool(found)
+    listed = _listed_if_needed(s)
+    return listed is None or len(listed) > 1
 
 
-def _own_areas(s: State) -> list[int]:
-    lo = s.active * s.n
-    hi = lo + s.n
-    return [a for a, c in enumerate(s.board) if lo <= c < hi]  # (-1: an empty area)
+def _listed_if_needed(s: State) -> tuple[Action, ...] | None:
+    """None when a summon or a move is allowed (then a turn action exists: each needs only a
+    hand card or an own field card); else every legal turn action (flips, activates, end),
+    which is what `_has_turn_action` would scan anyway: `_run` keeps it for `legal_actions`."""
+    p = s.active
+    if s.hand_n[p] and _allowed(s, _SUMMON):  # a hand card can go on any own area
+        return None
+    # an own field card (cards left = deck + hand + field) can move: every area has a neighbour
+    if s.alive[p] > s.deck_n[p] + s.hand_n[p] and _allowed(s, _MOVE):
+        return None
+    return tuple(_turn_actions(s))
 
 
 def _add_summons(s: State, out: list[Action]) -> None:
@@ -655,30 +694,86 @@ def _add_summons(s: State, out: list[Action]) -> None:
                 out += summon[h]
 
 
-def _add_flips(s: State, out: list[Action]) -> None:
-    """§1.5.2: any verso field card, except the opponent's on Gray."""
+def _add_flips(s: State, occ: list[int], out: list[Action]) -> None:
+    """§1.5.2: any verso field card, except the opponent's on Gray (`occ`: occupied areas)."""
     if _allowed(s, _FLIP):
         lo = s.active * s.n
         hi = lo + s.n
-        face, tiles, flip = s.face, s.tiles, s.ac.flip
-        out += [flip[a] for a, c in enumerate(s.board)
-                if c >= 0 and not face[c] and (lo <= c < hi or tiles[a] != _GRAY)]
+        board, face, tiles, flip = s.board, s.face, s.tiles, s.ac.flip
+        out += [flip[a] for a in occ
+                if not face[board[a]] and (lo <= board[a] < hi or tiles[a] != _GRAY)]
 
 
-def _add_activates(s: State, own: list[int], out: list[Action],
-                   stop_at_one: bool = False) -> None:
-    """§1.5.3, §1.8.2: each Active of each own recto card, with every valid target list
-    (`stop_at_one`: only those of the first Active that has any: enough to know one exists)."""
+def _add_activates(s: State, own: list[int], occ: list[int], out: list[Action]) -> None:
+    """§1.5.3, §1.8.2: each Active of each own recto card (on the areas `own`), with every
+    valid target list."""
     if _allowed(s, _ACTIVATE):
-        p, board, face, group = s.active, s.board, s.face, s.ac.activate_group
+        p, board, face, ident, codes = s.active, s.board, s.face, s.ident, s.static.act
         for a in own:
             c = board[a]
             if face[c]:
-                for k, spec in enumerate(_sources(s, c)):
-                    for pre, skip in _active_targets(s, p, c, spec, True):
-                        out += group(a, k, pre, skip)
-                    if stop_at_one and out:
-                        return
+                _add_active(s, p, c, a, 0, codes[ident[c]], (), occ, out)
+                for k, x in enumerate(s.stack[c], 1):  # §1.8.2: absorbed cards' Actives
+                    _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
+
+
+def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, bool, int],
+                pre: tuple[int, ...], occ: list[int], out: list[Action]) -> None:
+    """Append the Actions with which card `c` of player `p`, standing on area `a`, can use
+    Active `code` (its source `k`: 0 its own, k its k-th absorbed card's), in legal-list
+    order. `pre`: the target a Copy (§1.9.5) puts first (the copied card's area), or ().
+    The Actions come ready-made from the action cache: `row[x]` is the one whose last target
+    is area x. `occ`: the occupied areas, in area order."""
+    op, target, any_range, limit = code
+    ac = s.ac
+    here = s.pos[c]
+    if op == _TELEPORT:  # a destination: any area but the teleported card's own
+        if target == _SELF:
+            out += ac.teleports(a, k, pre, here)
+        else:
+            for x in _matching(s, p, c, target, occ):
+                out += ac.teleports(a, k, (*pre, x), x)
+        return
+    if op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF):
+        out.append(ac.one[a][k][pre[0]] if pre else ac.zero[a][k])
+        return
+    # every other Active names one more area: its Actions by that area
+    row = ac.two_targets(a, k, pre[0]) if pre else ac.one[a][k]
+    if op == _INCREASE:
+        out += [row[x] for x in _matching(s, p, c, _ALLY, occ)]
+    elif op == _SWAP:
+        if any_range:
+            out += [row[x] for x in _matching(s, p, c, target, occ)]
+        else:
+            adj = s.geom.adjacent[here]
+            out += [row[x] for x in _matching(s, p, c, target, occ) if x in adj]
+    elif op == _DESTROY:
+        adj = s.geom.adjacent[here]
+        board, stack, face = s.board, s.stack, s.face
+        for x in _matching(s, p, c, target, occ):
+            if not any_range and x not in adj:
+                continue
+            v = board[x]
+            if len(stack[v]) >= 3:  # §1.8.4: immune to destruction by Actives
+                continue
+            if limit and (not face[v] or _strength(s, v) > limit):
+                continue
+            out.append(row[x])
+    elif op == _FLIP_OP:
+        board, face = s.board, s.face
+        if any_range:
+            out += [row[x] for x in occ if not face[board[x]]]
+        else:
+            adj = s.geom.adjacent[here]
+            out += [row[x] for x in occ if not face[board[x]] and x in adj]
+    elif not pre:  # copy (§1.9.5): another recto card's printed Active, as if printed here
+        board, codes, ident, face = s.board, s.static.act, s.ident, s.face
+        for y in occ:
+            v = board[y]
+            if v != c and face[v]:
+                other = codes[ident[v]]
+                if other[0] != _COPY:
+                    _add_active(s, p, c, a, k, other, (y,), occ, out)
 
 
 def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
@@ -689,87 +784,27 @@ def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
             out += moves_from[a]
 
 
-def _matching(s: State, p: int, h: int, target: str) -> list[int]:
-    """Areas of field cards other than `h` that are allies ('ally'), enemies or any."""
+def _matching(s: State, p: int, h: int, target: int, occ: list[int]) -> list[int]:
+    """Areas of field cards other than `h` that are allies (_ALLY), enemies or any, among
+    the occupied areas `occ`."""
     lo = p * s.n
-    hi = lo + s.n  # player p's handles (-1 on the board: an empty area)
+    hi = lo + s.n  # player p's handles
     board = s.board
-    if target == "any":
-        return [a for a, c in enumerate(board) if c >= 0 and c != h]
-    if target == "ally":
-        return [a for a, c in enumerate(board) if lo <= c < hi and c != h]
-    return [a for a, c in enumerate(board) if c >= 0 and c != h and not lo <= c < hi]
+    if target == _ANY:
+        return [a for a in occ if board[a] != h]
+    if target == _ALLY:
+        return [a for a in occ if lo <= board[a] < hi and board[a] != h]
+    return [a for a in occ if not lo <= board[a] < hi]  # (h is player p's)
 
 
-#: target lists in groups: (pre, skip) stands for the one list `pre` (skip None) or for
-#: `pre + (d,)` for every area d but `skip` in area order (a teleport's destinations): the
-#: legal-list generator takes each group's Action objects ready-made from the action cache
-_Targets = list[tuple[tuple[int, ...], int | None]]
-
-
-def _active_args(s: State, p: int, h: int, spec: Active, allow_copy: bool
-                 ) -> list[tuple[str, ...]]:
-    """All argument tuples (area names) with which card `h` of player `p` can use `spec`."""
-    names, size = s.geom.names, s.geom.size
-    out: list[tuple[str, ...]] = []
-    for pre, skip in _active_targets(s, p, h, spec, allow_copy):
-        head = tuple(names[x] for x in pre)
-        if skip is None:
-            out.append(head)
-        else:
-            out += [(*head, names[d]) for d in range(size) if d != skip]
-    return out
-
-
-def _active_targets(s: State, p: int, h: int, spec: Active, allow_copy: bool) -> _Targets:
-    """All target lists (area indexes, grouped as `_Targets`) with which card `h` of player
-    `p` can use `spec`, in legal-list order."""
-    geom = s.geom
-    here = s.pos[h]
-    op = spec.op
-    if op == "teleport":
-        if spec.target == "self":
-            return [((), here)]
-        return [((x,), x) for x in _matching(s, p, h, spec.target)]
-    if op in ("discard", "draw"):
-        return [((), None)]
-    if op == "increase":
-        if spec.target == "self":
-            return [((), None)]
-        return [((x,), None) for x in _matching(s, p, h, "ally")]
-    if op == "swap":
-        adj = geom.adjacent[here]
-        return [((x,), None) for x in _matching(s, p, h, spec.target)
-                if spec.range == "any" or x in adj]
-    if op == "destroy":
-        adj = geom.adjacent[here]
-        out: _Targets = []
-        for x in _matching(s, p, h, spec.target):
-            if spec.range == "adjacent" and x not in adj:
-                continue
-            c = s.board[x]
-            if len(s.stack[c]) >= 3:  # §1.8.4: immune to destruction by Actives
-                continue
-            if spec.max_strength and (not s.face[c] or _strength(s, c) > spec.max_strength):
-                continue
-            out.append(((x,), None))
-        return out
-    if op == "flip":
-        adj = geom.adjacent[here]
-        return [((x,), None) for x, c in enumerate(s.board)
-                if c >= 0 and not s.face[c] and (spec.range == "any" or x in adj)]
-    # copy (§1.9.5): another recto card's printed Active, used as if printed on this card
-    if not allow_copy:
-        return []
-    out = []
-    acts, ident, face = s.cat.actives, s.ident, s.face
-    for y, c in enumerate(s.board):
-        if c < 0 or c == h or not face[c]:
-            continue
-        other = acts[ident[c]]
-        if other.op == "copy":
-            continue
-        out += [((y, *pre), skip) for pre, skip in _active_targets(s, p, h, other, False)]
+def _active_actions(s: State, c: int, area: int, source: int) -> list[Action]:
+    """Every legal activate Action of source `source` of card `c` on `area` (the checked path
+    of a turn action: the same generator as the legal list, so legality is written once)."""
+    out: list[Action] = []
+    stack = s.stack[c]
+    x = c if source == 0 else stack[source - 1]
+    occ = [y for y, v in enumerate(s.board) if v >= 0]
+    _add_active(s, s.active, c, area, source, s.static.act[s.ident[x]], (), occ, out)
     return out
 
 
@@ -801,10 +836,11 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         s.tasks.append((T_END_TURN,))
         return
     legal = before._legal
-    if legal is not None and a in legal:
+    i = _index_in(legal, a) if legal is not None else -1
+    if i >= 0:
         # listed by legal_actions for this very state, so legal: its engine-built twin is
         # applied unchecked (the checks below cost a bot's playout a third of its step)
-        a = legal[legal.index(a)]
+        a = legal[i]  # type: ignore[index]
         index = s.geom.index
         area = index[a.area]
         if kind == ActionKind.ACTIVATE:
@@ -817,6 +853,15 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         _check_turn_action(s, a, before)
     s.used |= 1 << kind
     s.order_pos = kind
+
+
+def _index_in(legal: tuple[Action, ...], a: Action) -> int:
+    """Where `a` (or an equal Action) is in `legal`, -1 if nowhere (one scan: `in` and
+    `index` would make two)."""
+    try:
+        return legal.index(a)
+    except ValueError:
+        return -1
 
 
 def _check_turn_action(s: State, a: Action, before: State) -> None:
@@ -867,7 +912,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
             raise _illegal(before, a, f"the card on {a.area} has absorbed "
                            f"{len(sources) - 1} card(s)")
         spec = sources[a.source]
-        valid = _active_args(s, p, c, spec, True)
+        valid = [x.targets for x in _active_actions(s, c, area, a.source)]
         counts = sorted({len(t) for t in valid})
         if a.targets not in valid and counts and len(a.targets) not in counts:
             want = " or ".join(str(k) for k in counts)

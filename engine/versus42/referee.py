@@ -75,7 +75,10 @@ def deck_handles(ruleset: Ruleset, player: int) -> range:
 
 def owner_learns(d: Pending) -> bool:
     """Whether the owner of a deal learns its card: not of a card dealt to be discarded."""
-    return d.label != DealPurpose.DISCARD.value
+    return d.label != _DISCARD_LABEL
+
+
+_DISCARD_LABEL = DealPurpose.DISCARD.value  # (an Enum's .value is a Python property: per deal)
 
 
 def _no_chance(n: int) -> int:

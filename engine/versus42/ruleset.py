@@ -124,7 +124,13 @@ class Ruleset:
         return rs
 
     def digest(self) -> bytes:
-        return tagged_hash("ruleset", self.encode())
+        # kept per ruleset: every new game's state carries it, and encode() is JSON
+        known = _DIGESTS.get(self)
+        if known is None:
+            if len(_DIGESTS) >= 256:
+                _DIGESTS.clear()
+            known = _DIGESTS[self] = tagged_hash("ruleset", self.encode())
+        return known
 
     @property
     def geometry(self) -> Geometry:
@@ -159,6 +165,7 @@ RULES_OPTIONS: tuple[RulesOption, ...] = (
 )
 
 _GEOMETRIES: dict[tuple[int, int], Geometry] = {}
+_DIGESTS: dict[Ruleset, bytes] = {}  # Ruleset.digest's, by ruleset (frozen: hashable)
 
 
 def _geometry(rows: int, cols: int) -> Geometry:

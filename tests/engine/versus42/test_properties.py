@@ -6,13 +6,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from versus.engine import HashRng
+from versus.engine.errors import IllegalActionError
 from versus.engine.versus42 import (
+    Action,
+    ActionKind,
     ActionOrder,
     Referee,
     Ruleset,
     TurnDecision,
     default_catalogue,
+    format_input,
     legal_actions,
+    parse_action,
     random_chooser,
     random_deal,
     state_hash,
@@ -107,6 +112,34 @@ def test_every_legal_action_is_accepted_and_clone_is_independent(game):
             for a in legal_actions(s)[:60]:
                 step(s, a)  # never raises
             assert state_hash(s) == before  # step is pure
+            checked += 1
+        ref.advance()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_the_checked_path_agrees_with_the_listed_one(game):
+    # step applies an Action its state listed without re-checking it; an equal Action on a
+    # copy that listed nothing goes through every check: both give the same state, and an
+    # activate the list lacks (any one-target list of a listed card) is refused
+    ref = _referee(*game)
+    checked = 0
+    while ref.state.result is None and checked < 30:
+        s = ref.state
+        if isinstance(s.pending, TurnDecision):
+            legal = legal_actions(s)
+            for a in legal[:60]:
+                again = parse_action(format_input(a))
+                assert state_hash(step(s.clone(), again)) == state_hash(step(s, a))
+            for a in {(x.area, x.source) for x in legal if x.kind is ActionKind.ACTIVATE}:
+                for t in s.geom.names:
+                    probe = Action.activate(a[0], (t,), a[1])
+                    try:
+                        step(s.clone(), probe)
+                    except IllegalActionError:
+                        assert probe not in legal
+                    else:
+                        assert probe in legal
             checked += 1
         ref.advance()
 
