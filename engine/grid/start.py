@@ -124,6 +124,7 @@ def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:
     plan.check_catalogue(catalogue.digest)
     w = _Work(load_position(rules.start, catalogue))
     w.rules = rules
+    w.writable()
     for h in range(len(w.zone)):
         if w.ident[h] < 0 and w.zone[h] != Zone.DECK:
             w.zone[h], w.holder[h], w.ctrl[h], w.cell[h], w.up[h] = Zone.DECK, -1, -1, -1, 0

@@ -48,6 +48,12 @@ class Zone(IntEnum):
     MODIFIER = 4
 
 
+# the zones as plain ints, what the state's zone column holds: the rules compare zones in every
+# scan, and an exact int compares (and `tuple.index`/`count` match) without an IntEnum's
+# subclass slow path; equal to the Zone members all the same
+DECK, HAND, GRID, GRAVEYARD, MODIFIER = 0, 1, 2, 3, 4
+
+
 class Task(IntEnum):
     """Task codes (SPEC §9.4, task table); a task is (code, fields...)."""
 
@@ -170,11 +176,11 @@ class GridState:
         return self.result[0] >= 0
 
     def hand(self, player: int) -> tuple[int, ...]:
-        key = ("hand", player)  # asked by the view, the legal inputs and step: kept
-        hand = self._cache.get(key)
-        if hand is None:
-            hand = self._cache[key] = tuple(hand_of(self.zone, self.ctrl, player))
-        return hand  # type: ignore[no-any-return]
+        # asked by the view (both hands), the legal inputs and step: both kept, found in one scan
+        hands = self._cache.get("hands")
+        if hands is None:
+            hands = self._cache["hands"] = hands_of(self.zone, self.ctrl)
+        return hands[player]  # type: ignore[no-any-return]
 
     def card(self, handle: int) -> Card | None:
         """The card of a handle if its identity is public."""
@@ -187,10 +193,10 @@ class GridState:
 
     def deck_count(self, deck: int) -> int:
         lo, hi = deck_range(self.rules, deck)
-        return self.zone[lo:hi].count(Zone.DECK)
+        return self.zone[lo:hi].count(DECK)
 
     def grid_count(self, player: int) -> int:
-        return sum(1 for h, z in enumerate(self.zone) if z == Zone.GRID and self.ctrl[h] == player)
+        return sum(1 for h, z in enumerate(self.zone) if z == GRID and self.ctrl[h] == player)
 
 
 def deck_range(rules: GridRules, deck: int) -> tuple[int, int]:
@@ -249,12 +255,54 @@ _new_state = object.__new__
 
 def hand_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int],
             p: int) -> list[int]:
-    """The handles in p's hand, ascending (zone HAND, controller p). Measured: this
-    comprehension beats map/compress over int.__eq__ threefold (a slot wrapper per call)."""
-    return [h for h, z in enumerate(zone) if z == 1 and ctrl[h] == p]  # 1: Zone.HAND
+    """The handles in p's hand, ascending (zone HAND, controller p). How: `index` finds each
+    hand card in C, so the Python loop runs once per card in a hand, not once per handle."""
+    out = []
+    h, find = -1, zone.index
+    for _ in range(zone.count(HAND)):
+        h = find(HAND, h + 1)
+        if ctrl[h] == p:
+            out.append(h)
+    return out
+
+
+def hands_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int]
+             ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Both players' hands (`hand_of` of 0 and of 1) in one scan."""
+    mine: list[int] = []
+    theirs: list[int] = []
+    h, find = -1, zone.index
+    for _ in range(zone.count(HAND)):
+        h = find(HAND, h + 1)
+        c = ctrl[h]
+        if c == 0:
+            mine.append(h)
+        elif c == 1:
+            theirs.append(h)
+    return tuple(mine), tuple(theirs)
+
+
+def in_hand(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int], p: int
+            ) -> int:
+    """How many cards p holds (`hand_of` without the list)."""
+    n, h, find = 0, -1, zone.index
+    for _ in range(zone.count(HAND)):
+        h = find(HAND, h + 1)
+        if ctrl[h] == p:
+            n += 1
+    return n
+
+
+def _frozen(column: list[int] | tuple[int, ...]) -> tuple[int, ...]:
+    return column if column.__class__ is tuple else tuple(column)  # type: ignore[return-value]
 
 
 class _Work:
+    """A state being stepped. Copy on write: a column (zone, holder, ..., graves, modifiers) is
+    the state's own tuple until a rule writes it (`edit`), and `freeze` keeps the untouched
+    tuples as they are: most steps (a deal, a reveal) write one to three of the twelve, and
+    copying them all twice per step was a third of its time."""
+
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
                  "first", "graves", "holder", "ident", "log", "modifiers", "placements",
                  "result", "rules", "shield", "size", "tasks", "turn", "up", "weaken", "zone")
@@ -263,15 +311,45 @@ class _Work:
         self.rules, self.cat, self.size = s.rules, s.catalogue, s.rules.size
         self.first, self.active, self.turn = s.first, s.active, s.turn
         self.acted, self.placements, self.airdrop = s.acted, s.placements, s.airdrop
-        self.zone, self.holder, self.ctrl = list(s.zone), list(s.holder), list(s.ctrl)
-        self.cell, self.up, self.ident = list(s.cell), list(s.up), list(s.ident)
-        self.weaken, self.boost, self.shield = list(s.weaken), list(s.boost), list(s.shield)
-        self.graves = [list(g) for g in s.graves]
-        self.modifiers = list(s.modifiers)
+        # the state's tuples, shared until written (`edit`); typed as what they become
+        self.zone: list[int] = s.zone  # type: ignore[assignment]
+        self.holder: list[int] = s.holder  # type: ignore[assignment]
+        self.ctrl: list[int] = s.ctrl  # type: ignore[assignment]
+        self.cell: list[int] = s.cell  # type: ignore[assignment]
+        self.up: list[int] = s.up  # type: ignore[assignment]
+        self.ident: list[int] = s.ident  # type: ignore[assignment]
+        self.weaken: list[int] = s.weaken  # type: ignore[assignment]
+        self.boost: list[int] = s.boost  # type: ignore[assignment]
+        self.shield: list[int] = s.shield  # type: ignore[assignment]
+        self.graves: list[list[int]] = s.graves  # type: ignore[assignment]
+        self.modifiers: list[int] = s.modifiers  # type: ignore[assignment]
         self.tasks = list(s.tasks)
         self.decision: tuple[int, ...] = s.decision
         self.result = s.result
         self.log: list[tuple[int, ...]] | None = None  # traced_step's events
+
+    def edit(self, *columns: str) -> None:
+        """Make the named columns this work's own lists before a rule writes them."""
+        for name in columns:
+            column = getattr(self, name)
+            if column.__class__ is tuple:
+                setattr(self, name, list(column))
+
+    def edit_grave(self, g: int) -> list[int]:
+        """Graveyard g as this work's own list (and the graveyards as a list), to write."""
+        if self.graves.__class__ is tuple:
+            self.graves = list(self.graves)
+        grave = self.graves[g]
+        if grave.__class__ is tuple:
+            grave = self.graves[g] = list(grave)
+        return grave
+
+    def writable(self) -> None:
+        """Every column this work's own list (for a caller writing them directly)."""
+        self.edit("zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost", "shield",
+                  "modifiers")
+        for g in range(len(self.graves)):
+            self.edit_grave(g)
 
     def note(self, *event: int) -> None:
         if self.log is not None:
@@ -284,11 +362,13 @@ class _Work:
         s.__dict__.update(
             rules=self.rules, catalogue=self.cat, first=self.first, active=self.active,
             turn=self.turn, acted=self.acted, placements=self.placements, airdrop=self.airdrop,
-            zone=tuple(self.zone), holder=tuple(self.holder), ctrl=tuple(self.ctrl),
-            cell=tuple(self.cell), up=tuple(self.up), ident=tuple(self.ident),
-            weaken=tuple(self.weaken), boost=tuple(self.boost), shield=tuple(self.shield),
-            graves=tuple([tuple(g) for g in self.graves]), modifiers=tuple(self.modifiers),
-            tasks=tuple(self.tasks), decision=self.decision, result=self.result, _cache={},
+            zone=_frozen(self.zone), holder=_frozen(self.holder), ctrl=_frozen(self.ctrl),
+            cell=_frozen(self.cell), up=_frozen(self.up), ident=_frozen(self.ident),
+            weaken=_frozen(self.weaken), boost=_frozen(self.boost), shield=_frozen(self.shield),
+            graves=self.graves if self.graves.__class__ is tuple
+            else tuple([tuple(g) for g in self.graves]),
+            modifiers=_frozen(self.modifiers), tasks=tuple(self.tasks),
+            decision=self.decision, result=self.result, _cache={},
             size=self.size, finished=self.result[0] >= 0)
         return s
 
@@ -302,21 +382,21 @@ class _Work:
         return hand_of(self.zone, self.ctrl, p)
 
     def holds(self, p: int) -> bool:
-        """Whether p holds a card (`hand` without the list: a C-level scan that stops early)."""
-        return (Zone.HAND, p) in zip(self.zone, self.ctrl, strict=True)
+        """Whether p holds a card."""
+        return in_hand(self.zone, self.ctrl, p) > 0
 
     def hand_size(self, p: int) -> int:
-        return len(hand_of(self.zone, self.ctrl, p))
+        return in_hand(self.zone, self.ctrl, p)
 
     def on_grid(self, h: int) -> bool:
-        return self.zone[h] == Zone.GRID
+        return self.zone[h] == GRID
 
     def board(self) -> dict[int, int]:
         return {c: h for h, c in enumerate(self.cell) if c >= 0}
 
     def deck_left(self, p: int) -> bool:
         lo, hi = deck_range(self.rules, deck_of(self.rules, p))
-        return Zone.DECK in self.zone[lo:hi]
+        return DECK in self.zone[lo:hi]
 
     def neighbours(self, cell: int) -> list[int]:
         """The handles on the cells orthogonally next to `cell`, by ascending cell index."""
@@ -335,18 +415,33 @@ class _Work:
 
     # moving cards
     def leave(self, h: int) -> None:
-        self.cell[h], self.up[h] = -1, 0
-        self.weaken[h] = self.boost[h] = self.shield[h] = 0
+        if self.cell[h] >= 0 or self.up[h]:
+            self.edit("cell", "up")
+            self.cell[h], self.up[h] = -1, 0
+        # mostly zeros already: a column is written (copied) only when it changes
+        if self.weaken[h]:
+            self.edit("weaken")
+            self.weaken[h] = 0
+        if self.boost[h]:
+            self.edit("boost")
+            self.boost[h] = 0
+        if self.shield[h]:
+            self.edit("shield")
+            self.shield[h] = 0
+
+    def move(self, h: int, zone: int, ctrl: int) -> None:
+        self.edit("zone", "ctrl")
+        self.zone[h], self.ctrl[h] = zone, ctrl
 
     def bury(self, h: int) -> None:
         assert self.ident[h] >= 0, f"handle {h} buried unrevealed"
         self.leave(h)
-        self.zone[h], self.ctrl[h] = Zone.GRAVEYARD, -1
-        self.graves[grave_of(self.rules, h)].append(h)
+        self.move(h, GRAVEYARD, -1)
+        self.edit_grave(grave_of(self.rules, h)).append(h)
 
     def to_hand(self, h: int, p: int) -> None:
         self.leave(h)
-        self.zone[h], self.ctrl[h] = Zone.HAND, p
+        self.move(h, HAND, p)
 
     # values
     def value(self, h: int, side: int) -> int:
@@ -428,7 +523,7 @@ def deal_new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
     n = rules.cards
     blank = (-1,) * n
     zeros = (0,) * n
-    s = GridState(rules, catalogue, -1, -1, 0, 0, 1, 0, (Zone.DECK,) * n, blank, blank,
+    s = GridState(rules, catalogue, -1, -1, 0, 0, 1, 0, (DECK,) * n, blank, blank,
                   blank, zeros, blank, zeros, zeros, zeros,
                   ((),) if rules.shared else ((), ()), (), ((Task.COIN,),), (), (-1, -1))
     w = _Work(s)
@@ -492,8 +587,9 @@ def _t_play(w: _Work, p: int) -> None:
 
 
 def _t_end_turn(w: _Work) -> None:
-    n = len(w.zone)
-    w.boost, w.shield = [0] * n, [0] * n
+    if any(w.boost) or any(w.shield):  # else the columns stay the state's (zeros)
+        n = len(w.zone)
+        w.boost, w.shield = [0] * n, [0] * n
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
@@ -525,6 +621,7 @@ def _t_arrive(w: _Work, h: int) -> None:
 def _t_turn_up(w: _Work, n: int, h: int) -> None:
     if not w.on_grid(n) or w.up[n]:
         return
+    w.edit("up")
     w.up[n] = 1
     kind = w.card(n).kind
     if kind is not Kind.CHARACTER and (h < 0 or kind is Kind.ITEM):
@@ -546,6 +643,7 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
         seq.append((Task.DEFEAT, h))
     elif effect.op is Op.WEAKEN:
         if w.on_grid(h):
+            w.edit("weaken")
             w.weaken[h] += effect.amount
     elif effect.op is Op.BOUNCE:
         if w.on_grid(h):
@@ -633,7 +731,8 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     if card.use is Use.MODIFIER:
         w.note(Ev.ITEM, f, p)
         w.leave(f)
-        w.zone[f], w.ctrl[f] = Zone.MODIFIER, p
+        w.move(f, MODIFIER, p)
+        w.edit("modifiers")
         w.modifiers.append(f)
         return
     w.bury(f)
@@ -649,10 +748,10 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     elif op is Op.AIRDROP:
         w.placements, w.airdrop = 1, 1
     elif op is Op.RECALL:
-        grave = w.graves[0 if w.rules.shared else p]
-        for g in reversed(grave):
+        g_index = 0 if w.rules.shared else p
+        for g in reversed(w.graves[g_index]):
             if w.card(g).kind is Kind.CHARACTER:
-                grave.remove(g)
+                w.edit_grave(g_index).remove(g)
                 w.to_hand(g, p)
                 break
     else:
@@ -675,7 +774,7 @@ def _no_effect(w: _Work, p: int, op: Op) -> bool:
 
 def item_targets(w: _Work, p: int, op: Op) -> list[int]:
     """The cards an item's effect may pick (ascending handles), §9.1.11."""
-    grid = [h for h in range(len(w.zone)) if w.zone[h] == Zone.GRID]
+    grid = [h for h in range(len(w.zone)) if w.zone[h] == GRID]
     if op is Op.DESTROY:
         return [h for h in grid if w.ctrl[h] == 1 - p and not w.shield[h]]
     if op is Op.SCOUT:
@@ -694,7 +793,7 @@ def _t_defeat(w: _Work, h: int) -> None:
 
 
 def _t_bury(w: _Work, h: int) -> None:
-    if w.zone[h] in (Zone.GRID, Zone.HAND):
+    if w.zone[h] == GRID or w.zone[h] == HAND:
         w.bury(h)
 
 
@@ -703,14 +802,14 @@ def duel_pairs(ident: tuple[int, ...] | list[int], zone: tuple[int, ...] | list[
     """Sudden death (§9.1.14): the ordered pairs (a for player 0, b for player 1) of distinct
     public characters with different top values, a then b ascending."""
     chars = [h for h, i in enumerate(ident)
-             if i >= 0 and zone[h] in (Zone.GRID, Zone.GRAVEYARD)
+             if i >= 0 and zone[h] in (GRID, GRAVEYARD)
              and cat.cards[i].kind is Kind.CHARACTER]
     tops = {h: cat.cards[ident[h]].top for h in chars}
     return [(a, b) for a in chars for b in chars if a != b and tops[a] != tops[b]]
 
 
 def _t_final(w: _Work) -> None:
-    counts = [sum(1 for h, z in enumerate(w.zone) if z == Zone.GRID and w.ctrl[h] == p)
+    counts = [sum(1 for h, z in enumerate(w.zone) if z == GRID and w.ctrl[h] == p)
               for p in (0, 1)]
     w.note(Ev.FINAL, *counts)
     if counts[0] != counts[1]:
@@ -842,7 +941,7 @@ def is_legal(s: GridState, inp: GridInput) -> bool:
         if v is not Verb.PLACE and v is not Verb.USE:
             return False
         h = inp.handle
-        if not (0 <= h < len(s.zone) and s.zone[h] == Zone.HAND and s.ctrl[h] == d[1]):
+        if not (0 <= h < len(s.zone) and s.zone[h] == HAND and s.ctrl[h] == d[1]):
             return False
         if v is Verb.USE:
             return True
@@ -853,7 +952,7 @@ def is_legal(s: GridState, inp: GridInput) -> bool:
         if v is Verb.PASS:
             return True
         h = inp.handle
-        return v is Verb.FREE and 0 <= h < len(s.zone) and s.zone[h] == Zone.HAND \
+        return v is Verb.FREE and 0 <= h < len(s.zone) and s.zone[h] == HAND \
             and s.ctrl[h] == d[1]
     if code == Dec.ORDER or code == Dec.TARGET:
         return v is Verb.PICK and inp.handle in d[3:]
@@ -969,11 +1068,13 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         p, deck = s.decision[1], s.decision[2]
         lo, hi = deck_range(s.rules, deck)
         h = inp.handle
-        if not (lo <= h < hi) or s.zone[h] != Zone.DECK:
+        if not (lo <= h < hi) or s.zone[h] != DECK:
             raise illegal(f"card {h} is not in deck {deck}")
-        w.zone[h], w.holder[h], w.ctrl[h] = Zone.HAND, p, p
+        w.edit("zone", "holder", "ctrl")
+        w.zone[h], w.holder[h], w.ctrl[h] = HAND, p, p
         if code == Dec.PLACE:  # face down on its cell (a start position's grid card)
-            w.zone[h], w.cell[h] = Zone.GRID, s.decision[3]
+            w.edit("cell")
+            w.zone[h], w.cell[h] = GRID, s.decision[3]
     elif code == Dec.REVEAL:
         _, p, h = s.decision
         if inp.handle != h:
@@ -981,6 +1082,7 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         idx = s.catalogue.index.get(inp.card)
         if idx is None:
             raise illegal(f"{inp.card!r} is not a card of the catalogue")
+        w.edit("ident")
         w.ident[h] = idx
     elif not is_legal(s, inp):
         raise illegal("not a legal input here")
@@ -1004,7 +1106,8 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
             w.push((Task.REVEAL, inp.handle), (Task.USE, inp.handle, p, 0), (Task.PLAY, p))
         else:
             h = inp.handle
-            w.zone[h], w.cell[h], w.up[h] = Zone.GRID, cell_index(inp.cell, w.size), int(inp.up)
+            w.edit("zone", "cell", "up")
+            w.zone[h], w.cell[h], w.up[h] = GRID, cell_index(inp.cell, w.size), int(inp.up)
             w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
             seq = [(Task.REVEAL, h)] if inp.up else []
             w.push(*seq, (Task.ARRIVE, h), (Task.PLAY, p))
@@ -1025,8 +1128,10 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
         elif effect.op is Op.SCOUT:
             w.push((Task.REVEAL, t), (Task.TURN_UP, t, -1))
         elif effect.op is Op.SHIELD:
+            w.edit("shield")
             w.shield[t] = 1
         elif effect.op is Op.BOOST:
+            w.edit("boost")
             w.boost[t] += effect.amount
     elif code == Dec.DUEL:
         a, b = inp.handle, inp.other
