@@ -266,6 +266,16 @@ def hand_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int]
     return out
 
 
+def on_grid(zone: tuple[int, ...] | list[int]) -> list[int]:
+    """The handles on the grid (zone GRID), ascending: `index` finds each in C."""
+    out = []
+    h, find = -1, zone.index
+    for _ in range(zone.count(GRID)):
+        h = find(GRID, h + 1)
+        out.append(h)
+    return out
+
+
 def hands_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int]
              ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Both players' hands (`hand_of` of 0 and of 1) in one scan."""
@@ -888,17 +898,17 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
     size = s.rules.size
-    ctrl = s.ctrl
+    ctrl, cell = s.ctrl, s.cell
     board: set[int] = set()  # the occupied cells
     own: list[int] = []
     enemy: set[int] = set()
-    for h, c in enumerate(s.cell):
-        if c >= 0:
-            board.add(c)
-            if ctrl[h] == p:
-                own.append(c)
-            else:
-                enemy.add(c)
+    for h in on_grid(s.zone):  # a card lies on a cell exactly when its zone is GRID
+        c = cell[h]
+        board.add(c)
+        if ctrl[h] == p:
+            own.append(c)
+        else:
+            enemy.add(c)
     mine, theirs = home_row(p, size), home_row(1 - p, size)
     near = _neighbour_table(size)
     if s.airdrop:
@@ -987,6 +997,17 @@ def _place_row(size: int, h: int) -> tuple[tuple[GridInput, GridInput], ...]:
     return row
 
 
+#: (verb, handles) -> the engine input of that verb for each handle (USE, FREE, PICK)
+_BY_HANDLE: dict[tuple[Verb, int], tuple[GridInput, ...]] = {}
+
+
+def _by_handle(verb: Verb, n: int) -> tuple[GridInput, ...]:
+    row = _BY_HANDLE.get((verb, n))
+    if row is None:
+        row = _BY_HANDLE[verb, n] = tuple(engine_input(verb, h) for h in range(n))
+    return row
+
+
 def _legal(s: GridState) -> list[GridInput]:
     if s.finished:
         return []
@@ -1005,14 +1026,17 @@ def _legal(s: GridState) -> list[GridInput]:
             for h in hand:
                 row = _place_row(size, h)
                 out.extend([row[c][f] for c, f in spots])
-        out.extend([engine_input(Verb.USE, h) for h in hand])
+        use = _by_handle(Verb.USE, len(s.zone))
+        out.extend([use[h] for h in hand])
         if s.acted:
             out.append(engine_input(Verb.END))
         return out
     if code == Dec.WINDOW:
-        return [engine_input(Verb.PASS), *[engine_input(Verb.FREE, h) for h in s.hand(d[1])]]
+        free = _by_handle(Verb.FREE, len(s.zone))
+        return [engine_input(Verb.PASS), *[free[h] for h in s.hand(d[1])]]
     if code in (Dec.ORDER, Dec.TARGET):
-        return [engine_input(Verb.PICK, h) for h in d[3:]]
+        pick = _by_handle(Verb.PICK, len(s.zone))
+        return [pick[h] for h in d[3:]]
     if code == Dec.DUEL:
         return [engine_input(Verb.DUEL, a, b)
                 for a, b in duel_pairs(s.ident, s.zone, s.catalogue)]

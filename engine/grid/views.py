@@ -12,7 +12,7 @@ from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
 from .notation import GridInput, format_input
-from .state import GridState, Zone, cell_name, decision, legal_tuple
+from .state import DECK, GridState, cell_name, decision, legal_tuple, on_grid
 
 
 class GridKnowledge:
@@ -120,26 +120,46 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         return known.get(h) if holder[h] == player else None
 
     size = s.rules.size
-    ctrl, up, weaken, boost, shield = s.ctrl, s.up, s.weaken, s.boost, s.shield
+    ctrl, up, weaken, boost, shield, cell = s.ctrl, s.up, s.weaken, s.boost, s.shield, s.cell
     get = _CELL_VIEWS.get
-    # ident(h) inlined (a call per cell costs as much as the rest of the cell's work)
+    # ident(h) inlined (a call per cell costs as much as the rest of the cell's work); the grid
+    # cards found by C-level scans of the zone column, not a loop over every handle
     grid = tuple([get(key) or _cell_view(key)
-                  for c, h, i in sorted([(c, h, ident_col[h]) for h, c in enumerate(s.cell)
-                                         if c >= 0])  # cells are distinct: sorted by cell
+                  for c, h in sorted([(cell[h], h) for h in on_grid(s.zone)])
                   for key in ((size, c, h, ctrl[h], up[h],
-                               ids[i] if i >= 0
+                               ids[ident_col[h]] if ident_col[h] >= 0
                                else known.get(h) if holder[h] == player else None,
                                weaken[h], boost[h], shield[h]),)])
     d = decision(s)
     decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
+    graveyards, modifiers = _public(s, ids)
     return GridView(
         player, size, s.first, s.active, s.turn, grid,
         tuple([(h, ident(h)) for h in s.hand(player)]),
         tuple([(h, ident(h)) for h in s.hand(1 - player)]),
-        _deck_counts(s),
-        tuple([tuple([(h, ids[ident_col[h]]) for h in g]) for g in s.graves]),
-        tuple([(h, ids[ident_col[h]]) for h in s.modifiers]),
+        _deck_counts(s), graveyards, modifiers,
         d, legal_tuple(s) if decides else (), s.rules, s.catalogue, s)
+
+
+#: the last (graves, modifiers, ids, (graveyards, modifiers) named): a step that buries no
+#: card keeps the state's graves and modifiers tuples (copy on write, state.py), so most views
+#: reuse the last one's names instead of naming every buried card again. Sound because a
+#: graveyard or modifier card is public, and a public card's identity never changes.
+_LAST_PUBLIC: tuple[Any, ...] = (None, None, None, None)
+
+
+def _public(s: GridState, ids: tuple[str, ...]
+            ) -> tuple[tuple[tuple[tuple[int, str], ...], ...], tuple[tuple[int, str], ...]]:
+    """The graveyards and the modifiers, each card with its id."""
+    global _LAST_PUBLIC
+    graves, modifiers, last = s.graves, s.modifiers, _LAST_PUBLIC
+    if last[0] is graves and last[1] is modifiers and last[2] is ids:
+        return last[3]  # type: ignore[no-any-return]
+    ident = s.ident
+    named = (tuple([tuple([(h, ids[ident[h]]) for h in g]) for g in graves]),
+             tuple([(h, ids[ident[h]]) for h in modifiers]))
+    _LAST_PUBLIC = (graves, modifiers, ids, named)  # one tuple: swapped whole (threads)
+    return named
 
 
 #: the one CellView of each field set, keyed (size, cell index, handle, controller, up, card,
@@ -161,8 +181,8 @@ def _deck_counts(s: GridState) -> tuple[int, ...]:
     """`deck_count` of each hidden deck, from the zone column's slices (counted in C)."""
     n, zone = s.rules.deck_size, s.zone
     if s.rules.shared:
-        return (zone.count(Zone.DECK),)
-    return (zone[:n].count(Zone.DECK), zone[n:].count(Zone.DECK))
+        return (zone.count(DECK),)
+    return (zone[:n].count(DECK), zone[n:].count(DECK))
 
 
 #: the decisions whose view lists the legal inputs (a player's own)
