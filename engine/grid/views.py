@@ -73,6 +73,18 @@ class GridView:
     #: the public state the view shows (no hidden identity: a `py:` bot's encoding reads it)
     state: Any = field(default=None, compare=False, repr=False)
 
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a field not set yet: `view` sets the cheap fields and leaves the
+        # ones that name cards (LAZY) to the first read, from what it kept in `_lazy` (the
+        # state and a copy of the knowledge then). A chooser that reads no view, or only the
+        # decision, pays none of it; any read gets the values an eager build would have had.
+        lazy = self.__dict__.get("_lazy") if name in LAZY else None
+        if lazy is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        parts = _named_parts(*lazy)
+        self.__dict__.update(parts)  # frozen: set as the dataclass's own __init__ would
+        return parts[name]
+
     def card_ids(self) -> set[str]:
         """Every card id this view names (the leak tests compare it with what is allowed)."""
         ids = {c.card for c in self.grid if c.card}
@@ -104,12 +116,31 @@ def _decision_dict(d: Pending | Finished) -> dict[str, Any]:
     return {"kind": d.kind.value, "player": d.player, "label": d.label}
 
 
+#: the view's fields built at their first read (GridView.__getattr__)
+LAZY = frozenset({"grid", "hand", "opponent_hand", "decks", "graveyards", "modifiers"})
+_new_view = object.__new__
+
+
 def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
     if player not in (0, 1):
         raise ValueError(f"a grid view is for player 0 or 1, got {player!r}")
     mine = knowledge if knowledge is not None and knowledge.player == player else None
-    # known_id inlined over local names: a view is built at every decision of local play
-    known = mine.cards if mine is not None else {}
+    d = decision(s)
+    decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
+    v = _new_view(GridView)
+    # the fields set straight into the instance (as freeze does for states): the LAZY ones
+    # from the state and a copy of the knowledge now (it learns more cards later)
+    v.__dict__.update(
+        player=player, size=s.rules.size, first=s.first, active=s.active, turn=s.turn,
+        decision=d, legal_actions=legal_tuple(s) if decides else (), rules=s.rules,
+        catalogue=s.catalogue, state=s,
+        _lazy=(s, player, dict(mine.cards) if mine is not None else {}))
+    return v
+
+
+def _named_parts(s: GridState, player: int, known: dict[int, str]) -> dict[str, Any]:
+    """The LAZY fields of player's view of s, `known` its knowledge's cards."""
+    # known_id inlined over local names
     holder, ident_col, ids = s.holder, s.ident, s.catalogue.ids
 
     def ident(h: int) -> str | None:
@@ -130,15 +161,10 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
                                ids[ident_col[h]] if ident_col[h] >= 0
                                else known.get(h) if holder[h] == player else None,
                                weaken[h], boost[h], shield[h]),)])
-    d = decision(s)
-    decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
     graveyards, modifiers = _public(s, ids)
-    return GridView(
-        player, size, s.first, s.active, s.turn, grid,
-        tuple([(h, ident(h)) for h in s.hand(player)]),
-        tuple([(h, ident(h)) for h in s.hand(1 - player)]),
-        _deck_counts(s), graveyards, modifiers,
-        d, legal_tuple(s) if decides else (), s.rules, s.catalogue, s)
+    return {"grid": grid, "hand": tuple([(h, ident(h)) for h in s.hand(player)]),
+            "opponent_hand": tuple([(h, ident(h)) for h in s.hand(1 - player)]),
+            "decks": _deck_counts(s), "graveyards": graveyards, "modifiers": modifiers}
 
 
 #: the last (graves, modifiers, ids, (graveyards, modifiers) named): a step that buries no

@@ -1,8 +1,9 @@
 # The grid engine's speed paths agree with the plain definitions they replace: `is_legal` (what
 # step asks) with membership in `legal_actions`, the shared engine-built inputs with validated
 # ones, the shared Pending of a decision with a fresh one, and the C-level hand scans with the
-# obvious comprehension. Random games of every mode and deck type, every well-formed input of
-# each player decision tried (legal or not).
+# obvious comprehension; a step's copy-on-write columns with a step that copies them all; a
+# view's fields built at their first read with the eager build. Random games of every mode and
+# deck type, every well-formed input of each player decision tried (legal or not).
 from __future__ import annotations
 
 import pytest
@@ -13,16 +14,24 @@ from versus.engine.grid.notation import GridInput, Verb, format_input, parse_inp
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
 from versus.engine.grid.state import (
+    GRID,
     Dec,
     GridState,
     _decision,
+    _Work,
     cell_name,
     decision,
+    encode_state,
     hand_of,
+    hands_of,
+    in_hand,
     is_legal,
     legal_actions,
+    on_grid,
     step,
+    traced_step,
 )
+from versus.engine.grid.views import LAZY, GridKnowledge, GridView, _named_parts, view
 
 CAT = default_catalogue()
 
@@ -74,3 +83,71 @@ def test_engine_built_inputs_and_decisions_equal_validated_ones() -> None:
             assert hand_of(s.zone, s.ctrl, p) == [
                 h for h, z in enumerate(s.zone) if z == 1 and s.ctrl[h] == p]
             assert s.hand(p) == tuple(hand_of(s.zone, s.ctrl, p))
+            assert s.hand(p) == hands_of(s.zone, s.ctrl)[p]
+            assert in_hand(s.zone, s.ctrl, p) == len(s.hand(p))
+        assert on_grid(s.zone) == [h for h, c in enumerate(s.cell) if c >= 0]
+        assert on_grid(s.zone) == [h for h, z in enumerate(s.zone) if z == GRID]
+
+
+def _copying_step(s: GridState, inp: GridInput) -> GridState:
+    """`step` with every column of the work copied before any rule runs (the plain way)."""
+    real = _Work.__init__
+
+    def copying(self: _Work, state: GridState) -> None:
+        real(self, state)
+        self.writable()
+
+    _Work.__init__ = copying  # type: ignore[method-assign]
+    try:
+        return step(s, inp)
+    finally:
+        _Work.__init__ = real  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("mode", ["fast", "vs"])
+@pytest.mark.parametrize("deck", ["individual", "shared"])
+def test_copy_on_write_steps_equal_copying_steps(mode: str, deck: str) -> None:
+    rules = GridRules.from_options({"mode": mode, "deck": deck, "tie": "sudden-death"})
+    ref = random_game(rules, CAT, b"fast-paths/cow/" + mode.encode() + deck.encode())
+    ref.play()
+    for s, inp in ref.history:
+        before = encode_state(GridState(**{f: getattr(s, f) for f in s.__dataclass_fields__
+                                           if f != "_cache"}))
+        after = step(s, inp)
+        assert encode_state(after) == encode_state(_copying_step(s, inp))
+        assert encode_state(traced_step(s, inp)[0]) == encode_state(after)
+        assert encode_state(s) == before  # the state stepped is unchanged
+        for column in ("zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost",
+                       "shield", "modifiers", "tasks"):
+            assert type(getattr(after, column)) is tuple, column
+        assert type(after.graves) is tuple and all(type(g) is tuple for g in after.graves)
+
+
+def _eager(v: GridView) -> GridView:
+    """The view with every field built now (the dataclass's own constructor)."""
+    s, player, known = v.__dict__["_lazy"]
+    fields = {f: v.__dict__[f] for f in GridView.__dataclass_fields__ if f not in LAZY}
+    return GridView(**fields, **_named_parts(s, player, known))
+
+
+def test_lazy_views_read_as_eager_ones() -> None:
+    ref = random_game(GridRules.from_options({"mode": "normal"}), CAT, b"fast-paths/views")
+    ref.play()
+    known = [GridKnowledge(0), GridKnowledge(1)]
+    unread: list[tuple[GridView, GridView]] = []
+    for k, (s, inp) in enumerate(ref.history):
+        for p in (0, 1):
+            v, now = view(s, p, known[p]), _eager(view(s, p, known[p]))
+            if k % 3 == p:  # some read at once, the others after the game
+                assert v == now and v.to_dict() == now.to_dict()
+            else:
+                unread.append((v, now))
+        if inp.verb is Verb.DEAL:
+            known[s.decision[1]].learn(inp.handle, ref.identities[inp.handle])
+    for p in (0, 1):  # the knowledge changes after the views: they show what it was then
+        for h in list(known[p].cards):
+            known[p].learn(h, "changed-later")
+    for v, now in unread:
+        assert v == now and v.grid == now.grid and v.hand == now.hand
+        assert v.to_dict() == now.to_dict()
+    assert any(cid for v, _ in unread for _, cid in v.hand)
