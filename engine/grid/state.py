@@ -175,6 +175,10 @@ class GridState:
     def finished(self) -> bool:
         return self.result[0] >= 0
 
+    @cached_property
+    def shape(self) -> Shape:
+        return shape_of(self.rules)
+
     def hand(self, player: int) -> tuple[int, ...]:
         # asked by the view (both hands), the legal inputs and step: both kept, found in one scan
         hands = self._cache.get("hands")
@@ -197,6 +201,17 @@ class GridState:
 
     def grid_count(self, player: int) -> int:
         return sum(1 for h, z in enumerate(self.zone) if z == GRID and self.ctrl[h] == player)
+
+
+#: (each player's deck as a handle range, whether the deck and graveyard are shared, cards per
+#: player): what the rules read of the options at every step, worked out once per state line
+#: (the GridRules properties decode an Enum at each read)
+Shape = tuple[tuple[tuple[int, int], tuple[int, int]], bool, int]
+
+
+def shape_of(rules: GridRules) -> Shape:
+    return ((deck_range(rules, deck_of(rules, 0)), deck_range(rules, deck_of(rules, 1))),
+            rules.shared, rules.deck_size)
 
 
 def deck_range(rules: GridRules, deck: int) -> tuple[int, int]:
@@ -303,10 +318,6 @@ def in_hand(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int]
     return n
 
 
-def _frozen(column: list[int] | tuple[int, ...]) -> tuple[int, ...]:
-    return column if column.__class__ is tuple else tuple(column)  # type: ignore[return-value]
-
-
 class _Work:
     """A state being stepped. Copy on write: a column (zone, holder, ..., graves, modifiers) is
     the state's own tuple until a rule writes it (`edit`), and `freeze` keeps the untouched
@@ -314,11 +325,12 @@ class _Work:
     copying them all twice per step was a third of its time."""
 
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
-                 "first", "graves", "holder", "ident", "log", "modifiers", "placements",
-                 "result", "rules", "shield", "size", "tasks", "turn", "up", "weaken", "zone")
+                 "edited", "first", "graves", "holder", "ident", "log", "modifiers", "placements",
+                 "result", "rules", "shape", "shield", "size", "tasks", "turn", "up", "weaken",
+                 "zone")
 
     def __init__(self, s: GridState) -> None:
-        self.rules, self.cat, self.size = s.rules, s.catalogue, s.rules.size
+        self.rules, self.cat, self.size, self.shape = s.rules, s.catalogue, s.size, s.shape
         self.first, self.active, self.turn = s.first, s.active, s.turn
         self.acted, self.placements, self.airdrop = s.acted, s.placements, s.airdrop
         # the state's tuples, shared until written (`edit`); typed as what they become
@@ -337,6 +349,7 @@ class _Work:
         self.decision: tuple[int, ...] = s.decision
         self.result = s.result
         self.log: list[tuple[int, ...]] | None = None  # traced_step's events
+        self.edited: list[str] = []  # the columns `edit` made lists, for `freeze`
 
     def edit(self, *columns: str) -> None:
         """Make the named columns this work's own lists before a rule writes them."""
@@ -344,11 +357,13 @@ class _Work:
             column = getattr(self, name)
             if column.__class__ is tuple:
                 setattr(self, name, list(column))
+                self.edited.append(name)
 
     def edit_grave(self, g: int) -> list[int]:
         """Graveyard g as this work's own list (and the graveyards as a list), to write."""
         if self.graves.__class__ is tuple:
             self.graves = list(self.graves)
+            self.edited.append("graves")
         grave = self.graves[g]
         if grave.__class__ is tuple:
             grave = self.graves[g] = list(grave)
@@ -369,17 +384,18 @@ class _Work:
         # the fields set straight into a new instance's __dict__: the frozen dataclass's
         # __init__ pays one object.__setattr__ per field, and the engine freezes every step
         s = _new_state(GridState)
-        s.__dict__.update(
+        fields = s.__dict__
+        fields.update(
             rules=self.rules, catalogue=self.cat, first=self.first, active=self.active,
             turn=self.turn, acted=self.acted, placements=self.placements, airdrop=self.airdrop,
-            zone=_frozen(self.zone), holder=_frozen(self.holder), ctrl=_frozen(self.ctrl),
-            cell=_frozen(self.cell), up=_frozen(self.up), ident=_frozen(self.ident),
-            weaken=_frozen(self.weaken), boost=_frozen(self.boost), shield=_frozen(self.shield),
-            graves=self.graves if self.graves.__class__ is tuple
-            else tuple([tuple(g) for g in self.graves]),
-            modifiers=_frozen(self.modifiers), tasks=tuple(self.tasks),
+            zone=self.zone, holder=self.holder, ctrl=self.ctrl, cell=self.cell, up=self.up,
+            ident=self.ident, weaken=self.weaken, boost=self.boost, shield=self.shield,
+            graves=self.graves, modifiers=self.modifiers, tasks=tuple(self.tasks),
             decision=self.decision, result=self.result, _cache={},
-            size=self.size, finished=self.result[0] >= 0)
+            size=self.size, finished=self.result[0] >= 0, shape=self.shape)
+        for name in self.edited:  # only the columns written are lists to freeze
+            fields[name] = (tuple(fields[name]) if name != "graves"
+                            else tuple([tuple(g) for g in self.graves]))
         return s
 
     # reading
@@ -405,7 +421,7 @@ class _Work:
         return {c: h for h, c in enumerate(self.cell) if c >= 0}
 
     def deck_left(self, p: int) -> bool:
-        lo, hi = deck_range(self.rules, deck_of(self.rules, p))
+        lo, hi = self.shape[0][p]
         return DECK in self.zone[lo:hi]
 
     def neighbours(self, cell: int) -> list[int]:
@@ -447,7 +463,8 @@ class _Work:
         assert self.ident[h] >= 0, f"handle {h} buried unrevealed"
         self.leave(h)
         self.move(h, GRAVEYARD, -1)
-        self.edit_grave(grave_of(self.rules, h)).append(h)
+        shared, n = self.shape[1], self.shape[2]  # grave_of, without the rules' properties
+        self.edit_grave(0 if shared else h // n).append(h)
 
     def to_hand(self, h: int, p: int) -> None:
         self.leave(h)
@@ -569,14 +586,14 @@ def _t_fill(w: _Work, p: int) -> None:
 
 def _t_draw(w: _Work, p: int) -> None:
     if w.deck_left(p):
-        w.decision = (Dec.DEAL, p, deck_of(w.rules, p))
+        w.decision = (Dec.DEAL, p, 0 if w.shape[1] else p)  # deck_of
     else:
         w.note(Ev.NO_DRAW, p)
 
 
 def _t_place(w: _Work, p: int, c: int) -> None:
     if w.deck_left(p):
-        w.decision = (Dec.PLACE, p, deck_of(w.rules, p), c)
+        w.decision = (Dec.PLACE, p, 0 if w.shape[1] else p, c)  # deck_of
 
 
 def _out_of_cards(w: _Work) -> bool:
@@ -599,7 +616,7 @@ def _t_play(w: _Work, p: int) -> None:
 def _t_end_turn(w: _Work) -> None:
     if any(w.boost) or any(w.shield):  # else the columns stay the state's (zeros)
         n = len(w.zone)
-        w.boost, w.shield = [0] * n, [0] * n
+        w.boost, w.shield = (0,) * n, (0,) * n  # tuples: `edit` copies them if written
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
@@ -758,7 +775,7 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     elif op is Op.AIRDROP:
         w.placements, w.airdrop = 1, 1
     elif op is Op.RECALL:
-        g_index = 0 if w.rules.shared else p
+        g_index = 0 if w.shape[1] else p
         for g in reversed(w.graves[g_index]):
             if w.card(g).kind is Kind.CHARACTER:
                 w.edit_grave(g_index).remove(g)
@@ -775,7 +792,7 @@ def _no_effect(w: _Work, p: int, op: Op) -> bool:
     if op is Op.DRAW:
         return not w.deck_left(p)
     if op is Op.RECALL:
-        grave = w.graves[0 if w.rules.shared else p]
+        grave = w.graves[0 if w.shape[1] else p]
         return not any(w.card(g).kind is Kind.CHARACTER for g in grave)
     if op in (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST):
         return not item_targets(w, p, op)
@@ -897,7 +914,7 @@ def _decision(s: GridState) -> Pending | Finished:
 def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
-    size = s.rules.size
+    size = s.size
     ctrl, cell = s.ctrl, s.cell
     board: set[int] = set()  # the occupied cells
     own: list[int] = []
@@ -957,7 +974,7 @@ def is_legal(s: GridState, inp: GridInput) -> bool:
             return True
         if s.placements <= 0:
             return False
-        return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.rules.size), ())
+        return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.size), ())
     if code == Dec.WINDOW:
         if v is Verb.PASS:
             return True
@@ -1021,7 +1038,7 @@ def _legal(s: GridState) -> list[GridInput]:
         hand = s.hand(p)
         out: list[GridInput] = []
         if s.placements > 0:
-            size = s.rules.size
+            size = s.size
             spots = [(c, f) for c, faces in _spots(s, p).items() for f in faces]
             for h in hand:
                 row = _place_row(size, h)
@@ -1090,7 +1107,7 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
     w.decision = ()
     if code in (Dec.DEAL, Dec.PLACE):
         p, deck = s.decision[1], s.decision[2]
-        lo, hi = deck_range(s.rules, deck)
+        lo, hi = s.shape[0][deck]  # deck_range: deck 0 or 1
         h = inp.handle
         if not (lo <= h < hi) or s.zone[h] != DECK:
             raise illegal(f"card {h} is not in deck {deck}")
