@@ -28,6 +28,7 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
@@ -914,36 +915,58 @@ def _decision(s: GridState) -> Pending | Finished:
 def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
+    # How: sets of cells as bit masks (bit c: cell c), so the board, the cells next to own
+    # cards and those next to enemy cards are a few integer ORs per grid card, and the
+    # candidates come out in ascending order by taking the lowest bit
     size = s.size
-    ctrl, cell = s.ctrl, s.cell
-    board: set[int] = set()  # the occupied cells
-    own: list[int] = []
-    enemy: set[int] = set()
-    for h in on_grid(s.zone):  # a card lies on a cell exactly when its zone is GRID
+    near, rows, full = _masks(size)
+    ctrl, cell, zone = s.ctrl, s.cell, s.zone
+    board = own_near = enemy_near = 0
+    has_own = False
+    h, find = -1, zone.index
+    for _ in range(zone.count(GRID)):  # a card lies on a cell exactly when its zone is GRID
+        h = find(GRID, h + 1)
         c = cell[h]
-        board.add(c)
+        board |= 1 << c
         if ctrl[h] == p:
-            own.append(c)
+            own_near |= near[c]
+            has_own = True
         else:
-            enemy.add(c)
-    mine, theirs = home_row(p, size), home_row(1 - p, size)
-    near = _neighbour_table(size)
+            enemy_near |= near[c]
+    mine, theirs = rows[home_row(p, size)], rows[home_row(1 - p, size)]
+    free = full & ~board
     if s.airdrop:
-        cands = [c for c in range(size * size) if c not in board and c // size != theirs]
-    elif not own:
-        cands = [c for c in range(size * size) if c not in board and c // size == mine]
+        cands = free & ~theirs
+    elif not has_own:
+        cands = free & mine
     else:
-        cands = sorted({n for c in own for n in near[c] if n not in board})
+        cands = free & own_near
+    up_only = theirs | enemy_near  # the far home row, or next to an enemy card: face up
     out = []
-    for c in cands:
-        if c // size == theirs or not enemy.isdisjoint(near[c]):
+    while cands:
+        low = cands & -cands
+        cands ^= low
+        if low & up_only:
             faces: tuple[bool, ...] = (True,)
-        elif c // size == mine:
+        elif low & mine:
             faces = (False,)
         else:
             faces = (False, True)
-        out.append((c, faces))
+        out.append((low.bit_length() - 1, faces))
     return out
+
+
+def _masks(size: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(per cell, the mask of its neighbours; per row, its mask; all cells) of a grid."""
+    masks = _MASKS.get(size)
+    if masks is None:
+        near = tuple(sum(1 << n for n in _neighbour_table(size)[c]) for c in range(size * size))
+        rows = tuple(sum(1 << (r * size + c) for c in range(size)) for r in range(size))
+        masks = _MASKS[size] = (near, rows, (1 << (size * size)) - 1)
+    return masks
+
+
+_MASKS: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
 
 
 def _spots(s: GridState, p: int) -> dict[int, tuple[bool, ...]]:
@@ -1000,17 +1023,16 @@ def legal_tuple(s: GridState) -> tuple[GridInput, ...]:
     return cached  # type: ignore[no-any-return]
 
 
-#: (size, handle) -> per cell index, the (face down, face up) PLACE inputs of that card there
-_PLACE_ROWS: dict[tuple[int, int], tuple[tuple[GridInput, GridInput], ...]] = {}
+#: (size, handle) -> the PLACE inputs of that card, at 2 * cell + up (face down, face up)
+_PLACE_ROWS: dict[tuple[int, int], tuple[GridInput, ...]] = {}
 
 
-def _place_row(size: int, h: int) -> tuple[tuple[GridInput, GridInput], ...]:
+def _place_row(size: int, h: int) -> tuple[GridInput, ...]:
     row = _PLACE_ROWS.get((size, h))
     if row is None:
         row = _PLACE_ROWS[size, h] = tuple(
-            (engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=False),
-             engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=True))
-            for c in range(size * size))
+            engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=up)
+            for c in range(size * size) for up in (False, True))
     return row
 
 
@@ -1039,10 +1061,12 @@ def _legal(s: GridState) -> list[GridInput]:
         out: list[GridInput] = []
         if s.placements > 0:
             size = s.size
-            spots = [(c, f) for c, faces in _spots(s, p).items() for f in faces]
-            for h in hand:
-                row = _place_row(size, h)
-                out.extend([row[c][f] for c, f in spots])
+            spots = [2 * c + f for c, faces in _spots(s, p).items() for f in faces]
+            if spots:
+                # one C-level getter picks every spot's input out of each card's row
+                pick = itemgetter(*spots) if len(spots) > 1 else lambda row: (row[spots[0]],)
+                for h in hand:
+                    out.extend(pick(_place_row(size, h)))
         use = _by_handle(Verb.USE, len(s.zone))
         out.extend([use[h] for h in hand])
         if s.acted:

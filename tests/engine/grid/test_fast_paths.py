@@ -24,10 +24,13 @@ from versus.engine.grid.state import (
     encode_state,
     hand_of,
     hands_of,
+    home_row,
     in_hand,
     is_legal,
     legal_actions,
+    neighbour_cells,
     on_grid,
+    placements,
     step,
     traced_step,
 )
@@ -87,6 +90,45 @@ def test_engine_built_inputs_and_decisions_equal_validated_ones() -> None:
             assert in_hand(s.zone, s.ctrl, p) == len(s.hand(p))
         assert on_grid(s.zone) == [h for h, c in enumerate(s.cell) if c >= 0]
         assert on_grid(s.zone) == [h for h, z in enumerate(s.zone) if z == GRID]
+
+
+def _plain_placements(s: GridState, p: int) -> list[tuple[int, tuple[bool, ...]]]:
+    """§9.1.5-9.1.6 as written: free cells next to an own card (any free cell off the far home
+    row with an airdrop, the own home row without a card on the grid); face up only on the far
+    home row or next to an enemy card, face down only on the own home row."""
+    size = s.rules.size
+    board = {c: s.ctrl[h] for h, c in enumerate(s.cell) if c >= 0}
+    mine, theirs = home_row(p, size), home_row(1 - p, size)
+    own = [c for c, q in board.items() if q == p]
+    out = []
+    for c in range(size * size):
+        if c in board:
+            continue
+        near = neighbour_cells(c, size)
+        if s.airdrop:
+            ok = c // size != theirs
+        elif not own:
+            ok = c // size == mine
+        else:
+            ok = any(n in own for n in near)
+        if not ok:
+            continue
+        if c // size == theirs or any(board.get(n, p) != p for n in near):
+            out.append((c, (True,)))
+        else:
+            out.append((c, (False,) if c // size == mine else (False, True)))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["fast", "normal", "vs"])
+def test_placements_by_masks_equal_the_plain_rule(mode: str) -> None:
+    rules = GridRules.from_options({"mode": mode})
+    ref = random_game(rules, CAT, b"fast-paths/place/" + mode.encode())
+    ref.play()
+    for s, _ in ref.history:
+        for p in (0, 1):
+            assert placements(s, p) == _plain_placements(s, p)
+    assert len(ref.history) > 50
 
 
 def _copying_step(s: GridState, inp: GridInput) -> GridState:
