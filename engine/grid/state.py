@@ -308,17 +308,6 @@ def hands_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int
     return tuple(mine), tuple(theirs)
 
 
-def in_hand(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int], p: int
-            ) -> int:
-    """How many cards p holds (`hand_of` without the list)."""
-    n, h, find = 0, -1, zone.index
-    for _ in range(zone.count(HAND)):
-        h = find(HAND, h + 1)
-        if ctrl[h] == p:
-            n += 1
-    return n
-
-
 class _Work:
     """A state being stepped. Copy on write: a column (zone, holder, ..., graves, modifiers) is
     the state's own tuple until a rule writes it (`edit`), and `freeze` keeps the untouched
@@ -326,7 +315,8 @@ class _Work:
     copying them all twice per step was a third of its time."""
 
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
-                 "edited", "first", "graves", "holder", "ident", "log", "modifiers", "placements",
+                 "edited", "first", "graves", "hands", "holder", "ident", "log", "modifiers",
+                 "placements",
                  "result", "rules", "shape", "shield", "size", "tasks", "turn", "up", "weaken",
                  "zone")
 
@@ -351,6 +341,10 @@ class _Work:
         self.result = s.result
         self.log: list[tuple[int, ...]] | None = None  # traced_step's events
         self.edited: list[str] = []  # the columns `edit` made lists, for `freeze`
+        # both hands (as GridState.hand keeps them), None when unknown: known, a deal or a
+        # placement updates them and the next state keeps them, so the hand-size test of every
+        # draw scans nothing; any other move of a card forgets them (`move`)
+        self.hands: tuple[tuple[int, ...], tuple[int, ...]] | None = s._cache.get("hands")
 
     def edit(self, *columns: str) -> None:
         """Make the named columns this work's own lists before a rule writes them."""
@@ -372,6 +366,7 @@ class _Work:
 
     def writable(self) -> None:
         """Every column this work's own list (for a caller writing them directly)."""
+        self.hands = None
         self.edit("zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost", "shield",
                   "modifiers")
         for g in range(len(self.graves)):
@@ -392,8 +387,9 @@ class _Work:
             zone=self.zone, holder=self.holder, ctrl=self.ctrl, cell=self.cell, up=self.up,
             ident=self.ident, weaken=self.weaken, boost=self.boost, shield=self.shield,
             graves=self.graves, modifiers=self.modifiers, tasks=tuple(self.tasks),
-            decision=self.decision, result=self.result, _cache={},
-            size=self.size, finished=self.result[0] >= 0, shape=self.shape)
+            decision=self.decision, result=self.result,
+            _cache={} if self.hands is None else {"hands": self.hands}, size=self.size,
+            finished=self.result[0] >= 0, shape=self.shape)
         for name in self.edited:  # only the columns written are lists to freeze
             fields[name] = (tuple(fields[name]) if name != "graves"
                             else tuple([tuple(g) for g in self.graves]))
@@ -410,10 +406,27 @@ class _Work:
 
     def holds(self, p: int) -> bool:
         """Whether p holds a card."""
-        return in_hand(self.zone, self.ctrl, p) > 0
+        return self.hand_size(p) > 0
 
     def hand_size(self, p: int) -> int:
-        return in_hand(self.zone, self.ctrl, p)
+        hands = self.hands
+        if hands is None:
+            hands = self.hands = hands_of(self.zone, self.ctrl)
+        return len(hands[p])
+
+    def hand_gains(self, p: int, h: int) -> None:
+        """Card h has just joined p's hand: the kept hands follow."""
+        hands = self.hands
+        if hands is not None:
+            mine = tuple(sorted((*hands[p], h)))
+            self.hands = (mine, hands[1]) if p == 0 else (hands[0], mine)
+
+    def hand_loses(self, p: int, h: int) -> None:
+        """Card h has just left p's hand: the kept hands follow."""
+        hands = self.hands
+        if hands is not None:
+            mine = tuple([x for x in hands[p] if x != h])
+            self.hands = (mine, hands[1]) if p == 0 else (hands[0], mine)
 
     def on_grid(self, h: int) -> bool:
         return self.zone[h] == GRID
@@ -457,6 +470,7 @@ class _Work:
             self.shield[h] = 0
 
     def move(self, h: int, zone: int, ctrl: int) -> None:
+        self.hands = None  # rare moves: the hands are found again when next asked
         self.edit("zone", "ctrl")
         self.zone[h], self.ctrl[h] = zone, ctrl
 
@@ -1140,6 +1154,8 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         if code == Dec.PLACE:  # face down on its cell (a start position's grid card)
             w.edit("cell")
             w.zone[h], w.cell[h] = GRID, s.decision[3]
+        else:
+            w.hand_gains(p, h)
     elif code == Dec.REVEAL:
         _, p, h = s.decision
         if inp.handle != h:
@@ -1173,6 +1189,7 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
             h = inp.handle
             w.edit("zone", "cell", "up")
             w.zone[h], w.cell[h], w.up[h] = GRID, cell_index(inp.cell, w.size), int(inp.up)
+            w.hand_loses(p, h)
             w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
             seq = [(Task.REVEAL, h)] if inp.up else []
             w.push(*seq, (Task.ARRIVE, h), (Task.PLAY, p))
