@@ -4,11 +4,12 @@
 # How it works. A `GridState` is a frozen value holding only public facts: per card handle its
 # zone, who holds it, where it lies on the grid, its face and (once revealed) its catalogue
 # index, plus the graveyards, the modifiers in play, a stack of pending tasks and the pending
-# decision. `step` copies the state into a mutable `_Work`, applies the input, then runs tasks
-# off the stack until one needs a decision (a deal, a reveal, a turn, a choice, a chance) or
-# the game ends, and freezes the result. Every rule that needs a hidden identity (a card
-# placed face up, a face-down neighbour turned up, an item used) first pushes a `reveal` task,
-# so the protocol proves the card before the rule reads it.
+# decision. `step` wraps the state in a mutable `_Work` (copy on write: a column becomes a list
+# only when a rule writes it), applies the input, then runs tasks off the stack until one needs
+# a decision (a deal, a reveal, a turn, a choice, a chance) or the game ends, and freezes the
+# result (the columns no rule wrote are the old state's tuples, shared). Every rule that needs
+# a hidden identity (a card placed face up, a face-down neighbour turned up, an item used) first
+# pushes a `reveal` task, so the protocol proves the card before the rule reads it.
 #
 # Why a task stack in the state: the order in which rules resolve is part of the game (which
 # trap fires first, when the FREE window opens), and it is in the hash, so two implementations

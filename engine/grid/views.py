@@ -4,7 +4,10 @@
 #
 # How: `GridKnowledge` records the identity of every card dealt to its player (the protocol
 # calls `learn`). `view` builds a `GridView` holding the public state plus the identities the
-# player knows, so whatever is built from a view can name no other card.
+# player knows, so whatever is built from a view can name no other card. The fields that name
+# cards (grid, hands, decks, graveyards, modifiers) are built at their first read, from the
+# state and a copy of the knowledge taken when the view was made: local play makes a view at
+# every decision, and a player that reads none of them (a random one) pays nothing for them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
