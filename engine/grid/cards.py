@@ -235,7 +235,12 @@ class Catalogue:
         return self.cards[self.index[card_id]]
 
     def ids_of(self, kind: Kind) -> tuple[str, ...]:
-        return tuple(c.id for c in self.cards if c.kind is kind)
+        return self._ids_by_kind[kind]
+
+    @cached_property
+    def _ids_by_kind(self) -> dict[Kind, tuple[str, ...]]:
+        """Each kind's card ids in catalogue order (every local deal asks for them)."""
+        return {kind: tuple(c.id for c in self.cards if c.kind is kind) for kind in Kind}
 
 
 def _canonical(obj: Any) -> bytes:

@@ -44,7 +44,18 @@ from ..errors import PositionError
 from .cards import Catalogue, Kind, Op, default_catalogue
 from .positions import GAME_ID, MAX_POSITION_BYTES, _canonical, dump_position, load_position
 from .rules import HAND_SIZE
-from .state import Dec, GridState, Task, Zone, _run, _Work, cell_name, home_row, neighbour_cells
+from .state import (
+    Dec,
+    GridState,
+    Task,
+    Zone,
+    _run,
+    _Work,
+    cell_name,
+    home_row,
+    neighbour_cells,
+    shape_of,
+)
 
 if TYPE_CHECKING:
     from .rules import GridRules
@@ -123,7 +134,8 @@ def start_state(rules: GridRules, catalogue: Catalogue) -> GridState:
     plan = start_plan(checked_rules(rules).start)
     plan.check_catalogue(catalogue.digest)
     w = _Work(load_position(rules.start, catalogue))
-    w.rules = rules
+    w.rules, w.shape = rules, shape_of(rules)
+    w.writable()
     for h in range(len(w.zone)):
         if w.ident[h] < 0 and w.zone[h] != Zone.DECK:
             w.zone[h], w.holder[h], w.ctrl[h], w.cell[h], w.up[h] = Zone.DECK, -1, -1, -1, 0

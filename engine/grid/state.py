@@ -4,11 +4,12 @@
 # How it works. A `GridState` is a frozen value holding only public facts: per card handle its
 # zone, who holds it, where it lies on the grid, its face and (once revealed) its catalogue
 # index, plus the graveyards, the modifiers in play, a stack of pending tasks and the pending
-# decision. `step` copies the state into a mutable `_Work`, applies the input, then runs tasks
-# off the stack until one needs a decision (a deal, a reveal, a turn, a choice, a chance) or
-# the game ends, and freezes the result. Every rule that needs a hidden identity (a card
-# placed face up, a face-down neighbour turned up, an item used) first pushes a `reveal` task,
-# so the protocol proves the card before the rule reads it.
+# decision. `step` wraps the state in a mutable `_Work` (copy on write: a column becomes a list
+# only when a rule writes it), applies the input, then runs tasks off the stack until one needs
+# a decision (a deal, a reveal, a turn, a choice, a chance) or the game ends, and freezes the
+# result (the columns no rule wrote are the old state's tuples, shared). Every rule that needs
+# a hidden identity (a card placed face up, a face-down neighbour turned up, an item used) first
+# pushes a `reveal` task, so the protocol proves the card before the rule reads it.
 #
 # Why a task stack in the state: the order in which rules resolve is part of the game (which
 # trap fires first, when the FREE window opens), and it is in the hash, so two implementations
@@ -28,6 +29,7 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
@@ -46,6 +48,12 @@ class Zone(IntEnum):
     GRID = 2
     GRAVEYARD = 3
     MODIFIER = 4
+
+
+# the zones as plain ints, what the state's zone column holds: the rules compare zones in every
+# scan, and an exact int compares (and `tuple.index`/`count` match) without an IntEnum's
+# subclass slow path; equal to the Zone members all the same
+DECK, HAND, GRID, GRAVEYARD, MODIFIER = 0, 1, 2, 3, 4
 
 
 class Task(IntEnum):
@@ -169,12 +177,16 @@ class GridState:
     def finished(self) -> bool:
         return self.result[0] >= 0
 
+    @cached_property
+    def shape(self) -> Shape:
+        return shape_of(self.rules)
+
     def hand(self, player: int) -> tuple[int, ...]:
-        key = ("hand", player)  # asked by the view, the legal inputs and step: kept
-        hand = self._cache.get(key)
-        if hand is None:
-            hand = self._cache[key] = tuple(hand_of(self.zone, self.ctrl, player))
-        return hand  # type: ignore[no-any-return]
+        # asked by the view (both hands), the legal inputs and step: both kept, found in one scan
+        hands = self._cache.get("hands")
+        if hands is None:
+            hands = self._cache["hands"] = hands_of(self.zone, self.ctrl)
+        return hands[player]  # type: ignore[no-any-return]
 
     def card(self, handle: int) -> Card | None:
         """The card of a handle if its identity is public."""
@@ -187,10 +199,21 @@ class GridState:
 
     def deck_count(self, deck: int) -> int:
         lo, hi = deck_range(self.rules, deck)
-        return self.zone[lo:hi].count(Zone.DECK)
+        return self.zone[lo:hi].count(DECK)
 
     def grid_count(self, player: int) -> int:
-        return sum(1 for h, z in enumerate(self.zone) if z == Zone.GRID and self.ctrl[h] == player)
+        return sum(1 for h, z in enumerate(self.zone) if z == GRID and self.ctrl[h] == player)
+
+
+#: (each player's deck as a handle range, whether the deck and graveyard are shared, cards per
+#: player): what the rules read of the options at every step, worked out once per state line
+#: (the GridRules properties decode an Enum at each read)
+Shape = tuple[tuple[tuple[int, int], tuple[int, int]], bool, int]
+
+
+def shape_of(rules: GridRules) -> Shape:
+    return ((deck_range(rules, deck_of(rules, 0)), deck_range(rules, deck_of(rules, 1))),
+            rules.shared, rules.deck_size)
 
 
 def deck_range(rules: GridRules, deck: int) -> tuple[int, int]:
@@ -249,29 +272,106 @@ _new_state = object.__new__
 
 def hand_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int],
             p: int) -> list[int]:
-    """The handles in p's hand, ascending (zone HAND, controller p). Measured: this
-    comprehension beats map/compress over int.__eq__ threefold (a slot wrapper per call)."""
-    return [h for h, z in enumerate(zone) if z == 1 and ctrl[h] == p]  # 1: Zone.HAND
+    """The handles in p's hand, ascending (zone HAND, controller p). How: `index` finds each
+    hand card in C, so the Python loop runs once per card in a hand, not once per handle."""
+    out = []
+    h, find = -1, zone.index
+    for _ in range(zone.count(HAND)):
+        h = find(HAND, h + 1)
+        if ctrl[h] == p:
+            out.append(h)
+    return out
+
+
+def on_grid(zone: tuple[int, ...] | list[int]) -> list[int]:
+    """The handles on the grid (zone GRID), ascending: `index` finds each in C."""
+    out = []
+    h, find = -1, zone.index
+    for _ in range(zone.count(GRID)):
+        h = find(GRID, h + 1)
+        out.append(h)
+    return out
+
+
+def hands_of(zone: tuple[int, ...] | list[int], ctrl: tuple[int, ...] | list[int]
+             ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Both players' hands (`hand_of` of 0 and of 1) in one scan."""
+    mine: list[int] = []
+    theirs: list[int] = []
+    h, find = -1, zone.index
+    for _ in range(zone.count(HAND)):
+        h = find(HAND, h + 1)
+        c = ctrl[h]
+        if c == 0:
+            mine.append(h)
+        elif c == 1:
+            theirs.append(h)
+    return tuple(mine), tuple(theirs)
 
 
 class _Work:
+    """A state being stepped. Copy on write: a column (zone, holder, ..., graves, modifiers) is
+    the state's own tuple until a rule writes it (`edit`), and `freeze` keeps the untouched
+    tuples as they are: most steps (a deal, a reveal) write one to three of the twelve, and
+    copying them all twice per step was a third of its time."""
+
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
-                 "first", "graves", "holder", "ident", "log", "modifiers", "placements",
-                 "result", "rules", "shield", "size", "tasks", "turn", "up", "weaken", "zone")
+                 "edited", "first", "graves", "hands", "holder", "ident", "log", "modifiers",
+                 "placements",
+                 "result", "rules", "shape", "shield", "size", "tasks", "turn", "up", "weaken",
+                 "zone")
 
     def __init__(self, s: GridState) -> None:
-        self.rules, self.cat, self.size = s.rules, s.catalogue, s.rules.size
+        self.rules, self.cat, self.size, self.shape = s.rules, s.catalogue, s.size, s.shape
         self.first, self.active, self.turn = s.first, s.active, s.turn
         self.acted, self.placements, self.airdrop = s.acted, s.placements, s.airdrop
-        self.zone, self.holder, self.ctrl = list(s.zone), list(s.holder), list(s.ctrl)
-        self.cell, self.up, self.ident = list(s.cell), list(s.up), list(s.ident)
-        self.weaken, self.boost, self.shield = list(s.weaken), list(s.boost), list(s.shield)
-        self.graves = [list(g) for g in s.graves]
-        self.modifiers = list(s.modifiers)
+        # the state's tuples, shared until written (`edit`); typed as what they become
+        self.zone: list[int] = s.zone  # type: ignore[assignment]
+        self.holder: list[int] = s.holder  # type: ignore[assignment]
+        self.ctrl: list[int] = s.ctrl  # type: ignore[assignment]
+        self.cell: list[int] = s.cell  # type: ignore[assignment]
+        self.up: list[int] = s.up  # type: ignore[assignment]
+        self.ident: list[int] = s.ident  # type: ignore[assignment]
+        self.weaken: list[int] = s.weaken  # type: ignore[assignment]
+        self.boost: list[int] = s.boost  # type: ignore[assignment]
+        self.shield: list[int] = s.shield  # type: ignore[assignment]
+        self.graves: list[list[int]] = s.graves  # type: ignore[assignment]
+        self.modifiers: list[int] = s.modifiers  # type: ignore[assignment]
         self.tasks = list(s.tasks)
         self.decision: tuple[int, ...] = s.decision
         self.result = s.result
         self.log: list[tuple[int, ...]] | None = None  # traced_step's events
+        self.edited: list[str] = []  # the columns `edit` made lists, for `freeze`
+        # both hands (as GridState.hand keeps them), None when unknown: known, a deal or a
+        # placement updates them and the next state keeps them, so the hand-size test of every
+        # draw scans nothing; any other move of a card forgets them (`move`)
+        self.hands: tuple[tuple[int, ...], tuple[int, ...]] | None = s._cache.get("hands")
+
+    def edit(self, *columns: str) -> None:
+        """Make the named columns this work's own lists before a rule writes them."""
+        for name in columns:
+            column = getattr(self, name)
+            if column.__class__ is tuple:
+                setattr(self, name, list(column))
+                self.edited.append(name)
+
+    def edit_grave(self, g: int) -> list[int]:
+        """Graveyard g as this work's own list (and the graveyards as a list), to write."""
+        if self.graves.__class__ is tuple:
+            self.graves = list(self.graves)
+            self.edited.append("graves")
+        grave = self.graves[g]
+        if grave.__class__ is tuple:
+            grave = self.graves[g] = list(grave)
+        return grave
+
+    def writable(self) -> None:
+        """Every column this work's own list (for a caller writing them directly)."""
+        self.hands = None
+        self.edit("zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost", "shield",
+                  "modifiers")
+        for g in range(len(self.graves)):
+            self.edit_grave(g)
 
     def note(self, *event: int) -> None:
         if self.log is not None:
@@ -281,15 +381,19 @@ class _Work:
         # the fields set straight into a new instance's __dict__: the frozen dataclass's
         # __init__ pays one object.__setattr__ per field, and the engine freezes every step
         s = _new_state(GridState)
-        s.__dict__.update(
+        fields = s.__dict__
+        fields.update(
             rules=self.rules, catalogue=self.cat, first=self.first, active=self.active,
             turn=self.turn, acted=self.acted, placements=self.placements, airdrop=self.airdrop,
-            zone=tuple(self.zone), holder=tuple(self.holder), ctrl=tuple(self.ctrl),
-            cell=tuple(self.cell), up=tuple(self.up), ident=tuple(self.ident),
-            weaken=tuple(self.weaken), boost=tuple(self.boost), shield=tuple(self.shield),
-            graves=tuple([tuple(g) for g in self.graves]), modifiers=tuple(self.modifiers),
-            tasks=tuple(self.tasks), decision=self.decision, result=self.result, _cache={},
-            size=self.size, finished=self.result[0] >= 0)
+            zone=self.zone, holder=self.holder, ctrl=self.ctrl, cell=self.cell, up=self.up,
+            ident=self.ident, weaken=self.weaken, boost=self.boost, shield=self.shield,
+            graves=self.graves, modifiers=self.modifiers, tasks=tuple(self.tasks),
+            decision=self.decision, result=self.result,
+            _cache={} if self.hands is None else {"hands": self.hands}, size=self.size,
+            finished=self.result[0] >= 0, shape=self.shape)
+        for name in self.edited:  # only the columns written are lists to freeze
+            fields[name] = (tuple(fields[name]) if name != "graves"
+                            else tuple([tuple(g) for g in self.graves]))
         return s
 
     # reading
@@ -302,21 +406,38 @@ class _Work:
         return hand_of(self.zone, self.ctrl, p)
 
     def holds(self, p: int) -> bool:
-        """Whether p holds a card (`hand` without the list: a C-level scan that stops early)."""
-        return (Zone.HAND, p) in zip(self.zone, self.ctrl, strict=True)
+        """Whether p holds a card."""
+        return self.hand_size(p) > 0
 
     def hand_size(self, p: int) -> int:
-        return len(hand_of(self.zone, self.ctrl, p))
+        hands = self.hands
+        if hands is None:
+            hands = self.hands = hands_of(self.zone, self.ctrl)
+        return len(hands[p])
+
+    def hand_gains(self, p: int, h: int) -> None:
+        """Card h has just joined p's hand: the kept hands follow."""
+        hands = self.hands
+        if hands is not None:
+            mine = tuple(sorted((*hands[p], h)))
+            self.hands = (mine, hands[1]) if p == 0 else (hands[0], mine)
+
+    def hand_loses(self, p: int, h: int) -> None:
+        """Card h has just left p's hand: the kept hands follow."""
+        hands = self.hands
+        if hands is not None:
+            mine = tuple([x for x in hands[p] if x != h])
+            self.hands = (mine, hands[1]) if p == 0 else (hands[0], mine)
 
     def on_grid(self, h: int) -> bool:
-        return self.zone[h] == Zone.GRID
+        return self.zone[h] == GRID
 
     def board(self) -> dict[int, int]:
         return {c: h for h, c in enumerate(self.cell) if c >= 0}
 
     def deck_left(self, p: int) -> bool:
-        lo, hi = deck_range(self.rules, deck_of(self.rules, p))
-        return Zone.DECK in self.zone[lo:hi]
+        lo, hi = self.shape[0][p]
+        return DECK in self.zone[lo:hi]
 
     def neighbours(self, cell: int) -> list[int]:
         """The handles on the cells orthogonally next to `cell`, by ascending cell index."""
@@ -335,18 +456,35 @@ class _Work:
 
     # moving cards
     def leave(self, h: int) -> None:
-        self.cell[h], self.up[h] = -1, 0
-        self.weaken[h] = self.boost[h] = self.shield[h] = 0
+        if self.cell[h] >= 0 or self.up[h]:
+            self.edit("cell", "up")
+            self.cell[h], self.up[h] = -1, 0
+        # mostly zeros already: a column is written (copied) only when it changes
+        if self.weaken[h]:
+            self.edit("weaken")
+            self.weaken[h] = 0
+        if self.boost[h]:
+            self.edit("boost")
+            self.boost[h] = 0
+        if self.shield[h]:
+            self.edit("shield")
+            self.shield[h] = 0
+
+    def move(self, h: int, zone: int, ctrl: int) -> None:
+        self.hands = None  # rare moves: the hands are found again when next asked
+        self.edit("zone", "ctrl")
+        self.zone[h], self.ctrl[h] = zone, ctrl
 
     def bury(self, h: int) -> None:
         assert self.ident[h] >= 0, f"handle {h} buried unrevealed"
         self.leave(h)
-        self.zone[h], self.ctrl[h] = Zone.GRAVEYARD, -1
-        self.graves[grave_of(self.rules, h)].append(h)
+        self.move(h, GRAVEYARD, -1)
+        shared, n = self.shape[1], self.shape[2]  # grave_of, without the rules' properties
+        self.edit_grave(0 if shared else h // n).append(h)
 
     def to_hand(self, h: int, p: int) -> None:
         self.leave(h)
-        self.zone[h], self.ctrl[h] = Zone.HAND, p
+        self.move(h, HAND, p)
 
     # values
     def value(self, h: int, side: int) -> int:
@@ -428,7 +566,7 @@ def deal_new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
     n = rules.cards
     blank = (-1,) * n
     zeros = (0,) * n
-    s = GridState(rules, catalogue, -1, -1, 0, 0, 1, 0, (Zone.DECK,) * n, blank, blank,
+    s = GridState(rules, catalogue, -1, -1, 0, 0, 1, 0, (DECK,) * n, blank, blank,
                   blank, zeros, blank, zeros, zeros, zeros,
                   ((),) if rules.shared else ((), ()), (), ((Task.COIN,),), (), (-1, -1))
     w = _Work(s)
@@ -464,14 +602,14 @@ def _t_fill(w: _Work, p: int) -> None:
 
 def _t_draw(w: _Work, p: int) -> None:
     if w.deck_left(p):
-        w.decision = (Dec.DEAL, p, deck_of(w.rules, p))
+        w.decision = (Dec.DEAL, p, 0 if w.shape[1] else p)  # deck_of
     else:
         w.note(Ev.NO_DRAW, p)
 
 
 def _t_place(w: _Work, p: int, c: int) -> None:
     if w.deck_left(p):
-        w.decision = (Dec.PLACE, p, deck_of(w.rules, p), c)
+        w.decision = (Dec.PLACE, p, 0 if w.shape[1] else p, c)  # deck_of
 
 
 def _out_of_cards(w: _Work) -> bool:
@@ -492,8 +630,9 @@ def _t_play(w: _Work, p: int) -> None:
 
 
 def _t_end_turn(w: _Work) -> None:
-    n = len(w.zone)
-    w.boost, w.shield = [0] * n, [0] * n
+    if any(w.boost) or any(w.shield):  # else the columns stay the state's (zeros)
+        n = len(w.zone)
+        w.boost, w.shield = (0,) * n, (0,) * n  # tuples: `edit` copies them if written
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
@@ -525,6 +664,7 @@ def _t_arrive(w: _Work, h: int) -> None:
 def _t_turn_up(w: _Work, n: int, h: int) -> None:
     if not w.on_grid(n) or w.up[n]:
         return
+    w.edit("up")
     w.up[n] = 1
     kind = w.card(n).kind
     if kind is not Kind.CHARACTER and (h < 0 or kind is Kind.ITEM):
@@ -546,6 +686,7 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
         seq.append((Task.DEFEAT, h))
     elif effect.op is Op.WEAKEN:
         if w.on_grid(h):
+            w.edit("weaken")
             w.weaken[h] += effect.amount
     elif effect.op is Op.BOUNCE:
         if w.on_grid(h):
@@ -633,7 +774,8 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     if card.use is Use.MODIFIER:
         w.note(Ev.ITEM, f, p)
         w.leave(f)
-        w.zone[f], w.ctrl[f] = Zone.MODIFIER, p
+        w.move(f, MODIFIER, p)
+        w.edit("modifiers")
         w.modifiers.append(f)
         return
     w.bury(f)
@@ -649,10 +791,10 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     elif op is Op.AIRDROP:
         w.placements, w.airdrop = 1, 1
     elif op is Op.RECALL:
-        grave = w.graves[0 if w.rules.shared else p]
-        for g in reversed(grave):
+        g_index = 0 if w.shape[1] else p
+        for g in reversed(w.graves[g_index]):
             if w.card(g).kind is Kind.CHARACTER:
-                grave.remove(g)
+                w.edit_grave(g_index).remove(g)
                 w.to_hand(g, p)
                 break
     else:
@@ -666,7 +808,7 @@ def _no_effect(w: _Work, p: int, op: Op) -> bool:
     if op is Op.DRAW:
         return not w.deck_left(p)
     if op is Op.RECALL:
-        grave = w.graves[0 if w.rules.shared else p]
+        grave = w.graves[0 if w.shape[1] else p]
         return not any(w.card(g).kind is Kind.CHARACTER for g in grave)
     if op in (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST):
         return not item_targets(w, p, op)
@@ -675,7 +817,7 @@ def _no_effect(w: _Work, p: int, op: Op) -> bool:
 
 def item_targets(w: _Work, p: int, op: Op) -> list[int]:
     """The cards an item's effect may pick (ascending handles), §9.1.11."""
-    grid = [h for h in range(len(w.zone)) if w.zone[h] == Zone.GRID]
+    grid = [h for h in range(len(w.zone)) if w.zone[h] == GRID]
     if op is Op.DESTROY:
         return [h for h in grid if w.ctrl[h] == 1 - p and not w.shield[h]]
     if op is Op.SCOUT:
@@ -694,7 +836,7 @@ def _t_defeat(w: _Work, h: int) -> None:
 
 
 def _t_bury(w: _Work, h: int) -> None:
-    if w.zone[h] in (Zone.GRID, Zone.HAND):
+    if w.zone[h] == GRID or w.zone[h] == HAND:
         w.bury(h)
 
 
@@ -703,14 +845,14 @@ def duel_pairs(ident: tuple[int, ...] | list[int], zone: tuple[int, ...] | list[
     """Sudden death (§9.1.14): the ordered pairs (a for player 0, b for player 1) of distinct
     public characters with different top values, a then b ascending."""
     chars = [h for h, i in enumerate(ident)
-             if i >= 0 and zone[h] in (Zone.GRID, Zone.GRAVEYARD)
+             if i >= 0 and zone[h] in (GRID, GRAVEYARD)
              and cat.cards[i].kind is Kind.CHARACTER]
     tops = {h: cat.cards[ident[h]].top for h in chars}
     return [(a, b) for a in chars for b in chars if a != b and tops[a] != tops[b]]
 
 
 def _t_final(w: _Work) -> None:
-    counts = [sum(1 for h, z in enumerate(w.zone) if z == Zone.GRID and w.ctrl[h] == p)
+    counts = [sum(1 for h, z in enumerate(w.zone) if z == GRID and w.ctrl[h] == p)
               for p in (0, 1)]
     w.note(Ev.FINAL, *counts)
     if counts[0] != counts[1]:
@@ -788,36 +930,58 @@ def _decision(s: GridState) -> Pending | Finished:
 def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
-    size = s.rules.size
-    ctrl = s.ctrl
-    board: set[int] = set()  # the occupied cells
-    own: list[int] = []
-    enemy: set[int] = set()
-    for h, c in enumerate(s.cell):
-        if c >= 0:
-            board.add(c)
-            if ctrl[h] == p:
-                own.append(c)
-            else:
-                enemy.add(c)
-    mine, theirs = home_row(p, size), home_row(1 - p, size)
-    near = _neighbour_table(size)
+    # How: sets of cells as bit masks (bit c: cell c), so the board, the cells next to own
+    # cards and those next to enemy cards are a few integer ORs per grid card, and the
+    # candidates come out in ascending order by taking the lowest bit
+    size = s.size
+    near, rows, full = _masks(size)
+    ctrl, cell, zone = s.ctrl, s.cell, s.zone
+    board = own_near = enemy_near = 0
+    has_own = False
+    h, find = -1, zone.index
+    for _ in range(zone.count(GRID)):  # a card lies on a cell exactly when its zone is GRID
+        h = find(GRID, h + 1)
+        c = cell[h]
+        board |= 1 << c
+        if ctrl[h] == p:
+            own_near |= near[c]
+            has_own = True
+        else:
+            enemy_near |= near[c]
+    mine, theirs = rows[home_row(p, size)], rows[home_row(1 - p, size)]
+    free = full & ~board
     if s.airdrop:
-        cands = [c for c in range(size * size) if c not in board and c // size != theirs]
-    elif not own:
-        cands = [c for c in range(size * size) if c not in board and c // size == mine]
+        cands = free & ~theirs
+    elif not has_own:
+        cands = free & mine
     else:
-        cands = sorted({n for c in own for n in near[c] if n not in board})
+        cands = free & own_near
+    up_only = theirs | enemy_near  # the far home row, or next to an enemy card: face up
     out = []
-    for c in cands:
-        if c // size == theirs or not enemy.isdisjoint(near[c]):
+    while cands:
+        low = cands & -cands
+        cands ^= low
+        if low & up_only:
             faces: tuple[bool, ...] = (True,)
-        elif c // size == mine:
+        elif low & mine:
             faces = (False,)
         else:
             faces = (False, True)
-        out.append((c, faces))
+        out.append((low.bit_length() - 1, faces))
     return out
+
+
+def _masks(size: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(per cell, the mask of its neighbours; per row, its mask; all cells) of a grid."""
+    masks = _MASKS.get(size)
+    if masks is None:
+        near = tuple(sum(1 << n for n in _neighbour_table(size)[c]) for c in range(size * size))
+        rows = tuple(sum(1 << (r * size + c) for c in range(size)) for r in range(size))
+        masks = _MASKS[size] = (near, rows, (1 << (size * size)) - 1)
+    return masks
+
+
+_MASKS: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
 
 
 def _spots(s: GridState, p: int) -> dict[int, tuple[bool, ...]]:
@@ -842,18 +1006,18 @@ def is_legal(s: GridState, inp: GridInput) -> bool:
         if v is not Verb.PLACE and v is not Verb.USE:
             return False
         h = inp.handle
-        if not (0 <= h < len(s.zone) and s.zone[h] == Zone.HAND and s.ctrl[h] == d[1]):
+        if not (0 <= h < len(s.zone) and s.zone[h] == HAND and s.ctrl[h] == d[1]):
             return False
         if v is Verb.USE:
             return True
         if s.placements <= 0:
             return False
-        return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.rules.size), ())
+        return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.size), ())
     if code == Dec.WINDOW:
         if v is Verb.PASS:
             return True
         h = inp.handle
-        return v is Verb.FREE and 0 <= h < len(s.zone) and s.zone[h] == Zone.HAND \
+        return v is Verb.FREE and 0 <= h < len(s.zone) and s.zone[h] == HAND \
             and s.ctrl[h] == d[1]
     if code == Dec.ORDER or code == Dec.TARGET:
         return v is Verb.PICK and inp.handle in d[3:]
@@ -874,17 +1038,27 @@ def legal_tuple(s: GridState) -> tuple[GridInput, ...]:
     return cached  # type: ignore[no-any-return]
 
 
-#: (size, handle) -> per cell index, the (face down, face up) PLACE inputs of that card there
-_PLACE_ROWS: dict[tuple[int, int], tuple[tuple[GridInput, GridInput], ...]] = {}
+#: (size, handle) -> the PLACE inputs of that card, at 2 * cell + up (face down, face up)
+_PLACE_ROWS: dict[tuple[int, int], tuple[GridInput, ...]] = {}
 
 
-def _place_row(size: int, h: int) -> tuple[tuple[GridInput, GridInput], ...]:
+def _place_row(size: int, h: int) -> tuple[GridInput, ...]:
     row = _PLACE_ROWS.get((size, h))
     if row is None:
         row = _PLACE_ROWS[size, h] = tuple(
-            (engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=False),
-             engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=True))
-            for c in range(size * size))
+            engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=up)
+            for c in range(size * size) for up in (False, True))
+    return row
+
+
+#: (verb, handles) -> the engine input of that verb for each handle (USE, FREE, PICK)
+_BY_HANDLE: dict[tuple[Verb, int], tuple[GridInput, ...]] = {}
+
+
+def _by_handle(verb: Verb, n: int) -> tuple[GridInput, ...]:
+    row = _BY_HANDLE.get((verb, n))
+    if row is None:
+        row = _BY_HANDLE[verb, n] = tuple(engine_input(verb, h) for h in range(n))
     return row
 
 
@@ -901,19 +1075,24 @@ def _legal(s: GridState) -> list[GridInput]:
         hand = s.hand(p)
         out: list[GridInput] = []
         if s.placements > 0:
-            size = s.rules.size
-            spots = [(c, f) for c, faces in _spots(s, p).items() for f in faces]
-            for h in hand:
-                row = _place_row(size, h)
-                out.extend([row[c][f] for c, f in spots])
-        out.extend([engine_input(Verb.USE, h) for h in hand])
+            size = s.size
+            spots = [2 * c + f for c, faces in _spots(s, p).items() for f in faces]
+            if spots:
+                # one C-level getter picks every spot's input out of each card's row
+                pick = itemgetter(*spots) if len(spots) > 1 else lambda row: (row[spots[0]],)
+                for h in hand:
+                    out.extend(pick(_place_row(size, h)))
+        use = _by_handle(Verb.USE, len(s.zone))
+        out.extend([use[h] for h in hand])
         if s.acted:
             out.append(engine_input(Verb.END))
         return out
     if code == Dec.WINDOW:
-        return [engine_input(Verb.PASS), *[engine_input(Verb.FREE, h) for h in s.hand(d[1])]]
+        free = _by_handle(Verb.FREE, len(s.zone))
+        return [engine_input(Verb.PASS), *[free[h] for h in s.hand(d[1])]]
     if code in (Dec.ORDER, Dec.TARGET):
-        return [engine_input(Verb.PICK, h) for h in d[3:]]
+        pick = _by_handle(Verb.PICK, len(s.zone))
+        return [pick[h] for h in d[3:]]
     if code == Dec.DUEL:
         return [engine_input(Verb.DUEL, a, b)
                 for a, b in duel_pairs(s.ident, s.zone, s.catalogue)]
@@ -967,13 +1146,17 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
     w.decision = ()
     if code in (Dec.DEAL, Dec.PLACE):
         p, deck = s.decision[1], s.decision[2]
-        lo, hi = deck_range(s.rules, deck)
+        lo, hi = s.shape[0][deck]  # deck_range: deck 0 or 1
         h = inp.handle
-        if not (lo <= h < hi) or s.zone[h] != Zone.DECK:
+        if not (lo <= h < hi) or s.zone[h] != DECK:
             raise illegal(f"card {h} is not in deck {deck}")
-        w.zone[h], w.holder[h], w.ctrl[h] = Zone.HAND, p, p
+        w.edit("zone", "holder", "ctrl")
+        w.zone[h], w.holder[h], w.ctrl[h] = HAND, p, p
         if code == Dec.PLACE:  # face down on its cell (a start position's grid card)
-            w.zone[h], w.cell[h] = Zone.GRID, s.decision[3]
+            w.edit("cell")
+            w.zone[h], w.cell[h] = GRID, s.decision[3]
+        else:
+            w.hand_gains(p, h)
     elif code == Dec.REVEAL:
         _, p, h = s.decision
         if inp.handle != h:
@@ -981,6 +1164,7 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         idx = s.catalogue.index.get(inp.card)
         if idx is None:
             raise illegal(f"{inp.card!r} is not a card of the catalogue")
+        w.edit("ident")
         w.ident[h] = idx
     elif not is_legal(s, inp):
         raise illegal("not a legal input here")
@@ -1004,7 +1188,9 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
             w.push((Task.REVEAL, inp.handle), (Task.USE, inp.handle, p, 0), (Task.PLAY, p))
         else:
             h = inp.handle
-            w.zone[h], w.cell[h], w.up[h] = Zone.GRID, cell_index(inp.cell, w.size), int(inp.up)
+            w.edit("zone", "cell", "up")
+            w.zone[h], w.cell[h], w.up[h] = GRID, cell_index(inp.cell, w.size), int(inp.up)
+            w.hand_loses(p, h)
             w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
             seq = [(Task.REVEAL, h)] if inp.up else []
             w.push(*seq, (Task.ARRIVE, h), (Task.PLAY, p))
@@ -1025,8 +1211,10 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
         elif effect.op is Op.SCOUT:
             w.push((Task.REVEAL, t), (Task.TURN_UP, t, -1))
         elif effect.op is Op.SHIELD:
+            w.edit("shield")
             w.shield[t] = 1
         elif effect.op is Op.BOOST:
+            w.edit("boost")
             w.boost[t] += effect.amount
     elif code == Dec.DUEL:
         a, b = inp.handle, inp.other

@@ -4,7 +4,10 @@
 #
 # How: `GridKnowledge` records the identity of every card dealt to its player (the protocol
 # calls `learn`). `view` builds a `GridView` holding the public state plus the identities the
-# player knows, so whatever is built from a view can name no other card.
+# player knows, so whatever is built from a view can name no other card. The fields that name
+# cards (grid, hands, decks, graveyards, modifiers) are built at their first read, from the
+# state and a copy of the knowledge taken when the view was made: local play makes a view at
+# every decision, and a player that reads none of them (a random one) pays nothing for them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,7 +15,7 @@ from typing import Any
 
 from ..api import DecisionKind, Finished, Pending
 from .notation import GridInput, format_input
-from .state import GridState, Zone, cell_name, decision, legal_tuple
+from .state import DECK, GridState, cell_name, decision, legal_tuple, on_grid
 
 
 class GridKnowledge:
@@ -73,6 +76,18 @@ class GridView:
     #: the public state the view shows (no hidden identity: a `py:` bot's encoding reads it)
     state: Any = field(default=None, compare=False, repr=False)
 
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a field not set yet: `view` sets the cheap fields and leaves the
+        # ones that name cards (LAZY) to the first read, from what it kept in `_lazy` (the
+        # state and a copy of the knowledge then). A chooser that reads no view, or only the
+        # decision, pays none of it; any read gets the values an eager build would have had.
+        lazy = self.__dict__.get("_lazy") if name in LAZY else None
+        if lazy is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        parts = _named_parts(*lazy)
+        self.__dict__.update(parts)  # frozen: set as the dataclass's own __init__ would
+        return parts[name]
+
     def card_ids(self) -> set[str]:
         """Every card id this view names (the leak tests compare it with what is allowed)."""
         ids = {c.card for c in self.grid if c.card}
@@ -104,12 +119,31 @@ def _decision_dict(d: Pending | Finished) -> dict[str, Any]:
     return {"kind": d.kind.value, "player": d.player, "label": d.label}
 
 
+#: the view's fields built at their first read (GridView.__getattr__)
+LAZY = frozenset({"grid", "hand", "opponent_hand", "decks", "graveyards", "modifiers"})
+_new_view = object.__new__
+
+
 def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
     if player not in (0, 1):
         raise ValueError(f"a grid view is for player 0 or 1, got {player!r}")
     mine = knowledge if knowledge is not None and knowledge.player == player else None
-    # known_id inlined over local names: a view is built at every decision of local play
-    known = mine.cards if mine is not None else {}
+    d = decision(s)
+    decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
+    v = _new_view(GridView)
+    # the fields set straight into the instance (as freeze does for states): the LAZY ones
+    # from the state and a copy of the knowledge now (it learns more cards later)
+    v.__dict__.update(
+        player=player, size=s.rules.size, first=s.first, active=s.active, turn=s.turn,
+        decision=d, legal_actions=legal_tuple(s) if decides else (), rules=s.rules,
+        catalogue=s.catalogue, state=s,
+        _lazy=(s, player, dict(mine.cards) if mine is not None else {}))
+    return v
+
+
+def _named_parts(s: GridState, player: int, known: dict[int, str]) -> dict[str, Any]:
+    """The LAZY fields of player's view of s, `known` its knowledge's cards."""
+    # known_id inlined over local names
     holder, ident_col, ids = s.holder, s.ident, s.catalogue.ids
 
     def ident(h: int) -> str | None:
@@ -120,26 +154,41 @@ def view(s: GridState, player: int, knowledge: GridKnowledge) -> GridView:
         return known.get(h) if holder[h] == player else None
 
     size = s.rules.size
-    ctrl, up, weaken, boost, shield = s.ctrl, s.up, s.weaken, s.boost, s.shield
+    ctrl, up, weaken, boost, shield, cell = s.ctrl, s.up, s.weaken, s.boost, s.shield, s.cell
     get = _CELL_VIEWS.get
-    # ident(h) inlined (a call per cell costs as much as the rest of the cell's work)
+    # ident(h) inlined (a call per cell costs as much as the rest of the cell's work); the grid
+    # cards found by C-level scans of the zone column, not a loop over every handle
     grid = tuple([get(key) or _cell_view(key)
-                  for c, h, i in sorted([(c, h, ident_col[h]) for h, c in enumerate(s.cell)
-                                         if c >= 0])  # cells are distinct: sorted by cell
+                  for c, h in sorted([(cell[h], h) for h in on_grid(s.zone)])
                   for key in ((size, c, h, ctrl[h], up[h],
-                               ids[i] if i >= 0
+                               ids[ident_col[h]] if ident_col[h] >= 0
                                else known.get(h) if holder[h] == player else None,
                                weaken[h], boost[h], shield[h]),)])
-    d = decision(s)
-    decides = isinstance(d, Pending) and d.player == player and d.kind in _PLAYER_KINDS
-    return GridView(
-        player, size, s.first, s.active, s.turn, grid,
-        tuple([(h, ident(h)) for h in s.hand(player)]),
-        tuple([(h, ident(h)) for h in s.hand(1 - player)]),
-        _deck_counts(s),
-        tuple([tuple([(h, ids[ident_col[h]]) for h in g]) for g in s.graves]),
-        tuple([(h, ids[ident_col[h]]) for h in s.modifiers]),
-        d, legal_tuple(s) if decides else (), s.rules, s.catalogue, s)
+    graveyards, modifiers = _public(s, ids)
+    return {"grid": grid, "hand": tuple([(h, ident(h)) for h in s.hand(player)]),
+            "opponent_hand": tuple([(h, ident(h)) for h in s.hand(1 - player)]),
+            "decks": _deck_counts(s), "graveyards": graveyards, "modifiers": modifiers}
+
+
+#: the last (graves, modifiers, ids, (graveyards, modifiers) named): a step that buries no
+#: card keeps the state's graves and modifiers tuples (copy on write, state.py), so most views
+#: reuse the last one's names instead of naming every buried card again. Sound because a
+#: graveyard or modifier card is public, and a public card's identity never changes.
+_LAST_PUBLIC: tuple[Any, ...] = (None, None, None, None)
+
+
+def _public(s: GridState, ids: tuple[str, ...]
+            ) -> tuple[tuple[tuple[tuple[int, str], ...], ...], tuple[tuple[int, str], ...]]:
+    """The graveyards and the modifiers, each card with its id."""
+    global _LAST_PUBLIC
+    graves, modifiers, last = s.graves, s.modifiers, _LAST_PUBLIC
+    if last[0] is graves and last[1] is modifiers and last[2] is ids:
+        return last[3]  # type: ignore[no-any-return]
+    ident = s.ident
+    named = (tuple([tuple([(h, ids[ident[h]]) for h in g]) for g in graves]),
+             tuple([(h, ids[ident[h]]) for h in modifiers]))
+    _LAST_PUBLIC = (graves, modifiers, ids, named)  # one tuple: swapped whole (threads)
+    return named
 
 
 #: the one CellView of each field set, keyed (size, cell index, handle, controller, up, card,
@@ -161,8 +210,8 @@ def _deck_counts(s: GridState) -> tuple[int, ...]:
     """`deck_count` of each hidden deck, from the zone column's slices (counted in C)."""
     n, zone = s.rules.deck_size, s.zone
     if s.rules.shared:
-        return (zone.count(Zone.DECK),)
-    return (zone[:n].count(Zone.DECK), zone[n:].count(Zone.DECK))
+        return (zone.count(DECK),)
+    return (zone[:n].count(DECK), zone[n:].count(DECK))
 
 
 #: the decisions whose view lists the legal inputs (a player's own)
