@@ -97,6 +97,8 @@ class MatchResult:
         if self.reason is EndReason.FAULT:
             return describe_fault(self.winner, seat, self.detail, self.evidence)
         how = seat_words(self.detail, seat) or self.reason.value
+        if self.reason is EndReason.GAME:  # an outcome's id in words: "home base", not "home-base"
+            how = re.sub(r"^[a-z]+(?:-[a-z]+)+\b", lambda m: m.group().replace("-", " "), how)
         if self.reason is EndReason.DISPUTE:
             return f"no winner: the timeout claim is disputed ({how})"
         if self.players == 1:

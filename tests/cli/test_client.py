@@ -133,3 +133,17 @@ def test_the_end_screen_says_no_seat_number() -> None:
     result = MatchResult(1, EndReason.RESIGNATION, "seat 0 resigned")
     assert result.describe(0) == "the opponent wins (you resigned)"
     assert result.describe(1) == "you win (the opponent resigned)"
+
+
+def test_the_end_screen_says_an_outcome_in_words() -> None:
+    # the end screens said "(home-base)" and "Defeat (defenses-eliminated, score 20)": an
+    # outcome's id is said with spaces; a fault's code or a sentence is left as it is
+    from versus.cli.client import EndReason, MatchResult
+
+    assert MatchResult(1, EndReason.GAME, "home-base").describe(0) == \
+        "the opponent wins (home base)"
+    solo = MatchResult(None, EndReason.GAME, "defenses-eliminated, score 20", players=1)
+    assert solo.describe(0) == "defeat (defenses eliminated, score 20)"
+    assert MatchResult(0, EndReason.GAME, "elimination").describe(0) == "you win (elimination)"
+    assert MatchResult(0, EndReason.TIME, "seat 1 ran out of time").describe(0) == \
+        "you win (the opponent ran out of time)"
