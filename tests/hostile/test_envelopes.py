@@ -430,5 +430,5 @@ async def test_versus_verify_names_the_cheater(tmp_path) -> None:
                                            catalogue=None), out)
     text = out.getvalue()
     assert status == EXIT_VALID, text
-    assert "state-hash-mismatch by seat 1 (verified)" in text, text
+    assert "state-hash-mismatch by seat 1 (player 2) (verified)" in text, text
 

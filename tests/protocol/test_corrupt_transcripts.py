@@ -192,7 +192,7 @@ def test_a_detected_cheat_is_valid_and_names_the_cheater() -> None:
     assert report.summary["ending"] == "fault"
     assert report.summary["fault"]["code"] == "illegal-action"
     assert report.summary["fault"]["player"] == 0
-    assert "illegal-action by seat 0 (verified)" in report.describe()
+    assert "illegal-action by seat 0 (player 1) (verified)" in report.describe()
 
 
 # --- the corpus -----------------------------------------------------------------------------
