@@ -712,7 +712,7 @@ class MatchSession:
             self.files = self._store.files(core.match_id)
             self.files.create(self._secret, SessionInfo(
                 self.role, self.seat, self.peer_fingerprint, self.address, self.port,
-                self._deck))
+                self._deck), self.peer.transcript_records())  # one flight: no append's fsync
         rewrite = self.peer.rolled_back != self._rolled_back
         branch = self.peer.dropped_branch
         if rewrite and branch is not None:  # before the transcript forgets the branch

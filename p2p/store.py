@@ -41,6 +41,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -130,24 +131,72 @@ def _write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
 
 
 def _write_atomic_group(files: Mapping[Path, bytes], mode: int = 0o600, *,
-                        sync_directory: bool = True) -> None:
+                        sync_directory: bool = True, also: Sequence[int] = ()) -> None:
     """Replace each file atomically (temporary file, fsync, rename), then fsync their directory
-    once (all of `files` are in one directory): each name is durable when this returns."""
-    for path, data in files.items():
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
+    once (all of `files` are in one directory): each name is durable when this returns. `also`:
+    open files fsync'ed in the same flight as the temporary ones."""
+    written: list[tuple[Path, Path]] = []  # (temporary file, final name)
+    fds: list[int] = []
+    try:
+        for path, data in files.items():
+            tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+            fds.append(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+            written.append((tmp, path))
+            _write_all(fds[-1], data)
+        _fsync_together([*fds, *also])
+        for fd in fds:
+            os.close(fd)
+        fds.clear()
+        for tmp, path in written:
             os.replace(tmp, path)
-        except BaseException:
+    except BaseException:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        for tmp, _ in written:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            raise
+        raise
     if sync_directory and files:
         _sync_directory(next(iter(files)).parent)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+#: the threads `_fsync_together` waits on (created on first use: most commands never write)
+_FSYNC_POOL: ThreadPoolExecutor | None = None
+
+
+def _fsync_together(fds: Sequence[int]) -> None:
+    """fsync every file of `fds`, all at once: one waits for the disk about as long as several
+    (the file system commits them in one journal flush), so a flight of files costs one fsync
+    of latency, not one per file; each file is durable when this returns."""
+    global _FSYNC_POOL
+    if len(fds) < 2:
+        for fd in fds:
+            os.fsync(fd)
+        return
+    if _FSYNC_POOL is None:
+        _FSYNC_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="versus-fsync")
+    pending = [_FSYNC_POOL.submit(os.fsync, fd) for fd in fds]
+    wait(pending)  # every one, even after a failure: the caller closes these descriptors next
+    for done in pending:
+        done.result()  # re-raises the OSError of a failed fsync
+
+
+def _forget_fsync_pool() -> None:
+    # a forked child (a tournament worker) has none of the parent's threads: a pool it
+    # inherited would queue work no thread runs
+    global _FSYNC_POOL
+    _FSYNC_POOL = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_fsync_pool)
 
 
 def _sync_directory(directory: Path) -> None:
@@ -254,17 +303,23 @@ class MatchFiles:
 
     # --- creation ---------------------------------------------------------------------------
 
-    def create(self, secret: bytes, info: SessionInfo) -> None:
+    def create(self, secret: bytes, info: SessionInfo, records: Sequence[bytes] = ()) -> None:
         """Make the directory (0700), write the secret and session.json atomically and start
-        the transcript file (its header): one flight of files, so each file is fsync'ed and
-        the directory once, for all three names (SPEC §6.9)."""
+        the transcript file (its header, then `records`: the envelopes the match holds so far):
+        one flight of files, fsync'ed all at once, then the directory once for all three names
+        (SPEC §6.9). Handing the first records here saves the append's own fsync after it."""
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _write_atomic_group({self.directory / SECRET_FILE: secret,
-                                 self.directory / SESSION_FILE: info.to_json()},
-                                sync_directory=False)
+            started: list[int] = []  # the transcript, when it holds records to make durable
             if self._file is None and not self.transcript_path.exists():
                 self._open_transcript()
+                if records:
+                    self._file.write(b"".join(encode_record(raw) for raw in records))
+                    self._records = len(records)
+                    started.append(self._file.fileno())
+            _write_atomic_group({self.directory / SECRET_FILE: secret,
+                                 self.directory / SESSION_FILE: info.to_json()},
+                                sync_directory=False, also=started)
             _sync_directory(self.directory)
             self._entry_synced = self._file is not None
         except OSError as error:
@@ -341,8 +396,9 @@ class MatchFiles:
                              f"({error.strerror or error}); the match cannot be saved") from None
 
     def _open_transcript(self) -> None:
-        """Create the transcript file with its header (its content is fsync'ed by the first
-        append of ours; `create` fsyncs its name)."""
+        """Create the transcript file with its header (its content is fsync'ed by `create`
+        when it is given records, else by the first append of ours; `create` fsyncs its
+        name)."""
         self._file = open(self.transcript_path, "ab", buffering=0)  # noqa: SIM115
         os.chmod(self.transcript_path, 0o600)
         self._file.write(transcript_header())

@@ -63,6 +63,27 @@ def test_creating_the_match_files_fsyncs_the_directory_once_for_all_of_them(tmp_
     files.close()
 
 
+def test_creating_the_match_files_with_the_first_records_makes_them_durable_in_one_flight(
+        tmp_path, monkeypatch):
+    # the session hands the records it holds (its first envelope of ours among them) to
+    # `create`: fsync'ed with the secret and session.json, so the append needs no fsync of its own
+    records = _records()
+    log = FsyncLog(monkeypatch)
+    files = MatchFiles(tmp_path / "m")
+    files.create(SECRET, SessionInfo("host", 0, "fingerprint"), records[:3])
+    path = files.transcript_path
+    assert log.synced_size(path) == path.stat().st_size
+    assert path.read_bytes().endswith(encode_record(records[2]))
+    assert log.calls[-1][0] == files.directory  # the names, once, after every file
+    assert sum(p.parent == files.directory for p, _ in log.calls) == 3
+    calls = len(log.calls)
+    files.sync(records[:3])  # what create wrote: nothing new to append or fsync
+    assert len(log.calls) == calls
+    files.sync(records[:4])
+    assert log.calls[-1] == (path, path.stat().st_size)
+    files.close()
+
+
 def test_an_append_with_our_envelope_is_fsynced_before_sync_returns(tmp_path, monkeypatch):
     records = _records()
     files = MatchFiles(tmp_path / "m")
