@@ -4,17 +4,18 @@
 # Paired mode (the default). The root's children are the CANDIDATES best actions of greedy's
 # one-ply ranking (evaluate.py over PRIOR_WORLDS sampled worlds). An iteration samples one world
 # consistent with the bot's view (worlds.py: known cards fixed, hidden handles get cards the
-# view has not shown) and one chance seed, and plays *every* candidate in it: after the
+# view has not shown, each deck a draw order) and plays *every* candidate in it: after the
 # candidate both players play greedy's one-ply choice in that full-information world until
 # PLAYOUT_TURNS turns after the current one are over (on the bot's own turn: the rest of it,
 # the opponent's reply, the bot's next turn), and the position reached is scored by the
 # evaluation's win probability. The bot plays the candidate with the best total.
 # Why: in Versus the deal decides most games (SPEC Part 7, "Strength"), so one world's luck
-# swamps the difference between two actions. Playing all candidates on the same world and seed
-# (common random numbers) takes the hidden cards' luck out of the comparison; a round cut by the
-# deadline is dropped whole to keep it so. (The seed also drives the playout's own choices, so
-# only the world and the draws right after the candidate are paired, not the draws later in
-# the playout; a fixed draw order per world would pair those too: not measured.) The playout
+# swamps the difference between two actions. Playing all candidates on the same world (common
+# random numbers: the same hidden cards and, through the world's draw orders, the same draws
+# however late in the playout) takes that luck out of the comparison; a round cut by the
+# deadline is dropped whole to keep it so. With the draws fixed by the world, the position the
+# playout's policy scored for an action is the one it plays on: no action is stepped twice and
+# no generator is seeded per action (together a fifth of a decision's time). The playout
 # lets a candidate be judged by what the opponent can answer with a whole turn (a teleport or
 # Copy capture, a Backline Move), which no static term, and no tree that rarely reaches the
 # opponent's turn within a second, could see.
