@@ -12,7 +12,7 @@
 #      and deal type (decklist, shared-pool with individual decks, shared-pool with the one
 #      shared deck), random bots, a fixed seed, the real protocol over loopback TCP, verified;
 #   4. with --ismcts-games N: ismcts against greedy (fast mode, default rules), N duplicate
-#      games at the bot's default budget (8 worlds per decision; --ismcts NAME for another
+#      games at the bot's default budget (16 worlds per decision; --ismcts NAME for another
 #      budget, e.g. ismcts:iterations=16) on --jobs processes. Off by default: 200 games take
 #      ~20 CPU-minutes, the rest of the run takes ~1-2 minutes.
 #   python bench/grid.py [--games N] [--runs R] [--bot-games N] [--ismcts-games N] [--jobs J]

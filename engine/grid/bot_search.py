@@ -48,7 +48,7 @@ from .notation import GridInput, Verb, answer_input
 from .state import Dec, GridState, Zone, deck_range, legal_actions, step
 from .views import GridView
 
-DEFAULT_BUDGET = Budget(iterations=8, seconds=None)
+DEFAULT_BUDGET = Budget(iterations=16, seconds=None)
 CANDIDATES = 6  # the root inputs searched, greedy's best first
 PLAYOUT_TURNS = 2  # a playout ends when this many turns after the root's are over
 PLAYOUT_DECISIONS = 40  # hard cap on one playout's decisions
@@ -218,7 +218,7 @@ def playout(s: GridState, orders: tuple[tuple[int, ...], ...], me: int,
 def ismcts_bot(request: BotRequest) -> GridIsmctsBot:
     """The grid's `ismcts` (Grid.bots): the name's `iterations=` and/or `time=` are its whole
     budget (no implicit 0.5 s beside an iteration count, so a measurement reproduces); without
-    them the caller's budget, else DEFAULT_BUDGET (8 worlds per decision)."""
+    them the caller's budget, else DEFAULT_BUDGET (16 worlds per decision)."""
     budget = request.given or request.budget or DEFAULT_BUDGET
     return GridIsmctsBot(request.rng, request.clock, budget, name=request.name)
 

@@ -229,22 +229,17 @@ def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
     return table
 
 
-def threat(s: GridState, attacker: int, board: dict[int, int] | None = None) -> int:
-    """How many empty cells of the defender's home base `attacker` may place on next (cells
-    next to an attacker card), 0 when none."""
-    size = s.size
-    target = home_row(1 - attacker, size)
-    board = s.board() if board is None else board
-    table = _neighbour_table(size)
-    ctrl = s.ctrl
-    cells = set()
-    for c, h in board.items():
-        if ctrl[h] != attacker:
-            continue
-        for nb in table[c]:
-            if nb // size == target and nb not in board:
-                cells.add(nb)
-    return len(cells)
+_FIGHTER: dict[int, tuple[tuple[bool, float], Catalogue]] = {}
+
+
+def _fighter_table(cat: Catalogue) -> tuple[tuple[bool, float], ...]:
+    """Per catalogue index: (a character, 0.4 x its mean side value), read once per catalogue
+    (the evaluation's hot loop would look both up for every card of every position)."""
+    entry = _FIGHTER.get(id(cat))
+    if entry is None or entry[1] is not cat:
+        table = tuple((c.kind is Kind.CHARACTER, 0.4 * sum(c.sides) / 4) for c in cat.cards)
+        entry = _FIGHTER[id(cat)] = (table, cat)  # type: ignore[assignment]
+    return entry[0]  # type: ignore[return-value]
 
 
 def evaluate(s: GridState, player: int) -> float:
@@ -254,7 +249,7 @@ def evaluate(s: GridState, player: int) -> float:
         return 0.0 if winner < 0 else (WIN if winner == player else -WIN)
     size = s.size
     zone, ctrl, cell, up, ident = s.zone, s.ctrl, s.cell, s.up, s.ident
-    cards = s.catalogue.cards
+    fighters = _fighter_table(s.catalogue)
     board: dict[int, int] = {}
     score = 0.0
     hand = 0
@@ -263,22 +258,40 @@ def evaluate(s: GridState, player: int) -> float:
             if z == _HAND and ctrl[h] == player:
                 hand += 1
             continue
-        board[cell[h]] = h
+        c = cell[h]
+        board[c] = h
         q = ctrl[h]
-        sign = 1.0 if q == player else -1.0
-        card = cards[ident[h]] if ident[h] >= 0 else None
-        fighter = up[h] and card is not None and card.kind is Kind.CHARACTER
-        worth = 10.0 + (4.0 if fighter else 0.0)
-        if fighter and card is not None:
-            worth += 0.4 * sum(card.sides) / 4
-        row = cell[h] // size
+        i = ident[h]
+        fighter = up[h] and i >= 0 and fighters[i][0]
+        worth = 10.0 + 4.0 + fighters[i][1] if fighter else 10.0
+        row = c // size
         k = row if q == 0 else size - 1 - row  # progress(s, h, q)
         worth += 3.0 * k + (6.0 if k == size - 2 else 0.0)
-        score += sign * worth
-    mine, theirs = threat(s, player, board), threat(s, 1 - player, board)
+        score += worth if q == player else -worth
+    mine, theirs = threats(s, board, player)
     score += 25.0 * min(mine, 2) - 90.0 * min(theirs, 2)
     score += 1.0 * min(hand, 5)
     return score
+
+
+def threats(s: GridState, board: dict[int, int], player: int) -> tuple[int, int]:
+    """How many empty cells of the opponent's home base `player` may place on next (cells next
+    to a card of its own), and the same for the opponent against `player`'s home base."""
+    size = s.size
+    table = _neighbour_table(size)
+    ctrl = s.ctrl
+    target = (home_row(1 - player, size), home_row(player, size))
+    cells: tuple[set[int], set[int]] = (set(), set())
+    for c, h in board.items():
+        q = ctrl[h]
+        if q != player and q != 1 - player:
+            continue
+        side = 0 if q == player else 1
+        row, found = target[side], cells[side]
+        for nb in table[c]:
+            if nb // size == row and nb not in board:
+                found.add(nb)
+    return len(cells[0]), len(cells[1])
 
 
 # --- the bot -------------------------------------------------------------------------------------

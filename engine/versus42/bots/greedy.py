@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ...shell import BotRequest
 from ..actions import Action
+from ..decisions import DealDecision, RevealDecision
 from ..game import State, step
 from ..views import PlayerView
 from .evaluate import evaluate
@@ -62,14 +63,16 @@ def best_actions(state: State, actions: Sequence[Action],
     """The actions whose evaluation for `player` one step ahead, summed over `samples` (a world
     and the seed that answers its chance), is best (all of them on a tie), and that sum. Every
     action meets the same worlds and seeds: common random numbers, so the comparison is not
-    drowned in sampling noise. Greedy's choice, and the ismcts playout policy's."""
+    drowned in sampling noise. Greedy's choice, and the tree mode's."""
     best: list[Action] = []
     best_score = float("-inf")
     for action in actions:
         after = step(state, action)
         total = 0.0
+        # a generator is seeded only where chance follows (seeding costs as much as a step)
+        chance = isinstance(after.pending, (DealDecision, RevealDecision))
         for ids, chance_seed in samples:
-            world = resolve_chance(after, ids, seeded(chance_seed))
+            world = resolve_chance(after, ids, seeded(chance_seed)) if chance else after
             total += evaluate(world, ids, player)
         if total > best_score + 1e-9:
             best, best_score = [action], total

@@ -4,17 +4,18 @@
 # Paired mode (the default). The root's children are the CANDIDATES best actions of greedy's
 # one-ply ranking (evaluate.py over PRIOR_WORLDS sampled worlds). An iteration samples one world
 # consistent with the bot's view (worlds.py: known cards fixed, hidden handles get cards the
-# view has not shown) and one chance seed, and plays *every* candidate in it: after the
+# view has not shown, each deck a draw order) and plays *every* candidate in it: after the
 # candidate both players play greedy's one-ply choice in that full-information world until
 # PLAYOUT_TURNS turns after the current one are over (on the bot's own turn: the rest of it,
 # the opponent's reply, the bot's next turn), and the position reached is scored by the
 # evaluation's win probability. The bot plays the candidate with the best total.
 # Why: in Versus the deal decides most games (SPEC Part 7, "Strength"), so one world's luck
-# swamps the difference between two actions. Playing all candidates on the same world and seed
-# (common random numbers) takes the hidden cards' luck out of the comparison; a round cut by the
-# deadline is dropped whole to keep it so. (The seed also drives the playout's own choices, so
-# only the world and the draws right after the candidate are paired, not the draws later in
-# the playout; a fixed draw order per world would pair those too: not measured.) The playout
+# swamps the difference between two actions. Playing all candidates on the same world (common
+# random numbers: the same hidden cards and, through the world's draw orders, the same draws
+# however late in the playout) takes that luck out of the comparison; a round cut by the
+# deadline is dropped whole to keep it so. With the draws fixed by the world, the position the
+# playout's policy scored for an action is the one it plays on: no action is stepped twice and
+# no generator is seeded per action (together a fifth of a decision's time). The playout
 # lets a candidate be judged by what the opponent can answer with a whole turn (a teleport or
 # Copy capture, a Backline Move), which no static term, and no tree that rarely reaches the
 # opponent's turn within a second, could see.
@@ -54,7 +55,17 @@ from ..game import legal_actions, step
 from ..views import PlayerView
 from .evaluate import evaluate, win_probability
 from .greedy import best_actions, seeded_of
-from .worlds import Determinizer, Rng, Seeded, public_state, resolve_chance
+from .worlds import (
+    Determinizer,
+    Rng,
+    Seeded,
+    World,
+    draw_orders,
+    public_state,
+    resolve_chance,
+    resolve_world,
+    sample_world,
+)
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=0.5)
 UCB_C = 0.3  # exploration constant (rewards are win probabilities in [0, 1])
@@ -142,8 +153,8 @@ class IsmctsBot:
         deadline = None if seconds is None else self.clock() + seconds
         if self.prior_worlds > 0:
             root.order = _ranked(state0, legal_actions(state0),
-                                 [worlds.sample(rng) for _ in range(self.prior_worlds)],
-                                 rng, view.player, self.seeded)
+                                 [sample_world(worlds, state0, rng)
+                                  for _ in range(self.prior_worlds)], view.player)
         done = 0
         while True:
             self._iterate(root, state0, worlds.sample(rng), rng)
@@ -169,8 +180,8 @@ class IsmctsBot:
         root = Node(1 - me)
         # the candidates are the ranking's head, so this mode needs one (tree mode may skip it)
         root.order = _ranked(state0, legal_actions(state0),
-                             [worlds.sample(rng) for _ in range(max(1, self.prior_worlds))],
-                             rng, me, self.seeded)
+                             [sample_world(worlds, state0, rng)
+                              for _ in range(max(1, self.prior_worlds))], me)
         for a, prior in root.order[:self.candidates]:
             root.children[a] = Node(me, prior)
         last_turn = state0.turn + self.playout_turns
@@ -196,15 +207,15 @@ class IsmctsBot:
     def _paired_round(self, state0, candidates: list[Action],  # type: ignore[no-untyped-def]
                       worlds: Determinizer, me: int, last_turn: int,
                       deadline: float | None) -> list[float] | None:
-        """Every candidate's playout value in one sampled world with one chance seed, or None
-        if the deadline passed before the round was complete."""
+        """Every candidate's playout value in one sampled world (its cards and draw orders),
+        or None if the deadline passed before the round was complete."""
         rng = self.rng
-        ids, seed = worlds.sample(rng), rng.getrandbits(64)
+        world, seed = sample_world(worlds, state0, rng), rng.getrandbits(64)
         values = []
         for a in candidates:
-            chance = self.seeded(seed)
-            after = resolve_chance(step(state0, a), ids, chance)
-            values.append(_playout_value(after, ids, chance, me, last_turn, self.seeded))
+            after = resolve_world(step(state0, a), world)
+            # one tie-breaking stream per round, the same for every candidate
+            values.append(_playout_value(after, world, self.seeded(seed), me, last_turn))
             if deadline is not None and self.clock() >= deadline:
                 return None if len(values) < len(candidates) else values
         return values
@@ -223,7 +234,8 @@ class IsmctsBot:
             if len(available) < len(legal) and len(available) < limit:
                 if (node.order is None and self.rank_after is not None
                         and node.visits >= self.rank_after):
-                    node.order = _ranked(state, legal, [ids], rng, mover, self.seeded)
+                    node.order = _ranked(state, legal, [World(ids, draw_orders(state, rng))],
+                                         mover)
                 action, prior = self._expand_choice(node, state, legal, ids, rng, mover)
                 child = children[action] = Node(mover, prior)
                 child.avail = 1
@@ -299,25 +311,49 @@ def _playout(state, ids: list[str], rng: Rng, last_turn: float,  # type: ignore[
     return state
 
 
-def _playout_value(state, ids: list[str], rng: Rng, me: int,  # type: ignore[no-untyped-def]
-                   last_turn: int, seeded: Seeded) -> float:
-    """The paired mode's playout: greedy's choice for both players through `last_turn` (at
-    most PLAYOUT_DECISIONS); the win probability of the position reached, for `me`."""
-    state = _playout(state, ids, rng, last_turn, PLAYOUT_DECISIONS, seeded)
+def _playout_value(state, world: World, rng: Rng, me: int,  # type: ignore[no-untyped-def]
+                   last_turn: int) -> float:
+    """The paired mode's playout: greedy's choice for both players in `world` through
+    `last_turn` (at most PLAYOUT_DECISIONS; `rng` breaks greedy's ties); the win probability
+    of the position reached, for `me`."""
+    decisions = 0
+    ids = world.ids
+    while state.result is None and state.turn <= last_turn and decisions < PLAYOUT_DECISIONS:
+        state = _greedy_step(state, world, rng)
+        decisions += 1
     return win_probability(evaluate(state, ids, me))
 
 
-def _ranked(state, actions: Sequence[Action], worlds: list[list[str]],  # type: ignore[no-untyped-def]
-            rng: Rng, player: int, seeded: Seeded) -> list[tuple[Action, float]]:
+def _greedy_step(state, world: World, rng: Rng):  # type: ignore[no-untyped-def]
+    """The position after greedy's one-ply choice for the player to act in `world` (ties to
+    an `rng` pick among the best). The world fixes every draw, so the position each action
+    was scored on is the one played on: no action is stepped twice."""
+    legal = legal_actions(state)
+    if len(legal) == 1:
+        return resolve_world(step(state, legal[0]), world)
+    ids, player = world.ids, state.pending.player
+    best: list = []  # type: ignore[type-arg]
+    best_score = -math.inf
+    for action in legal:
+        after = resolve_world(step(state, action), world)
+        score = evaluate(after, ids, player)
+        if score > best_score + 1e-9:
+            best, best_score = [after], score
+        elif score > best_score - 1e-9:
+            best.append(after)
+    return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+def _ranked(state, actions: Sequence[Action], worlds: list[World],  # type: ignore[no-untyped-def]
+            player: int) -> list[tuple[Action, float]]:
     """Every action with its one-ply win probability for `player` averaged over `worlds`
-    (the greedy bot's ranking, same chance seeds for every action), best first."""
-    seeds = [rng.getrandbits(32) for _ in worlds]
+    (the greedy bot's ranking, the same worlds and draws for every action), best first."""
     scored = []
     for i, a in enumerate(actions):
         after = step(state, a)
         total = 0.0
-        for ids, seed in zip(worlds, seeds, strict=True):
-            total += evaluate(resolve_chance(after, ids, seeded(seed)), ids, player)
+        for world in worlds:
+            total += evaluate(resolve_world(after, world), world.ids, player)
         scored.append((-total, i, a))
     scored.sort()
     n = len(worlds)

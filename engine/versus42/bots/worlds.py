@@ -13,11 +13,18 @@
 # (`PlayerView.public_state`). It is public by construction (the engine never puts a hidden
 # identity in it), so reading it gives a bot nothing a person's screen does not show.
 #
+# A `World` adds one draw order per deck: a Deal answered by the first handle of the order still
+# in the deck. Why: the search plays many actions in one world, and with the draws fixed by the
+# world every action meets the same cards however many turns later it draws them (common random
+# numbers through the whole playout, not only for the draws right after the action), and a
+# world's future is a pure function of the actions played, so no generator is seeded per action.
+#
 # Randomness is the caller's generator (`Rng`: the shell's, engine/shell.py BotRequest); the
 # engine imports no `random`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..actions import Deal, Reveal
@@ -39,6 +46,8 @@ class Rng(Protocol):
     def choice(self, seq: Sequence[Any]) -> Any: ...
 
     def getrandbits(self, k: int, /) -> int: ...
+
+    def shuffle(self, x: list[Any], /) -> None: ...
 
 
 #: a new generator seeded with an integer (BotRequest.seeded): one seed, the same draws
@@ -84,6 +93,32 @@ class Determinizer:
         return ids  # type: ignore[return-value]
 
 
+@dataclass(frozen=True, slots=True)
+class World:
+    """One sampled completion of a view: a card id per handle and each player's draw order
+    (the deck's handles at sampling time, shuffled)."""
+
+    ids: list[str]
+    orders: tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def sample_world(determinizer: Determinizer, state: State, rng: Rng) -> World:
+    """A world for `determinizer`'s view (its `sample`) with a uniformly random draw order of
+    each deck of `state` (the view's public state)."""
+    return World(determinizer.sample(rng), draw_orders(state, rng))
+
+
+def draw_orders(state: State, rng: Rng) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each player's deck handles in `state`, in a uniformly random order."""
+    n, zone = state.n, state.zone
+    orders = []
+    for p in (0, 1):
+        deck = [h for h in range(p * n, p * n + n) if zone[h] == DECK]
+        rng.shuffle(deck)
+        orders.append(tuple(deck))
+    return orders[0], orders[1]
+
+
 def determinize(view: PlayerView, rng: Rng) -> list[str]:
     """A card id for every handle: the view's known ones, distinct unseen ids for the rest."""
     return Determinizer(view).sample(rng)
@@ -114,5 +149,21 @@ def resolve_chance(state: State, ids: Sequence[str], rng: Rng) -> State:
             zone, n = state.zone, state.n
             deck = [h for h in range(d.player * n, d.player * n + n) if zone[h] == DECK]
             state = step(state, deal_input(deck[rng.randrange(len(deck))]))
+        else:
+            return state
+
+
+def resolve_world(state: State, world: World) -> State:
+    """Answer Deal and Reveal decisions from `world` until a player must decide: a Deal takes
+    the first handle of the deck's draw order still in the deck."""
+    while True:
+        d = state.pending
+        if isinstance(d, RevealDecision):
+            state = step(state, reveal_input(d.handle, world.ids[d.handle]))
+        elif isinstance(d, DealDecision):
+            zone = state.zone
+            # no rule moves a card back into a deck, so the order holds every card a Deal takes
+            h = next(h for h in world.orders[d.player] if zone[h] == DECK)
+            state = step(state, deal_input(h))
         else:
             return state

@@ -19,6 +19,7 @@ from versus.engine.versus42 import (
     default_catalogue,
     legal_actions,
     random_deal,
+    step,
 )
 from versus.engine.versus42.bots import (
     Determinizer,
@@ -30,6 +31,8 @@ from versus.engine.versus42.bots import (
     unseen_cards,
 )
 from versus.engine.versus42.bots.ismcts import SearchMode
+from versus.engine.versus42.bots.worlds import World, draw_orders, resolve_world, sample_world
+from versus.engine.versus42.game import DECK
 
 
 def make_bot(name: str, **options):  # type: ignore[no-untyped-def]
@@ -346,11 +349,12 @@ def test_ismcts_plays_the_best_total_and_breaks_ties_by_rank(monkeypatch):
 
 
 def test_playout_stops_after_its_last_turn_and_is_reproducible(monkeypatch):
-    """A playout is greedy play for both sides until `last_turn` is over; with the same
-    world and chance seed it always reaches the same position (common random numbers)."""
+    """A playout is greedy play for both sides until `last_turn` is over; in the same world
+    (cards and draw orders) with the same tie-breaking seed it always reaches the same
+    position (common random numbers)."""
     ref = _position_with_many_actions(4600)
     state = ref.state
-    ids = list(ref.identities)
+    world = World(list(ref.identities), draw_orders(state, random.Random(3)))
     reached: list[int] = []
     real = ismcts.evaluate
 
@@ -362,8 +366,7 @@ def test_playout_stops_after_its_last_turn_and_is_reproducible(monkeypatch):
     values = []
     for _ in range(2):
         reached.clear()
-        values.append(ismcts._playout_value(state, ids, random.Random(9), 0, state.turn + 1,
-                                            random.Random))
+        values.append(ismcts._playout_value(state, world, random.Random(9), 0, state.turn + 1))
         assert reached[-1] in (-1, state.turn + 2)
     assert values[0] == values[1] and 0.0 <= values[0] <= 1.0
 
@@ -373,3 +376,46 @@ def test_ismcts_rejects_a_nonsense_configuration():
         searcher(1, candidates=0)
     with pytest.raises(ValueError, match="playout_turns"):
         searcher(1, playout_turns=-1)
+
+
+def test_a_world_deals_in_its_draw_order():
+    """A Deal in a world takes the first handle of its deck's draw order still in the deck,
+    so every action played in one world meets the same cards, however late it draws."""
+    ref = _position_with_many_actions(4700)
+    state = ref.state
+    view = ref.view(state.pending.player)
+    world = sample_world(Determinizer(view), state, random.Random(4))
+    for p in (0, 1):
+        assert sorted(world.orders[p]) == [h for h in state.handles(p)
+                                            if state.zone[h] == DECK]
+    lines = 0
+    for action in legal_actions(state)[:8]:
+        draws: list[list[int]] = [[], []]
+        after = resolve_world(step(state, action), world)
+        while after.result is None and after.turn <= state.turn + 2:
+            in_deck = [h for h in range(2 * after.n) if after.zone[h] == DECK]
+            after = resolve_world(step(after, legal_actions(after)[0]), world)
+            for h in in_deck:
+                if after.zone[h] != DECK:
+                    draws[h // after.n].append(h)
+        for p in (0, 1):
+            # every line of play draws the order's cards from its start, in its order
+            assert draws[p] == list(world.orders[p][:len(draws[p])])
+        lines += bool(draws[0] or draws[1])
+    assert lines >= 4
+
+
+def test_playout_policy_plays_greedys_best_action_in_the_world(monkeypatch):
+    """The playout's policy is greedy's one-ply choice with the world's cards: the position
+    it returns is the best-scored one among every legal action's, for the player to act."""
+    ref = _position_with_many_actions(4800)
+    state = ref.state
+    world = World(list(ref.identities), draw_orders(state, random.Random(5)))
+    player = state.pending.player
+    scores = {}
+    for action in legal_actions(state):
+        after = resolve_world(step(state, action), world)
+        scores[action] = ismcts.evaluate(after, world.ids, player)
+    chosen = ismcts._greedy_step(state, world, random.Random(6))
+    assert ismcts.evaluate(chosen, world.ids, player) == max(scores.values())
+    assert len(set(scores.values())) > 1  # the position offers a real choice
