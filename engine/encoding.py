@@ -61,6 +61,24 @@ def observe_entries(game: Game, state: GameState, seat: int,
     return _member(game, "observe")(state, seat, knowledge)  # type: ignore[no-any-return]
 
 
+def observe_changes(game: Game, state: GameState, seat: int, knowledge: GameKnowledge,
+                    memo: Any) -> tuple[dict[int, float], Any]:
+    """`seat`'s observation of `state` as the entries that differ from the observation `memo`
+    describes (None: the zero vector), index -> value (0.0: an entry to clear), and the memo
+    of this observation for the next call. An environment keeps one vector per seat and
+    writes only these: between two steps a few handles change, so the game's optional member
+    `observe_changes` (same signature, its own memo) rebuilds only their blocks. Without it,
+    the whole observation each time, with the last one's entries cleared (the memo: their
+    indices)."""
+    member = getattr(game, "observe_changes", None)
+    if member is not None:
+        return member(state, seat, knowledge, memo)  # type: ignore[no-any-return]
+    entries = observe_entries(game, state, seat, knowledge)
+    changes = dict.fromkeys(memo, 0.0) if memo else {}
+    changes.update(entries)
+    return changes, tuple(entries)
+
+
 def observe(game: Game, rules: GameRules, state: GameState, seat: int,
             knowledge: GameKnowledge) -> list[float]:
     """`seat`'s observation of `state` (a state of a match under `rules`) as the full vector
