@@ -21,7 +21,9 @@
 # when computing the indices together is cheaper than one by one (Versus's Activate ranks).
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import compress
+from operator import ne
 from typing import Any
 
 from .api import Finished, Game, GameInput, GameKnowledge, GameRules, GameState
@@ -79,6 +81,32 @@ def observe_changes(game: Game, state: GameState, seat: int, knowledge: GameKnow
     return changes, tuple(entries)
 
 
+def changed_handles(pairs: Iterable[tuple[Sequence[Any], Sequence[Any]]]) -> set[int]:
+    """The positions at which any (new, old) pair of per-handle sequences differ: each pair
+    compared whole first, the positions of one that differs found by map and compress (all
+    in C: a game's `observe_changes` asks this every step)."""
+    out: set[int] = set()
+    for new, old in pairs:
+        if new != old:
+            out.update(compress(range(len(new)), map(ne, new, old)))
+    return out
+
+
+def own_changes(new: dict[int, str], old: dict[int, str]) -> set[int]:
+    """The handles whose card a seat's knowledge names differently in `new` than in `old`."""
+    if new == old:
+        return set()
+    # (set operations in C: the pairs new or changed, then the handles no longer named)
+    return {h for h, _ in new.items() - old.items()} | (old.keys() - new.keys())
+
+
+def write_diff(out: dict[int, float], new: dict[int, float], old: dict[int, float]) -> None:
+    """Write into `out` what turns the entries `old` into `new` (a header's, say)."""
+    if new != old:
+        out.update(dict.fromkeys(old.keys() - new.keys(), 0.0))
+        out.update(new.items() - old.items())
+
+
 def observe(game: Game, rules: GameRules, state: GameState, seat: int,
             knowledge: GameKnowledge) -> list[float]:
     """`seat`'s observation of `state` (a state of a match under `rules`) as the full vector
@@ -126,3 +154,47 @@ def legal_indices(game: Game, state: GameState,
         return list(fast(state, legal))
     index = _member(game, "action_index")
     return [index(state, inp) for inp in legal]
+
+
+class KnownIndices:
+    """The action index of every input object met under one rules, by the object's id: an
+    engine that hands out the same input objects again and again (an action cache) then has
+    a step's indices looked up in C (`list(map(known.index.get, map(id, legal)))`). The
+    objects are kept alive here, so no id is reused while its entry stands. `ranked`: the
+    inputs whose entry is only the first slot of a group, the game adding a rank per list
+    (Versus's Activates)."""
+
+    __slots__ = ("index", "kept", "ranked")
+    LIMIT = 1 << 16  # entries before starting afresh (bounds a game that builds new inputs)
+
+    def __init__(self) -> None:
+        self.index: dict[int, int] = {}
+        self.ranked: dict[int, int] = {}
+        self.kept: list[Any] = []
+
+    def add(self, inp: Any, index: int, ranked: bool = False) -> None:
+        if len(self.kept) >= self.LIMIT:
+            self.index.clear()
+            self.ranked.clear()
+            self.kept.clear()
+        self.index[id(inp)] = index
+        if ranked:
+            self.ranked[id(inp)] = index
+        self.kept.append(inp)
+
+
+_KNOWN: dict[Any, KnownIndices] = {}  # by rules (equal rules: one layout, one table)
+_KNOWN_BY_ID: dict[int, tuple[Any, KnownIndices]] = {}  # the same by id (a rules' hash is slow)
+
+
+def known_indices(rules: GameRules) -> KnownIndices:
+    """The `KnownIndices` of `rules` (one per distinct rules)."""
+    hit = _KNOWN_BY_ID.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_KNOWN) >= 64 or len(_KNOWN_BY_ID) >= 256:
+        _KNOWN.clear()
+        _KNOWN_BY_ID.clear()
+    known = _KNOWN.setdefault(rules, KnownIndices())
+    _KNOWN_BY_ID[id(rules)] = (rules, known)  # (the rules kept: their id is not reused)
+    return known

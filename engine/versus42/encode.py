@@ -25,7 +25,7 @@ from itertools import compress, groupby, repeat
 from operator import eq, is_, ne
 from typing import Any, NamedTuple
 
-from ..encoding import EncodingError
+from ..encoding import EncodingError, KnownIndices, known_indices
 from .actions import Action, ActionKind
 from .catalogue import default_catalogue
 from .decisions import ChoiceDecision, GameResult, TurnDecision
@@ -300,48 +300,7 @@ def input_of(s: State, index: int) -> Action:
     return inp
 
 
-class _Known:
-    """The index of every Action object met under one rules, by its id (an Activate's: its
-    area's first slot, the rank added per list): the engine hands out the same Action objects
-    again and again (its action cache), so a step's indices are mostly lookups done in C.
-    The objects are kept alive here, so no id is reused while its entry stands."""
-
-    __slots__ = ("activates", "index", "kept")
-    LIMIT = 1 << 16  # entries before starting afresh (bounds a game that builds new Actions)
-
-    def __init__(self) -> None:
-        self.index: dict[int, int] = {}
-        self.activates: dict[int, int] = {}  # the Activates among them (the same values)
-        self.kept: list[Action] = []
-
-    def add(self, x: Action, index: int, activate: bool) -> None:
-        if len(self.kept) >= self.LIMIT:
-            self.index.clear()
-            self.activates.clear()
-            self.kept.clear()
-        self.index[id(x)] = index
-        if activate:
-            self.activates[id(x)] = index
-        self.kept.append(x)
-
-
-_KNOWN: dict[Ruleset, _Known] = {}  # by rules (equal rules: one layout, one table)
-_BY_ID: dict[int, tuple[Ruleset, _Known]] = {}  # the same by id (a rules' hash is slow)
-
-
-def _known(rules: Ruleset) -> _Known:
-    hit = _BY_ID.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    if len(_KNOWN) >= 64 or len(_BY_ID) >= 256:
-        _KNOWN.clear()
-        _BY_ID.clear()
-    known = _KNOWN.setdefault(rules, _Known())
-    _BY_ID[id(rules)] = (rules, known)  # (the rules kept: their id is not reused meanwhile)
-    return known
-
-
-def _learn(s: State, legal: Sequence[Action], out: list[int | None], known: _Known) -> None:
+def _learn(s: State, legal: Sequence[Action], out: list[int | None], known: KnownIndices) -> None:
     """Work out (and keep) the index of each Action `out` has none for yet."""
     a, _, flip, move, summon, pick, activate = _layout(s.rules)
     index = s.geom.index
@@ -361,21 +320,22 @@ def _learn(s: State, legal: Sequence[Action], out: list[int | None], known: _Kno
         else:
             j = 0  # end
         out[i] = j
-        known.add(x, j, k is _ACTIVATE)
+        known.add(x, j, ranked=k is _ACTIVATE)
 
 
 def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
     """The index of every legal input, in legal order (the hot path of an environment step:
-    each Action object looked up by id, see `_Known`; the Activates then ranked per area)."""
+    each Action object looked up by id, engine/encoding.py `KnownIndices`; the Activates
+    then ranked per area)."""
     if isinstance(s.decision, GameResult):
         return []
-    known = _known(s.rules)
+    known = known_indices(s.rules)
     ids = list(map(id, legal))
     out = list(map(known.index.get, ids))
     if None in out:
         _learn(s, legal, out, known)
-    if known.activates:
-        acts = list(compress(range(len(ids)), map(known.activates.__contains__, ids)))
+    if known.ranked:
+        acts = list(compress(range(len(ids)), map(known.ranked.__contains__, ids)))
         if acts:
             # the rank within the area's Activates in legal order: one run of equal first
             # slots at a time (an area's Activates come together), continued if one recurs
