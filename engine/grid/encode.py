@@ -68,12 +68,14 @@ def observation_size(rules: GridRules) -> int:
 
 class Seen(NamedTuple):
     """The memo of one observation (engine/encoding.py `observe_changes`): the state (a
-    state is immutable) and the seat's own cards it was made from, and its header entries."""
+    state is immutable) and the seat's own cards it was made from, and its entries by part
+    (the old entries of a handle that changed are cleared without working them out again)."""
 
     seat: int
     state: GridState
     own: dict[int, str]
     head: dict[int, float]
+    blocks: list[dict[int, float]]  # per handle, its entries
 
 
 def _check(s: GridState, seat: int) -> None:
@@ -116,36 +118,36 @@ def _head(s: GridState, seat: int) -> dict[int, float]:
     return out
 
 
-def _block(out: dict[int, float], s: GridState, h: int, seat: int, own: dict[int, str],
-           cells: int, clear: bool = False) -> None:
-    """Write handle h's entries into `out` (`clear`: as 0.0): a function of its zone,
-    controller, face, cell, identity (public, or the seat's own held card) and counters.
+def _block(s: GridState, h: int, seat: int, own: dict[int, str], cells: int
+           ) -> dict[int, float]:
+    """Handle h's entries: a function of its zone, controller, face, cell, identity (public,
+    or the seat's own held card) and counters.
     `cells`: the grid's (the rules' size is a property: read once per observation)."""
     nz, cards = len(ZONES), _card_count()
     base = HEADER + h * (nz + 1 + cells + cards + 3)
     z = s.zone[h]
     if z == _DECK:
-        out[base] = 0.0 if clear else 1.0
-        return  # a card in a deck: nothing else is known of it
+        return {base: 1.0}  # a card in a deck: nothing else is known of it
     ours = s.ctrl[h] == seat
     slot = (1 if ours else 2) if z == _HAND else (3 if ours else 4) if z == _GRID else \
         5 if z == _GRAVEYARD else 6
-    out[base + slot] = 0.0 if clear else 1.0
+    out = {base + slot: 1.0}
     if s.up[h]:
-        out[base + nz] = 0.0 if clear else 1.0
+        out[base + nz] = 1.0
     if s.cell[h] >= 0:
-        out[base + nz + 1 + s.cell[h]] = 0.0 if clear else 1.0
+        out[base + nz + 1 + s.cell[h]] = 1.0
     # views.known_id: public, or the seat's own card (one it holds) from its knowledge
     i = s.ident[h]
     if i < 0 and s.holder[h] == seat and h in own:
         i = s.catalogue.index[own[h]]
     if i >= 0:
-        out[base + nz + 1 + cells + i] = 0.0 if clear else 1.0
+        out[base + nz + 1 + cells + i] = 1.0
     if s.weaken[h] or s.boost[h] or s.shield[h]:
         tail = base + nz + 1 + cells + cards
-        out[tail] = 0.0 if clear else s.weaken[h] / SCALE_VALUE
-        out[tail + 1] = 0.0 if clear else s.boost[h] / SCALE_VALUE
-        out[tail + 2] = 0.0 if clear else float(s.shield[h])
+        out[tail] = s.weaken[h] / SCALE_VALUE
+        out[tail + 1] = s.boost[h] / SCALE_VALUE
+        out[tail + 2] = float(s.shield[h])
+    return out
 
 
 def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
@@ -158,9 +160,10 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
         _check(s, seat)
         head = _head(s, seat)
         out = dict(head)
-        for h in range(len(s.zone)):
-            _block(out, s, h, seat, own, cells)
-        return out, Seen(seat, s, dict(own), head)
+        blocks = [_block(s, h, seat, own, cells) for h in range(len(s.zone))]
+        for block in blocks:
+            out.update(block)
+        return out, Seen(seat, s, dict(own), head, blocks)
     was = memo.state
     if memo.seat != seat or (was.rules is not s.rules and was.rules != s.rules):
         raise EncodingError(f"grid observation: a memo of seat {memo.seat} is not one of "
@@ -176,10 +179,14 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
                                    (s.holder, was.holder), (s.weaken, was.weaken),
                                    (s.boost, was.boost), (s.shield, was.shield)))
     changed |= own_changes(own, memo.own)
-    for h in changed:
-        _block(out, was, h, seat, memo.own, cells, clear=True)
-        _block(out, s, h, seat, own, cells)
-    return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head)
+    blocks = memo.blocks
+    if changed:
+        blocks = blocks.copy()
+        for h in changed:
+            out.update(dict.fromkeys(blocks[h], 0.0))
+            block = blocks[h] = _block(s, h, seat, own, cells)
+            out.update(block)
+    return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head, blocks)
 
 
 def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[int, float]:

@@ -65,12 +65,14 @@ def observation_size(rules: Rules) -> int:
 
 class Seen(NamedTuple):
     """The memo of one observation (engine/encoding.py `observe_changes`): the state (a
-    state is immutable) and the seat's own cards it was made from, and its header entries."""
+    state is immutable) and the seat's own cards it was made from, and its entries by part
+    (the old entries of a handle that changed are cleared without working them out again)."""
 
     seat: int
     state: State
     own: dict[int, str]
     head: dict[int, float]
+    blocks: list[dict[int, float]]  # per handle, its entries
 
 
 def _check(s: State, seat: int) -> None:
@@ -138,26 +140,26 @@ def _head(s: State, seat: int) -> dict[int, float]:
     return out
 
 
-def _block(out: dict[int, float], s: State, h: int, seat: int, own: dict[int, str],
-           clear: bool = False) -> None:
-    """Write handle h's entries into `out` (`clear`: as 0.0): a function of its zone, its
-    card (public, or the seat's own from its knowledge), whether it is attached, its aux."""
+def _block(s: State, h: int, seat: int, own: dict[int, str]) -> dict[int, float]:
+    """Handle h's entries: a function of its zone, its card (public, or the seat's own from
+    its knowledge), whether it is attached, its aux."""
     lay = _lay()
     base = lay.start + h * lay.width
     mine = h // s.rules.deck_size == seat  # a handle's owner (State.owner)
     z = s.zone[h]
-    out[base + z + (0 if mine else _NZ)] = 0.0 if clear else 1.0
+    out = {base + z + (0 if mine else _NZ): 1.0}
     if z == _DECK:
-        return  # a card in a deck: nothing else is known of it
+        return out  # a card in a deck: nothing else is known of it
     index = s.card[h]
     if index < 0 and mine and h in own:
         index = s.cat.index(own[h])
     if index >= 0:
-        out[base + 2 * _NZ + index] = 0.0 if clear else 1.0
+        out[base + 2 * _NZ + index] = 1.0
     if s.host[h] >= 0:
-        out[base + 2 * _NZ + lay.cards] = 0.0 if clear else 1.0
+        out[base + 2 * _NZ + lay.cards] = 1.0
     if s.aux[h]:
-        out[base + 2 * _NZ + lay.cards + 1] = 0.0 if clear else s.aux[h] / SCALE_AUX
+        out[base + 2 * _NZ + lay.cards + 1] = s.aux[h] / SCALE_AUX
+    return out
 
 
 def _same_head(s: State, was: State) -> bool:
@@ -177,9 +179,10 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
     if memo is None:
         _check(s, seat)
         out = dict(head)
-        for h in range(len(s.zone)):
-            _block(out, s, h, seat, own)
-        return out, Seen(seat, s, dict(own), head)
+        blocks = [_block(s, h, seat, own) for h in range(len(s.zone))]
+        for block in blocks:
+            out.update(block)
+        return out, Seen(seat, s, dict(own), head, blocks)
     was = memo.state
     if memo.seat != seat or (was.rules is not s.rules and was.rules != s.rules):
         raise EncodingError(f"vanquishers observation: a memo of seat {memo.seat} is not one "
@@ -189,10 +192,14 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
     changed = changed_handles(((s.zone, was.zone), (s.card, was.card), (s.host, was.host),
                                (s.aux, was.aux))) if s is not was else set()
     changed |= own_changes(own, memo.own)
-    for h in changed:
-        _block(out, was, h, seat, memo.own, clear=True)
-        _block(out, s, h, seat, own)
-    return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head)
+    blocks = memo.blocks
+    if changed:
+        blocks = blocks.copy()
+        for h in changed:
+            out.update(dict.fromkeys(blocks[h], 0.0))
+            block = blocks[h] = _block(s, h, seat, own)
+            out.update(block)
+    return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head, blocks)
 
 
 def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float]:

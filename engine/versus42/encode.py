@@ -25,7 +25,14 @@ from itertools import compress, groupby, repeat
 from operator import eq, is_, ne
 from typing import Any, NamedTuple
 
-from ..encoding import EncodingError, KnownIndices, known_indices
+from ..encoding import (
+    EncodingError,
+    KnownIndices,
+    changed_handles,
+    known_indices,
+    own_changes,
+    write_diff,
+)
 from .actions import Action, ActionKind
 from .catalogue import default_catalogue
 from .decisions import ChoiceDecision, GameResult, TurnDecision
@@ -80,14 +87,16 @@ def _layout_of(rules: Ruleset) -> _Layout:
 
 class Seen(NamedTuple):
     """The memo of one observation (engine/encoding.py `observe_changes`): the state and
-    the seat's own cards it was made from, so the next call rebuilds only what differs (a
-    state is immutable: `step` returns a new one)."""
+    the seat's own cards it was made from (a state is immutable: `step` returns a new one),
+    and its entries by part, so the next call rebuilds only the handles that differ and
+    clears their old entries without working them out again."""
 
     seat: int
     lay: _Layout
     state: State
     own: dict[int, str]
     header: tuple[float, ...]
+    blocks: list[dict[int, float]]  # per handle, its entries but its Strength
     strengths: dict[int, float]  # field card (identity known) -> its Strength entry
 
 
@@ -116,37 +125,29 @@ def _header(s: State, seat: int) -> tuple[float, ...]:
             float(over and d.winner == seat), float(over and d.winner == 1 - seat))
 
 
-def _card_index(s: State, h: int, seat: int, own: dict[int, str]) -> int:
-    """The card one-hot's index of handle h for the seat (-1: its view names none)."""
-    i = s.ident[h]
-    if i >= 0:
-        return s.cat.cards[i].index
-    cid = own.get(h)
-    if cid is not None and s.zone[h] in (HAND, FIELD) and h // s.n == seat:
-        return s.cat[cid].index
-    return -1
-
-
-def _block(out: dict[int, float], s: State, h: int, seat: int, own: dict[int, str],
-           lay: _Layout, clear: bool = False) -> None:
-    """Write handle h's entries but its Strength into `out` (`clear`: as 0.0): a function of
-    its zone, recto, area, identity (public or the seat's own) and level."""
+def _block(s: State, h: int, seat: int, own: dict[int, str], lay: _Layout
+           ) -> dict[int, float]:
+    """Handle h's entries but its Strength: a function of its zone, recto, area, identity
+    (public or the seat's own) and level."""
     zone = s.zone[h]
     base = lay.start + h * lay.width
     nz = len(ZONE_NAMES)
-    out[base + zone + (0 if h // s.n == seat else nz)] = 0.0 if clear else 1.0
+    out = {base + zone + (0 if h // s.n == seat else nz): 1.0}
     if zone == DECK:
-        return  # a card in a deck: nothing else is known of it
+        return out  # a card in a deck: nothing else is known of it
     if s.face[h]:
-        out[base + 2 * nz] = 0.0 if clear else 1.0
+        out[base + 2 * nz] = 1.0
     pos = s.pos[h]
     if zone == FIELD and 0 <= pos < lay.areas:
-        out[base + 2 * nz + 1 + pos] = 0.0 if clear else 1.0
-    card = _card_index(s, h, seat, own)
-    if card >= 0:
-        out[base + lay.card + card] = 0.0 if clear else 1.0
+        out[base + 2 * nz + 1 + pos] = 1.0
+    i = s.ident[h]
+    if i >= 0:
+        out[base + lay.card + s.cat.cards[i].index] = 1.0
+    elif zone in (HAND, FIELD) and h in own and h // s.n == seat:
+        out[base + lay.card + s.cat[own[h]].index] = 1.0
     if s.stack[h]:
-        out[base + lay.tail + 1] = 0.0 if clear else len(s.stack[h]) / SCALE_COUNT
+        out[base + lay.tail + 1] = len(s.stack[h]) / SCALE_COUNT
+    return out
 
 
 def _strengths(s: State, seat: int, own: dict[int, str], lay: _Layout) -> dict[int, float]:
@@ -165,18 +166,6 @@ def _strengths(s: State, seat: int, own: dict[int, str], lay: _Layout) -> dict[i
     return out
 
 
-def _changed(s: State, was: State) -> set[int]:
-    """The handles whose block may differ between two states of one game: each per-handle
-    list compared whole first (in C), the handles of one that differs found in C too."""
-    out: set[int] = set()
-    every = range(len(s.zone))
-    for new, old in ((s.zone, was.zone), (s.face, was.face), (s.pos, was.pos),
-                     (s.ident, was.ident), (s.stack, was.stack)):
-        if new != old:
-            out.update(compress(every, map(ne, new, old)))
-    return out
-
-
 def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen | None
                     ) -> tuple[dict[int, float], Seen]:
     """engine/encoding.py `observe_changes`: the entries that differ from the observation
@@ -189,23 +178,28 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
         raise EncodingError(f"versus42 observation: a memo of seat {memo.seat} is not one of "
                             f"seat {seat!r} under these rules")
     lay, was, out = memo.lay, memo.state, {}
+    if s is was and own == memo.own:
+        return out, memo
     header = _header(s, seat)
     if header != memo.header:  # (compress and map: the changed (index, value) pairs, in C)
         out.update(compress(enumerate(header), map(ne, header, memo.header)))
     if s.tiles != was.tiles:  # (a memo of another game)
         out.update((HEADER + area * TILES + tile, 0.0) for area, tile in enumerate(was.tiles))
         out.update((HEADER + area * TILES + tile, 1.0) for area, tile in enumerate(s.tiles))
-    changed = _changed(s, was) if s is not was else set()
-    if own != memo.own:
-        changed.update(h for h in own.keys() | memo.own.keys() if own.get(h) != memo.own.get(h))
-    for h in changed:
-        _block(out, was, h, seat, memo.own, lay, clear=True)
-        _block(out, s, h, seat, own, lay)
+    changed = changed_handles(((s.zone, was.zone), (s.face, was.face), (s.pos, was.pos),
+                               (s.ident, was.ident), (s.stack, was.stack)))
+    changed |= own_changes(own, memo.own)
+    blocks = memo.blocks
+    if changed:
+        blocks = blocks.copy()
+        for h in changed:
+            out.update(dict.fromkeys(blocks[h], 0.0))
+            block = blocks[h] = _block(s, h, seat, own, lay)
+            out.update(block)
     strengths = _strengths(s, seat, own, lay)
-    if strengths != memo.strengths:
-        out.update(dict.fromkeys(memo.strengths.keys() - strengths.keys(), 0.0))
-        out.update(strengths)
-    return out, Seen(seat, lay, s, memo.own if own == memo.own else dict(own), header, strengths)
+    write_diff(out, strengths, memo.strengths)
+    return out, Seen(seat, lay, s, memo.own if own == memo.own else dict(own), header, blocks,
+                     strengths)
 
 
 def _whole(s: State, seat: int, own: dict[int, str]) -> tuple[dict[int, float], Seen]:
@@ -214,11 +208,12 @@ def _whole(s: State, seat: int, own: dict[int, str]) -> tuple[dict[int, float], 
     header = _header(s, seat)
     out = {i: v for i, v in enumerate(header) if v}
     out.update((HEADER + area * TILES + tile, 1.0) for area, tile in enumerate(s.tiles))
-    for h in range(len(s.zone)):
-        _block(out, s, h, seat, own, lay)
+    blocks = [_block(s, h, seat, own, lay) for h in range(len(s.zone))]
+    for block in blocks:
+        out.update(block)
     strengths = _strengths(s, seat, own, lay)
     out.update(strengths)
-    return out, Seen(seat, lay, s, dict(own), header, strengths)
+    return out, Seen(seat, lay, s, dict(own), header, blocks, strengths)
 
 
 def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float]:
