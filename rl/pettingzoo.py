@@ -112,10 +112,13 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._table().act(int(action))  # type: ignore[arg-type]
+        table = self._table()
+        table.act(int(action))  # type: ignore[arg-type]
+        # the rewards are all 0 until the game ends (`_after_move` sets them then, and every
+        # agent is done): nothing to reset or add up on the steps before
         self._after_move()
-        self._accumulate_rewards()
+        if table.finished or table.truncated:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 from itertools import repeat
-from operator import truediv
+from operator import add, attrgetter, truediv
 from typing import Any, NamedTuple
 
 from ..encoding import EncodingError, changed_handles, own_changes, write_diff
@@ -207,39 +207,28 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
 
 
 def legal_indices(s: State, legal: Sequence[Move]) -> list[int]:
-    """The index of every legal input in legal order (`action_index` of each, its verb's
-    slot found by the verb's id: an Enum's own hash is Python code)."""
-    n, slots, costs = _handles(s.rules), _slots(), _cost_ranks()
-    trap = len(BARE) + len(ONE_HANDLE) * n
-    out = []
-    for m in legal:
-        slot = slots.get(id(m.verb), -1)
-        if 0 <= slot < len(BARE):
-            out.append(slot)
-        elif slot > 0 and 0 <= m.handle < n:
-            out.append(len(BARE) + (slot - len(BARE)) * n + m.handle)
-        elif slot == _TRAP_SLOT and 0 <= m.handle < n and m.value in costs:
-            out.append(trap + m.handle * len(costs) + costs[m.value])
-        else:
-            out.append(action_index(s, m))  # (not a player's input: it says why)
-    return out
+    """The index of every legal input in legal order: a verb's first slot plus the handle
+    (a bare verb's handle is -1, so its slot is kept one up), the verb found by its id (an
+    Enum's own hash is Python code), all in C; a trap, or a handle past the encoding's,
+    through `action_index`."""
+    n = _handles(s.rules)
+    firsts = list(map(_firsts(n).get, map(id, map(_VERB, legal))))
+    handles = list(map(_HANDLE, legal))
+    if None in firsts or (handles and max(handles) >= n):
+        for i, inp in enumerate(legal):
+            if firsts[i] is None or handles[i] >= n:
+                firsts[i] = action_index(s, inp) - handles[i]
+    return list(map(add, firsts, handles))  # type: ignore[arg-type]
 
 
-_TRAP_SLOT = -2
+_VERB, _HANDLE = attrgetter("verb"), attrgetter("handle")
 
 
 @cache
-def _slots() -> dict[int, int]:
-    """id(verb) -> its slot: a bare verb's index, len(BARE) + a one-handle verb's rank, or
-    _TRAP_SLOT."""
-    return {**{id(v): i for i, v in enumerate(BARE)},
-            **{id(v): len(BARE) + i for i, v in enumerate(ONE_HANDLE)},
-            id(Verb.TRAP): _TRAP_SLOT}
-
-
-@cache
-def _cost_ranks() -> dict[int, int]:
-    return {cost: i for i, cost in enumerate(_trap_costs())}
+def _firsts(n: int) -> dict[int, int]:
+    """id(verb) -> its first slot under n handles, a bare verb's one up (see above)."""
+    return {**{id(v): i + 1 for i, v in enumerate(BARE)},
+            **{id(v): len(BARE) + k * n for k, v in enumerate(ONE_HANDLE)}}
 
 
 # --- the action space -------------------------------------------------------------------------
