@@ -162,7 +162,8 @@ class KnownIndices:
     a step's indices looked up in C (`list(map(known.index.get, map(id, legal)))`). The
     objects are kept alive here, so no id is reused while its entry stands. `ranked`: the
     inputs whose entry is only the first slot of a group, the game adding a rank per list
-    (Versus's Activates)."""
+    (Versus's Activates). Take one with `known_indices` for each list: a full one is
+    replaced, never emptied under a caller."""
 
     __slots__ = ("index", "kept", "ranked")
     LIMIT = 1 << 16  # entries before starting afresh (bounds a game that builds new inputs)
@@ -173,10 +174,6 @@ class KnownIndices:
         self.kept: list[Any] = []
 
     def add(self, inp: Any, index: int, ranked: bool = False) -> None:
-        if len(self.kept) >= self.LIMIT:
-            self.index.clear()
-            self.ranked.clear()
-            self.kept.clear()
         self.index[id(inp)] = index
         if ranked:
             self.ranked[id(inp)] = index
@@ -188,13 +185,15 @@ _KNOWN_BY_ID: dict[int, tuple[Any, KnownIndices]] = {}  # the same by id (a rule
 
 
 def known_indices(rules: GameRules) -> KnownIndices:
-    """The `KnownIndices` of `rules` (one per distinct rules)."""
+    """The `KnownIndices` of `rules` (one per distinct rules; a new one once it is full)."""
     hit = _KNOWN_BY_ID.get(id(rules))
-    if hit is not None and hit[0] is rules:
+    if hit is not None and hit[0] is rules and len(hit[1].kept) < KnownIndices.LIMIT:
         return hit[1]
     if len(_KNOWN) >= 64 or len(_KNOWN_BY_ID) >= 256:
         _KNOWN.clear()
         _KNOWN_BY_ID.clear()
-    known = _KNOWN.setdefault(rules, KnownIndices())
+    known = _KNOWN.get(rules)
+    if known is None or len(known.kept) >= KnownIndices.LIMIT:
+        known = _KNOWN[rules] = KnownIndices()
     _KNOWN_BY_ID[id(rules)] = (rules, known)  # (the rules kept: their id is not reused)
     return known

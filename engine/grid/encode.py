@@ -11,15 +11,14 @@
 # legal is the game's `legal_actions`, unchanged.
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from itertools import compress, repeat
-from operator import and_, eq, is_
+from operator import is_, ne
 from typing import Any, NamedTuple
 
 from ..encoding import (
     EncodingError,
-    changed_handles,
     known_indices,
     own_changes,
     write_diff,
@@ -72,6 +71,7 @@ class Seen(NamedTuple):
     (the old entries of a handle that changed are cleared without working them out again)."""
 
     seat: int
+    shape: tuple[int, int, bool]  # `_shape` of the rules
     state: GridState
     own: dict[int, str]
     head: dict[int, float]
@@ -91,13 +91,13 @@ def _own(seat: int, knowledge: GridKnowledge | None) -> dict[int, str]:
     return knowledge.cards if knowledge is not None and knowledge.player == seat else {}
 
 
-def _head(s: GridState, seat: int) -> dict[int, float]:
+def _head(s: GridState, seat: int, n: int, shared: bool) -> dict[int, float]:
     """The header's entries, from the state's own fields (its `decision()` builds a validated
-    Pending: a cost an environment pays every step); the counts are taken in C."""
-    _, n, shared = _shape(s.rules)
+    Pending: a cost an environment pays every step). `n`, `shared`: the rules' cards per
+    player and shared deck (read once: properties)."""
     zone = s.zone
-    hands = zone.count(_HAND)
-    mine = sum(map(and_, map(eq, zone, repeat(_HAND)), map(eq, s.ctrl, repeat(seat))))
+    mine = len(s.hand(seat))  # (the state keeps each hand: the engine asks it too)
+    theirs = zone.count(_HAND) - mine
     decks = (zone.count(_DECK),) * 2 if shared else \
         (zone[:n].count(_DECK), zone[n:].count(_DECK))
     out = {0: float(seat)}
@@ -110,7 +110,7 @@ def _head(s: GridState, seat: int) -> dict[int, float]:
     out[5] = float(bool(s.acted))
     out[6] = decks[seat] / n
     out[7] = decks[1 - seat] / n
-    out[8], out[9] = mine / SCALE_HAND, (hands - mine) / SCALE_HAND
+    out[8], out[9] = mine / SCALE_HAND, theirs / SCALE_HAND
     if s.result[0] >= 0:
         out[10] = 1.0
         out[11] = float(s.result[1] == seat)
@@ -122,7 +122,7 @@ def _block(s: GridState, h: int, seat: int, own: dict[int, str], cells: int
            ) -> dict[int, float]:
     """Handle h's entries: a function of its zone, controller, face, cell, identity (public,
     or the seat's own held card) and counters.
-    `cells`: the grid's (the rules' size is a property: read once per observation)."""
+    `cells`: the grid's."""
     nz, cards = len(ZONES), _card_count()
     base = HEADER + h * (nz + 1 + cells + cards + 3)
     z = s.zone[h]
@@ -150,20 +150,27 @@ def _block(s: GridState, h: int, seat: int, own: dict[int, str], cells: int
     return out
 
 
+def _fields(s: GridState) -> Iterator[tuple[int, ...]]:
+    """Per handle, every field its block is made from (but the seat's knowledge)."""
+    return zip(s.zone, s.ctrl, s.up, s.cell, s.ident, s.holder, s.weaken, s.boost, s.shield,
+               strict=True)
+
+
 def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
                     memo: Seen | None) -> tuple[dict[int, float], Seen]:
     """engine/encoding.py `observe_changes`: the entries that differ from the observation
     `memo` describes (one of the same seat, under the same rules), and this one's memo."""
     own = _own(seat, knowledge)
-    cells = s.rules.size ** 2
+    cells = s.size ** 2
     if memo is None:
         _check(s, seat)
-        head = _head(s, seat)
+        shape = _shape(s.rules)
+        head = _head(s, seat, shape[1], shape[2])
         out = dict(head)
         blocks = [_block(s, h, seat, own, cells) for h in range(len(s.zone))]
         for block in blocks:
             out.update(block)
-        return out, Seen(seat, s, dict(own), head, blocks)
+        return out, Seen(seat, shape, s, dict(own), head, blocks)
     was = memo.state
     if memo.seat != seat or (was.rules is not s.rules and was.rules != s.rules):
         raise EncodingError(f"grid observation: a memo of seat {memo.seat} is not one of "
@@ -172,12 +179,11 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
     if s is was:
         changed, head = set(), memo.head
     else:
-        head = _head(s, seat)
+        head = _head(s, seat, memo.shape[1], memo.shape[2])
         write_diff(out, head, memo.head)
-        changed = changed_handles(((s.zone, was.zone), (s.ctrl, was.ctrl), (s.up, was.up),
-                                   (s.cell, was.cell), (s.ident, was.ident),
-                                   (s.holder, was.holder), (s.weaken, was.weaken),
-                                   (s.boost, was.boost), (s.shield, was.shield)))
+        # one pass over the handles, all their fields together (each field's tuple compared
+        # apart costs a pass per field that changed: most of them, between two decisions)
+        changed = set(compress(range(len(s.zone)), map(ne, _fields(s), _fields(was))))
     changed |= own_changes(own, memo.own)
     blocks = memo.blocks
     if changed:
@@ -186,7 +192,8 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
             out.update(dict.fromkeys(blocks[h], 0.0))
             block = blocks[h] = _block(s, h, seat, own, cells)
             out.update(block)
-    return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head, blocks)
+    return out, Seen(seat, memo.shape, s, memo.own if own == memo.own else dict(own), head,
+                     blocks)
 
 
 def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[int, float]:

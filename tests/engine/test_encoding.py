@@ -125,6 +125,26 @@ def test_observation_changes_keep_a_vector_equal_to_the_whole_observation(
     assert checked[0] > 2
 
 
+@pytest.mark.parametrize("game_id", ENCODED)
+def test_legal_indices_stay_right_when_the_known_inputs_start_afresh(
+        game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`KnownIndices` (the indices kept by input object) replaced every few inputs: each legal
+    index is still the input's own `action_index`."""
+    monkeypatch.setattr(encoding.KnownIndices, "LIMIT", 5)
+    game = get_game(game_id)
+    rules = game.default_rules()
+    checked = [0]
+
+    def visit(play: LocalPlay, seat: int) -> None:
+        legal = list(game.legal_actions(play.state))
+        assert encoding.legal_indices(game, play.state, legal) == \
+            [encoding.action_index(game, play.state, inp) for inp in legal]
+        checked[0] += 1
+
+    play_random(game, rules, b"encoding-known/" + game_id.encode(), visit, 60)
+    assert checked[0] > 2
+
+
 @pytest.mark.parametrize("game_id", [g for g in ENCODED if get_game(g).players == 2])
 def test_an_observation_holds_only_what_the_seat_may_see(game_id: str) -> None:
     game = get_game(game_id)
