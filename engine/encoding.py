@@ -18,7 +18,10 @@
 # install has no numpy); rl/ writes the entries into arrays. Why the nonzero entries: a vector
 # is thousands of floats of which a few hundred are set, and building only those keeps the
 # environments' cost per step near the engine's. A game may add `legal_indices(state, legal)`
-# when computing the indices together is cheaper than one by one (Versus's Activate ranks).
+# when computing the indices together is cheaper than one by one (Versus's Activate ranks), and
+# `observe_changes(state, seat, knowledge, memo)`: only the entries that changed since the
+# observation its memo describes, since an environment keeps one vector per seat and between
+# two decisions a few handles change (the helpers below serve those members).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
