@@ -5,7 +5,9 @@
 #     legal inputs, no encoding (its inputs/s, every input counted, are shown beside);
 #   - the environment: the PettingZoo AEC environment (rl/pettingzoo.py; a solo game: the
 #     Gymnasium one, rl/gymnasium.py), a random action among the mask's at each step, the
-#     agent's observation (numpy) and mask read every step, as a training loop reads them;
+#     agent's observation (numpy) and mask read every step, as a training loop reads them
+#     (the int8 mask's legal indices through a bool view of it: numpy's nonzero walks an int8
+#     array element by element, ~30 µs for Versus's 11,645 actions, a bool one in ~2 µs);
 # and the overhead, env time per step over raw time per step, minus 1 (target <= 30 %): the
 # median of 3 rounds, each timing both on the same games one after the other.
 #
@@ -78,7 +80,7 @@ def environment(game_id: str, games_: int) -> float:
             _, info = solo.reset(seed=g)
             pick = HashBelow(b"bench-rl/pick/%d" % g, 8)
             while True:
-                legal = np.flatnonzero(info["action_mask"])
+                legal = np.flatnonzero(info["action_mask"].view(np.bool_))
                 action = int(legal[pick.below(len(legal))])
                 _, _, terminated, truncated, info = solo.step(action)
                 steps += 1
@@ -95,7 +97,7 @@ def environment(game_id: str, games_: int) -> float:
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
             env.step(int(legal[pick.below(len(legal))]))
             steps += 1
     return steps / (time.perf_counter() - start)

@@ -18,10 +18,15 @@
 # install has no numpy); rl/ writes the entries into arrays. Why the nonzero entries: a vector
 # is thousands of floats of which a few hundred are set, and building only those keeps the
 # environments' cost per step near the engine's. A game may add `legal_indices(state, legal)`
-# when computing the indices together is cheaper than one by one (Versus's Activate ranks).
+# when computing the indices together is cheaper than one by one (Versus's Activate ranks), and
+# `observe_changes(state, seat, knowledge, memo)`: only the entries that changed since the
+# observation its memo describes, since an environment keeps one vector per seat and between
+# two decisions a few handles change (the helpers below serve those members).
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import compress
+from operator import ne
 from typing import Any
 
 from .api import Finished, Game, GameInput, GameKnowledge, GameRules, GameState
@@ -59,6 +64,50 @@ def observe_entries(game: Game, state: GameState, seat: int,
     """`seat`'s observation of `state` as its nonzero entries, index -> value (an entry may
     also be 0.0); every index is below `observation_size`."""
     return _member(game, "observe")(state, seat, knowledge)  # type: ignore[no-any-return]
+
+
+def observe_changes(game: Game, state: GameState, seat: int, knowledge: GameKnowledge,
+                    memo: Any) -> tuple[dict[int, float], Any]:
+    """`seat`'s observation of `state` as the entries that differ from the observation `memo`
+    describes (None: the zero vector), index -> value (0.0: an entry to clear), and the memo
+    of this observation for the next call. An environment keeps one vector per seat and
+    writes only these: between two steps a few handles change, so the game's optional member
+    `observe_changes` (same signature, its own memo) rebuilds only their blocks. Without it,
+    the whole observation each time, with the last one's entries cleared (the memo: their
+    indices)."""
+    member = getattr(game, "observe_changes", None)
+    if member is not None:
+        return member(state, seat, knowledge, memo)  # type: ignore[no-any-return]
+    entries = observe_entries(game, state, seat, knowledge)
+    changes = dict.fromkeys(memo, 0.0) if memo else {}
+    changes.update(entries)
+    return changes, tuple(entries)
+
+
+def changed_handles(pairs: Iterable[tuple[Sequence[Any], Sequence[Any]]]) -> set[int]:
+    """The positions at which any (new, old) pair of per-handle sequences differ: each pair
+    compared whole first, the positions of one that differs found by map and compress (all
+    in C: a game's `observe_changes` asks this every step)."""
+    out: set[int] = set()
+    for new, old in pairs:
+        if new != old:
+            out.update(compress(range(len(new)), map(ne, new, old)))
+    return out
+
+
+def own_changes(new: dict[int, str], old: dict[int, str]) -> set[int]:
+    """The handles whose card a seat's knowledge names differently in `new` than in `old`."""
+    if new == old:
+        return set()
+    # (set operations in C: the pairs new or changed, then the handles no longer named)
+    return {h for h, _ in new.items() - old.items()} | (old.keys() - new.keys())
+
+
+def write_diff(out: dict[int, float], new: dict[int, float], old: dict[int, float]) -> None:
+    """Write into `out` what turns the entries `old` into `new` (a header's, say)."""
+    if new != old:
+        out.update(dict.fromkeys(old.keys() - new.keys(), 0.0))
+        out.update(new.items() - old.items())
 
 
 def observe(game: Game, rules: GameRules, state: GameState, seat: int,
@@ -108,3 +157,46 @@ def legal_indices(game: Game, state: GameState,
         return list(fast(state, legal))
     index = _member(game, "action_index")
     return [index(state, inp) for inp in legal]
+
+
+class KnownIndices:
+    """The action index of every input object met under one rules, by the object's id: an
+    engine that hands out the same input objects again and again (an action cache) then has
+    a step's indices looked up in C (`list(map(known.index.get, map(id, legal)))`). The
+    objects are kept alive here, so no id is reused while its entry stands. `ranked`: the
+    inputs whose entry is only the first slot of a group, the game adding a rank per list
+    (Versus's Activates). Take one with `known_indices` for each list: a full one is
+    replaced, never emptied under a caller."""
+
+    __slots__ = ("index", "kept", "ranked")
+    LIMIT = 1 << 16  # entries before starting afresh (bounds a game that builds new inputs)
+
+    def __init__(self) -> None:
+        self.index: dict[int, int] = {}
+        self.ranked: dict[int, int] = {}
+        self.kept: list[Any] = []
+
+    def add(self, inp: Any, index: int, ranked: bool = False) -> None:
+        self.index[id(inp)] = index
+        if ranked:
+            self.ranked[id(inp)] = index
+        self.kept.append(inp)
+
+
+_KNOWN: dict[Any, KnownIndices] = {}  # by rules (equal rules: one layout, one table)
+_KNOWN_BY_ID: dict[int, tuple[Any, KnownIndices]] = {}  # the same by id (a rules' hash is slow)
+
+
+def known_indices(rules: GameRules) -> KnownIndices:
+    """The `KnownIndices` of `rules` (one per distinct rules; a new one once it is full)."""
+    hit = _KNOWN_BY_ID.get(id(rules))
+    if hit is not None and hit[0] is rules and len(hit[1].kept) < KnownIndices.LIMIT:
+        return hit[1]
+    if len(_KNOWN) >= 64 or len(_KNOWN_BY_ID) >= 256:
+        _KNOWN.clear()
+        _KNOWN_BY_ID.clear()
+    known = _KNOWN.get(rules)
+    if known is None or len(known.kept) >= KnownIndices.LIMIT:
+        known = _KNOWN[rules] = KnownIndices()
+    _KNOWN_BY_ID[id(rules)] = (rules, known)  # (the rules kept: their id is not reused)
+    return known

@@ -22,7 +22,7 @@ from versus.engine import encoding
 from versus.engine.registry import DEFAULT_SOLO_GAME, get_game
 from versus.engine.shell import is_solo
 
-from .arrays import mask, vector
+from .arrays import Observed, mask
 from .table import Table, TableError, rules_of
 
 RENDER_MODES = ("human", "ansi")
@@ -48,6 +48,7 @@ class SoloEnv(gymnasium.Env):
                                             dtype=np.float32)
         self.action_space = spaces.Discrete(encoding.action_count(self.game, self.rules))
         self.table: Table | None = None
+        self._observed = Observed(size)
 
     def _info(self) -> dict[str, Any]:
         assert self.table is not None
@@ -55,7 +56,7 @@ class SoloEnv(gymnasium.Env):
 
     def _observation(self) -> np.ndarray:
         assert self.table is not None
-        return vector(self.table.observe_entries(0), self._size)
+        return self._observed.update(*self.table.observe_changes(0, self._observed.memo))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -64,6 +65,7 @@ class SoloEnv(gymnasium.Env):
             seed = int(self.np_random.integers(0, 2**62)) if self.np_random is not None \
                 else int.from_bytes(os.urandom(8), "big")
         self.table = Table.open(self.game, self.rules, seed)
+        self._observed = Observed(self._size)
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

@@ -20,7 +20,7 @@ from pettingzoo.utils import wrappers
 from versus.engine import encoding
 from versus.engine.registry import get_game
 
-from .arrays import mask, vector
+from .arrays import Observed, mask
 from .table import Table, TableError, rules_of
 
 RENDER_MODES = ("human", "ansi")
@@ -63,6 +63,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(count) for a in self.possible_agents}
         self.table: Table | None = None
+        self._observed = [Observed(size) for _ in self.possible_agents]
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -78,6 +79,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
                     else int.from_bytes(os.urandom(8), "big"))
         self._resets += 1
         self.table = Table.open(self.game, self.rules, seed)
+        self._observed = [Observed(self._size) for _ in self.possible_agents]
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -110,17 +112,21 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._table().act(int(action))  # type: ignore[arg-type]
+        table = self._table()
+        table.act(int(action))  # type: ignore[arg-type]
+        # the rewards are all 0 until the game ends (`_after_move` sets them then, and every
+        # agent is done): nothing to reset or add up on the steps before
         self._after_move()
-        self._accumulate_rewards()
+        if table.finished or table.truncated:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self._table()
         seat = self.possible_agents.index(agent)
-        return {"observation": vector(table.observe_entries(seat), self._size),
+        seen = self._observed[seat]
+        return {"observation": seen.update(*table.observe_changes(seat, seen.memo)),
                 "action_mask": mask(table.legal(seat), self.action_spaces[agent].n)}
 
     def render(self) -> str | None:

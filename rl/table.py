@@ -98,6 +98,12 @@ class Table:
         return encoding.observe_entries(self.game, self.play.state, seat,
                                         self.play.knowledge[seat])
 
+    def observe_changes(self, seat: int, memo: Any) -> tuple[dict[int, float], Any]:
+        """`seat`'s observation as the entries that changed since the one `memo` describes,
+        and this one's memo (engine/encoding.py `observe_changes`)."""
+        return encoding.observe_changes(self.game, self.play.state, seat,
+                                        self.play.knowledge[seat], memo)
+
     def legal(self, seat: int) -> list[int]:
         """The legal action indices of `seat` ([] when it is not to move)."""
         if self.to_move != seat:

@@ -198,6 +198,12 @@ class Grid:
 
         return observe(state, seat, knowledge)
 
+    def observe_changes(self, state: GridState, seat: int, knowledge: GridKnowledge, memo: Any
+                        ) -> tuple[dict[int, float], Any]:
+        from .encode import observe_changes
+
+        return observe_changes(state, seat, knowledge, memo)
+
     def action_count(self, rules: GridRules) -> int:
         from .encode import action_count
 

@@ -11,11 +11,18 @@
 # legal is the game's `legal_actions`, unchanged.
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import Any
+from itertools import compress, repeat
+from operator import is_, ne
+from typing import Any, NamedTuple
 
-from ..encoding import EncodingError
+from ..encoding import (
+    EncodingError,
+    known_indices,
+    own_changes,
+    write_diff,
+)
 from .cards import default_catalogue
 from .notation import GridInput, Verb
 from .rules import GridRules
@@ -58,26 +65,42 @@ def observation_size(rules: GridRules) -> int:
     return HEADER + _handles(rules) * handle_width(rules)
 
 
-def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[int, float]:
+class Seen(NamedTuple):
+    """The memo of one observation (engine/encoding.py `observe_changes`): the state (a
+    state is immutable) and the seat's own cards it was made from, and its entries by part
+    (the old entries of a handle that changed are cleared without working them out again)."""
+
+    seat: int
+    shape: tuple[int, int, bool]  # `_shape` of the rules
+    state: GridState
+    own: dict[int, str]
+    head: dict[int, float]
+    blocks: list[dict[int, float]]  # per handle, its entries
+
+
+def _check(s: GridState, seat: int) -> None:
     if seat not in (0, 1):
         raise EncodingError(f"grid observation: seat {seat!r} is not 0 or 1")
     if len(s.catalogue.cards) != _card_count():
         raise EncodingError(f"grid observation: card data of {len(s.catalogue.cards)} cards, "
                             f"the encoding has {_card_count()} (the shipped card data)")
-    rules = s.rules
-    size, n, shared = _shape(rules)
-    cells = size * size
-    mine = knowledge if knowledge is not None and knowledge.player == seat else None
-    out: dict[int, float] = {}
-    # the header from the state's own fields (its `decision()` builds a validated Pending: a
-    # cost an environment pays every step)
-    hands, decks = [0, 0], [0, 0]
-    for h, z in enumerate(s.zone):
-        if z == _HAND:
-            hands[s.ctrl[h] == seat] += 1
-        elif z == _DECK:
-            decks[0 if shared else h // n] += 1
-    out[0] = float(seat)
+
+
+def _own(seat: int, knowledge: GridKnowledge | None) -> dict[int, str]:
+    """The seat's own cards its knowledge names (`views.known_id`)."""
+    return knowledge.cards if knowledge is not None and knowledge.player == seat else {}
+
+
+def _head(s: GridState, seat: int, n: int, shared: bool) -> dict[int, float]:
+    """The header's entries, from the state's own fields (its `decision()` builds a validated
+    Pending: a cost an environment pays every step). `n`, `shared`: the rules' cards per
+    player and shared deck (read once: properties)."""
+    zone = s.zone
+    mine = len(s.hand(seat))  # (the state keeps each hand: the engine asks it too)
+    theirs = zone.count(_HAND) - mine
+    decks = (zone.count(_DECK),) * 2 if shared else \
+        (zone[:n].count(_DECK), zone[n:].count(_DECK))
+    out = {0: float(seat)}
     d = s.decision
     if d and len(d) > 1 and d[1] == seat:
         out[1] = float(d[0] == _TURN)
@@ -85,42 +108,96 @@ def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[in
     out[3] = float(s.first == seat)
     out[4] = s.turn / SCALE_TURN
     out[5] = float(bool(s.acted))
-    out[6] = decks[0 if shared else seat] / n
-    out[7] = decks[0 if shared else 1 - seat] / n
-    out[8], out[9] = hands[1] / SCALE_HAND, hands[0] / SCALE_HAND
+    out[6] = decks[seat] / n
+    out[7] = decks[1 - seat] / n
+    out[8], out[9] = mine / SCALE_HAND, theirs / SCALE_HAND
     if s.result[0] >= 0:
         out[10] = 1.0
         out[11] = float(s.result[1] == seat)
         out[12] = float(s.result[1] == 1 - seat)
-    width, nz, cards = len(ZONES) + 1 + cells + _card_count() + 3, len(ZONES), _card_count()
-    # the loop reads the per-handle tuples once, as plain ints (the hot path of a step)
-    own = mine.cards if mine is not None else {}
-    index = s.catalogue.index
-    for h, z in enumerate(s.zone):
-        base = HEADER + h * width
-        if z == _DECK:
-            out[base] = 1.0
-            continue  # a card in a deck: nothing else is known of it
-        ours = s.ctrl[h] == seat
-        slot = (1 if ours else 2) if z == _HAND else (3 if ours else 4) if z == _GRID else \
-            5 if z == _GRAVEYARD else 6
-        out[base + slot] = 1.0
-        if s.up[h]:
-            out[base + nz] = 1.0
-        if s.cell[h] >= 0:
-            out[base + nz + 1 + s.cell[h]] = 1.0
-        # views.known_id: public, or the seat's own card (one it holds) from its knowledge
-        i = s.ident[h]
-        if i < 0 and s.holder[h] == seat and h in own:
-            i = index[own[h]]
-        if i >= 0:
-            out[base + nz + 1 + cells + i] = 1.0
-        if s.weaken[h] or s.boost[h] or s.shield[h]:
-            tail = base + nz + 1 + cells + cards
-            out[tail] = s.weaken[h] / SCALE_VALUE
-            out[tail + 1] = s.boost[h] / SCALE_VALUE
-            out[tail + 2] = float(s.shield[h])
     return out
+
+
+def _block(s: GridState, h: int, seat: int, own: dict[int, str], cells: int
+           ) -> dict[int, float]:
+    """Handle h's entries: a function of its zone, controller, face, cell, identity (public,
+    or the seat's own held card) and counters.
+    `cells`: the grid's."""
+    nz, cards = len(ZONES), _card_count()
+    base = HEADER + h * (nz + 1 + cells + cards + 3)
+    z = s.zone[h]
+    if z == _DECK:
+        return {base: 1.0}  # a card in a deck: nothing else is known of it
+    ours = s.ctrl[h] == seat
+    slot = (1 if ours else 2) if z == _HAND else (3 if ours else 4) if z == _GRID else \
+        5 if z == _GRAVEYARD else 6
+    out = {base + slot: 1.0}
+    if s.up[h]:
+        out[base + nz] = 1.0
+    if s.cell[h] >= 0:
+        out[base + nz + 1 + s.cell[h]] = 1.0
+    # views.known_id: public, or the seat's own card (one it holds) from its knowledge
+    i = s.ident[h]
+    if i < 0 and s.holder[h] == seat and h in own:
+        i = s.catalogue.index[own[h]]
+    if i >= 0:
+        out[base + nz + 1 + cells + i] = 1.0
+    if s.weaken[h] or s.boost[h] or s.shield[h]:
+        tail = base + nz + 1 + cells + cards
+        out[tail] = s.weaken[h] / SCALE_VALUE
+        out[tail + 1] = s.boost[h] / SCALE_VALUE
+        out[tail + 2] = float(s.shield[h])
+    return out
+
+
+def _fields(s: GridState) -> Iterator[tuple[int, ...]]:
+    """Per handle, every field its block is made from (but the seat's knowledge)."""
+    return zip(s.zone, s.ctrl, s.up, s.cell, s.ident, s.holder, s.weaken, s.boost, s.shield,
+               strict=True)
+
+
+def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
+                    memo: Seen | None) -> tuple[dict[int, float], Seen]:
+    """engine/encoding.py `observe_changes`: the entries that differ from the observation
+    `memo` describes (one of the same seat, under the same rules), and this one's memo."""
+    own = _own(seat, knowledge)
+    cells = s.size ** 2
+    if memo is None:
+        _check(s, seat)
+        shape = _shape(s.rules)
+        head = _head(s, seat, shape[1], shape[2])
+        out = dict(head)
+        blocks = [_block(s, h, seat, own, cells) for h in range(len(s.zone))]
+        for block in blocks:
+            out.update(block)
+        return out, Seen(seat, shape, s, dict(own), head, blocks)
+    was = memo.state
+    if memo.seat != seat or (was.rules is not s.rules and was.rules != s.rules):
+        raise EncodingError(f"grid observation: a memo of seat {memo.seat} is not one of "
+                            f"seat {seat!r} under these rules")
+    out: dict[int, float] = {}
+    if s is was:
+        changed, head = set(), memo.head
+    else:
+        head = _head(s, seat, memo.shape[1], memo.shape[2])
+        write_diff(out, head, memo.head)
+        # one pass over the handles, all their fields together (each field's tuple compared
+        # apart costs a pass per field that changed: most of them, between two decisions)
+        changed = set(compress(range(len(s.zone)), map(ne, _fields(s), _fields(was))))
+    changed |= own_changes(own, memo.own)
+    blocks = memo.blocks
+    if changed:
+        blocks = blocks.copy()
+        for h in changed:
+            out.update(dict.fromkeys(blocks[h], 0.0))
+            block = blocks[h] = _block(s, h, seat, own, cells)
+            out.update(block)
+    return out, Seen(seat, memo.shape, s, memo.own if own == memo.own else dict(own), head,
+                     blocks)
+
+
+def observe(s: GridState, seat: int, knowledge: GridKnowledge | None) -> dict[int, float]:
+    return observe_changes(s, seat, knowledge, None)[0]
 
 
 # --- the action space -------------------------------------------------------------------------
@@ -210,22 +287,29 @@ def _cells(size: int) -> dict[str, int]:
 
 
 def legal_indices(s: GridState, legal: Sequence[GridInput]) -> list[int]:
-    """The index of every legal input in legal order, the layout worked out once."""
+    """The index of every legal input in legal order: each input object looked up by id
+    (engine/encoding.py `KnownIndices`: the engine's PLACE inputs are built once), the rest
+    worked out and kept."""
     if s.finished:
         return []
-    n, cells, place, use, pick = _layout(s.rules)
-    where = _cells(s.rules.size)
-    out = []
-    for inp in legal:  # `is` against each verb: an Enum's hash is Python code (slow)
-        v = inp.verb
-        if v is _PLACE:
-            out.append(place + (inp.handle * cells + where[inp.cell]) * 2 + (1 if inp.up else 0))
-        elif v is _PICK:
-            out.append(pick + inp.handle)
-        elif v is _USE:
-            out.append(use + inp.handle)
-        elif v is _FREE:
-            out.append(pick + n + inp.handle)
-        else:
-            out.append(action_index(s, inp))
-    return out
+    known = known_indices(s.rules)
+    out = list(map(known.index.get, map(id, legal)))
+    if None in out:
+        n, cells, place, use, pick = _layout(s.rules)
+        where = _cells(s.rules.size)
+        for i in compress(range(len(out)), map(is_, out, repeat(None))):
+            inp = legal[i]  # `is` against each verb: an Enum's hash is Python code (slow)
+            v = inp.verb
+            if v is _PLACE:
+                j = place + (inp.handle * cells + where[inp.cell]) * 2 + (1 if inp.up else 0)
+            elif v is _PICK:
+                j = pick + inp.handle
+            elif v is _USE:
+                j = use + inp.handle
+            elif v is _FREE:
+                j = pick + n + inp.handle
+            else:
+                j = action_index(s, inp)
+            out[i] = j
+            known.add(inp, j)
+    return out  # type: ignore[return-value]

@@ -223,6 +223,17 @@ class Vanquishers:
 
         return observe(state, seat, knowledge)
 
+    def observe_changes(self, state: State, seat: int, knowledge: _text.Knowledge, memo: Any
+                        ) -> tuple[dict[int, float], Any]:
+        from .encode import observe_changes
+
+        return observe_changes(state, seat, knowledge, memo)
+
+    def legal_indices(self, state: State, legal: Sequence[Move]) -> list[int]:
+        from .encode import legal_indices
+
+        return legal_indices(state, legal)
+
     def action_count(self, rules: Rules) -> int:
         from .encode import action_count
 

@@ -11,10 +11,13 @@
 # `legal_actions`, unchanged.
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from itertools import repeat
+from operator import add, attrgetter, truediv
+from typing import Any, NamedTuple
 
-from ..encoding import EncodingError
+from ..encoding import EncodingError, changed_handles, own_changes, write_diff
 from .cards import default_catalogue
 from .engine import D, Move, S, State, Verb, Zone, legal_actions
 from .rules import Rules
@@ -60,14 +63,53 @@ def observation_size(rules: Rules) -> int:
     return HEADER + 2 * side_width() + _handles(rules) * handle_width()
 
 
-def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float]:
+class Seen(NamedTuple):
+    """The memo of one observation (engine/encoding.py `observe_changes`): the state (a
+    state is immutable) and the seat's own cards it was made from, and its entries by part
+    (the old entries of a handle that changed are cleared without working them out again)."""
+
+    seat: int
+    state: State
+    own: dict[int, str]
+    head: dict[int, float]
+    blocks: list[dict[int, float]]  # per handle, its entries
+
+
+def _check(s: State, seat: int) -> None:
     if seat not in (0, 1):
         raise EncodingError(f"vanquishers observation: seat {seat!r} is not 0 or 1")
     if len(s.cat.cards) != _card_count():
         raise EncodingError(f"vanquishers observation: card data of {len(s.cat.cards)} cards, "
                             f"the encoding has {_card_count()} (the shipped card data)")
-    own = knowledge.cards if knowledge is not None and knowledge.player == seat else {}
-    cards = _card_count()
+
+
+def _own(seat: int, knowledge: Knowledge | None) -> dict[int, str]:
+    """The seat's own cards its knowledge names (the rule of its `View`)."""
+    return knowledge.cards if knowledge is not None and knowledge.player == seat else {}
+
+
+class _Layout(NamedTuple):
+    """The encoding's fixed offsets (the shipped card data's), worked out once (`_lay`)."""
+
+    cards: int
+    side: int  # one side's width
+    width: int  # one handle's block
+    start: int  # the first handle's block
+    counters: tuple[int, ...]  # the side fields of COUNTERS, as plain ints
+
+
+@cache
+def _lay() -> _Layout:
+    return _Layout(_card_count(), side_width(), handle_width(), HEADER + 2 * side_width(),
+                   tuple(int(f) for f in COUNTERS))
+
+
+_NZ, _STEPS, _HERO, _ECLASS = len(Zone), len(STEP_NAMES), int(S.HERO), int(S.ECLASS)
+
+
+def _head(s: State, seat: int) -> dict[int, float]:
+    """The header's and the two sides' entries."""
+    lay = _lay()
     out: dict[int, float] = {}
     finished = s.result != (-1, -1)  # the state's own fields: `decision()` builds a Pending
     out[0] = float(seat)
@@ -77,41 +119,116 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
     out[3] = float(s.first == seat)
     out[4] = float(s.active == seat)
     out[5] = s.turn / SCALE_TURN
-    if 0 <= s.phase < len(STEP_NAMES):
+    if 0 <= s.phase < _STEPS:
         out[6 + s.phase] = 1.0
-    at = 6 + len(STEP_NAMES)
+    at = 6 + _STEPS
     for k, die in enumerate(s.dice[:2]):
         out[at + k] = die / 6.0
     if finished:
         out[at + 2] = 1.0
         out[at + 3] = float(s.result[1] == seat)
         out[at + 4] = float(s.result[1] == 1 - seat)
-    for k, p in enumerate((seat, 1 - seat)):
-        base = HEADER + k * side_width()
+    for base, p in ((HEADER, seat), (HEADER + lay.side, 1 - seat)):
         side = s.sides[p]
-        for j, field in enumerate(COUNTERS):
-            out[base + j] = side[field] / SCALE_COUNTER
-        out[base + len(COUNTERS) + side[S.HERO]] = 1.0
-        if side[S.ECLASS] >= 0:
-            out[base + len(COUNTERS) + cards + side[S.ECLASS]] = 1.0
-    start, width, nz = HEADER + 2 * side_width(), handle_width(), len(Zone)
-    n = s.rules.deck_size
-    for h, z in enumerate(s.zone):
-        base = start + h * width
-        mine = h // n == seat  # a handle's owner (State.owner)
-        out[base + z + (0 if mine else nz)] = 1.0
-        if z == _DECK:
-            continue  # a card in a deck: nothing else is known of it
-        index = s.card[h]
-        if index < 0 and mine and h in own:
-            index = s.cat.index(own[h])
-        if index >= 0:
-            out[base + 2 * nz + index] = 1.0
-        if s.host[h] >= 0:
-            out[base + 2 * nz + cards] = 1.0
-        if s.aux[h]:
-            out[base + 2 * nz + cards + 1] = s.aux[h] / SCALE_AUX
+        # the counters, in C: (base + j, side[field] / SCALE_COUNTER)
+        out.update(zip(range(base, base + len(COUNTERS)),
+                       map(truediv, map(side.__getitem__, lay.counters), repeat(SCALE_COUNTER)),
+                       strict=True))
+        out[base + len(COUNTERS) + side[_HERO]] = 1.0
+        if side[_ECLASS] >= 0:
+            out[base + len(COUNTERS) + lay.cards + side[_ECLASS]] = 1.0
     return out
+
+
+def _block(s: State, h: int, seat: int, own: dict[int, str]) -> dict[int, float]:
+    """Handle h's entries: a function of its zone, its card (public, or the seat's own from
+    its knowledge), whether it is attached, its aux."""
+    lay = _lay()
+    base = lay.start + h * lay.width
+    mine = h // s.rules.deck_size == seat  # a handle's owner (State.owner)
+    z = s.zone[h]
+    out = {base + z + (0 if mine else _NZ): 1.0}
+    if z == _DECK:
+        return out  # a card in a deck: nothing else is known of it
+    index = s.card[h]
+    if index < 0 and mine and h in own:
+        index = s.cat.index(own[h])
+    if index >= 0:
+        out[base + 2 * _NZ + index] = 1.0
+    if s.host[h] >= 0:
+        out[base + 2 * _NZ + lay.cards] = 1.0
+    if s.aux[h]:
+        out[base + 2 * _NZ + lay.cards + 1] = s.aux[h] / SCALE_AUX
+    return out
+
+
+def _same_head(s: State, was: State) -> bool:
+    """Whether two states have one header (what `_head` reads, but the seat)."""
+    return s is was or (s.sides == was.sides and s.dec == was.dec and s.turn == was.turn
+                        and s.phase == was.phase and s.dice == was.dice
+                        and s.active == was.active and s.result == was.result
+                        and s.first == was.first)
+
+
+def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen | None
+                    ) -> tuple[dict[int, float], Seen]:
+    """engine/encoding.py `observe_changes`: the entries that differ from the observation
+    `memo` describes (one of the same seat, under the same rules), and this one's memo."""
+    own = _own(seat, knowledge)
+    head = memo.head if memo is not None and _same_head(s, memo.state) else _head(s, seat)
+    if memo is None:
+        _check(s, seat)
+        out = dict(head)
+        blocks = [_block(s, h, seat, own) for h in range(len(s.zone))]
+        for block in blocks:
+            out.update(block)
+        return out, Seen(seat, s, dict(own), head, blocks)
+    was = memo.state
+    if memo.seat != seat or (was.rules is not s.rules and was.rules != s.rules):
+        raise EncodingError(f"vanquishers observation: a memo of seat {memo.seat} is not one "
+                            f"of seat {seat!r} under these rules")
+    out = {}
+    write_diff(out, head, memo.head)
+    changed = changed_handles(((s.zone, was.zone), (s.card, was.card), (s.host, was.host),
+                               (s.aux, was.aux))) if s is not was else set()
+    changed |= own_changes(own, memo.own)
+    blocks = memo.blocks
+    if changed:
+        blocks = blocks.copy()
+        for h in changed:
+            out.update(dict.fromkeys(blocks[h], 0.0))
+            block = blocks[h] = _block(s, h, seat, own)
+            out.update(block)
+    return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head, blocks)
+
+
+def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float]:
+    return observe_changes(s, seat, knowledge, None)[0]
+
+
+def legal_indices(s: State, legal: Sequence[Move]) -> list[int]:
+    """The index of every legal input in legal order: a verb's first slot plus the handle
+    (a bare verb's handle is -1, so its slot is kept one up), the verb found by its id (an
+    Enum's own hash is Python code), all in C; a trap, or a handle past the encoding's,
+    through `action_index`."""
+    n = _handles(s.rules)
+    firsts = list(map(_firsts(n).get, map(id, map(_VERB, legal))))
+    handles = list(map(_HANDLE, legal))
+    if None in firsts or (handles and max(handles) >= n):
+        for i, inp in enumerate(legal):
+            if firsts[i] is None or handles[i] >= n:
+                firsts[i] = action_index(s, inp) - handles[i]
+    return list(map(add, firsts, handles))  # type: ignore[arg-type]
+
+
+_VERB, _HANDLE = attrgetter("verb"), attrgetter("handle")
+
+
+@cache
+def _firsts(n: int) -> dict[int, int]:
+    """id(verb) -> its first slot under n handles, a bare verb's one up (see above)."""
+    return {**{id(v): i + 1 for i, v in enumerate(BARE)},
+            **{id(v): len(BARE) + k * n for k, v in enumerate(ONE_HANDLE)}}
 
 
 # --- the action space -------------------------------------------------------------------------

@@ -268,6 +268,12 @@ class Versus42:
 
         return observe(state, seat, knowledge)
 
+    def observe_changes(self, state: State, seat: int, knowledge: Knowledge, memo: Any
+                        ) -> tuple[dict[int, float], Any]:
+        from .encode import observe_changes
+
+        return observe_changes(state, seat, knowledge, memo)
+
     def action_count(self, rules: Ruleset) -> int:
         from .encode import action_count
 

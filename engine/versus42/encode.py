@@ -18,11 +18,21 @@
 # it raises EncodingError rather than hide a legal input.
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from itertools import compress, groupby, repeat
+from operator import eq, is_, ne
+from typing import Any, NamedTuple
 
-from ..encoding import EncodingError
+from ..encoding import (
+    EncodingError,
+    KnownIndices,
+    changed_handles,
+    known_indices,
+    own_changes,
+    write_diff,
+)
 from .actions import Action, ActionKind
 from .catalogue import default_catalogue
 from .decisions import ChoiceDecision, GameResult, TurnDecision
@@ -59,56 +69,155 @@ def observation_size(rules: Ruleset) -> int:
     return HEADER + _areas(rules) * TILES + 2 * rules.deck_size * handle_width(rules)
 
 
-def observe(s: State, seat: int, knowledge: Knowledge) -> dict[int, float]:
+class _Layout(NamedTuple):
+    """Where a state's blocks sit under one rules (`_layout_of`)."""
+
+    areas: int
+    width: int  # one handle's block
+    start: int  # the first handle's block
+    card: int  # the card one-hot within a block
+    tail: int  # Strength, then level, within a block
+
+
+def _layout_of(rules: Ruleset) -> _Layout:
+    areas, nz = _areas(rules), len(ZONE_NAMES)
+    card = 2 * nz + 1 + areas
+    return _Layout(areas, handle_width(rules), HEADER + areas * TILES, card, card + _card_count())
+
+
+class Seen(NamedTuple):
+    """The memo of one observation (engine/encoding.py `observe_changes`): the state and
+    the seat's own cards it was made from (a state is immutable: `step` returns a new one),
+    and its entries by part, so the next call rebuilds only the handles that differ and
+    clears their old entries without working them out again."""
+
+    seat: int
+    lay: _Layout
+    state: State
+    own: dict[int, str]
+    header: tuple[float, ...]
+    blocks: list[dict[int, float]]  # per handle, its entries but its Strength
+    strengths: dict[int, float]  # field card (identity known) -> its Strength entry
+
+
+def _check(s: State, seat: int) -> None:
     if seat not in (0, 1):
         raise EncodingError(f"versus42 observation: seat {seat!r} is not 0 or 1")
     if len(s.cat.cards) != _card_count():
         raise EncodingError(f"versus42 observation: card data of {len(s.cat.cards)} cards, "
                             f"the encoding has {_card_count()} (the shipped card data)")
-    # what the seat's PlayerView names (views.py `identity`): a public card, or the seat's own
-    # card in its hand or on the field from its own knowledge; another seat's never enters
-    own = knowledge.cards if knowledge is not None and knowledge.player == seat else {}
-    rules, areas = s.rules, _areas(s.rules)
-    out: dict[int, float] = {}
+
+
+def _own(seat: int, knowledge: Knowledge | None) -> dict[int, str]:
+    """What the seat's PlayerView names beyond the public state (views.py `identity`): its own
+    cards in hand or on the field, from its own knowledge; another seat's never enters."""
+    return knowledge.cards if knowledge is not None and knowledge.player == seat else {}
+
+
+def _header(s: State, seat: int) -> tuple[float, ...]:
     d = s.decision
-    out[0] = float(seat)
-    out[1] = float(isinstance(d, TurnDecision) and s.active == seat)
-    out[2] = float(isinstance(d, ChoiceDecision) and d.player == seat)
-    out[3] = float(s.first == seat)
-    out[4] = s.turn / SCALE_TURN
-    out[5], out[6] = s.deck_n[seat] / s.n, s.deck_n[1 - seat] / s.n
-    out[7], out[8] = s.hand_n[seat] / SCALE_COUNT, s.hand_n[1 - seat] / SCALE_COUNT
-    out[9], out[10] = s.alive[seat] / SCALE_COUNT, s.alive[1 - seat] / SCALE_COUNT
-    if isinstance(d, GameResult):
-        out[11] = 1.0
-        out[12] = float(d.winner == seat)
-        out[13] = float(d.winner == 1 - seat)
-    for area, tile in enumerate(s.tiles):
-        out[HEADER + area * TILES + tile] = 1.0
-    width, nz = handle_width(rules), len(ZONE_NAMES)
-    start = HEADER + areas * TILES
-    for h in range(2 * s.n):
-        base = start + h * width
-        out[base + s.zone[h] + (0 if s.owner(h) == seat else nz)] = 1.0
-        if s.zone[h] == DECK:
-            continue  # a card in a deck: nothing else is known of it
-        if s.face[h]:
-            out[base + 2 * nz] = 1.0
-        if s.zone[h] == FIELD and 0 <= s.pos[h] < areas:
-            out[base + 2 * nz + 1 + s.pos[h]] = 1.0
-        i = s.ident[h]
-        cid = s.cat.cards[i].id if i >= 0 else \
-            own.get(h) if s.zone[h] in (HAND, FIELD) and s.owner(h) == seat else None
-        tail = base + 2 * nz + 1 + areas + _card_count()
-        if cid is not None:
-            card = s.cat[cid]
-            out[base + 2 * nz + 1 + areas + card.index] = 1.0
-            if s.zone[h] == FIELD:
-                strength = s.strength(h) if s.ident[h] >= 0 else card.strength + s.temp[h]
-                out[tail] = strength / SCALE_STRENGTH
-        if s.stack[h]:
-            out[tail + 1] = len(s.stack[h]) / SCALE_COUNT
+    over = isinstance(d, GameResult)
+    return (float(seat), float(isinstance(d, TurnDecision) and s.active == seat),
+            float(isinstance(d, ChoiceDecision) and d.player == seat), float(s.first == seat),
+            s.turn / SCALE_TURN, s.deck_n[seat] / s.n, s.deck_n[1 - seat] / s.n,
+            s.hand_n[seat] / SCALE_COUNT, s.hand_n[1 - seat] / SCALE_COUNT,
+            s.alive[seat] / SCALE_COUNT, s.alive[1 - seat] / SCALE_COUNT, float(over),
+            float(over and d.winner == seat), float(over and d.winner == 1 - seat))
+
+
+def _block(s: State, h: int, seat: int, own: dict[int, str], lay: _Layout
+           ) -> dict[int, float]:
+    """Handle h's entries but its Strength: a function of its zone, recto, area, identity
+    (public or the seat's own) and level."""
+    zone = s.zone[h]
+    base = lay.start + h * lay.width
+    nz = len(ZONE_NAMES)
+    out = {base + zone + (0 if h // s.n == seat else nz): 1.0}
+    if zone == DECK:
+        return out  # a card in a deck: nothing else is known of it
+    if s.face[h]:
+        out[base + 2 * nz] = 1.0
+    pos = s.pos[h]
+    if zone == FIELD and 0 <= pos < lay.areas:
+        out[base + 2 * nz + 1 + pos] = 1.0
+    i = s.ident[h]
+    if i >= 0:
+        out[base + lay.card + s.cat.cards[i].index] = 1.0
+    elif zone in (HAND, FIELD) and h in own and h // s.n == seat:
+        out[base + lay.card + s.cat[own[h]].index] = 1.0
+    if s.stack[h]:
+        out[base + lay.tail + 1] = len(s.stack[h]) / SCALE_COUNT
     return out
+
+
+def _strengths(s: State, seat: int, own: dict[int, str], lay: _Layout) -> dict[int, float]:
+    """The Strength entry of every field card the seat's view names (index -> value):
+    recomputed every call, since a neighbour or a battle changes it (a few cards)."""
+    out = {}
+    ident, start, width, tail = s.ident, lay.start, lay.width, lay.tail
+    for h in compress(range(len(ident)), map(eq, s.zone, repeat(FIELD))):
+        if ident[h] >= 0:
+            strength = s.strength(h)
+        elif h in own and h // s.n == seat:  # the seat's own card, face down
+            strength = s.cat[own[h]].strength + s.temp[h]
+        else:
+            continue
+        out[start + h * width + tail] = strength / SCALE_STRENGTH
+    return out
+
+
+def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen | None
+                    ) -> tuple[dict[int, float], Seen]:
+    """engine/encoding.py `observe_changes`: the entries that differ from the observation
+    `memo` describes (one of the same seat, under the same rules), and this one's memo."""
+    own = _own(seat, knowledge)
+    if memo is None:
+        _check(s, seat)
+        return _whole(s, seat, own)
+    if memo.seat != seat or (memo.state.rules is not s.rules and memo.state.rules != s.rules):
+        raise EncodingError(f"versus42 observation: a memo of seat {memo.seat} is not one of "
+                            f"seat {seat!r} under these rules")
+    lay, was, out = memo.lay, memo.state, {}
+    if s is was and own == memo.own:
+        return out, memo
+    header = _header(s, seat)
+    if header != memo.header:  # (compress and map: the changed (index, value) pairs, in C)
+        out.update(compress(enumerate(header), map(ne, header, memo.header)))
+    if s.tiles != was.tiles:  # (a memo of another game)
+        out.update((HEADER + area * TILES + tile, 0.0) for area, tile in enumerate(was.tiles))
+        out.update((HEADER + area * TILES + tile, 1.0) for area, tile in enumerate(s.tiles))
+    changed = changed_handles(((s.zone, was.zone), (s.face, was.face), (s.pos, was.pos),
+                               (s.ident, was.ident), (s.stack, was.stack)))
+    changed |= own_changes(own, memo.own)
+    blocks = memo.blocks
+    if changed:
+        blocks = blocks.copy()
+        for h in changed:
+            out.update(dict.fromkeys(blocks[h], 0.0))
+            block = blocks[h] = _block(s, h, seat, own, lay)
+            out.update(block)
+    strengths = _strengths(s, seat, own, lay)
+    write_diff(out, strengths, memo.strengths)
+    return out, Seen(seat, lay, s, memo.own if own == memo.own else dict(own), header, blocks,
+                     strengths)
+
+
+def _whole(s: State, seat: int, own: dict[int, str]) -> tuple[dict[int, float], Seen]:
+    """The whole observation (its nonzero entries) and its memo."""
+    lay = _layout_of(s.rules)
+    header = _header(s, seat)
+    out = {i: v for i, v in enumerate(header) if v}
+    out.update((HEADER + area * TILES + tile, 1.0) for area, tile in enumerate(s.tiles))
+    blocks = [_block(s, h, seat, own, lay) for h in range(len(s.zone))]
+    for block in blocks:
+        out.update(block)
+    strengths = _strengths(s, seat, own, lay)
+    out.update(strengths)
+    return out, Seen(seat, lay, s, dict(own), header, blocks, strengths)
+
+
+def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float]:
+    return observe_changes(s, seat, knowledge, None)[0]
 
 
 # --- the action space -------------------------------------------------------------------------
@@ -186,31 +295,54 @@ def input_of(s: State, index: int) -> Action:
     return inp
 
 
-def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
-    """The index of every legal input, in legal order, each Activate's rank counted once (the
-    hot path of an environment step: fields read by position, the layout worked out once)."""
-    if isinstance(s.decision, GameResult):
-        return []
+def _learn(s: State, legal: Sequence[Action], out: list[int | None], known: KnownIndices) -> None:
+    """Work out (and keep) the index of each Action `out` has none for yet."""
     a, _, flip, move, summon, pick, activate = _layout(s.rules)
-    index, out = s.geom.index, []
-    ranks: dict[int, int] = {}
-    for x in legal:  # an Action is (kind, handle, area, to, recto, source, targets)
+    index = s.geom.index
+    for i in compress(range(len(out)), map(is_, out, repeat(None))):
+        x = legal[i]  # an Action is (kind, handle, area, to, recto, source, targets)
         k = x[0]
         if k is _SUMMON:
-            out.append(summon + (x[1] * a + index[x[2]]) * 2 + (1 if x[4] else 0))
+            j = summon + (x[1] * a + index[x[2]]) * 2 + (1 if x[4] else 0)
         elif k is _ACTIVATE:
-            area = index[x[2]]
-            rank = ranks[area] = ranks.get(area, -1) + 1
-            if rank >= ACTIVATE_RANKS:
-                raise EncodingError(f"versus42: {x} is Activate {rank + 1} of its card, past "
-                                    f"the encoding's {ACTIVATE_RANKS}")
-            out.append(activate + area * ACTIVATE_RANKS + rank)
+            j = activate + index[x[2]] * ACTIVATE_RANKS
         elif k is _MOVE:
-            out.append(move + index[x[2]] * a + index[x[3]])
+            j = move + index[x[2]] * a + index[x[3]]
         elif k is _FLIP:
-            out.append(flip + index[x[2]])
+            j = flip + index[x[2]]
         elif k is _PICK:
-            out.append(pick + x[1])
+            j = pick + x[1]
         else:
-            out.append(0)  # end
-    return out
+            j = 0  # end
+        out[i] = j
+        known.add(x, j, ranked=k is _ACTIVATE)
+
+
+def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
+    """The index of every legal input, in legal order (the hot path of an environment step:
+    each Action object looked up by id, engine/encoding.py `KnownIndices`; the Activates
+    then ranked per area)."""
+    if isinstance(s.decision, GameResult):
+        return []
+    known = known_indices(s.rules)
+    ids = list(map(id, legal))
+    out = list(map(known.index.get, ids))
+    if None in out:
+        _learn(s, legal, out, known)
+    if known.ranked:
+        acts = list(compress(range(len(ids)), map(known.ranked.__contains__, ids)))
+        if acts:
+            # the rank within the area's Activates in legal order: one run of equal first
+            # slots at a time (an area's Activates come together), continued if one recurs
+            ranks: list[int] = []
+            seen: dict[int, int] = {}
+            for first, run in groupby(map(out.__getitem__, acts)):
+                start = seen.get(first, 0)
+                end = seen[first] = start + len(list(run))
+                if end > ACTIVATE_RANKS:
+                    area = s.geom.names[(first - _layout(s.rules)[-1]) // ACTIVATE_RANKS]
+                    raise EncodingError(f"versus42: the card on {area} has {end} Activates "
+                                        f"here, past the encoding's {ACTIVATE_RANKS}")
+                ranks += range(first + start, first + end)
+            deque(map(out.__setitem__, acts, ranks), maxlen=0)  # (the writes, in C)
+    return out  # type: ignore[return-value]

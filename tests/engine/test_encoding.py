@@ -92,6 +92,59 @@ def test_indices_round_trip_and_observations_have_their_size(game_id: str,
     assert seen
 
 
+@pytest.mark.parametrize(("game_id", "mode"), _modes(),
+                         ids=lambda v: str(v) if not isinstance(v, dict) else
+                         ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_observation_changes_keep_a_vector_equal_to_the_whole_observation(
+        game_id: str, mode: dict[str, Any]) -> None:
+    """`observe_changes` (what the environments write each step): a vector per seat written
+    only with the changes since its memo is the whole observation at every player decision,
+    for every seat (a memo of the seat's last decision, or of the same state), and still
+    when the memo is one of another game."""
+    game = get_game(game_id)
+    rules = game.rules_from_options(mode)
+    size = encoding.observation_size(game, rules)
+    vectors = [[0.0] * size for _ in range(game.players)]
+    memos: list[Any] = [None] * game.players
+    checked = [0]
+
+    def visit(play: LocalPlay, seat: int) -> None:
+        for p in range(game.players):
+            state, knowledge = play.state, play.knowledge[p]
+            changes, memos[p] = encoding.observe_changes(game, state, p, knowledge, memos[p])
+            for i, value in changes.items():
+                vectors[p][i] = value
+            assert vectors[p] == encoding.observe(game, rules, state, p, knowledge)
+            again, memos[p] = encoding.observe_changes(game, state, p, knowledge, memos[p])
+            assert all(vectors[p][i] == value for i, value in again.items())
+        checked[0] += 1
+
+    seed = b"encoding-changes/%s/%r" % (game_id.encode(), mode)
+    play_random(game, rules, seed, visit, 40)
+    play_random(game, rules, seed + b"/next", visit, 15)  # the first game's memos carried on
+    assert checked[0] > 2
+
+
+@pytest.mark.parametrize("game_id", ENCODED)
+def test_legal_indices_stay_right_when_the_known_inputs_start_afresh(
+        game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`KnownIndices` (the indices kept by input object) replaced every few inputs: each legal
+    index is still the input's own `action_index`."""
+    monkeypatch.setattr(encoding.KnownIndices, "LIMIT", 5)
+    game = get_game(game_id)
+    rules = game.default_rules()
+    checked = [0]
+
+    def visit(play: LocalPlay, seat: int) -> None:
+        legal = list(game.legal_actions(play.state))
+        assert encoding.legal_indices(game, play.state, legal) == \
+            [encoding.action_index(game, play.state, inp) for inp in legal]
+        checked[0] += 1
+
+    play_random(game, rules, b"encoding-known/" + game_id.encode(), visit, 60)
+    assert checked[0] > 2
+
+
 @pytest.mark.parametrize("game_id", [g for g in ENCODED if get_game(g).players == 2])
 def test_an_observation_holds_only_what_the_seat_may_see(game_id: str) -> None:
     game = get_game(game_id)
