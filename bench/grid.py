@@ -155,8 +155,9 @@ def transcript_rows() -> Iterator[tuple[str, list[tuple[int, int]]]]:
         yield mode, [demo_transcript(mode, deal, rules)[:2] for _, deal, rules in DEALS]
 
 
-#: the quick mode of bench/run_all.py (a few seconds; its rates say little)
-QUICK = {"games": 5, "runs": 1, "bot_games": 10}
+#: the quick mode of bench/run_all.py (a few seconds: 3 runs of 20 games, as one run of 5
+#: moved by a third from run to run)
+QUICK = {"games": 20, "runs": 3, "bot_games": 10}
 
 
 def figures(games: int = 20, runs: int = 3, bot_games: int = 100, ismcts_games: int = 0,

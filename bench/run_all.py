@@ -28,7 +28,7 @@
 # runs of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well
 # under a minute; see QUICK and each game's QUICK): tournament, sizes 4 and 12 games, one run
 # each, SPRT capped at 20 games (instead of 16/48, 3 runs, 400); bots_games, 10 games per game
-# (200); grid, 1 run of 5 engine games per mode and deck, 10 greedy vs random games per mode
+# (200); grid, 3 runs of 20 engine games per mode and deck, 10 greedy vs random games per mode
 # (20, 3 runs, 100); vanquishers, 3 runs of 10 games, 2 protocol matches (40, 5); multiverse,
 # 60 challenges, 5 TCP runs (500, 20); versus42, its bots 10 games per pairing instead of 200
 # (same ISMCTS budget: 0.5 s per decision), its balance 30 greedy and 2 ismcts deals (2000,
