@@ -97,8 +97,8 @@ class MatchResult:
         if self.reason is EndReason.FAULT:
             return describe_fault(self.winner, seat, self.detail, self.evidence)
         how = seat_words(self.detail, seat) or self.reason.value
-        if self.reason is EndReason.GAME:  # an outcome's id in words: "home base", not "home-base"
-            how = re.sub(r"^[a-z]+(?:-[a-z]+)+\b", lambda m: m.group().replace("-", " "), how)
+        if self.reason is EndReason.GAME:
+            how = outcome_words(how)
         if self.reason is EndReason.DISPUTE:
             return f"no winner: the timeout claim is disputed ({how})"
         if self.players == 1:
@@ -108,6 +108,12 @@ class MatchResult:
         if self.winner is None:
             return f"a draw ({how})"
         return f"{'you win' if self.winner == seat else 'the opponent wins'} ({how})"
+
+
+def outcome_words(text: str) -> str:
+    """`text` with the outcome id it starts with said in words: "home base", not "home-base"
+    (a fault's code or a sentence has no such id first and is left as it is)."""
+    return re.sub(r"^[a-z]+(?:-[a-z]+)+\b", lambda m: m.group().replace("-", " "), text)
 
 
 def seat_words(text: str, seat: int) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from versus.cli.client import seat_words
+from versus.cli.client import outcome_words, seat_words
 from versus.p2p.session import MatchSession, SessionConfig, open_nursery
 from versus.protocol.errors import LocalProtocolError
 from versus.protocol.match import Event, MatchEnded, MatchStarted, StateChanged
@@ -47,7 +47,7 @@ def result_words(result: Any, seat: int) -> str:
     seat number the screen does not show (it counts players from 1)."""
     who = ("no winner" if result.winner is None else
            "you win" if result.winner == seat else "the opponent wins")
-    what = result.outcome if result.outcome is not None else result.ending.value
+    what = outcome_words(result.outcome) if result.outcome is not None else result.ending.value
     detail = seat_words(result.detail, seat)
     return f"{who} ({what}{': ' + detail if detail else ''})"
 
