@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -107,6 +108,20 @@ class Vanquishers:
 
     def card_ids(self, catalogue: Catalogue) -> tuple[str, ...]:
         return catalogue.deck_ids  # heroes are not deck cards (§10.2.2.1)
+
+    def default_deck(self, rules: Rules, catalogue: Catalogue, player: int) -> list[str]:
+        """The deck of a player who brings none: its hero's starter deck in the match's mode
+        (§10.2.3). A random pick of the whole catalogue held other heroes' cards and, in
+        Standard Mode, Advanced ones: a hand of cards that only fizzle. Empty when the
+        catalogue cannot fill one (the protocol then draws a random deck)."""
+        try:
+            deck = starter_deck(catalogue, rules.heroes[player], rules.deck_size,
+                                advanced=rules.advanced)
+        except DeckError:
+            return []
+        # within the copies a random deck may hold too (starter decks fill with ammunition)
+        allowed = Counter(catalogue.deck_ids) + Counter(more_copies(catalogue))
+        return [] if any(n > allowed[c] for c, n in Counter(deck).items()) else list(deck)
 
     def more_copies(self, catalogue: Catalogue) -> tuple[str, ...]:
         """The further copies a deck may hold beyond one of each card (§10.2.3.2): where a

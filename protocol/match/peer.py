@@ -834,11 +834,18 @@ def _branch_was_dropped(transcript: Transcript, seat: int, branch: tuple[int, in
 
 
 def _random_deck(rules: MatchRules, catalogue: Any, seat: int, rng: Rng) -> list[str]:
-    """The deck of a seat that brought none (SPEC §4.7): the catalogue's card ids in a random
-    order, cut at the seat's deck size. A deck larger than the distinct ids takes the rest, in
-    a random order, from the game's optional `more_copies(catalogue)` (the further copies its
-    deck rules allow); a game without it cannot have such a deck (the commit is refused)."""
+    """The deck of a seat that brought none (SPEC §4.7): the game's optional
+    `default_deck(rules, catalogue, seat)` when it has the seat's size, else the catalogue's
+    card ids in a random order, cut at the seat's deck size. A deck larger than the distinct
+    ids takes the rest, in a random order, from the game's optional `more_copies(catalogue)`
+    (the further copies its deck rules allow); a game without it cannot have such a deck (the
+    commit is refused)."""
     size = rules.deck_sizes[seat]
+    default = getattr(rules.game_impl, "default_deck", None)
+    if default is not None:  # the game's deck for a player who brings none (SPEC §4.7)
+        deck = list(default(rules.ruleset, catalogue, seat))
+        if len(deck) == size:
+            return deck
     ids = rules.card_ids(catalogue)
     deck = [ids[i] for i in random_permutation(rng, len(ids))[:size]]
     more = getattr(rules.game_impl, "more_copies", None)

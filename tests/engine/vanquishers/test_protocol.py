@@ -12,6 +12,7 @@ from tests.protocol.pair import Pair
 from versus.engine.registry import get_game
 from versus.engine.vanquishers import VANQUISHERS as G
 from versus.engine.vanquishers import starter_deck
+from versus.engine.vanquishers.cards import ADVANCED_ONLY
 from versus.engine.vanquishers.rules import Mode, Rules
 from versus.protocol.match import Phase
 from versus.protocol.match.rules import DealMode, MatchRules
@@ -81,3 +82,17 @@ def test_seats_that_bring_no_deck_get_random_decks_of_any_allowed_size(size: int
         assert deck is not None and len(deck) == size
         counts = collections.Counter(deck)
         assert all(counts[c.id] <= (1 if c.unique else 4) for c in CAT.cards), counts
+
+
+def test_a_seat_that_brings_no_deck_plays_its_heros_starter_deck_in_the_matchs_mode() -> None:
+    """A random pick of the whole catalogue gave a Standard match other heroes' energy classes
+    and Advanced mods, cards that only fizzle: the game's `default_deck` is the hero's
+    starter deck of the match's mode."""
+    rules = Rules(max_turns=3)
+    pair = Pair(MatchRules(rules, DealMode.DECKLIST, game=G.id), label="vq/default-deck",
+                decks=(None, None), catalogue=CAT).run()  # type: ignore[arg-type]
+    assert not pair.errors, pair.errors
+    for seat, peer in enumerate(pair.peers):
+        assert peer._deck_cards == list(starter_deck(CAT, rules.heroes[seat], rules.deck_size,
+                                                     advanced=False))
+        assert not {CAT.get(c).type for c in peer._deck_cards} & set(ADVANCED_ONLY)
