@@ -24,7 +24,7 @@
 # two decisions a few handles change (the helpers below serve those members).
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
 from operator import ne
 from typing import Any
@@ -101,6 +101,21 @@ def own_changes(new: dict[int, str], old: dict[int, str]) -> set[int]:
         return set()
     # (set operations in C: the pairs new or changed, then the handles no longer named)
     return {h for h, _ in new.items() - old.items()} | (old.keys() - new.keys())
+
+
+def rewrite_blocks(out: dict[int, float], blocks: list[dict[int, float]], changed: set[int],
+                   build: Callable[[int], dict[int, float]]) -> list[dict[int, float]]:
+    """Write into `out` what turns each `changed` handle's old entries (`blocks[h]`) into its
+    new ones (`build(h)`); the blocks with those replaced (a copy: the memo that holds the old
+    ones may still be read)."""
+    if not changed:
+        return blocks
+    blocks = blocks.copy()
+    for h in changed:
+        out.update(dict.fromkeys(blocks[h], 0.0))
+        block = blocks[h] = build(h)
+        out.update(block)
+    return blocks
 
 
 def write_diff(out: dict[int, float], new: dict[int, float], old: dict[int, float]) -> None:

@@ -21,6 +21,7 @@ from ..encoding import (
     EncodingError,
     known_indices,
     own_changes,
+    rewrite_blocks,
     write_diff,
 )
 from .cards import default_catalogue
@@ -185,13 +186,7 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
         # apart costs a pass per field that changed: most of them, between two decisions)
         changed = set(compress(range(len(s.zone)), map(ne, _fields(s), _fields(was))))
     changed |= own_changes(own, memo.own)
-    blocks = memo.blocks
-    if changed:
-        blocks = blocks.copy()
-        for h in changed:
-            out.update(dict.fromkeys(blocks[h], 0.0))
-            block = blocks[h] = _block(s, h, seat, own, cells)
-            out.update(block)
+    blocks = rewrite_blocks(out, memo.blocks, changed, lambda h: _block(s, h, seat, own, cells))
     return out, Seen(seat, memo.shape, s, memo.own if own == memo.own else dict(own), head,
                      blocks)
 

@@ -17,7 +17,13 @@ from itertools import repeat
 from operator import add, attrgetter, truediv
 from typing import Any, NamedTuple
 
-from ..encoding import EncodingError, changed_handles, own_changes, write_diff
+from ..encoding import (
+    EncodingError,
+    changed_handles,
+    own_changes,
+    rewrite_blocks,
+    write_diff,
+)
 from .cards import default_catalogue
 from .engine import D, Move, S, State, Verb, Zone, legal_actions
 from .rules import Rules
@@ -192,13 +198,7 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
     changed = changed_handles(((s.zone, was.zone), (s.card, was.card), (s.host, was.host),
                                (s.aux, was.aux))) if s is not was else set()
     changed |= own_changes(own, memo.own)
-    blocks = memo.blocks
-    if changed:
-        blocks = blocks.copy()
-        for h in changed:
-            out.update(dict.fromkeys(blocks[h], 0.0))
-            block = blocks[h] = _block(s, h, seat, own)
-            out.update(block)
+    blocks = rewrite_blocks(out, memo.blocks, changed, lambda h: _block(s, h, seat, own))
     return out, Seen(seat, s, memo.own if own == memo.own else dict(own), head, blocks)
 
 

@@ -31,6 +31,7 @@ from ..encoding import (
     changed_handles,
     known_indices,
     own_changes,
+    rewrite_blocks,
     write_diff,
 )
 from .actions import Action, ActionKind
@@ -189,13 +190,7 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
     changed = changed_handles(((s.zone, was.zone), (s.face, was.face), (s.pos, was.pos),
                                (s.ident, was.ident), (s.stack, was.stack)))
     changed |= own_changes(own, memo.own)
-    blocks = memo.blocks
-    if changed:
-        blocks = blocks.copy()
-        for h in changed:
-            out.update(dict.fromkeys(blocks[h], 0.0))
-            block = blocks[h] = _block(s, h, seat, own, lay)
-            out.update(block)
+    blocks = rewrite_blocks(out, memo.blocks, changed, lambda h: _block(s, h, seat, own, lay))
     strengths = _strengths(s, seat, own, lay)
     write_diff(out, strengths, memo.strengths)
     return out, Seen(seat, lay, s, memo.own if own == memo.own else dict(own), header, blocks,
