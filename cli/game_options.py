@@ -19,11 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 #: options of the default game (engine/registry.py DEFAULT_GAME, Versus) alone: (attribute,
-#: flag, why); given with another game they are an error
+#: flag, why); given with another game they are an error (`--deck` and `--theme` serve every
+#: game: a decklist of its card ids, the one full-screen UI)
 VERSUS_ONLY = (
     ("order", "--order", "the action order is a Versus rule"),
-    ("deck", "--deck", "a deck file is a Versus decklist"),
-    ("theme", "--theme", "the full-screen terminal UI plays Versus only"),
 )
 #: the options naming a bot: (attribute, flag)
 BOT_OPTIONS = (("bot", "--bot"), ("bot_a", "--bot-a"), ("bot_b", "--bot-b"))

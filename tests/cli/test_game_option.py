@@ -125,8 +125,6 @@ def test_an_unknown_game_id_is_a_usage_error_naming_the_known_ones(capsys, toy) 
 def test_versus_only_options_and_bots_are_refused_for_another_game(capsys, toy) -> None:
     cases = [
         (["demo", "--order", "any"], "--order is an option of versus42 only"),
-        (["play", "--deck", "d.txt"], "--deck is an option of versus42 only"),
-        (["host", "--theme", "light"], "--theme is an option of versus42 only"),
         (["demo", "--bot-a", "greedy"], "--bot-a greedy: bot 'greedy' does not play toy-duel"),
         (["play", "--bot", "ismcts"], "--bot ismcts: bot 'ismcts' does not play toy-duel"),
         (["join", "h:1", "--bot", "cmd:python3 x.py"], "--bot cmd:python3 x.py: an external"),
@@ -136,6 +134,10 @@ def test_versus_only_options_and_bots_are_refused_for_another_game(capsys, toy) 
     for argv, expected in cases:
         line = _usage_error(capsys, *argv, "--game", "toy-duel")
         assert expected in line and "toy-duel" in line, line
+    # the full-screen UI and decklists serve every game (both were refused as Versus's)
+    parse = build_parser().parse_args
+    assert parse(["host", "--theme", "light", "--game", "toy-duel"]).theme == "light"
+    assert parse(["play", "--deck", "d.txt", "--game", "vanquishers"]).deck == "d.txt"
 
 
 def test_rules_options_of_any_game(capsys, toy) -> None:
