@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTupl
 from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from versus.engine.scene import Board, Card, Cell, Scene, Zone
+from versus.engine.scene import Board, Card, Cell, Scene, Zone, fit_label
 
 from ..client import ClockState, Connection, ConnectionStatus
 from .theme import shade_class
@@ -37,10 +37,9 @@ MIN_CELL_W = 4
 
 
 def ellipsize(text: str, width: int) -> str:
-    """`text` cut to `width` characters with a final "…" when it is longer."""
-    if len(text) <= width:
-        return text
-    return text[: max(0, width - 1)].rstrip(" …") + "…" if width > 0 else ""
+    """`text` cut to `width` characters with a final "…" when it is longer (the scene's own
+    `fit_label`; nothing at all in no room)."""
+    return fit_label(text, width) if width > 0 else ""
 
 
 def on_click(action: Click) -> Callable[[MouseEvent], object]:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from versus.engine.scene import player_name
 from versus.protocol.crypto.identity import fingerprint
 from versus.protocol.errors import (
     MalformedMessage,
@@ -101,10 +102,10 @@ class Report:
         return "\n".join(lines)
 
 
-def seat_words(seat: int) -> str:
+def _seat_and_player(seat: int) -> str:
     """A seat in the report: the protocol's number (the records' `sender`), with the player's
-    number that every screen counts from 1, so an auditor matches the two at a glance."""
-    return f"seat {seat} (player {seat + 1})"
+    name every screen gives it (counted from 1), so an auditor matches the two at a glance."""
+    return f"seat {seat} ({player_name(seat, None)})"
 
 
 def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
@@ -112,7 +113,7 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
     if "match_id" in s:
         out.append(("match", s["match_id"]))
     if "players" in s:
-        out.append(("players", ", ".join(f"{seat_words(i)} {fp}"
+        out.append(("players", ", ".join(f"{_seat_and_player(i)} {fp}"
                                          for i, fp in enumerate(s["players"]))))
     if "channel_binding" in s:
         binding = s["channel_binding"]
@@ -123,9 +124,9 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
     result = s.get("result")
     if result is not None:
         winner = result["winner"]
-        who = "no winner" if winner is None else f"{seat_words(winner)} wins"
+        who = "no winner" if winner is None else f"{_seat_and_player(winner)} wins"
         if result["ending"] == "timeout" and winner is not None:
-            who = f"{seat_words(winner)} wins by its own claim"
+            who = f"{_seat_and_player(winner)} wins by its own claim"
         how = result["outcome"] or result["ending"]
         out.append(("result", f"{who} ({how})"))
         ended = ("game over, result countersigned by both seats" if result["ending"] == "game"
@@ -139,7 +140,7 @@ def _summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
                                f"{s['envelopes']} chain envelopes"))
     fault = s.get("fault")
     if fault is not None:
-        who = "unknown seat" if fault["player"] is None else seat_words(fault["player"])
+        who = "unknown seat" if fault["player"] is None else _seat_and_player(fault["player"])
         out.append(("fault", f"{printable(fault['code'], SHOWN_CODE)} by {who} (verified): "
                              f"{printable(fault['message'], SHOWN_TEXT)}"))
     if "secrets_revealed" in s:
