@@ -228,6 +228,7 @@ class MatchSession:
         self._hello_sent = peer.core is not None
         self._deck = peer.brought_deck
         self._result_at: float | None = None
+        self._result_seen = trio.Event()  # set with _result_at: wakes the linger task once
         self._own_out_noted: int | None = None
         self._clock_written: ClockReading | None = None
         self._clock_to_restore: tuple[ClockReading | None] | None = None  # set by restore
@@ -692,6 +693,7 @@ class MatchSession:
         self._tell(events)
         if self.peer.result is not None and self._result_at is None:
             self._result_at = trio.current_time()
+            self._result_seen.set()
         if self.peer.phase in (Phase.CLOSED, Phase.ABORTED):
             self._finish()
         self._notify()
@@ -744,6 +746,10 @@ class MatchSession:
     # --- clocks and the end ---------------------------------------------------------------------
 
     async def _watch_clocks(self) -> None:
+        if not self.peer.rules.has_clock:
+            # no clock, no claim and no deadline (clock() and claim_deadline_ms are None):
+            # waking on every change would only cost a task switch per envelope
+            return
         grace = self.config.claim_grace_ms
         while not self.done:
             changed = self._changed
@@ -775,16 +781,16 @@ class MatchSession:
     async def _linger_after_result(self) -> None:
         """After a resignation or a claim, the secret reveals are best effort: wait at most
         `linger` seconds for them, then end the session with the result."""
-        while not self.done:
-            changed = self._changed
-            if self._result_at is not None:
-                with trio.move_on_at(self._result_at + self.config.linger):
-                    await self._finished.wait()
-                if not self.done:
-                    self._outcome_detail = "the secret reveals did not arrive in time"
-                    self._finish()
-                return
-            await changed.wait()
+        # woken by the result itself, not by every change: one task switch less per envelope
+        await self._result_seen.wait()
+        assert self._result_at is not None
+        if self.done:
+            return
+        with trio.move_on_at(self._result_at + self.config.linger):
+            await self._finished.wait()
+        if not self.done:
+            self._outcome_detail = "the secret reveals did not arrive in time"
+            self._finish()
 
 
 def saved_catalogue(transcript: bytes) -> Any:
