@@ -7,7 +7,9 @@
 # next envelope when the peer answers automatically (a DRAW or OPEN); and match setup
 # (listen + connect + handshake + offer + HELLO/COMMIT/REVEAL(/SHUFFLE) until PLAY) per deal
 # mode. Each figure is the median
-# over several runs (CONTRIBUTING: benchmarks print a table).
+# over several runs (CONTRIBUTING: benchmarks print a table). One row does not move with the
+# machine's load: the trio task steps per envelope of a whole match (both sides, one process),
+# each a task switch on the path of the messages.
 #
 #   .venv/bin/python bench/p2p.py [--runs 5] [--round-trips 2000] [--handshakes 100]
 #                                 [--matches 10]
@@ -91,8 +93,20 @@ class _Timed:
         return action
 
 
-async def one_match(mode: str, seed: int, tmp: str) -> tuple[list[float], list[float], float]:
-    """(apply latencies, round trips, setup seconds) of one whole match."""
+class _Steps(trio.abc.Instrument):
+    """Counts the task steps trio runs (each one a task switch)."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        self.steps += 1
+
+
+async def one_match(mode: str, seed: int, tmp: str
+                    ) -> tuple[list[float], list[float], float, float]:
+    """(apply latencies, round trips, setup seconds, task steps per envelope) of one whole
+    match."""
     from versus.p2p.loopback import play_loopback_match
     from versus.p2p.session import SessionConfig
     from versus.protocol.match.rules import DealMode, MatchRules
@@ -132,6 +146,9 @@ async def one_match(mode: str, seed: int, tmp: str) -> tuple[list[float], list[f
 
         session._after_peer_call = after
 
+    steps = _Steps()
+    trio.lowlevel.add_instrument(steps)
+
     async def run() -> float:
         async with trio.open_nursery() as nursery:
             box = []
@@ -147,7 +164,8 @@ async def one_match(mode: str, seed: int, tmp: str) -> tuple[list[float], list[f
         return box[0].setup_seconds
 
     setup = await run()
-    return applied, rtts, setup
+    trio.lowlevel.remove_instrument(steps)
+    return applied, rtts, setup, steps.steps / max(1, sessions[0].peer.seq)
 
 
 def p99(values: list[float]) -> float:
@@ -178,12 +196,14 @@ def measure(runs: int = 5, round_trips: int = 2000, handshakes: int = 100,
         applied_all: list[float] = []
         rtt_all: list[float] = []
         setups: list[float] = []
+        steps: list[float] = []
         with tempfile.TemporaryDirectory() as tmp:
             for m in range(matches):
-                applied, rtts, setup = trio.run(one_match, mode, 1000 + 2 * m, tmp)
+                applied, rtts, setup, per_envelope = trio.run(one_match, mode, 1000 + 2 * m, tmp)
                 applied_all += applied
                 rtt_all += rtts
                 setups.append(setup)
+                steps.append(per_envelope)
         n = len(applied_all)
         decklist = mode == "decklist"
         rows += [
@@ -196,6 +216,8 @@ def measure(runs: int = 5, round_trips: int = 2000, handshakes: int = 100,
             (f"{mode}: action + automatic answer round trip, p99", p99(rtt_all) * ms, ""),
             (f"{mode}: match setup until PLAY, median ({matches})",
              statistics.median(setups) * ms, "≤ 8 ms" if decklist else "≤ 150 ms"),
+            (f"{mode}: trio task steps per envelope (count, not ms)", statistics.median(steps),
+             ""),
         ]
     return rows
 
@@ -206,7 +228,8 @@ def figures(runs: int = 5, round_trips: int = 2000, handshakes: int = 100,
     out: list[dict[str, object]] = []
     for name, value, target in measure(runs, round_trips, handshakes, matches):
         limit = float(target.split()[1]) if target.startswith("≤ ") else None
-        out.append({"name": f"p2p {name}", "value": value, "unit": "ms", "target": limit,
+        unit = "steps" if "task steps" in name else "ms"
+        out.append({"name": f"p2p {name}", "value": value, "unit": unit, "target": limit,
                     "comparison": None if limit is None else "<="})
     return out
 

@@ -3,6 +3,7 @@
 # and the resume arithmetic. Clocks run on trio's autojump clock, so minutes pass in no time.
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import pytest
@@ -85,6 +86,29 @@ async def test_a_whole_match_ends_closed_and_verifies(tmp_path, reference) -> No
         assert secret.stat().st_mode & 0o777 == 0o600
     assert verify_transcript(reference).ok
     assert sessions[0].status.state is LinkState.CLOSED
+
+
+async def test_a_clockless_session_wakes_no_watcher_task_per_envelope(reference) -> None:
+    """Without a clock no claim can come: the clock watcher and the linger task must not run
+    on every change of the session (each run is a task switch on the path of every message)."""
+    steps: collections.Counter[str] = collections.Counter()
+
+    class Steps(trio.abc.Instrument):
+        def before_task_step(self, task: trio.lowlevel.Task) -> None:
+            steps[task.name.rsplit(".", 1)[-1]] += 1
+
+    sessions = make_sessions(DECKLIST, "session")
+    instrument = Steps()
+    trio.lowlevel.add_instrument(instrument)
+    try:
+        with trio.fail_after(30):
+            await play(sessions, MemLink())
+    finally:
+        trio.lowlevel.remove_instrument(instrument)
+    assert sessions[0].peer.transcript_bytes() == reference
+    assert sessions[0].peer.seq > 50  # a whole match: many changes per session
+    watchers = steps["_watch_clocks"] + steps["_linger_after_result"]
+    assert watchers <= 8, dict(steps)  # per session: the watcher's one run, linger's three
 
 
 @pytest.mark.parametrize("cut_at", [(1,), (4,), (9,), (20,), (35,), (6, 14, 30)])
