@@ -39,10 +39,12 @@ class Ciphertext:
         return [self.a.encoded, self.b.encoded]
 
     @classmethod
-    def from_wire(cls, obj: object, field: str) -> Ciphertext:
+    def from_wire(cls, obj: object, field: str, *, ours: bool = False) -> Ciphertext:
+        """`ours` as in `Point.from_wire`."""
         if not isinstance(obj, list | tuple) or len(obj) != 2:
             raise MalformedMessageError(f"{field}: a ciphertext is a list of 2 points")
-        return cls(Point.from_wire(obj[0], f"{field}.a"), Point.from_wire(obj[1], f"{field}.b"))
+        return cls(Point.from_wire(obj[0], f"{field}.a", ours=ours),
+                   Point.from_wire(obj[1], f"{field}.b", ours=ours))
 
 
 def card_point(match_id: bytes, card_id: str) -> Point:

@@ -111,13 +111,16 @@ class Point:
             raise LocalProtocolError("a Point holds exactly 32 bytes")
 
     @classmethod
-    def from_wire(cls, data: object, field: str) -> Point:
-        """Validate a point received from the peer; `field` names it in the error."""
+    def from_wire(cls, data: object, field: str, *, ours: bool = False) -> Point:
+        """Validate a point received from the peer; `field` names it in the error. `ours`: a
+        point of our own message, read back as the peer will read it (MatchCore checks what it
+        sends): computed by libsodium from group elements, so in the group by construction;
+        the subgroup check (a multiplication each, 4N per shuffle) is kept for the peer's."""
         if type(data) is not bytes or len(data) != POINT_SIZE:
             raise InvalidPointError(f"{field}: expected {POINT_SIZE} bytes, got {_describe(data)}")
         if not _is_canonical_encoding(data):
             raise InvalidPointError(f"{field}: non-canonical point encoding {data.hex()}")
-        if not _na.crypto_core_ed25519_is_valid_point(data):
+        if not ours and not _na.crypto_core_ed25519_is_valid_point(data):
             raise InvalidPointError(
                 f"{field}: not a point of the prime-order subgroup (off the curve, small or "
                 f"mixed order, or identity): {data.hex()}"

@@ -117,14 +117,15 @@ class ShuffleProof:
         ]
 
     @classmethod
-    def from_wire(cls, obj: object, n: int, field: str) -> ShuffleProof:
-        """Parse a proof over n ciphertexts (n comes from the already-parsed output list)."""
+    def from_wire(cls, obj: object, n: int, field: str, *, ours: bool = False) -> ShuffleProof:
+        """Parse a proof over n ciphertexts (n comes from the already-parsed output list);
+        `ours` as in `Point.from_wire`."""
         if not isinstance(obj, list | tuple) or len(obj) != 6:
             raise MalformedMessageError(f"{field}: a shuffle proof is a list of 6 items")
         commitments, chain, challenge, s, s_hat, s_prime = obj
         return cls(
-            _points(commitments, n, f"{field}.perm_commitments"),
-            _points(chain, n, f"{field}.chain"),
+            _points(commitments, n, f"{field}.perm_commitments", ours),
+            _points(chain, n, f"{field}.chain", ours),
             decode_scalar(challenge, f"{field}.challenge"),
             *_scalars(s, 4, f"{field}.s"),
             _scalars(s_hat, n, f"{field}.s_hat"),
@@ -132,9 +133,9 @@ class ShuffleProof:
         )
 
 
-def _points(obj: object, n: int, field: str) -> tuple[Point, ...]:
+def _points(obj: object, n: int, field: str, ours: bool = False) -> tuple[Point, ...]:
     _check_list(obj, n, field)
-    return tuple(Point.from_wire(item, f"{field}[{i}]") for i, item in enumerate(obj))
+    return tuple(Point.from_wire(item, f"{field}[{i}]", ours=ours) for i, item in enumerate(obj))
 
 
 def _scalars(obj: object, n: int, field: str) -> tuple[int, ...]:

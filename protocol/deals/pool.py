@@ -158,15 +158,18 @@ class Shuffle:
         return [self.KIND, self.step, [ct.to_wire() for ct in self.outputs], self.proof.to_wire()]
 
     @classmethod
-    def from_wire(cls, obj: object) -> Shuffle:
+    def from_wire(cls, obj: object, *, ours: bool = False) -> Shuffle:
+        """`ours`: our own message read back (`Point.from_wire`): no subgroup checks."""
         _, step, outputs, proof = _check_frame(obj, cls.KIND, 4)
         step = _check_int(step, 0, 2, "shuffle.step")
         if not isinstance(outputs, list | tuple) or not 1 <= len(outputs) <= MAX_POOL:
             raise MalformedMessageError(f"shuffle.outputs: a list of 1 to {MAX_POOL} ciphertexts")
         parsed = tuple(
-            Ciphertext.from_wire(ct, f"shuffle.outputs[{i}]") for i, ct in enumerate(outputs)
+            Ciphertext.from_wire(ct, f"shuffle.outputs[{i}]", ours=ours)
+            for i, ct in enumerate(outputs)
         )
-        return cls(step, parsed, ShuffleProof.from_wire(proof, len(parsed), "shuffle.proof"))
+        return cls(step, parsed,
+                   ShuffleProof.from_wire(proof, len(parsed), "shuffle.proof", ours=ours))
 
 
 @dataclass(frozen=True)
@@ -185,11 +188,12 @@ class DrawShare:
         return [self.KIND, self.position, self.share.encoded, self.proof.to_wire()]
 
     @classmethod
-    def from_wire(cls, obj: object) -> DrawShare:
+    def from_wire(cls, obj: object, *, ours: bool = False) -> DrawShare:
+        """`ours` as in `Shuffle.from_wire`."""
         _, position, share, proof = _check_frame(obj, cls.KIND, 4)
         return cls(
             _check_int(position, 0, MAX_POOL, "draw-share.position"),
-            Point.from_wire(share, "draw-share.share"),
+            Point.from_wire(share, "draw-share.share", ours=ours),
             Proof.from_wire(proof, "draw-share.proof"),
         )
 
@@ -215,12 +219,13 @@ class Reveal:
         return [self.KIND, self.position, self.card_id, self.share.encoded, self.proof.to_wire()]
 
     @classmethod
-    def from_wire(cls, obj: object) -> Reveal:
+    def from_wire(cls, obj: object, *, ours: bool = False) -> Reveal:
+        """`ours` as in `Shuffle.from_wire`."""
         _, position, card_id, share, proof = _check_frame(obj, cls.KIND, 5)
         return cls(
             _check_int(position, 0, MAX_POOL, "reveal.position"),
             check_card_id(card_id, "reveal.card_id"),
-            Point.from_wire(share, "reveal.share"),
+            Point.from_wire(share, "reveal.share", ours=ours),
             Proof.from_wire(proof, "reveal.proof"),
         )
 

@@ -398,7 +398,8 @@ class MatchCore:
         if len(body) != 1:
             raise MalformedMessage("a SHUFFLE is [shuffle message]")
         assert self.pool is not None
-        self.pool.shuffle(envelope.sender, _pool().Shuffle.from_wire(body[0]), own)
+        # our own SHUFFLE is read back without the 4N subgroup checks the peer's gets
+        self.pool.shuffle(envelope.sender, _pool().Shuffle.from_wire(body[0], ours=own), own)
         return []
 
     # --- play handlers --------------------------------------------------------------------
@@ -413,8 +414,8 @@ class MatchCore:
         else:
             assert self.pool is not None
             handle = self.next_handle(pending)
-            card = self.pool.draw(envelope.sender, handle, _pool().DrawShare.from_wire(body[0]),
-                                  own)
+            card = self.pool.draw(envelope.sender, handle,
+                                  _pool().DrawShare.from_wire(body[0], ours=own), own)
         inp = self._engine(f"deal {handle}", self.game.deal_input, handle)
         events = self._apply(envelope, inp, claimed, own)
         self.dealt[pending.deck] += 1
@@ -434,7 +435,8 @@ class MatchCore:
         else:
             claimed = _state_hash_field(body, 2)
             assert self.pool is not None
-            card = self.pool.reveal(owner, handle, _pool().Reveal.from_wire(body[0]), own)
+            card = self.pool.reveal(owner, handle, _pool().Reveal.from_wire(body[0], ours=own),
+                                    own)
         if type(card) is not str:
             raise IllegalAction(f"card id {card!r:.40} is not a catalogue id")
         inp = self._engine(f"reveal {handle} {card!r:.40}", self.game.reveal_input, handle, card)

@@ -37,6 +37,7 @@ from versus.protocol.deals.pool import (
     KeyShare,
     Reveal,
     SharedPoolDeal,
+    Shuffle,
     UnexpectedMessageError,
     parse_message,
 )
@@ -334,3 +335,33 @@ def test_deal_is_uniform_even_if_one_player_always_shuffles_the_same_way() -> No
     assert len(counts) == 6
     expected = runs / 6
     assert sum((n - expected) ** 2 / expected for n in counts.values()) < 20.5
+
+
+def test_a_peer_reads_its_own_shuffle_back_without_subgroup_checks_and_the_peers_with(
+        monkeypatch) -> None:
+    """Each seat checks what it sends as the peer will, but the subgroup check of a point (a
+    multiplication each, 4N per shuffle) is for the peer's points only: ours are computed from
+    group elements. Counted over a whole in-memory shared-pool setup until PLAY."""
+    from tests.protocol.pair import Pair, rules_for
+    from versus.protocol.crypto import group
+    from versus.protocol.match import Phase
+    from versus.protocol.match.rules import DealMode
+
+    checked: list[bytes] = []
+    real = group._na.crypto_core_ed25519_is_valid_point
+    monkeypatch.setattr(group._na, "crypto_core_ed25519_is_valid_point",
+                        lambda data: checked.append(data) or real(data))
+    pair = Pair(rules_for(DealMode.SHARED_POOL), label="own-shuffle")
+    pair.start()
+    while not all(p.phase is Phase.PLAY for p in pair.peers):
+        pair.deliver(max_steps=1, choose=False)
+    n = len(pair.peers[0].core.pool.deal._pool)
+    # each seat reads the other's key share (1 point) and shuffle (2N outputs, N permutation
+    # commitments, N chain points), and maybe the first deal's share, before both are in PLAY:
+    # nothing of its own (its own shuffle alone would add 4N)
+    peers = 2 * (1 + 4 * n)
+    assert peers <= len(checked) <= peers + 4
+    # the peer's points are checked: a shuffle whose output is off the group is refused
+    bad = [[ct.a.encoded, bytes(32)] for ct in pair.peers[0].core.pool.deal._pool]
+    with pytest.raises(InvalidPointError):
+        Shuffle.from_wire(["deal/shuffle", 0, bad, [[], [], b"", [], [], []]])
