@@ -486,15 +486,20 @@ class MatchCore:
         assert isinstance(pending, Pending) and pending.kind is kind, (pending, kind)
         return pending
 
-    def _engine(self, what: str, call: Callable[..., Any], *args: Any) -> Any:
+    def _engine(self, what: str | Callable[[], str], call: Callable[..., Any], *args: Any
+                ) -> Any:
         """`call(*args)`, a call into the game on data a message carried: its refusal
         (EngineError) is an illegal input, anything else it raises an unplayable one; both are
-        the sender's (`check` blames it; `send` turns it into our LocalProtocolError)."""
+        the sender's (`check` blames it; `send` turns it into our LocalProtocolError). `what`
+        names the input in the error; a callable is only called then (an input's repr costs
+        more than the call it describes)."""
         try:
             return call(*args)
         except EngineError as error:
+            what = what if isinstance(what, str) else what()
             raise IllegalAction(f"{printable(what, 80)}: {error}") from None
         except Exception as error:
+            what = what if isinstance(what, str) else what()
             raise UnplayableInput(f"game {self.game.id!r} cannot apply {printable(what, 80)}: "
                                   f"{_error_text(error)}") from None
 
@@ -505,7 +510,7 @@ class MatchCore:
         assert state is not None
         pre, self._pre = self._pre, None
         if text is None:
-            text = self._engine(f"input {inp!r:.60}", game.format_input, inp)
+            text = self._engine(lambda: f"input {inp!r:.60}", game.format_input, inp)
         try:
             if own and pre is not None and pre[0] == inp:
                 after, actual, pending = pre[1], pre[2], pre[3]
