@@ -1,5 +1,6 @@
 # Every benchmark of the project in one table: protocol, deal, p2p, audit, startup, tournament,
 # bots_games, rl (the research environments' overhead; no figures without the rl extra),
+# each figure with its goal from SPEC's "Performance goals" where it has one,
 # then each game's own benchmark (bench/<game id>.py: grid, multiverse,
 # vanquishers, and versus42 with its engine, bots and balance sections), found by the
 # registry's ids, so adding a game's benchmark needs no edit here; a game's benchmark gives its
@@ -24,15 +25,16 @@
 # none: only the ratio). Run both on the same machine in the same few minutes: the absolute
 # figures move with the load, the ratios much less.
 #
-# Default (quick): every script at its own defaults except the audit's tournament section, 2
-# runs of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well
-# under a minute; see QUICK and each game's QUICK): tournament, sizes 4 and 12 games, one run
-# each, SPRT capped at 20 games (instead of 16/48, 3 runs, 400); bots_games, 10 games per game
-# (200); grid, 3 runs of 20 engine games per mode and deck, 10 greedy vs random games per mode
-# (20, 3 runs, 100); vanquishers, 3 runs of 10 games, 2 protocol matches (40, 5); multiverse,
-# 60 challenges, 5 TCP runs (500, 20); versus42, its bots 10 games per pairing instead of 200
-# (same ISMCTS budget: 0.5 s per decision), its balance 30 greedy and 2 ismcts deals (2000,
-# 60). Their small-sample rates and targets (balance) say little in quick mode.
+# Default (quick): every script at its own defaults except the audit's tournament section, 2 runs
+# of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well under a
+# minute; see QUICK and each game's QUICK): tournament, sizes 4 and 12 games, one run each, SPRT
+# capped at 20 games (instead of 16/48, 3 runs, 400); bots_games, 10 greedy vs random games per
+# game and one pair of ismcts vs greedy at its full budget (200, 40); grid, 3 runs of 20 engine
+# games per mode and deck, 10 greedy vs random games per mode (20, 3 runs, 100); vanquishers, 3
+# runs of 10 games, 2 protocol matches (40, 5); multiverse, 60 challenges, 5 TCP runs (500, 20);
+# versus42, its bots 10 games per pairing instead of 200 (same ISMCTS budget: 0.5 s per decision),
+# its balance 30 greedy and 2 ismcts deals (2000, 60). Their small-sample rates and targets
+# (balance) say little in quick mode.
 # `--full` runs everything at the scripts' defaults (versus42's bots: 200 games per pairing,
 # ~31 minutes on 2 cores; its balance: 4 120 games, an estimated ~20 minutes more; tournament
 # ~4 minutes; multiverse: 1 000 runs).
@@ -71,7 +73,7 @@ NAMES = PLATFORM + game_benchmarks()
 QUICK: dict[str, dict[str, Any]] = {
     "audit": {"games": 20, "tournament_runs": 2},
     "tournament": {"sizes": (4, 12), "runs": 1, "max_sprt_games": 20},
-    "bots_games": {"games": 10},
+    "bots_games": {"games": 10, "ismcts_games": 2},
 }
 
 

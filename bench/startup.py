@@ -1,4 +1,4 @@
-# Start-up cost of the `versus` command: how long the imports of `versus --help` and
+# Start-up cost and memory of the `versus` command: how long the imports of `versus --help` and
 # of `versus verify FILE` on a small transcript take, measured with `python -X importtime`.
 #
 # Each command runs in a fresh interpreter, N times; the figures are medians over runs:
@@ -12,6 +12,9 @@
 #   150 ms, is on this figure;
 # - the wall time of the whole process, for reference.
 # The transcript is a seeded decklist demo, made once.
+# Last, the peak resident memory of a whole `versus demo` (both peers, their bots and the
+# verification of the transcript run in the one process), read from the child's own rusage
+# (os.wait4), target 40 MiB.
 #
 # The package's bytecode is compiled first and the children may write bytecode, as after any
 # `pip install` (which compiles it): with PYTHONDONTWRITEBYTECODE set and stale .pyc files, each
@@ -37,6 +40,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 from versus.cli.argtypes import count  # noqa: E402
 
 TARGET_MS = 150.0  # of `versus verify`'s imports (SPEC, Packaging)
+TARGET_DEMO_MB = 40.0  # peak resident memory (MiB) of `versus demo`, both peers
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
@@ -112,6 +116,21 @@ def small_transcript(folder: Path) -> Path:
     return next(folder.glob("*/transcript.vtr"))
 
 
+def demo_peak_mb(folder: Path, seed: int) -> float:
+    """Peak resident MiB of one seeded `versus demo`, measured on that child alone:
+    RUSAGE_CHILDREN would take the maximum over every child this bench ever waited for."""
+    child = subprocess.Popen([sys.executable, "-m", "versus.cli.main", "demo", "--seed",
+                              f"5eed{seed:04x}", "--quiet", "--out", str(folder / f"demo{seed}")],
+                             cwd=ROOT, env=CHILD_ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    error = child.stderr.read() if child.stderr else b""
+    if child.returncode != 0:
+        raise SystemExit(f"versus demo failed ({child.returncode}): {error[-300:]!r}")
+    return usage.ru_maxrss / 1024  # Linux reports kibibytes
+
+
 def figures(runs: int = 7) -> list[dict[str, object]]:
     compile_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,6 +153,10 @@ def figures(runs: int = 7) -> list[dict[str, object]]:
             rows.append({"name": f"{name}: whole process",
                          "value": statistics.median(s[1] for s in samples), "unit": "ms",
                          "target": None, "comparison": None})
+        peaks = [demo_peak_mb(Path(tmp), seed) for seed in range(1, min(runs, 5) + 1)]
+        rows.append({"name": "versus demo: peak memory (both peers)",
+                     "value": statistics.median(peaks), "unit": "MiB", "target": TARGET_DEMO_MB,
+                     "comparison": "<="})
     return rows
 
 
@@ -145,8 +168,8 @@ def main() -> int:
     width = max(len(str(r["name"])) for r in rows)
     print(f"{'figure':<{width}}  {'median':>10}  {'target':>10}")
     for r in rows:
-        target = "" if r["target"] is None else f"<= {r['target']:.0f} ms"
-        print(f"{r['name']:<{width}}  {r['value']:>7.1f} ms  {target:>10}")
+        target = "" if r["target"] is None else f"<= {r['target']:.0f} {r['unit']}"
+        print(f"{r['name']:<{width}}  {r['value']:>7.1f} {r['unit']:<3}  {target:>10}")
     return 0
 
 

@@ -112,16 +112,16 @@ def medians(order: str, games: int, runs: int, deck: int = 12, hand: int = 3
 
 
 def engine_figures(games: int = 300, runs: int = 5) -> list[dict[str, object]]:
-    """The headline figures for bench/run_all.py, with the engine's targets (default rules:
-    at least 20,000 applied inputs/s, legal-action generation included, and 150 games/s)."""
+    """The headline figures for bench/run_all.py, with the engine's goal (SPEC, Performance
+    goals; default rules: at least 100,000 applied inputs/s, legal-action generation included)."""
     out: list[dict[str, object]] = []
     for order in ("ordered", "any"):
         med = medians(order, games, runs)
         out += [
             {"name": f"engine {order}: inputs/s", "value": med["inputs/s"], "unit": "/s",
-             "target": 20_000, "comparison": ">="},
+             "target": 100_000, "comparison": ">="},
             {"name": f"engine {order}: games/s", "value": med["games/s"], "unit": "/s",
-             "target": 150, "comparison": ">="},
+             "target": None, "comparison": None},
             {"name": f"engine {order}: state bytes", "value": med["state bytes"], "unit": "B",
              "target": None, "comparison": None},
         ]
@@ -204,7 +204,7 @@ def deal_split(rows: list[dict[str, object]]) -> tuple[int, int, int]:
 
 
 TARGET_WIN_RATE = {("ismcts", "random"): 0.95,  # SPEC Part 7, "Strength"
-                   ("ismcts", "greedy"): 0.65}
+                   ("ismcts", "greedy"): 0.80}  # SPEC, Performance goals
 
 
 def bots_figures(games: int = 200, iterations: int | None = None, seconds: float = 0.5,
