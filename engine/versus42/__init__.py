@@ -42,7 +42,7 @@ from .decisions import (
     TurnDecision,
 )
 from .decks import hidden_decks
-from .game import State, encode_state, legal_actions, state_hash, step
+from .game import State, encode_state, legal_actions, listed_actions, state_hash, step
 from .geometry import STANDARD, Geometry
 from .ruleset import RULES_OPTIONS, ActionOrder, Ruleset, Tile, first_player, layout_tiles
 
@@ -201,7 +201,7 @@ class Versus42:
         return Finished(d.outcome.value, d.winner)
 
     def legal_actions(self, state: State) -> Sequence[Input]:
-        return legal_actions(state)
+        return listed_actions(state)  # the state's own tuple: the local loop copies it anyway
 
     def step(self, state: State, inp: Input) -> State:
         return step(state, inp)

@@ -156,13 +156,14 @@ class _ActionCache:
     """Immutable Action (and reveal decision) objects shared by all states of one (geometry,
     deck size)."""
 
-    __slots__ = ("end", "flip", "groups", "moves_from", "names", "one", "pick", "reveal",
-                 "size", "summon", "two", "zero")
+    __slots__ = ("end", "end_only", "flip", "groups", "moves_from", "names", "one", "pick",
+                 "reveal", "size", "summon", "two", "zero")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
         deck_size = n_handles // 2
         self.end = Action._fast(ActionKind.END)
+        self.end_only = (self.end,)
         self.flip = tuple(Action._fast(ActionKind.FLIP, area=n) for n in names)
         # every move from area a, in legal-list order (destinations by area index)
         self.moves_from = tuple(
@@ -539,10 +540,8 @@ def _push(s: State, seq: Sequence[tuple[int, ...]]) -> None:
 
 
 def _end_turn(s: State) -> None:
-    temp = s.temp
-    for h in range(2 * s.n):  # §1.9.3: Increases "until the end of the turn" expire
-        if temp[h]:
-            temp[h] = 0
+    if any(s.temp):  # §1.9.3: Increases "until the end of the turn" expire (most turns: none)
+        s.temp = [0] * (2 * s.n)
     s.turn += 1
     s.used = s.order_pos = s.summons = 0
     if s.turn >= 2 * s.rules.max_turns:  # §1.10.3
@@ -608,11 +607,18 @@ def _blue_active(s: State) -> bool:
 
 def _allowed(s: State, kind: int) -> bool:
     """§1.4.2–1.4.4: at most one Action of each type (Summon unlimited on a recto Blue)."""
-    if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
-        return False
-    if kind == _SUMMON:
-        return not (s.used & 1) or _blue_active(s)
-    return not (s.used >> kind) & 1
+    return bool(_allowed_kinds(s) >> kind & 1)
+
+
+def _allowed_kinds(s: State) -> int:
+    """The turn action kinds §1.4.2–1.4.4 allow now, as bits (bit k: kind k, summon to
+    move): one computation for every kind (legal-action generation reads all four)."""
+    used = s.used
+    floor = s.order_pos if s.rules.action_order is ActionOrder.ORDERED else 0
+    mask = ~used & 0b1111 & (-1 << floor)  # §1.4.3: no kind before the last one used
+    if used & 1 and not floor and _blue_active(s):  # §1.4.4: Summon again on a recto Blue
+        mask |= 1
+    return mask
 
 
 def _sources(s: State, h: int) -> list[Active]:
@@ -627,6 +633,12 @@ def _sources(s: State, h: int) -> list[Active]:
 def legal_actions(state: State) -> list[Action]:
     """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end),
     a new list each call (the state keeps its own as a tuple: step trusts what it lists)."""
+    return list(listed_actions(state))
+
+
+def listed_actions(state: State) -> tuple[Action, ...]:
+    """`legal_actions` as the tuple the state keeps (never a copy: the generic adapter's
+    callers copy it, or only read it)."""
     legal = state._legal
     if legal is None:
         d = state.pending
@@ -637,7 +649,7 @@ def legal_actions(state: State) -> list[Action]:
         else:
             legal = ()
         state._legal = legal
-    return list(legal)
+    return legal
 
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
@@ -648,19 +660,29 @@ def legal_actions(state: State) -> list[Action]:
 # or a move is allowed (a verifier replaying a transcript never needs the full list), and
 # otherwise lists them all, which the state keeps for `legal_actions` (a player asks next).
 
-def _turn_actions(s: State) -> list[Action]:
-    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end. The
-    board is scanned once for its occupied areas (every kind's list reads them)."""
-    board, n = s.board, s.n
-    lo = s.active * n
-    hi = lo + n  # the active player's handles (-1 on the board: an empty area)
-    occ = [a for a, c in enumerate(board) if c >= 0]
-    own = [a for a in occ if lo <= board[a] < hi]
+def _turn_actions(s: State, allowed: int | None = None) -> list[Action]:
+    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end.
+    `allowed`: `_allowed_kinds(s)` if the caller has it. The board is scanned once for its
+    occupied areas (every kind but summon reads them), and only if a kind reading it is
+    allowed (after a Move, under the ordered rule, nothing is)."""
+    if allowed is None:
+        allowed = _allowed_kinds(s)
     out: list[Action] = []
-    _add_summons(s, out)
-    _add_flips(s, occ, out)
-    _add_activates(s, own, occ, out)
-    _add_moves(s, own, out)
+    if allowed & 1:
+        _add_summons(s, out)
+    if allowed & 0b1110:
+        board, n = s.board, s.n
+        lo = s.active * n
+        hi = lo + n  # the active player's handles (-1 on the board: an empty area)
+        occ = [a for a, c in enumerate(board) if c >= 0]
+        if allowed & 2:
+            _add_flips(s, occ, out)
+        if allowed & 0b1100:
+            own = [a for a in occ if lo <= board[a] < hi]
+            if allowed & 4:
+                _add_activates(s, own, occ, out)
+            if allowed & 8:
+                _add_moves(s, own, out)
     out.append(s.ac.end)
     return out
 
@@ -676,18 +698,22 @@ def _listed_if_needed(s: State) -> tuple[Action, ...] | None:
     hand card or an own field card); else every legal turn action (flips, activates, end),
     which is what `_has_turn_action` would scan anyway: `_run` keeps it for `legal_actions`."""
     p = s.active
-    if s.hand_n[p] and _allowed(s, _SUMMON):  # a hand card can go on any own area
+    allowed = _allowed_kinds(s)
+    if allowed & 1 and s.hand_n[p]:  # a hand card can go on any own area
         return None
     # an own field card (cards left = deck + hand + field) can move: every area has a neighbour
-    if s.alive[p] > s.deck_n[p] + s.hand_n[p] and _allowed(s, _MOVE):
+    if allowed & 8 and s.alive[p] > s.deck_n[p] + s.hand_n[p]:
         return None
-    return tuple(_turn_actions(s))
+    if not allowed & 0b0110:  # neither flip nor activate: `end` alone (most turns' last step)
+        return s.ac.end_only
+    return tuple(_turn_actions(s, allowed & 0b0110))
 
 
 def _add_summons(s: State, out: list[Action]) -> None:
-    """§1.5.1: a hand card onto any area of one's side, recto or verso."""
+    """§1.5.1: a hand card onto any area of one's side, recto or verso (if Summon is
+    allowed: the caller checks)."""
     p, n = s.active, s.n
-    if s.hand_n[p] and _allowed(s, _SUMMON):
+    if s.hand_n[p]:
         zone, summon = s.zone, s.ac.summon
         for h in range(p * n, p * n + n):
             if zone[h] == HAND:
@@ -695,26 +721,25 @@ def _add_summons(s: State, out: list[Action]) -> None:
 
 
 def _add_flips(s: State, occ: list[int], out: list[Action]) -> None:
-    """§1.5.2: any verso field card, except the opponent's on Gray (`occ`: occupied areas)."""
-    if _allowed(s, _FLIP):
-        lo = s.active * s.n
-        hi = lo + s.n
-        board, face, tiles, flip = s.board, s.face, s.tiles, s.ac.flip
-        out += [flip[a] for a in occ
-                if not face[board[a]] and (lo <= board[a] < hi or tiles[a] != _GRAY)]
+    """§1.5.2: any verso field card, except the opponent's on Gray (`occ`: occupied areas;
+    if Flip is allowed: the caller checks)."""
+    lo = s.active * s.n
+    hi = lo + s.n
+    board, face, tiles, flip = s.board, s.face, s.tiles, s.ac.flip
+    out += [flip[a] for a in occ
+            if not face[board[a]] and (lo <= board[a] < hi or tiles[a] != _GRAY)]
 
 
 def _add_activates(s: State, own: list[int], occ: list[int], out: list[Action]) -> None:
     """§1.5.3, §1.8.2: each Active of each own recto card (on the areas `own`), with every
-    valid target list."""
-    if _allowed(s, _ACTIVATE):
-        p, board, face, ident, codes = s.active, s.board, s.face, s.ident, s.static.act
-        for a in own:
-            c = board[a]
-            if face[c]:
-                _add_active(s, p, c, a, 0, codes[ident[c]], (), occ, out)
-                for k, x in enumerate(s.stack[c], 1):  # §1.8.2: absorbed cards' Actives
-                    _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
+    valid target list (if Activate is allowed: the caller checks)."""
+    p, board, face, ident, codes, stack = s.active, s.board, s.face, s.ident, s.static.act, s.stack
+    for a in own:
+        c = board[a]
+        if face[c]:
+            _add_active(s, p, c, a, 0, codes[ident[c]], (), occ, out)
+            for k, x in enumerate(stack[c], 1):  # §1.8.2: absorbed cards' Actives
+                _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
 
 
 def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, bool, int],
@@ -777,11 +802,11 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
 
 
 def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
-    """§1.5.4: an own field card to any adjacent area."""
-    if own and _allowed(s, _MOVE):
-        moves_from = s.ac.moves_from
-        for a in own:
-            out += moves_from[a]
+    """§1.5.4: an own field card to any adjacent area (if Move is allowed: the caller
+    checks)."""
+    moves_from = s.ac.moves_from
+    for a in own:
+        out += moves_from[a]
 
 
 def _matching(s: State, p: int, h: int, target: int, occ: list[int]) -> list[int]:
