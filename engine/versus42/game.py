@@ -133,12 +133,16 @@ class _Static:
     """Per-catalogue tables derived once (continuous Passives and Actives as small tuples:
     the legal-action generator reads them for every recto card at every turn decision)."""
 
-    __slots__ = ("act", "cont")
+    __slots__ = ("act", "cont", "plain")
 
     def __init__(self, cat: Catalogue) -> None:
         # (op, target, range is "any", max_strength) of each card's Active
         self.act = tuple((_OP_CODES[a.op], _TARGET_CODES[a.target], a.range == "any",
                           a.max_strength) for a in cat.actives)
+        # whether that Active names no area (draw, discard, increase self): one Action, which
+        # the generator appends without a call (a third of the catalogue's recto cards)
+        self.plain = tuple(op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF)
+                           for op, target, _, _ in self.act)
         cont = []
         for p in cat.passives:
             if p.trigger == "while_colour":
@@ -364,7 +368,8 @@ def step_with_report(state: State, inp: Input) -> tuple[State, StepReport]:
     return _step(state, inp, report), report
 
 
-def _step(state: State, inp: Input, report: StepReport | None) -> State:
+def _step(state: State, inp: Input, report: StepReport | None = None) -> State:
+    """`step`, watched by `report` if given (`step_with_report`)."""
     if state.result is not None:
         raise GameOverError(f"input {_fmt(inp)!r} after the end of the game ({state.result})")
     s = state.clone()
@@ -733,11 +738,16 @@ def _add_flips(s: State, occ: list[int], out: list[Action]) -> None:
 def _add_activates(s: State, own: list[int], occ: list[int], out: list[Action]) -> None:
     """§1.5.3, §1.8.2: each Active of each own recto card (on the areas `own`), with every
     valid target list (if Activate is allowed: the caller checks)."""
-    p, board, face, ident, codes, stack = s.active, s.board, s.face, s.ident, s.static.act, s.stack
+    p, board, face, ident, stack = s.active, s.board, s.face, s.ident, s.stack
+    codes, plain, zero = s.static.act, s.static.plain, s.ac.zero
     for a in own:
         c = board[a]
         if face[c]:
-            _add_active(s, p, c, a, 0, codes[ident[c]], (), occ, out)
+            i = ident[c]
+            if plain[i]:
+                out.append(zero[a][0])
+            else:
+                _add_active(s, p, c, a, 0, codes[i], (), occ, out)
             for k, x in enumerate(stack[c], 1):  # §1.8.2: absorbed cards' Actives
                 _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
 
@@ -751,7 +761,7 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
     is area x. `occ`: the occupied areas, in area order."""
     op, target, any_range, limit = code
     ac = s.ac
-    here = s.pos[c]
+    here = a  # (card c stands on area a: no battle is in progress at a turn decision)
     if op == _TELEPORT:  # a destination: any area but the teleported card's own
         if target == _SELF:
             out += ac.teleports(a, k, pre, here)
