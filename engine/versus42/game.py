@@ -233,8 +233,8 @@ class State:
     __slots__ = (
         "_legal", "ac", "active", "alive", "battle", "blue", "board", "cat", "deck_n",
         "face", "first", "geom", "hand_n", "ident", "n", "order_pos", "pending", "pos",
-        "result", "rules", "rules_digest", "stack", "static", "summons", "tasks", "temp",
-        "tiles", "turn", "used", "zone",
+        "result", "rules", "rules_digest", "shared", "stack", "static", "summons", "tasks",
+        "temp", "tiles", "turn", "used", "zone",
     )
 
     def clone(self) -> State:
@@ -249,7 +249,27 @@ class State:
         c.turn, c.active, c.used, c.order_pos, c.summons = (
             self.turn, self.active, self.used, self.order_pos, self.summons)
         c.battle, c.pending, c.result = self.battle, self.pending, self.result
-        c._legal = None
+        c._legal, c.shared = None, 0
+        return c
+
+    def _fork(self) -> State:
+        """The copy `step` resolves into: the lists most steps write (board, pos, tasks) are
+        copied; the others are shared with this state until the step writes one (`shared`
+        says which; the `_w_*` functions copy a list before its first write). A step writes
+        two or three of the eleven lists: copying all of them was a tenth of a step, and
+        the garbage collector's runs grow with every list made."""
+        c = State.__new__(State)
+        c.rules, c.cat, c.geom, c.tiles, c.first, c.n = (
+            self.rules, self.cat, self.geom, self.tiles, self.first, self.n)
+        c.ac, c.static, c.blue, c.rules_digest = self.ac, self.static, self.blue, self.rules_digest
+        c.zone, c.face, c.ident, c.temp, c.stack = (
+            self.zone, self.face, self.ident, self.temp, self.stack)
+        c.alive, c.deck_n, c.hand_n = self.alive, self.deck_n, self.hand_n
+        c.pos, c.board, c.tasks = self.pos[:], self.board[:], self.tasks[:]
+        c.turn, c.active, c.used, c.order_pos, c.summons = (
+            self.turn, self.active, self.used, self.order_pos, self.summons)
+        c.battle, c.pending, c.result = self.battle, self.pending, self.result
+        c._legal, c.shared = None, _SHARED_ALL
         return c
 
     # --- read-only helpers used by views, tests and bots --------------------------------
@@ -290,6 +310,57 @@ class State:
         """A short description of where the game is, for error messages."""
         d = self.decision
         return f"turn {self.turn + 1}, player {self.active} to play, awaiting {_describe(d)}"
+
+
+# `State.shared` bits: which lists a forked state still shares with the state it came from
+_SH_ZONE, _SH_FACE, _SH_IDENT, _SH_TEMP, _SH_STACK, _SH_COUNTS = 1, 2, 4, 8, 16, 32
+_SHARED_ALL = 63
+
+
+# The writable zone, face, ident, temp, stack and counts (alive, deck_n, hand_n) of a state
+# being resolved: every write to one of these lists in this module goes through these (a
+# forked state shares them with its parent, which must never change).
+
+def _w_zone(s: State) -> list[int]:
+    if s.shared & _SH_ZONE:
+        s.zone = s.zone[:]
+        s.shared ^= _SH_ZONE
+    return s.zone
+
+
+def _w_face(s: State) -> list[int]:
+    if s.shared & _SH_FACE:
+        s.face = s.face[:]
+        s.shared ^= _SH_FACE
+    return s.face
+
+
+def _w_ident(s: State) -> list[int]:
+    if s.shared & _SH_IDENT:
+        s.ident = s.ident[:]
+        s.shared ^= _SH_IDENT
+    return s.ident
+
+
+def _w_temp(s: State) -> list[int]:
+    if s.shared & _SH_TEMP:
+        s.temp = s.temp[:]
+        s.shared ^= _SH_TEMP
+    return s.temp
+
+
+def _w_stack(s: State) -> list[tuple[int, ...]]:
+    if s.shared & _SH_STACK:
+        s.stack = s.stack[:]
+        s.shared ^= _SH_STACK
+    return s.stack
+
+
+def _w_counts(s: State) -> None:
+    """Make alive, deck_n and hand_n writable (three short lists: together)."""
+    if s.shared & _SH_COUNTS:
+        s.alive, s.deck_n, s.hand_n = s.alive[:], s.deck_n[:], s.hand_n[:]
+        s.shared ^= _SH_COUNTS
 
 
 def _describe(d: object) -> str:
@@ -349,6 +420,7 @@ def blank_state(ruleset: Ruleset, catalogue: Catalogue, tiles: tuple[int, ...]) 
     s.turn, s.active, s.used, s.order_pos, s.summons = 0, s.first, 0, 0, 0
     s.battle, s.pending, s.result, s._legal = None, None, None, None
     s.tasks = []
+    s.shared = 0
     return s
 
 
@@ -372,7 +444,7 @@ def _step(state: State, inp: Input, report: StepReport | None = None) -> State:
     """`step`, watched by `report` if given (`step_with_report`)."""
     if state.result is not None:
         raise GameOverError(f"input {_fmt(inp)!r} after the end of the game ({state.result})")
-    s = state.clone()
+    s = state._fork()
     try:
         _apply_input(s, state, inp)
     except (TypeError, AttributeError, KeyError, IndexError):
@@ -473,15 +545,17 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
             raise _illegal(state, inp, f"handle {h} is not in player {d.player}'s deck")
         s.pending = None
         p = d.player
+        _w_counts(s)
         s.deck_n[p] -= 1
+        zone = _w_zone(s)
         if d.purpose is DealPurpose.HAND:
-            s.zone[h] = HAND
+            zone[h] = HAND
             s.hand_n[p] += 1
         elif d.purpose is DealPurpose.FIELD:  # a start position's verso card (T_PLACE)
-            s.zone[h], s.pos[h], s.face[h] = FIELD, d.area, 0
+            zone[h], s.pos[h], _w_face(s)[h] = FIELD, d.area, 0
             s.board[d.area] = h
         else:  # §1.6.1: the top card is removed from play, then shown
-            s.zone[h] = DISCARDED
+            zone[h] = DISCARDED
             s.alive[p] -= 1
             s.tasks.append((T_REVEAL, h))
     elif isinstance(inp, Reveal):
@@ -491,7 +565,7 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
         if card is None:
             raise _illegal(state, inp, f"unknown card id {inp.card_id!r}")
         s.pending = None
-        s.ident[inp.handle] = card.index
+        _w_ident(s)[inp.handle] = card.index
     else:
         raise IllegalActionError(f"input {inp!r} is not an Action, Deal or Reveal")
 
@@ -512,7 +586,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
     stack gives the active player a turn decision, or ends its turn by itself. `report`
     (step_with_report) watches the battle steps and those turn ends."""
     handlers, end_turn = (_HANDLERS, _end_turn) if report is None else report._hooks()
-    tasks, alive = s.tasks, s.alive
+    tasks = s.tasks
     while s.pending is None and s.result is None:
         if not tasks:
             listed = _listed_if_needed(s)
@@ -524,6 +598,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
             continue
         t = tasks.pop()
         handlers[t[0]](s, t)
+        alive = s.alive  # (copied on its first write: read it anew)
         if not (alive[0] and alive[1]) or s.result is not None:  # (a call per task costs)
             _check_end(s)
 
@@ -547,6 +622,7 @@ def _push(s: State, seq: Sequence[tuple[int, ...]]) -> None:
 def _end_turn(s: State) -> None:
     if any(s.temp):  # §1.9.3: Increases "until the end of the turn" expire (most turns: none)
         s.temp = [0] * (2 * s.n)
+        s.shared &= ~_SH_TEMP
     s.turn += 1
     s.used = s.order_pos = s.summons = 0
     if s.turn >= 2 * s.rules.max_turns:  # §1.10.3
@@ -1020,7 +1096,7 @@ def _resolve_active(s: State, p: int, h: int, spec: Active, targets: list[int]) 
         _push(s, [(T_DRAW, p)] * spec.amount)
     elif op == "increase":
         card = h if spec.target == "self" else board[targets[0]]
-        s.temp[card] += spec.amount
+        _w_temp(s)[card] += spec.amount
     elif op == "flip":
         c = board[targets[0]]
         _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
@@ -1050,11 +1126,14 @@ def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
     area = s.pos[h]
     _remove(s, h)
     owner = h // s.n
-    s.zone[h] = DESTROYED if absorber < 0 else ABSORBED
+    _w_zone(s)[h] = DESTROYED if absorber < 0 else ABSORBED
+    _w_counts(s)
     s.alive[owner] -= 1
-    s.temp[h] = 0
+    if s.temp[h]:
+        _w_temp(s)[h] = 0
     if absorber >= 0:
-        s.stack[absorber] = (*s.stack[absorber], h)
+        stack = _w_stack(s)
+        stack[absorber] = (*stack[absorber], h)
     follow: list[tuple[int, ...]] = [(T_DRAW, owner)]
     if s.face[h] and s.cat.passives[s.ident[h]].trigger == "destroyed":
         follow.append((T_PASSIVE, h, -1, area))
@@ -1064,13 +1143,15 @@ def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
 def _discard_picked(s: State, h: int) -> None:
     """§1.6.1: a discard chosen from hand (deck empty) or field (deck and hand empty)."""
     p = h // s.n
+    _w_counts(s)
     if s.zone[h] == HAND:
         s.hand_n[p] -= 1
     else:
         _remove(s, h)
-    s.zone[h] = DISCARDED
+    _w_zone(s)[h] = DISCARDED
     s.alive[p] -= 1
-    s.temp[h] = 0
+    if s.temp[h]:
+        _w_temp(s)[h] = 0
     s.tasks.append((T_REVEAL, h))
 
 
@@ -1111,9 +1192,10 @@ def _t_reveal(s: State, t: tuple[int, ...]) -> None:
 def _t_land(s: State, t: tuple[int, ...]) -> None:
     _, h, area, recto = t
     p = h // s.n
-    s.zone[h] = FIELD
+    _w_zone(s)[h] = FIELD
+    _w_counts(s)
     s.hand_n[p] -= 1
-    s.face[h] = recto
+    _w_face(s)[h] = recto
     battle = _arrive(s, h, area)
     seq: list[tuple[int, ...]] = []
     if recto and s.cat.passives[s.ident[h]].trigger == "summoned":
@@ -1126,7 +1208,7 @@ def _t_land(s: State, t: tuple[int, ...]) -> None:
 def _t_turn_up(s: State, t: tuple[int, ...]) -> None:
     h = t[1]
     if s.zone[h] == FIELD and not s.face[h]:
-        s.face[h] = 1
+        _w_face(s)[h] = 1
         if s.cat.passives[s.ident[h]].trigger == "revealed":
             s.tasks.append((T_PASSIVE, h, -1, s.pos[h]))
 
@@ -1167,6 +1249,7 @@ def _t_turned(s: State, t: tuple[int, ...]) -> None:
     seq: list[tuple[int, ...]] = []
     for x, other in ((a, b), (b, a)):
         if not face[x]:
+            face = _w_face(s)
             face[x] = 1
             if passives[ident[x]].trigger == "revealed":
                 seq.append((T_PASSIVE, x, other, area))
@@ -1210,7 +1293,7 @@ def _t_passive(s: State, t: tuple[int, ...]) -> None:
     elif op == "discard":
         _push(s, [(T_DISCARD, 1 - p)] * spec.amount)
     elif op == "increase":
-        s.temp[h] += spec.amount
+        _w_temp(s)[h] += spec.amount
     elif op == "flip":
         for c in _adjacent_cards(s, area):
             if c // s.n != p and not s.face[c]:
