@@ -112,6 +112,11 @@ _WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY),
 _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
 _ACT = ActionKind.ACTIVATE
+# enum members as module constants: `ActionKind.END` on the class costs a Python-level
+# descriptor call in 3.11 (ten times a global's load), and step reads a few per input
+_END, _PICK = int(ActionKind.END), int(ActionKind.PICK)
+_ORDERED = ActionOrder.ORDERED
+_HAND_DEAL, _FIELD_DEAL = DealPurpose.HAND, DealPurpose.FIELD
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
 # the decisions `_run` pauses on most, built once per player (a frozen dataclass costs a
@@ -526,10 +531,10 @@ class StepReport:
 def _apply_input(s: State, state: State, inp: Input) -> None:
     d = s.pending
     if isinstance(inp, Action):
-        if isinstance(d, TurnDecision) and inp.kind != ActionKind.PICK:
+        if isinstance(d, TurnDecision) and inp.kind != _PICK:
             s.pending = None
             _apply_turn_action(s, inp, state)
-        elif isinstance(d, ChoiceDecision) and inp.kind == ActionKind.PICK:
+        elif isinstance(d, ChoiceDecision) and inp.kind == _PICK:
             if inp.handle not in d.options:
                 raise _illegal(state, inp, f"handle {inp.handle} is not among the options "
                                f"{list(d.options)}")
@@ -548,10 +553,10 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
         _w_counts(s)
         s.deck_n[p] -= 1
         zone = _w_zone(s)
-        if d.purpose is DealPurpose.HAND:
+        if d.purpose is _HAND_DEAL:
             zone[h] = HAND
             s.hand_n[p] += 1
-        elif d.purpose is DealPurpose.FIELD:  # a start position's verso card (T_PLACE)
+        elif d.purpose is _FIELD_DEAL:  # a start position's verso card (T_PLACE)
             zone[h], s.pos[h], _w_face(s)[h] = FIELD, d.area, 0
             s.board[d.area] = h
         else:  # §1.6.1: the top card is removed from play, then shown
@@ -695,7 +700,7 @@ def _allowed_kinds(s: State) -> int:
     """The turn action kinds §1.4.2–1.4.4 allow now, as bits (bit k: kind k, summon to
     move): one computation for every kind (legal-action generation reads all four)."""
     used = s.used
-    floor = s.order_pos if s.rules.action_order is ActionOrder.ORDERED else 0
+    floor = s.order_pos if s.rules.action_order is _ORDERED else 0
     mask = ~used & 0b1111 & (-1 << floor)  # §1.4.3: no kind before the last one used
     if used & 1 and not floor and _blue_active(s):  # §1.4.4: Summon again on a recto Blue
         mask |= 1
@@ -943,7 +948,7 @@ def _not_in_hand(s: State, h: int, p: int) -> str:
 
 def _apply_turn_action(s: State, a: Action, before: State) -> None:
     kind = a.kind
-    if kind == ActionKind.END:  # §1.4.5
+    if kind == _END:  # §1.4.5
         s.tasks.append((T_END_TURN,))
         return
     legal = before._legal
@@ -954,12 +959,12 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         a = legal[i]  # type: ignore[index]
         index = s.geom.index
         area = index[a.area]
-        if kind == ActionKind.ACTIVATE:
+        if kind == _ACTIVATE:
             c = s.board[area]
             targets = [index[t] for t in a.targets]
             _resolve_active(s, s.active, c, _sources(s, c)[a.source], targets)
         else:
-            _do_turn_action(s, a, area, index[a.to] if kind == ActionKind.MOVE else -1)
+            _do_turn_action(s, a, area, index[a.to] if kind == _MOVE else -1)
     else:
         _check_turn_action(s, a, before)
     s.used |= 1 << kind
@@ -983,11 +988,11 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
     if not _allowed(s, kind):
         why = ("the Summon Action is used and no recto card stands on the Blue area"
                if kind == _SUMMON else f"the {KIND_WORDS[kind]} Action is used")
-        if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
+        if s.order_pos > kind and s.rules.action_order is _ORDERED:
             why = "actions go in the order summon, flip, activate, move (§1.4.3)"
         raise _illegal(before, a, why)
     board, n = s.board, s.n
-    if kind == ActionKind.SUMMON:  # §1.5.1
+    if kind == _SUMMON:  # §1.5.1
         h = a.handle
         if not (0 <= h < 2 * n and h // n == p and s.zone[h] == HAND):
             raise _illegal(before, a, _not_in_hand(s, h, p))
@@ -995,7 +1000,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         if s.geom.owner[area] != p:
             raise _illegal(before, a, f"{a.area} is not on player {p}'s side")
         _do_turn_action(s, a, area, -1)
-    elif kind == ActionKind.FLIP:  # §1.5.2
+    elif kind == _FLIP:  # §1.5.2
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or s.face[c]:
@@ -1004,7 +1009,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         if c // n != p and s.tiles[area] == _GRAY:
             raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
         _do_turn_action(s, a, area, -1)
-    elif kind == ActionKind.MOVE:  # §1.5.4
+    elif kind == _MOVE:  # §1.5.4
         src = _area(before, a, a.area)
         dst = _area(before, a, a.to)
         c = board[src]
@@ -1013,7 +1018,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         if dst not in s.geom.adjacent[src]:
             raise _illegal(before, a, f"{a.to} is not adjacent to {a.area}")
         _do_turn_action(s, a, src, dst)
-    elif kind == ActionKind.ACTIVATE:  # §1.5.3
+    elif kind == _ACTIVATE:  # §1.5.3
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or c // n != p or not s.face[c]:
@@ -1040,12 +1045,12 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
 def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
     """The effect of a legal summon (onto `area`), flip (of `area`) or move (`area` to `to`)."""
     kind = a.kind
-    if kind == ActionKind.SUMMON:  # §1.5.1
+    if kind == _SUMMON:  # §1.5.1
         h = a.handle
         seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
         _push(s, seq)
         s.summons += 1
-    elif kind == ActionKind.FLIP:  # §1.5.2
+    elif kind == _FLIP:  # §1.5.2
         c = s.board[area]
         _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
     else:  # move, §1.5.4
