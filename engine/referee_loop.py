@@ -29,6 +29,9 @@ Choose = Callable[[Any, list[Any], int], Any]
 ChooseAsync = Callable[[Any, list[Any], int], Awaitable[Any]]
 #: the decisions the loop answers itself (a player answers TURN and CHOICE)
 AUTOMATIC = (DecisionKind.DEAL, DecisionKind.REVEAL, DecisionKind.CHANCE)
+# (as constants: an enum member read from its class is a descriptor call in 3.11, and
+# `automatic` runs for every deal and reveal)
+_DEAL, _REVEAL = DecisionKind.DEAL, DecisionKind.REVEAL
 
 
 class HashBelow:
@@ -107,14 +110,14 @@ class LocalPlay:
     def automatic(self, d: Pending) -> Any:
         """The input answering a DEAL (the owner learns its card), REVEAL or CHANCE."""
         game = self.game
-        if d.kind is DecisionKind.DEAL:
+        if d.kind is _DEAL:
             h = self.orders[d.deck][self.dealt[d.deck]]
             self.dealt[d.deck] += 1
             assert d.player is not None
             if self.owner_learns is None or self.owner_learns(d):
                 self.knowledge[d.player].learn(h, self.identity[h])
             return game.deal_input(h)
-        if d.kind is DecisionKind.REVEAL:
+        if d.kind is _REVEAL:
             return game.reveal_input(d.handle, self.identity[d.handle])
         return game.legal_actions(self.state)[self.chance(d.outcomes)]
 

@@ -112,6 +112,11 @@ _WHITE, _BLACK, _GRAY, _BLUE = int(Tile.WHITE), int(Tile.BLACK), int(Tile.GRAY),
 _COLOUR_TILE = {"white": _WHITE, "black": _BLACK, "gray": _GRAY, "blue": _BLUE}
 _SUMMON, _FLIP, _ACTIVATE, _MOVE = 0, 1, 2, 3
 _ACT = ActionKind.ACTIVATE
+# enum members as module constants: `ActionKind.END` on the class costs a Python-level
+# descriptor call in 3.11 (ten times a global's load), and step reads a few per input
+_END, _PICK = int(ActionKind.END), int(ActionKind.PICK)
+_ORDERED = ActionOrder.ORDERED
+_HAND_DEAL, _FIELD_DEAL = DealPurpose.HAND, DealPurpose.FIELD
 _OUTCOME_CODES = {o: i for i, o in enumerate(Outcome)}
 _DEAL_PURPOSE = (DealPurpose.HAND, DealPurpose.DISCARD, DealPurpose.FIELD)
 # the decisions `_run` pauses on most, built once per player (a frozen dataclass costs a
@@ -133,12 +138,16 @@ class _Static:
     """Per-catalogue tables derived once (continuous Passives and Actives as small tuples:
     the legal-action generator reads them for every recto card at every turn decision)."""
 
-    __slots__ = ("act", "cont")
+    __slots__ = ("act", "cont", "plain")
 
     def __init__(self, cat: Catalogue) -> None:
         # (op, target, range is "any", max_strength) of each card's Active
         self.act = tuple((_OP_CODES[a.op], _TARGET_CODES[a.target], a.range == "any",
                           a.max_strength) for a in cat.actives)
+        # whether that Active names no area (draw, discard, increase self): one Action, which
+        # the generator appends without a call (a third of the catalogue's recto cards)
+        self.plain = tuple(op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF)
+                           for op, target, _, _ in self.act)
         cont = []
         for p in cat.passives:
             if p.trigger == "while_colour":
@@ -156,13 +165,14 @@ class _ActionCache:
     """Immutable Action (and reveal decision) objects shared by all states of one (geometry,
     deck size)."""
 
-    __slots__ = ("end", "flip", "groups", "moves_from", "names", "one", "pick", "reveal",
-                 "size", "summon", "two", "zero")
+    __slots__ = ("end", "end_only", "flip", "groups", "moves_from", "names", "one", "pick",
+                 "reveal", "size", "summon", "two", "zero")
 
     def __init__(self, geom: Geometry, n_handles: int) -> None:
         names = geom.names
         deck_size = n_handles // 2
         self.end = Action._fast(ActionKind.END)
+        self.end_only = (self.end,)
         self.flip = tuple(Action._fast(ActionKind.FLIP, area=n) for n in names)
         # every move from area a, in legal-list order (destinations by area index)
         self.moves_from = tuple(
@@ -228,8 +238,8 @@ class State:
     __slots__ = (
         "_legal", "ac", "active", "alive", "battle", "blue", "board", "cat", "deck_n",
         "face", "first", "geom", "hand_n", "ident", "n", "order_pos", "pending", "pos",
-        "result", "rules", "rules_digest", "stack", "static", "summons", "tasks", "temp",
-        "tiles", "turn", "used", "zone",
+        "result", "rules", "rules_digest", "shared", "stack", "static", "summons", "tasks",
+        "temp", "tiles", "turn", "used", "zone",
     )
 
     def clone(self) -> State:
@@ -244,7 +254,27 @@ class State:
         c.turn, c.active, c.used, c.order_pos, c.summons = (
             self.turn, self.active, self.used, self.order_pos, self.summons)
         c.battle, c.pending, c.result = self.battle, self.pending, self.result
-        c._legal = None
+        c._legal, c.shared = None, 0
+        return c
+
+    def _fork(self) -> State:
+        """The copy `step` resolves into: the lists most steps write (board, pos, tasks) are
+        copied; the others are shared with this state until the step writes one (`shared`
+        says which; the `_w_*` functions copy a list before its first write). A step writes
+        two or three of the eleven lists: copying all of them was a tenth of a step, and
+        the garbage collector's runs grow with every list made."""
+        c = State.__new__(State)
+        c.rules, c.cat, c.geom, c.tiles, c.first, c.n = (
+            self.rules, self.cat, self.geom, self.tiles, self.first, self.n)
+        c.ac, c.static, c.blue, c.rules_digest = self.ac, self.static, self.blue, self.rules_digest
+        c.zone, c.face, c.ident, c.temp, c.stack = (
+            self.zone, self.face, self.ident, self.temp, self.stack)
+        c.alive, c.deck_n, c.hand_n = self.alive, self.deck_n, self.hand_n
+        c.pos, c.board, c.tasks = self.pos[:], self.board[:], self.tasks[:]
+        c.turn, c.active, c.used, c.order_pos, c.summons = (
+            self.turn, self.active, self.used, self.order_pos, self.summons)
+        c.battle, c.pending, c.result = self.battle, self.pending, self.result
+        c._legal, c.shared = None, _SHARED_ALL
         return c
 
     # --- read-only helpers used by views, tests and bots --------------------------------
@@ -285,6 +315,57 @@ class State:
         """A short description of where the game is, for error messages."""
         d = self.decision
         return f"turn {self.turn + 1}, player {self.active} to play, awaiting {_describe(d)}"
+
+
+# `State.shared` bits: which lists a forked state still shares with the state it came from
+_SH_ZONE, _SH_FACE, _SH_IDENT, _SH_TEMP, _SH_STACK, _SH_COUNTS = 1, 2, 4, 8, 16, 32
+_SHARED_ALL = 63
+
+
+# The writable zone, face, ident, temp, stack and counts (alive, deck_n, hand_n) of a state
+# being resolved: every write to one of these lists in this module goes through these (a
+# forked state shares them with its parent, which must never change).
+
+def _w_zone(s: State) -> list[int]:
+    if s.shared & _SH_ZONE:
+        s.zone = s.zone[:]
+        s.shared ^= _SH_ZONE
+    return s.zone
+
+
+def _w_face(s: State) -> list[int]:
+    if s.shared & _SH_FACE:
+        s.face = s.face[:]
+        s.shared ^= _SH_FACE
+    return s.face
+
+
+def _w_ident(s: State) -> list[int]:
+    if s.shared & _SH_IDENT:
+        s.ident = s.ident[:]
+        s.shared ^= _SH_IDENT
+    return s.ident
+
+
+def _w_temp(s: State) -> list[int]:
+    if s.shared & _SH_TEMP:
+        s.temp = s.temp[:]
+        s.shared ^= _SH_TEMP
+    return s.temp
+
+
+def _w_stack(s: State) -> list[tuple[int, ...]]:
+    if s.shared & _SH_STACK:
+        s.stack = s.stack[:]
+        s.shared ^= _SH_STACK
+    return s.stack
+
+
+def _w_counts(s: State) -> None:
+    """Make alive, deck_n and hand_n writable (three short lists: together)."""
+    if s.shared & _SH_COUNTS:
+        s.alive, s.deck_n, s.hand_n = s.alive[:], s.deck_n[:], s.hand_n[:]
+        s.shared ^= _SH_COUNTS
 
 
 def _describe(d: object) -> str:
@@ -344,6 +425,7 @@ def blank_state(ruleset: Ruleset, catalogue: Catalogue, tiles: tuple[int, ...]) 
     s.turn, s.active, s.used, s.order_pos, s.summons = 0, s.first, 0, 0, 0
     s.battle, s.pending, s.result, s._legal = None, None, None, None
     s.tasks = []
+    s.shared = 0
     return s
 
 
@@ -363,10 +445,11 @@ def step_with_report(state: State, inp: Input) -> tuple[State, StepReport]:
     return _step(state, inp, report), report
 
 
-def _step(state: State, inp: Input, report: StepReport | None) -> State:
+def _step(state: State, inp: Input, report: StepReport | None = None) -> State:
+    """`step`, watched by `report` if given (`step_with_report`)."""
     if state.result is not None:
         raise GameOverError(f"input {_fmt(inp)!r} after the end of the game ({state.result})")
-    s = state.clone()
+    s = state._fork()
     try:
         _apply_input(s, state, inp)
     except (TypeError, AttributeError, KeyError, IndexError):
@@ -448,10 +531,10 @@ class StepReport:
 def _apply_input(s: State, state: State, inp: Input) -> None:
     d = s.pending
     if isinstance(inp, Action):
-        if isinstance(d, TurnDecision) and inp.kind != ActionKind.PICK:
+        if isinstance(d, TurnDecision) and inp.kind != _PICK:
             s.pending = None
             _apply_turn_action(s, inp, state)
-        elif isinstance(d, ChoiceDecision) and inp.kind == ActionKind.PICK:
+        elif isinstance(d, ChoiceDecision) and inp.kind == _PICK:
             if inp.handle not in d.options:
                 raise _illegal(state, inp, f"handle {inp.handle} is not among the options "
                                f"{list(d.options)}")
@@ -467,15 +550,17 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
             raise _illegal(state, inp, f"handle {h} is not in player {d.player}'s deck")
         s.pending = None
         p = d.player
+        _w_counts(s)
         s.deck_n[p] -= 1
-        if d.purpose is DealPurpose.HAND:
-            s.zone[h] = HAND
+        zone = _w_zone(s)
+        if d.purpose is _HAND_DEAL:
+            zone[h] = HAND
             s.hand_n[p] += 1
-        elif d.purpose is DealPurpose.FIELD:  # a start position's verso card (T_PLACE)
-            s.zone[h], s.pos[h], s.face[h] = FIELD, d.area, 0
+        elif d.purpose is _FIELD_DEAL:  # a start position's verso card (T_PLACE)
+            zone[h], s.pos[h], _w_face(s)[h] = FIELD, d.area, 0
             s.board[d.area] = h
         else:  # §1.6.1: the top card is removed from play, then shown
-            s.zone[h] = DISCARDED
+            zone[h] = DISCARDED
             s.alive[p] -= 1
             s.tasks.append((T_REVEAL, h))
     elif isinstance(inp, Reveal):
@@ -485,7 +570,7 @@ def _apply_input(s: State, state: State, inp: Input) -> None:
         if card is None:
             raise _illegal(state, inp, f"unknown card id {inp.card_id!r}")
         s.pending = None
-        s.ident[inp.handle] = card.index
+        _w_ident(s)[inp.handle] = card.index
     else:
         raise IllegalActionError(f"input {inp!r} is not an Action, Deal or Reveal")
 
@@ -506,7 +591,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
     stack gives the active player a turn decision, or ends its turn by itself. `report`
     (step_with_report) watches the battle steps and those turn ends."""
     handlers, end_turn = (_HANDLERS, _end_turn) if report is None else report._hooks()
-    tasks, alive = s.tasks, s.alive
+    tasks = s.tasks
     while s.pending is None and s.result is None:
         if not tasks:
             listed = _listed_if_needed(s)
@@ -518,6 +603,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
             continue
         t = tasks.pop()
         handlers[t[0]](s, t)
+        alive = s.alive  # (copied on its first write: read it anew)
         if not (alive[0] and alive[1]) or s.result is not None:  # (a call per task costs)
             _check_end(s)
 
@@ -539,10 +625,9 @@ def _push(s: State, seq: Sequence[tuple[int, ...]]) -> None:
 
 
 def _end_turn(s: State) -> None:
-    temp = s.temp
-    for h in range(2 * s.n):  # §1.9.3: Increases "until the end of the turn" expire
-        if temp[h]:
-            temp[h] = 0
+    if any(s.temp):  # §1.9.3: Increases "until the end of the turn" expire (most turns: none)
+        s.temp = [0] * (2 * s.n)
+        s.shared &= ~_SH_TEMP
     s.turn += 1
     s.used = s.order_pos = s.summons = 0
     if s.turn >= 2 * s.rules.max_turns:  # §1.10.3
@@ -608,11 +693,18 @@ def _blue_active(s: State) -> bool:
 
 def _allowed(s: State, kind: int) -> bool:
     """§1.4.2–1.4.4: at most one Action of each type (Summon unlimited on a recto Blue)."""
-    if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
-        return False
-    if kind == _SUMMON:
-        return not (s.used & 1) or _blue_active(s)
-    return not (s.used >> kind) & 1
+    return bool(_allowed_kinds(s) >> kind & 1)
+
+
+def _allowed_kinds(s: State) -> int:
+    """The turn action kinds §1.4.2–1.4.4 allow now, as bits (bit k: kind k, summon to
+    move): one computation for every kind (legal-action generation reads all four)."""
+    used = s.used
+    floor = s.order_pos if s.rules.action_order is _ORDERED else 0
+    mask = ~used & 0b1111 & (-1 << floor)  # §1.4.3: no kind before the last one used
+    if used & 1 and not floor and _blue_active(s):  # §1.4.4: Summon again on a recto Blue
+        mask |= 1
+    return mask
 
 
 def _sources(s: State, h: int) -> list[Active]:
@@ -627,6 +719,12 @@ def _sources(s: State, h: int) -> list[Active]:
 def legal_actions(state: State) -> list[Action]:
     """Every legal Action for the pending turn or choice decision ([] for deal/reveal/end),
     a new list each call (the state keeps its own as a tuple: step trusts what it lists)."""
+    return list(listed_actions(state))
+
+
+def listed_actions(state: State) -> tuple[Action, ...]:
+    """`legal_actions` as the tuple the state keeps (never a copy: the generic adapter's
+    callers copy it, or only read it)."""
     legal = state._legal
     if legal is None:
         d = state.pending
@@ -637,7 +735,7 @@ def legal_actions(state: State) -> list[Action]:
         else:
             legal = ()
         state._legal = legal
-    return list(legal)
+    return legal
 
 
 # Legality of each turn action kind is written once, in one function per kind that adds the
@@ -648,19 +746,29 @@ def legal_actions(state: State) -> list[Action]:
 # or a move is allowed (a verifier replaying a transcript never needs the full list), and
 # otherwise lists them all, which the state keeps for `legal_actions` (a player asks next).
 
-def _turn_actions(s: State) -> list[Action]:
-    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end. The
-    board is scanned once for its occupied areas (every kind's list reads them)."""
-    board, n = s.board, s.n
-    lo = s.active * n
-    hi = lo + n  # the active player's handles (-1 on the board: an empty area)
-    occ = [a for a, c in enumerate(board) if c >= 0]
-    own = [a for a in occ if lo <= board[a] < hi]
+def _turn_actions(s: State, allowed: int | None = None) -> list[Action]:
+    """Every legal turn action, in SPEC order: summons, flips, activates, moves, end.
+    `allowed`: `_allowed_kinds(s)` if the caller has it. The board is scanned once for its
+    occupied areas (every kind but summon reads them), and only if a kind reading it is
+    allowed (after a Move, under the ordered rule, nothing is)."""
+    if allowed is None:
+        allowed = _allowed_kinds(s)
     out: list[Action] = []
-    _add_summons(s, out)
-    _add_flips(s, occ, out)
-    _add_activates(s, own, occ, out)
-    _add_moves(s, own, out)
+    if allowed & 1:
+        _add_summons(s, out)
+    if allowed & 0b1110:
+        board, n = s.board, s.n
+        lo = s.active * n
+        hi = lo + n  # the active player's handles (-1 on the board: an empty area)
+        occ = [a for a, c in enumerate(board) if c >= 0]
+        if allowed & 2:
+            _add_flips(s, occ, out)
+        if allowed & 0b1100:
+            own = [a for a in occ if lo <= board[a] < hi]
+            if allowed & 4:
+                _add_activates(s, own, occ, out)
+            if allowed & 8:
+                _add_moves(s, own, out)
     out.append(s.ac.end)
     return out
 
@@ -676,18 +784,22 @@ def _listed_if_needed(s: State) -> tuple[Action, ...] | None:
     hand card or an own field card); else every legal turn action (flips, activates, end),
     which is what `_has_turn_action` would scan anyway: `_run` keeps it for `legal_actions`."""
     p = s.active
-    if s.hand_n[p] and _allowed(s, _SUMMON):  # a hand card can go on any own area
+    allowed = _allowed_kinds(s)
+    if allowed & 1 and s.hand_n[p]:  # a hand card can go on any own area
         return None
     # an own field card (cards left = deck + hand + field) can move: every area has a neighbour
-    if s.alive[p] > s.deck_n[p] + s.hand_n[p] and _allowed(s, _MOVE):
+    if allowed & 8 and s.alive[p] > s.deck_n[p] + s.hand_n[p]:
         return None
-    return tuple(_turn_actions(s))
+    if not allowed & 0b0110:  # neither flip nor activate: `end` alone (most turns' last step)
+        return s.ac.end_only
+    return tuple(_turn_actions(s, allowed & 0b0110))
 
 
 def _add_summons(s: State, out: list[Action]) -> None:
-    """§1.5.1: a hand card onto any area of one's side, recto or verso."""
+    """§1.5.1: a hand card onto any area of one's side, recto or verso (if Summon is
+    allowed: the caller checks)."""
     p, n = s.active, s.n
-    if s.hand_n[p] and _allowed(s, _SUMMON):
+    if s.hand_n[p]:
         zone, summon = s.zone, s.ac.summon
         for h in range(p * n, p * n + n):
             if zone[h] == HAND:
@@ -695,26 +807,30 @@ def _add_summons(s: State, out: list[Action]) -> None:
 
 
 def _add_flips(s: State, occ: list[int], out: list[Action]) -> None:
-    """§1.5.2: any verso field card, except the opponent's on Gray (`occ`: occupied areas)."""
-    if _allowed(s, _FLIP):
-        lo = s.active * s.n
-        hi = lo + s.n
-        board, face, tiles, flip = s.board, s.face, s.tiles, s.ac.flip
-        out += [flip[a] for a in occ
-                if not face[board[a]] and (lo <= board[a] < hi or tiles[a] != _GRAY)]
+    """§1.5.2: any verso field card, except the opponent's on Gray (`occ`: occupied areas;
+    if Flip is allowed: the caller checks)."""
+    lo = s.active * s.n
+    hi = lo + s.n
+    board, face, tiles, flip = s.board, s.face, s.tiles, s.ac.flip
+    out += [flip[a] for a in occ
+            if not face[board[a]] and (lo <= board[a] < hi or tiles[a] != _GRAY)]
 
 
 def _add_activates(s: State, own: list[int], occ: list[int], out: list[Action]) -> None:
     """§1.5.3, §1.8.2: each Active of each own recto card (on the areas `own`), with every
-    valid target list."""
-    if _allowed(s, _ACTIVATE):
-        p, board, face, ident, codes = s.active, s.board, s.face, s.ident, s.static.act
-        for a in own:
-            c = board[a]
-            if face[c]:
-                _add_active(s, p, c, a, 0, codes[ident[c]], (), occ, out)
-                for k, x in enumerate(s.stack[c], 1):  # §1.8.2: absorbed cards' Actives
-                    _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
+    valid target list (if Activate is allowed: the caller checks)."""
+    p, board, face, ident, stack = s.active, s.board, s.face, s.ident, s.stack
+    codes, plain, zero = s.static.act, s.static.plain, s.ac.zero
+    for a in own:
+        c = board[a]
+        if face[c]:
+            i = ident[c]
+            if plain[i]:
+                out.append(zero[a][0])
+            else:
+                _add_active(s, p, c, a, 0, codes[i], (), occ, out)
+            for k, x in enumerate(stack[c], 1):  # §1.8.2: absorbed cards' Actives
+                _add_active(s, p, c, a, k, codes[ident[x]], (), occ, out)
 
 
 def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, bool, int],
@@ -726,7 +842,7 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
     is area x. `occ`: the occupied areas, in area order."""
     op, target, any_range, limit = code
     ac = s.ac
-    here = s.pos[c]
+    here = a  # (card c stands on area a: no battle is in progress at a turn decision)
     if op == _TELEPORT:  # a destination: any area but the teleported card's own
         if target == _SELF:
             out += ac.teleports(a, k, pre, here)
@@ -777,11 +893,11 @@ def _add_active(s: State, p: int, c: int, a: int, k: int, code: tuple[int, int, 
 
 
 def _add_moves(s: State, own: list[int], out: list[Action]) -> None:
-    """§1.5.4: an own field card to any adjacent area."""
-    if own and _allowed(s, _MOVE):
-        moves_from = s.ac.moves_from
-        for a in own:
-            out += moves_from[a]
+    """§1.5.4: an own field card to any adjacent area (if Move is allowed: the caller
+    checks)."""
+    moves_from = s.ac.moves_from
+    for a in own:
+        out += moves_from[a]
 
 
 def _matching(s: State, p: int, h: int, target: int, occ: list[int]) -> list[int]:
@@ -832,7 +948,7 @@ def _not_in_hand(s: State, h: int, p: int) -> str:
 
 def _apply_turn_action(s: State, a: Action, before: State) -> None:
     kind = a.kind
-    if kind == ActionKind.END:  # §1.4.5
+    if kind == _END:  # §1.4.5
         s.tasks.append((T_END_TURN,))
         return
     legal = before._legal
@@ -843,12 +959,12 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         a = legal[i]  # type: ignore[index]
         index = s.geom.index
         area = index[a.area]
-        if kind == ActionKind.ACTIVATE:
+        if kind == _ACTIVATE:
             c = s.board[area]
             targets = [index[t] for t in a.targets]
             _resolve_active(s, s.active, c, _sources(s, c)[a.source], targets)
         else:
-            _do_turn_action(s, a, area, index[a.to] if kind == ActionKind.MOVE else -1)
+            _do_turn_action(s, a, area, index[a.to] if kind == _MOVE else -1)
     else:
         _check_turn_action(s, a, before)
     s.used |= 1 << kind
@@ -872,11 +988,11 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
     if not _allowed(s, kind):
         why = ("the Summon Action is used and no recto card stands on the Blue area"
                if kind == _SUMMON else f"the {KIND_WORDS[kind]} Action is used")
-        if s.order_pos > kind and s.rules.action_order is ActionOrder.ORDERED:
+        if s.order_pos > kind and s.rules.action_order is _ORDERED:
             why = "actions go in the order summon, flip, activate, move (§1.4.3)"
         raise _illegal(before, a, why)
     board, n = s.board, s.n
-    if kind == ActionKind.SUMMON:  # §1.5.1
+    if kind == _SUMMON:  # §1.5.1
         h = a.handle
         if not (0 <= h < 2 * n and h // n == p and s.zone[h] == HAND):
             raise _illegal(before, a, _not_in_hand(s, h, p))
@@ -884,7 +1000,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         if s.geom.owner[area] != p:
             raise _illegal(before, a, f"{a.area} is not on player {p}'s side")
         _do_turn_action(s, a, area, -1)
-    elif kind == ActionKind.FLIP:  # §1.5.2
+    elif kind == _FLIP:  # §1.5.2
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or s.face[c]:
@@ -893,7 +1009,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         if c // n != p and s.tiles[area] == _GRAY:
             raise _illegal(before, a, f"the opponent's verso card on Gray {a.area} is protected")
         _do_turn_action(s, a, area, -1)
-    elif kind == ActionKind.MOVE:  # §1.5.4
+    elif kind == _MOVE:  # §1.5.4
         src = _area(before, a, a.area)
         dst = _area(before, a, a.to)
         c = board[src]
@@ -902,7 +1018,7 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
         if dst not in s.geom.adjacent[src]:
             raise _illegal(before, a, f"{a.to} is not adjacent to {a.area}")
         _do_turn_action(s, a, src, dst)
-    elif kind == ActionKind.ACTIVATE:  # §1.5.3
+    elif kind == _ACTIVATE:  # §1.5.3
         area = _area(before, a, a.area)
         c = board[area]
         if c < 0 or c // n != p or not s.face[c]:
@@ -929,12 +1045,12 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
 def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
     """The effect of a legal summon (onto `area`), flip (of `area`) or move (`area` to `to`)."""
     kind = a.kind
-    if kind == ActionKind.SUMMON:  # §1.5.1
+    if kind == _SUMMON:  # §1.5.1
         h = a.handle
         seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
         _push(s, seq)
         s.summons += 1
-    elif kind == ActionKind.FLIP:  # §1.5.2
+    elif kind == _FLIP:  # §1.5.2
         c = s.board[area]
         _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
     else:  # move, §1.5.4
@@ -985,7 +1101,7 @@ def _resolve_active(s: State, p: int, h: int, spec: Active, targets: list[int]) 
         _push(s, [(T_DRAW, p)] * spec.amount)
     elif op == "increase":
         card = h if spec.target == "self" else board[targets[0]]
-        s.temp[card] += spec.amount
+        _w_temp(s)[card] += spec.amount
     elif op == "flip":
         c = board[targets[0]]
         _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
@@ -1015,11 +1131,14 @@ def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
     area = s.pos[h]
     _remove(s, h)
     owner = h // s.n
-    s.zone[h] = DESTROYED if absorber < 0 else ABSORBED
+    _w_zone(s)[h] = DESTROYED if absorber < 0 else ABSORBED
+    _w_counts(s)
     s.alive[owner] -= 1
-    s.temp[h] = 0
+    if s.temp[h]:
+        _w_temp(s)[h] = 0
     if absorber >= 0:
-        s.stack[absorber] = (*s.stack[absorber], h)
+        stack = _w_stack(s)
+        stack[absorber] = (*stack[absorber], h)
     follow: list[tuple[int, ...]] = [(T_DRAW, owner)]
     if s.face[h] and s.cat.passives[s.ident[h]].trigger == "destroyed":
         follow.append((T_PASSIVE, h, -1, area))
@@ -1029,13 +1148,15 @@ def _destroy(s: State, h: int, absorber: int = -1) -> list[tuple[int, ...]]:
 def _discard_picked(s: State, h: int) -> None:
     """§1.6.1: a discard chosen from hand (deck empty) or field (deck and hand empty)."""
     p = h // s.n
+    _w_counts(s)
     if s.zone[h] == HAND:
         s.hand_n[p] -= 1
     else:
         _remove(s, h)
-    s.zone[h] = DISCARDED
+    _w_zone(s)[h] = DISCARDED
     s.alive[p] -= 1
-    s.temp[h] = 0
+    if s.temp[h]:
+        _w_temp(s)[h] = 0
     s.tasks.append((T_REVEAL, h))
 
 
@@ -1076,9 +1197,10 @@ def _t_reveal(s: State, t: tuple[int, ...]) -> None:
 def _t_land(s: State, t: tuple[int, ...]) -> None:
     _, h, area, recto = t
     p = h // s.n
-    s.zone[h] = FIELD
+    _w_zone(s)[h] = FIELD
+    _w_counts(s)
     s.hand_n[p] -= 1
-    s.face[h] = recto
+    _w_face(s)[h] = recto
     battle = _arrive(s, h, area)
     seq: list[tuple[int, ...]] = []
     if recto and s.cat.passives[s.ident[h]].trigger == "summoned":
@@ -1091,7 +1213,7 @@ def _t_land(s: State, t: tuple[int, ...]) -> None:
 def _t_turn_up(s: State, t: tuple[int, ...]) -> None:
     h = t[1]
     if s.zone[h] == FIELD and not s.face[h]:
-        s.face[h] = 1
+        _w_face(s)[h] = 1
         if s.cat.passives[s.ident[h]].trigger == "revealed":
             s.tasks.append((T_PASSIVE, h, -1, s.pos[h]))
 
@@ -1132,6 +1254,7 @@ def _t_turned(s: State, t: tuple[int, ...]) -> None:
     seq: list[tuple[int, ...]] = []
     for x, other in ((a, b), (b, a)):
         if not face[x]:
+            face = _w_face(s)
             face[x] = 1
             if passives[ident[x]].trigger == "revealed":
                 seq.append((T_PASSIVE, x, other, area))
@@ -1175,7 +1298,7 @@ def _t_passive(s: State, t: tuple[int, ...]) -> None:
     elif op == "discard":
         _push(s, [(T_DISCARD, 1 - p)] * spec.amount)
     elif op == "increase":
-        s.temp[h] += spec.amount
+        _w_temp(s)[h] += spec.amount
     elif op == "flip":
         for c in _adjacent_cards(s, area):
             if c // s.n != p and not s.face[c]:

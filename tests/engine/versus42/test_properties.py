@@ -151,3 +151,32 @@ def test_both_action_orders_finish_many_games():
             ref = _referee(bytes([i, 7]), order, 12, 3)
             results[(order, i)] = ref.play()
     assert all(r is not None for r in results.values())
+
+
+def _snapshot(s: object) -> tuple[object, ...]:
+    """Every list of a state's public layout, copied (the hash leaves the counts out)."""
+    return tuple(list(getattr(s, name)) for name in (
+        "zone", "pos", "face", "ident", "temp", "stack", "board", "alive", "deck_n", "hand_n",
+        "tasks"))
+
+
+def test_no_input_changes_the_state_it_is_applied_to():
+    # step shares the lists an input does not write with the state it came from (copy on
+    # write): every kind of input (deals, reveals and choices too), and every sibling of a
+    # turn action, must leave that state as it was
+    inputs = siblings = 0
+    for seed, order in ((b"pure-0", ActionOrder.ORDERED), (b"pure-1", ActionOrder.ANY),
+                        (b"pure-2", ActionOrder.ORDERED), (b"pure-3", ActionOrder.ANY)):
+        ref = _referee(seed, order, 12, 3)
+        while ref.state.result is None:
+            before = ref.state
+            snap = _snapshot(before)
+            if isinstance(before.pending, TurnDecision):
+                for a in legal_actions(before):
+                    step(before, a)
+                    siblings += 1
+                assert _snapshot(before) == snap, format_input(a)
+            inp = ref.advance()
+            inputs += 1
+            assert _snapshot(before) == snap, format_input(inp)
+    assert inputs > 300 and siblings > 1000
