@@ -44,6 +44,17 @@ def seed_bytes(seed: int | bytes) -> bytes:
     return b"versus-rl/%d" % int(seed)
 
 
+def start_play(game: Game, rules: Any, seed: int | bytes) -> LocalPlay:
+    """The local game a table of `seed` plays (its deal, setup seed and chance stream), at its
+    first decision: bench/rl.py plays the same games with no environment around them."""
+    catalogue = game.default_catalogue()
+    raw = seed_bytes(seed)
+    identity, orders = local_deal(game, rules, catalogue, raw)
+    setup_seed = hashlib.sha256(b"versus-rl/setup|" + raw).digest()
+    return LocalPlay.start(game, Setup(rules, catalogue, setup_seed), identity, orders,
+                           HashBelow(raw + b"/chance", 8).below)
+
+
 @dataclass
 class Table:
     """One game of `game` under `rules`, played from `seed` (see the module note)."""
@@ -59,14 +70,8 @@ class Table:
         game = get_game(game) if isinstance(game, str) else game
         if not encoding.has_encoding(game):
             raise TableError(f"game {game.id!r} has no observation/action encoding")
-        catalogue = game.default_catalogue()
-        raw = seed_bytes(seed)
-        identity, orders = local_deal(game, rules, catalogue, raw)
-        setup_seed = hashlib.sha256(b"versus-rl/setup|" + raw).digest()
-        play = LocalPlay.start(game, Setup(rules, catalogue, setup_seed), identity, orders,
-                               HashBelow(raw + b"/chance", 8).below)
-        table = cls(game, rules, play, play.to_player())
-        return table
+        play = start_play(game, rules, seed)
+        return cls(game, rules, play, play.to_player())
 
     # --- what a seat sees -----------------------------------------------------------------
     @property
