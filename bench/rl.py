@@ -121,7 +121,7 @@ def _play_env(game_id: str, seeds: list[int],
         for g in seeds:
             _, info = solo.reset(seed=g)
             while True:
-                legal = np.flatnonzero(info["action_mask"].view(np.bool_))
+                legal = info["action_mask"].view(np.bool_).nonzero()[0]
                 _, _, terminated, truncated, info = solo.step(choose(legal, solo.table, 0))
                 if terminated or truncated:
                     break
@@ -135,7 +135,7 @@ def _play_env(game_id: str, seeds: list[int],
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
+            legal = obs["action_mask"].view(np.bool_).nonzero()[0]
             env.step(choose(legal, env.table, env.possible_agents.index(agent)))
     return time.perf_counter() - start
 
