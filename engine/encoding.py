@@ -204,23 +204,20 @@ class KnownIndices:
     """The action index of every input object met under one rules, by the object's id: an
     engine that hands out the same input objects again and again (an action cache) then has
     a step's indices looked up in C (`list(map(known.index.get, map(id, legal)))`). The
-    objects are kept alive here, so no id is reused while its entry stands. `ranked`: the
-    inputs whose entry is only the first slot of a group, the game adding a rank per list
-    (Versus's Activates). Take one with `known_indices` for each list: a full one is
-    replaced, never emptied under a caller."""
+    objects are kept alive here, so no id is reused while its entry stands. An entry may be
+    only the first slot of a group, the game adding a rank per list (Versus's Activates).
+    Take one with `known_indices` for each list: a full one is replaced, never emptied under
+    a caller."""
 
-    __slots__ = ("index", "kept", "ranked")
+    __slots__ = ("index", "kept")
     LIMIT = 1 << 16  # entries before starting afresh (bounds a game that builds new inputs)
 
     def __init__(self) -> None:
         self.index: dict[int, int] = {}
-        self.ranked: dict[int, int] = {}
         self.kept: list[Any] = []
 
-    def add(self, inp: Any, index: int, ranked: bool = False) -> None:
+    def add(self, inp: Any, index: int) -> None:
         self.index[id(inp)] = index
-        if ranked:
-            self.ranked[id(inp)] = index
         self.kept.append(inp)
 
 
