@@ -1,15 +1,23 @@
-# The research environments' cost (versus.rl): for every game with an encoding, seeded random
-# games played three ways on one core, timed per player decision (a step: one TURN or CHOICE,
-# with the deals, reveals and chance up to the next one):
-#   - the raw engine: LocalPlay (engine/referee_loop.py) with a random pick among the game's
-#     legal inputs, no encoding (its inputs/s, every input counted, are shown beside);
+# The research environments' cost (versus.rl): for every game with an encoding, the same seeded
+# random games played two ways on one core, timed per player decision (a step: one TURN or
+# CHOICE, with the deals, reveals and chance up to the next one):
 #   - the environment: the PettingZoo AEC environment (rl/pettingzoo.py; a solo game: the
-#     Gymnasium one, rl/gymnasium.py), a random action among the mask's at each step, the
-#     agent's observation (numpy) and mask read every step, as a training loop reads them
-#     (the int8 mask's legal indices through a bool view of it: numpy's nonzero walks an int8
-#     array element by element, ~30 µs for Versus's 11,645 actions, a bool one in ~2 µs);
+#     Gymnasium one, rl/gymnasium.py), the agent's observation (numpy) and mask read every
+#     step, as a training loop reads them, and an action among the mask's legal indices (read
+#     through a bool view of the int8 mask: numpy's nonzero walks an int8 array element by
+#     element, ~30 µs for Versus's 11,645 actions, a bool one in ~2 µs);
+#   - the raw engine: the same local game (rl/table.py `start_play`) through LocalPlay
+#     (engine/referee_loop.py), the same input at each step among the game's legal inputs, no
+#     encoding (its inputs/s, every input counted, are shown beside);
 # and the overhead, env time per step over raw time per step, minus 1 (target <= 30 %): the
-# median of 3 rounds, each timing both on the same games one after the other.
+# median of 3 rounds, each timing both one after the other.
+#
+# Why recorded games: a ratio of costs per step means something only over the same positions.
+# The games (seeds 0.., a seeded random choice among the mask's legal indices) are played once
+# through the environment untimed (`record`), then both sides replay them: the environment by
+# each action's position among the mask's legal indices, the raw engine by its input's position
+# among `legal_actions` (different seeds and policies on the two sides gave games of different
+# lengths and positions, so a game's costlier positions weighed differently on each side).
 #
 #   .venv/bin/python bench/rl.py [--games N]
 from __future__ import annotations
