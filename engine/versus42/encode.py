@@ -222,7 +222,13 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
 
 def _layout(rules: Ruleset) -> tuple[int, int, int, int, int, int, int]:
     """(areas, handles, flip, move, summon, pick, activate) starts."""
-    a, n = _areas(rules), 2 * rules.deck_size
+    return _layout_by_size(_areas(rules), 2 * rules.deck_size)
+
+
+@cache
+def _layout_by_size(a: int, n: int) -> tuple[int, int, int, int, int, int, int]:
+    """`_layout` of a areas and n handles (a state's own sizes: the rules' geometry is a
+    property worth ~10 k instructions, too dear for every step)."""
     flip = 1
     move = flip + a
     summon = move + a * a
@@ -323,7 +329,7 @@ def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
     out = list(map(known.index.get, map(id, legal)))
     if None in out:
         _learn(s, legal, out, known)
-    first = _layout(s.rules)[-1]
+    first = _layout_by_size(s.geom.size, 2 * s.n)[-1]
     # the Activates: the inputs whose slot is in the Activate part, at the end of the space
     # (found from the slots, in C: no second pass over the inputs)
     acts = list(compress(range(len(out)), map(le, repeat(first), out)))
