@@ -1,15 +1,23 @@
-# The research environments' cost (versus.rl): for every game with an encoding, seeded random
-# games played three ways on one core, timed per player decision (a step: one TURN or CHOICE,
-# with the deals, reveals and chance up to the next one):
-#   - the raw engine: LocalPlay (engine/referee_loop.py) with a random pick among the game's
-#     legal inputs, no encoding (its inputs/s, every input counted, are shown beside);
+# The research environments' cost (versus.rl): for every game with an encoding, the same seeded
+# random games played two ways on one core, timed per player decision (a step: one TURN or
+# CHOICE, with the deals, reveals and chance up to the next one):
 #   - the environment: the PettingZoo AEC environment (rl/pettingzoo.py; a solo game: the
-#     Gymnasium one, rl/gymnasium.py), a random action among the mask's at each step, the
-#     agent's observation (numpy) and mask read every step, as a training loop reads them
-#     (the int8 mask's legal indices through a bool view of it: numpy's nonzero walks an int8
-#     array element by element, ~30 µs for Versus's 11,645 actions, a bool one in ~2 µs);
+#     Gymnasium one, rl/gymnasium.py), the agent's observation (numpy) and mask read every
+#     step, as a training loop reads them, and an action among the mask's legal indices (read
+#     through a bool view of the int8 mask: numpy's nonzero walks an int8 array element by
+#     element, ~30 µs for Versus's 11,645 actions, a bool one in ~2 µs);
+#   - the raw engine: the same local game (rl/table.py `start_play`) through LocalPlay
+#     (engine/referee_loop.py), the same input at each step among the game's legal inputs, no
+#     encoding (its inputs/s, every input counted, are shown beside);
 # and the overhead, env time per step over raw time per step, minus 1 (target <= 30 %): the
-# median of 3 rounds, each timing both on the same games one after the other.
+# median of 3 rounds, each timing both one after the other.
+#
+# Why recorded games: a ratio of costs per step means something only over the same positions.
+# The games (seeds 0.., a seeded random choice among the mask's legal indices) are played once
+# through the environment untimed (`record`), then both sides replay them: the environment by
+# each action's position among the mask's legal indices, the raw engine by its input's position
+# among `legal_actions` (different seeds and policies on the two sides gave games of different
+# lengths and positions, so a game's costlier positions weighed differently on each side).
 #
 #   .venv/bin/python bench/rl.py [--games N]
 from __future__ import annotations
@@ -18,16 +26,17 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
 from versus.cli.argtypes import count  # noqa: E402
 from versus.engine import encoding  # noqa: E402
-from versus.engine.api import Finished, Setup  # noqa: E402
-from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal  # noqa: E402
+from versus.engine.api import Finished  # noqa: E402
+from versus.engine.referee_loop import HashBelow  # noqa: E402
 from versus.engine.registry import games, get_game  # noqa: E402
 
 #: the environment layer's overhead per step over the raw engine's (SPEC Part 3, "Observation
@@ -40,67 +49,103 @@ def encoded() -> tuple[str, ...]:
     return tuple(g.id for g in games() if encoding.has_encoding(get_game(g.id)))
 
 
-def raw(game_id: str, games_: int) -> tuple[float, float]:
-    """(player decisions per second, inputs per second) of the raw engine's random play."""
+class Script(NamedTuple):
+    """One recorded game: at each step, the chosen action's position among the mask's legal
+    indices (the environment's order) and its input's among the game's legal inputs (the
+    raw engine's order)."""
+
+    seed: int
+    in_mask: list[int]
+    in_legal: list[int]
+
+
+def record(game_id: str, games_: int) -> list[Script]:
+    """The games both loops replay: seeds 0.., a seeded random action among the mask's legal
+    indices at each step, played through the environment (untimed)."""
+    scripts = []
+    for g in range(games_):
+        pick = HashBelow(b"bench-rl/pick/%d" % g, 8)
+        script = Script(g, [], [])
+
+        def choose(legal: Any, table: Any, seat: int, script: Script = script,
+                   pick: HashBelow = pick) -> int:
+            j = pick.below(len(legal))
+            action = int(legal[j])
+            script.in_mask.append(j)
+            script.in_legal.append(table.legal(seat).index(action))
+            return action
+
+        _play_env(game_id, [g], choose)
+        scripts.append(script)
+    return scripts
+
+
+def raw(game_id: str, scripts: list[Script]) -> tuple[float, float]:
+    """(player decisions per second, inputs per second) of the raw engine replaying
+    `scripts`: the same local games as the environment's tables (rl/table.py `start_play`),
+    each step the recorded input among the game's legal inputs."""
+    from versus.rl.table import rules_of, start_play
+
     game = get_game(game_id)
-    rules, catalogue = game.default_rules(), game.default_catalogue()
+    rules = rules_of(game, None)  # the environments' rules
     steps = inputs = 0
     start = time.perf_counter()
-    for g in range(games_):
-        seed = b"bench-rl/%d" % g
-        identity, orders = local_deal(game, rules, catalogue, seed)
-        play = LocalPlay.start(game, Setup(rules, catalogue, seed), identity, orders,
-                               HashBelow(seed + b"/chance", 8).below)
-        pick = HashBelow(seed + b"/pick", 8)
-        while True:
-            d = play.to_player()
-            if isinstance(d, Finished):
-                break
-            legal = game.legal_actions(play.state)
-            play.apply(legal[pick.below(len(legal))])
-            steps += 1
+    for script in scripts:
+        play = start_play(game, rules, script.seed)
+        for k in script.in_legal:
+            play.to_player()
+            play.apply(game.legal_actions(play.state)[k])
+        if not isinstance(play.to_player(), Finished):
+            raise RuntimeError(f"{game_id} seed {script.seed}: the raw replay did not end "
+                               "where the environment's game did")
+        steps += len(script.in_legal)
         inputs += play.inputs
     seconds = time.perf_counter() - start
     return steps / seconds, inputs / seconds
 
 
-def environment(game_id: str, games_: int) -> float:
-    """Steps per second of the game's environment under a random masked policy (its imports
-    and construction are not timed)."""
+def environment(game_id: str, scripts: list[Script]) -> float:
+    """Steps per second of the game's environment replaying `scripts` (the recorded position
+    among the mask's legal indices; its imports and construction are not timed)."""
+    steps = sum(len(s.in_mask) for s in scripts)
+    replies = iter([j for s in scripts for j in s.in_mask])
+    seconds = _play_env(game_id, [s.seed for s in scripts],
+                        lambda legal, table, seat: int(legal[next(replies)]))
+    return steps / seconds
+
+
+def _play_env(game_id: str, seeds: list[int],
+              choose: Callable[[Any, Any, int], int]) -> float:
+    """Play the games of `seeds` in the game's environment, reading the observation and the
+    mask every step, `choose(legal indices, table, seat)` picking the action; the seconds."""
     import numpy as np
 
     from versus.rl.gymnasium import SoloEnv
     from versus.rl.pettingzoo import raw_env
 
-    steps = 0
     if get_game(game_id).players == 1:
         solo = SoloEnv(game_id)
         start = time.perf_counter()
-        for g in range(games_):
+        for g in seeds:
             _, info = solo.reset(seed=g)
-            pick = HashBelow(b"bench-rl/pick/%d" % g, 8)
             while True:
-                legal = np.flatnonzero(info["action_mask"].view(np.bool_))
-                action = int(legal[pick.below(len(legal))])
-                _, _, terminated, truncated, info = solo.step(action)
-                steps += 1
+                legal = info["action_mask"].view(np.bool_).nonzero()[0]
+                _, _, terminated, truncated, info = solo.step(choose(legal, solo.table, 0))
                 if terminated or truncated:
                     break
-        return steps / (time.perf_counter() - start)
+        return time.perf_counter() - start
     env = raw_env(game_id)
     start = time.perf_counter()
-    for g in range(games_):
+    for g in seeds:
         env.reset(seed=g)
-        pick = HashBelow(b"bench-rl/pick/%d" % g, 8)
-        for _ in env.agent_iter():
+        for agent in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
-            env.step(int(legal[pick.below(len(legal))]))
-            steps += 1
-    return steps / (time.perf_counter() - start)
+            legal = obs["action_mask"].view(np.bool_).nonzero()[0]
+            env.step(choose(legal, env.table, env.possible_agents.index(agent)))
+    return time.perf_counter() - start
 
 
 def measure(games_: int, rounds: int = 3) -> list[dict[str, Any]]:
@@ -109,12 +154,11 @@ def measure(games_: int, rounds: int = 3) -> list[dict[str, Any]]:
     both sides of one round alike); the overhead is the median of the rounds' overheads."""
     out = []
     for game_id in encoded():
-        raw(game_id, 1)  # warm up: the game's modules and card data load outside the timing
-        environment(game_id, 1)
+        scripts = record(game_id, games_)  # (also the warm-up: modules and card data load)
         runs = []
         for _ in range(rounds):
-            decisions, inputs = raw(game_id, games_)
-            env = environment(game_id, games_)
+            decisions, inputs = raw(game_id, scripts)
+            env = environment(game_id, scripts)
             runs.append((decisions, inputs, env, 100.0 * (decisions / env - 1.0)))
         decisions, inputs, env, overhead = (statistics.median(r[k] for r in runs)
                                             for k in range(4))

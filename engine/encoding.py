@@ -24,6 +24,7 @@
 # two decisions a few handles change (the helpers below serve those members).
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
 from operator import ne
@@ -66,6 +67,30 @@ def observe_entries(game: Game, state: GameState, seat: int,
     return _member(game, "observe")(state, seat, knowledge)  # type: ignore[no-any-return]
 
 
+def per_step(game: Game, name: str) -> Any:
+    """The game's member `name` as an environment calls it every step, or None without it.
+    Decided (SPEC §3.6): a game's `observe_changes` and `legal_indices` are the functions of
+    those names in its package's encode module when it has one, which the game's member only
+    imports on first use (start-up); the import statement costs ~1.5 µs a call (the package's
+    name resolved, sys.modules searched), a few per cent of a raw engine step, so the module's
+    function is called directly once the member has loaded it."""
+    key = (type(game), name)
+    hit = _PER_STEP.get(key)
+    if hit is None:
+        member = getattr(game, name, None)
+        home = type(game).__module__
+        if not hasattr(sys.modules.get(home), "__path__"):  # a class in a package's module
+            home = home.rpartition(".")[0]
+        direct = getattr(sys.modules.get(f"{home}.encode"), name, None)
+        if member is None or not callable(direct):
+            return member  # (not kept: the module may be loaded by the member's first call)
+        hit = _PER_STEP[key] = direct
+    return hit
+
+
+_PER_STEP: dict[tuple[type, str], Any] = {}
+
+
 def observe_changes(game: Game, state: GameState, seat: int, knowledge: GameKnowledge,
                     memo: Any) -> tuple[dict[int, float], Any]:
     """`seat`'s observation of `state` as the entries that differ from the observation `memo`
@@ -75,7 +100,7 @@ def observe_changes(game: Game, state: GameState, seat: int, knowledge: GameKnow
     `observe_changes` (same signature, its own memo) rebuilds only their blocks. Without it,
     the whole observation each time, with the last one's entries cleared (the memo: their
     indices)."""
-    member = getattr(game, "observe_changes", None)
+    member = per_step(game, "observe_changes")
     if member is not None:
         return member(state, seat, knowledge, memo)  # type: ignore[no-any-return]
     entries = observe_entries(game, state, seat, knowledge)
@@ -167,9 +192,10 @@ def legal_indices(game: Game, state: GameState,
         legal = game.legal_actions(state)
     if not legal:
         return []
-    fast = getattr(game, "legal_indices", None)  # optional: a game whose indices share work
+    fast = per_step(game, "legal_indices")  # optional: a game whose indices share work
     if fast is not None:
-        return list(fast(state, legal))
+        out = fast(state, legal)
+        return out if type(out) is list else list(out)  # (the games' own are new lists)
     index = _member(game, "action_index")
     return [index(state, inp) for inp in legal]
 
@@ -178,23 +204,20 @@ class KnownIndices:
     """The action index of every input object met under one rules, by the object's id: an
     engine that hands out the same input objects again and again (an action cache) then has
     a step's indices looked up in C (`list(map(known.index.get, map(id, legal)))`). The
-    objects are kept alive here, so no id is reused while its entry stands. `ranked`: the
-    inputs whose entry is only the first slot of a group, the game adding a rank per list
-    (Versus's Activates). Take one with `known_indices` for each list: a full one is
-    replaced, never emptied under a caller."""
+    objects are kept alive here, so no id is reused while its entry stands. An entry may be
+    only the first slot of a group, the game adding a rank per list (Versus's Activates).
+    Take one with `known_indices` for each list: a full one is replaced, never emptied under
+    a caller."""
 
-    __slots__ = ("index", "kept", "ranked")
+    __slots__ = ("index", "kept")
     LIMIT = 1 << 16  # entries before starting afresh (bounds a game that builds new inputs)
 
     def __init__(self) -> None:
         self.index: dict[int, int] = {}
-        self.ranked: dict[int, int] = {}
         self.kept: list[Any] = []
 
-    def add(self, inp: Any, index: int, ranked: bool = False) -> None:
+    def add(self, inp: Any, index: int) -> None:
         self.index[id(inp)] = index
-        if ranked:
-            self.ranked[id(inp)] = index
         self.kept.append(inp)
 
 

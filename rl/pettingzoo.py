@@ -62,6 +62,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         self.observation_spaces = {a: spaces.Dict({"observation": box, "action_mask": mask})
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(count) for a in self.possible_agents}
+        self._count = count  # (a Discrete's n is a numpy integer: a plain int is cheaper)
+        self._seats = {a: seat for seat, a in enumerate(self.possible_agents)}
         self.table: Table | None = None
         self._observed = [Observed(size) for _ in self.possible_agents]
 
@@ -124,10 +126,10 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self._table()
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         seen = self._observed[seat]
         return {"observation": seen.update(*table.observe_changes(seat, seen.memo)),
-                "action_mask": mask(table.legal(seat), self.action_spaces[agent].n)}
+                "action_mask": mask(table.legal(seat), self._count)}
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -44,6 +44,17 @@ def seed_bytes(seed: int | bytes) -> bytes:
     return b"versus-rl/%d" % int(seed)
 
 
+def start_play(game: Game, rules: Any, seed: int | bytes) -> LocalPlay:
+    """The local game a table of `seed` plays (its deal, setup seed and chance stream), at its
+    first decision: bench/rl.py plays the same games with no environment around them."""
+    catalogue = game.default_catalogue()
+    raw = seed_bytes(seed)
+    identity, orders = local_deal(game, rules, catalogue, raw)
+    setup_seed = hashlib.sha256(b"versus-rl/setup|" + raw).digest()
+    return LocalPlay.start(game, Setup(rules, catalogue, setup_seed), identity, orders,
+                           HashBelow(raw + b"/chance", 8).below)
+
+
 @dataclass
 class Table:
     """One game of `game` under `rules`, played from `seed` (see the module note)."""
@@ -52,21 +63,16 @@ class Table:
     rules: Any
     play: LocalPlay
     decision: Pending | Finished
-    _legal: dict[int, Any] | None = None  # action index -> legal input, of the current state
+    #: the legal action indices of the current state and their inputs, in the game's order
+    _legal: tuple[list[int], list[Any]] | None = None
 
     @classmethod
     def open(cls, game: Game | str, rules: Any, seed: int | bytes) -> Table:
         game = get_game(game) if isinstance(game, str) else game
         if not encoding.has_encoding(game):
             raise TableError(f"game {game.id!r} has no observation/action encoding")
-        catalogue = game.default_catalogue()
-        raw = seed_bytes(seed)
-        identity, orders = local_deal(game, rules, catalogue, raw)
-        setup_seed = hashlib.sha256(b"versus-rl/setup|" + raw).digest()
-        play = LocalPlay.start(game, Setup(rules, catalogue, setup_seed), identity, orders,
-                               HashBelow(raw + b"/chance", 8).below)
-        table = cls(game, rules, play, play.to_player())
-        return table
+        play = start_play(game, rules, seed)
+        return cls(game, rules, play, play.to_player())
 
     # --- what a seat sees -----------------------------------------------------------------
     @property
@@ -108,15 +114,14 @@ class Table:
         """The legal action indices of `seat` ([] when it is not to move)."""
         if self.to_move != seat:
             return []
-        return list(self._legal_inputs())
+        return list(self._legal_inputs()[0])
 
-    def _legal_inputs(self) -> dict[int, Any]:
-        """Each legal index's input, computed once per state (the game's legal order)."""
+    def _legal_inputs(self) -> tuple[list[int], list[Any]]:
+        """The legal indices and their inputs, computed once per state (the game's order)."""
         if self._legal is None:
             state = self.play.state
-            legal = list(self.game.legal_actions(state))
-            self._legal = dict(zip(encoding.legal_indices(self.game, state, legal), legal,
-                                   strict=True))
+            legal = self.game.legal_actions(state)
+            self._legal = (encoding.legal_indices(self.game, state, legal), legal)
         return self._legal
 
     def returns(self) -> list[float]:
@@ -146,9 +151,12 @@ class Table:
         player decision; the input applied. TableError when `index` is not legal now."""
         if self.to_move is None:
             raise TableError(f"game {self.game.id!r} is over: no action {index!r} applies")
-        inp = self._legal_inputs().get(index)
-        if inp is None:
-            raise TableError(f"{self.game.id}: action {index!r} is not a legal input here")
+        indices, legal = self._legal_inputs()
+        try:  # (a list's index, in C: a dict of the indices cost more to build than it saves)
+            inp = legal[indices.index(index)]
+        except ValueError:
+            raise TableError(f"{self.game.id}: action {index!r} is not a legal input here") \
+                from None
         self.play.apply(inp)
         self._legal = None
         self.decision = self.play.to_player()

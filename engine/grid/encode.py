@@ -22,7 +22,6 @@ from ..encoding import (
     known_indices,
     own_changes,
     rewrite_blocks,
-    write_diff,
 )
 from .cards import default_catalogue
 from .notation import GridInput, Verb
@@ -75,7 +74,7 @@ class Seen(NamedTuple):
     shape: tuple[int, int, bool]  # `_shape` of the rules
     state: GridState
     own: dict[int, str]
-    head: dict[int, float]
+    head: tuple[float, ...]
     blocks: list[dict[int, float]]  # per handle, its entries
 
 
@@ -92,31 +91,24 @@ def _own(seat: int, knowledge: GridKnowledge | None) -> dict[int, str]:
     return knowledge.cards if knowledge is not None and knowledge.player == seat else {}
 
 
-def _head(s: GridState, seat: int, n: int, shared: bool) -> dict[int, float]:
-    """The header's entries, from the state's own fields (its `decision()` builds a validated
-    Pending: a cost an environment pays every step). `n`, `shared`: the rules' cards per
-    player and shared deck (read once: properties)."""
+def _head(s: GridState, seat: int, n: int, shared: bool) -> tuple[float, ...]:
+    """The header's values (all HEADER of them, 0.0 included: two tuples compare in C), from
+    the state's own fields (its `decision()` builds a validated Pending: a cost an environment
+    pays every step). `n`, `shared`: the rules' cards per player and shared deck (read once:
+    properties)."""
     zone = s.zone
     mine = len(s.hand(seat))  # (the state keeps each hand: the engine asks it too)
     theirs = zone.count(_HAND) - mine
     decks = (zone.count(_DECK),) * 2 if shared else \
         (zone[:n].count(_DECK), zone[n:].count(_DECK))
-    out = {0: float(seat)}
     d = s.decision
-    if d and len(d) > 1 and d[1] == seat:
-        out[1] = float(d[0] == _TURN)
-        out[2] = float(d[0] in _CHOICES)
-    out[3] = float(s.first == seat)
-    out[4] = s.turn / SCALE_TURN
-    out[5] = float(bool(s.acted))
-    out[6] = decks[seat] / n
-    out[7] = decks[1 - seat] / n
-    out[8], out[9] = mine / SCALE_HAND, theirs / SCALE_HAND
-    if s.result[0] >= 0:
-        out[10] = 1.0
-        out[11] = float(s.result[1] == seat)
-        out[12] = float(s.result[1] == 1 - seat)
-    return out
+    to_me = bool(d) and len(d) > 1 and d[1] == seat
+    over = s.result[0] >= 0
+    return (float(seat), float(to_me and d[0] == _TURN), float(to_me and d[0] in _CHOICES),
+            float(s.first == seat), s.turn / SCALE_TURN, float(bool(s.acted)),
+            decks[seat] / n, decks[1 - seat] / n, mine / SCALE_HAND, theirs / SCALE_HAND,
+            float(over), float(over and s.result[1] == seat),
+            float(over and s.result[1] == 1 - seat))
 
 
 def _block(s: GridState, h: int, seat: int, own: dict[int, str], cells: int
@@ -167,7 +159,7 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
         _check(s, seat)
         shape = _shape(s.rules)
         head = _head(s, seat, shape[1], shape[2])
-        out = dict(head)
+        out = {i: v for i, v in enumerate(head) if v}
         blocks = [_block(s, h, seat, own, cells) for h in range(len(s.zone))]
         for block in blocks:
             out.update(block)
@@ -181,7 +173,8 @@ def observe_changes(s: GridState, seat: int, knowledge: GridKnowledge | None,
         changed, head = set(), memo.head
     else:
         head = _head(s, seat, memo.shape[1], memo.shape[2])
-        write_diff(out, head, memo.head)
+        if head != memo.head:  # (compress and map: the changed (index, value) pairs, in C)
+            out.update(compress(enumerate(head), map(ne, head, memo.head)))
         # one pass over the handles, all their fields together (each field's tuple compared
         # apart costs a pass per field that changed: most of them, between two decisions)
         changed = set(compress(range(len(s.zone)), map(ne, _fields(s), _fields(was))))

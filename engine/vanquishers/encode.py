@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from itertools import repeat
-from operator import add, attrgetter, truediv
+from itertools import compress, repeat
+from operator import add, attrgetter, ne, truediv
 from typing import Any, NamedTuple
 
 from ..encoding import (
@@ -22,7 +22,6 @@ from ..encoding import (
     changed_handles,
     own_changes,
     rewrite_blocks,
-    write_diff,
 )
 from .cards import default_catalogue
 from .engine import D, Move, S, State, Verb, Zone, legal_actions
@@ -77,7 +76,7 @@ class Seen(NamedTuple):
     seat: int
     state: State
     own: dict[int, str]
-    head: dict[int, float]
+    head: Head
     blocks: list[dict[int, float]]  # per handle, its entries
 
 
@@ -113,37 +112,66 @@ def _lay() -> _Layout:
 _NZ, _STEPS, _HERO, _ECLASS = len(Zone), len(STEP_NAMES), int(S.HERO), int(S.ECLASS)
 
 
-def _head(s: State, seat: int) -> dict[int, float]:
+class Head(NamedTuple):
+    """The header's and the two sides' entries (`_head`): the values of the dense slots
+    (`_dense`: the header, then each side's counters, 0.0 included) and the indices of the
+    one-hot entries set to 1.0 (each side's hero and energy class). Why not a dict: the
+    header changes nearly every step, and two tuples compare in C where two dicts' items
+    are hashed into sets."""
+
+    values: tuple[float, ...]
+    hot: tuple[int, ...]
+
+
+@cache
+def _dense() -> tuple[int, ...]:
+    """The indices of `Head.values`: the header's, then mine and their counters'."""
+    lay = _lay()
+    return (*range(HEADER), *range(HEADER, HEADER + len(COUNTERS)),
+            *range(HEADER + lay.side, HEADER + lay.side + len(COUNTERS)))
+
+
+def _head(s: State, seat: int) -> Head:
     """The header's and the two sides' entries."""
     lay = _lay()
-    out: dict[int, float] = {}
     finished = s.result != (-1, -1)  # the state's own fields: `decision()` builds a Pending
-    out[0] = float(seat)
-    if not finished and s.dec[0] in (_TURN, _CHOICE) and s.dec[1] == seat:
-        out[1] = float(s.dec[0] == _TURN)
-        out[2] = float(s.dec[0] == _CHOICE)
-    out[3] = float(s.first == seat)
-    out[4] = float(s.active == seat)
-    out[5] = s.turn / SCALE_TURN
+    mine = not finished and s.dec[0] in (_TURN, _CHOICE) and s.dec[1] == seat
+    steps = [0.0] * _STEPS
     if 0 <= s.phase < _STEPS:
-        out[6 + s.phase] = 1.0
-    at = 6 + _STEPS
-    for k, die in enumerate(s.dice[:2]):
-        out[at + k] = die / 6.0
-    if finished:
-        out[at + 2] = 1.0
-        out[at + 3] = float(s.result[1] == seat)
-        out[at + 4] = float(s.result[1] == 1 - seat)
+        steps[s.phase] = 1.0
+    dice = (s.dice[0] / 6.0 if len(s.dice) > 0 else 0.0,
+            s.dice[1] / 6.0 if len(s.dice) > 1 else 0.0)
+    values = [float(seat), float(mine and s.dec[0] == _TURN),
+              float(mine and s.dec[0] == _CHOICE), float(s.first == seat),
+              float(s.active == seat), s.turn / SCALE_TURN, *steps, *dice, float(finished),
+              float(finished and s.result[1] == seat),
+              float(finished and s.result[1] == 1 - seat)]
+    hot = []
     for base, p in ((HEADER, seat), (HEADER + lay.side, 1 - seat)):
         side = s.sides[p]
-        # the counters, in C: (base + j, side[field] / SCALE_COUNTER)
-        out.update(zip(range(base, base + len(COUNTERS)),
-                       map(truediv, map(side.__getitem__, lay.counters), repeat(SCALE_COUNTER)),
-                       strict=True))
-        out[base + len(COUNTERS) + side[_HERO]] = 1.0
+        # the counters, in C: side[field] / SCALE_COUNTER
+        values += map(truediv, map(side.__getitem__, lay.counters), repeat(SCALE_COUNTER))
+        hot.append(base + len(COUNTERS) + side[_HERO])
         if side[_ECLASS] >= 0:
-            out[base + len(COUNTERS) + lay.cards + side[_ECLASS]] = 1.0
+            hot.append(base + len(COUNTERS) + lay.cards + side[_ECLASS])
+    return Head(tuple(values), tuple(hot))
+
+
+def _head_entries(head: Head) -> dict[int, float]:
+    """A header's nonzero entries (a whole observation's)."""
+    out = {i: v for i, v in zip(_dense(), head.values, strict=True) if v}
+    out.update(dict.fromkeys(head.hot, 1.0))
     return out
+
+
+def _head_diff(out: dict[int, float], new: Head, old: Head) -> None:
+    """Write into `out` what turns header `old` into `new` (the changed values, in C)."""
+    values, was = new.values, old.values
+    if values != was:
+        out.update(compress(zip(_dense(), values, strict=True), map(ne, values, was)))
+    if new.hot != old.hot:
+        out.update(dict.fromkeys(old.hot, 0.0))
+        out.update(dict.fromkeys(new.hot, 1.0))
 
 
 def _block(s: State, h: int, seat: int, own: dict[int, str]) -> dict[int, float]:
@@ -184,7 +212,7 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
     head = memo.head if memo is not None and _same_head(s, memo.state) else _head(s, seat)
     if memo is None:
         _check(s, seat)
-        out = dict(head)
+        out = _head_entries(head)
         blocks = [_block(s, h, seat, own) for h in range(len(s.zone))]
         for block in blocks:
             out.update(block)
@@ -193,8 +221,9 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
     if memo.seat != seat or (was.rules is not s.rules and was.rules != s.rules):
         raise EncodingError(f"vanquishers observation: a memo of seat {memo.seat} is not one "
                             f"of seat {seat!r} under these rules")
-    out = {}
-    write_diff(out, head, memo.head)
+    out: dict[int, float] = {}
+    if head is not memo.head:
+        _head_diff(out, head, memo.head)
     changed = changed_handles(((s.zone, was.zone), (s.card, was.card), (s.host, was.host),
                                (s.aux, was.aux))) if s is not was else set()
     changed |= own_changes(own, memo.own)

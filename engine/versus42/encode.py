@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Sequence
 from functools import cache
 from itertools import compress, groupby, repeat
-from operator import eq, is_, ne
+from operator import eq, is_, le, ne
 from typing import Any, NamedTuple
 
 from ..encoding import (
@@ -222,7 +222,13 @@ def observe(s: State, seat: int, knowledge: Knowledge | None) -> dict[int, float
 
 def _layout(rules: Ruleset) -> tuple[int, int, int, int, int, int, int]:
     """(areas, handles, flip, move, summon, pick, activate) starts."""
-    a, n = _areas(rules), 2 * rules.deck_size
+    return _layout_by_size(_areas(rules), 2 * rules.deck_size)
+
+
+@cache
+def _layout_by_size(a: int, n: int) -> tuple[int, int, int, int, int, int, int]:
+    """`_layout` of a areas and n handles (a state's own sizes: the rules' geometry is a
+    property worth ~10 k instructions, too dear for every step)."""
     flip = 1
     move = flip + a
     summon = move + a * a
@@ -310,7 +316,7 @@ def _learn(s: State, legal: Sequence[Action], out: list[int | None], known: Know
         else:
             j = 0  # end
         out[i] = j
-        known.add(x, j, ranked=k is _ACTIVATE)
+        known.add(x, j)  # (an Activate's: its area's rank 0, `legal_indices` ranks it)
 
 
 def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
@@ -320,24 +326,25 @@ def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
     if isinstance(s.decision, GameResult):
         return []
     known = known_indices(s.rules)
-    ids = list(map(id, legal))
-    out = list(map(known.index.get, ids))
+    out = list(map(known.index.get, map(id, legal)))
     if None in out:
         _learn(s, legal, out, known)
-    if known.ranked:
-        acts = list(compress(range(len(ids)), map(known.ranked.__contains__, ids)))
-        if acts:
-            # the rank within the area's Activates in legal order: one run of equal first
-            # slots at a time (an area's Activates come together), continued if one recurs
-            ranks: list[int] = []
-            seen: dict[int, int] = {}
-            for first, run in groupby(map(out.__getitem__, acts)):
-                start = seen.get(first, 0)
-                end = seen[first] = start + len(list(run))
-                if end > ACTIVATE_RANKS:
-                    area = s.geom.names[(first - _layout(s.rules)[-1]) // ACTIVATE_RANKS]
-                    raise EncodingError(f"versus42: the card on {area} has {end} Activates "
-                                        f"here, past the encoding's {ACTIVATE_RANKS}")
-                ranks += range(first + start, first + end)
-            deque(map(out.__setitem__, acts, ranks), maxlen=0)  # (the writes, in C)
+    first = _layout_by_size(s.geom.size, 2 * s.n)[-1]
+    # the Activates: the inputs whose slot is in the Activate part, at the end of the space
+    # (found from the slots, in C: no second pass over the inputs)
+    acts = list(compress(range(len(out)), map(le, repeat(first), out)))
+    if acts:
+        # the rank within the area's Activates in legal order: one run of equal first
+        # slots at a time (an area's Activates come together), continued if one recurs
+        ranks: list[int] = []
+        seen: dict[int, int] = {}
+        for slot, run in groupby(map(out.__getitem__, acts)):
+            start = seen.get(slot, 0)
+            end = seen[slot] = start + len(list(run))
+            if end > ACTIVATE_RANKS:
+                area = s.geom.names[(slot - first) // ACTIVATE_RANKS]
+                raise EncodingError(f"versus42: the card on {area} has {end} Activates "
+                                    f"here, past the encoding's {ACTIVATE_RANKS}")
+            ranks += range(slot + start, slot + end)
+        deque(map(out.__setitem__, acts, ranks), maxlen=0)  # (the writes, in C)
     return out  # type: ignore[return-value]
