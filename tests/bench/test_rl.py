@@ -2,11 +2,9 @@
 # play the same games: the same positions, step for step, and the same number of steps.
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.bench.support import load_bench_script
 
 pytest.importorskip("numpy")
 pytest.importorskip("pettingzoo")
@@ -16,18 +14,10 @@ from versus.engine.registry import get_game
 from versus.rl.pettingzoo import raw_env
 from versus.rl.table import rules_of, start_play
 
-RL = Path(__file__).resolve().parents[2] / "bench" / "rl.py"
-
 
 @pytest.fixture(scope="module")
 def bench():
-    saved = list(sys.path)  # (rl.py rewrites sys.path on import, as run_all.py does)
-    spec = importlib.util.spec_from_file_location("bench_rl_under_test", RL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.path[:] = saved
-    return module
+    return load_bench_script("rl")
 
 
 def _env_hashes(game_id: str, script) -> list[bytes]:

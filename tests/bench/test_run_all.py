@@ -2,26 +2,16 @@
 # run, its ratio and whether it got better by the figure's own comparison.
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-RUN_ALL = Path(__file__).resolve().parents[2] / "bench" / "run_all.py"
+from tests.bench.support import load_bench_script
 
 
 @pytest.fixture(scope="module")
 def run_all():
-    # run_all.py rewrites sys.path on import (bench/ would shadow packages): restore it after
-    saved = list(sys.path)
-    spec = importlib.util.spec_from_file_location("bench_run_all_under_test", RUN_ALL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.path[:] = saved
-    return module
+    return load_bench_script("run_all")
 
 
 def _row(name, value, comparison, unit="ms"):
