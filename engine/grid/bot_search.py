@@ -43,7 +43,7 @@ from ..errors import EngineError
 from ..shell import BotRequest, Budget
 from ..shell import win_probability as shell_win_probability
 from .bots import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
-from .cards import Kind
+from .cards import Kind, recommended_mix
 from .notation import GridInput, Verb, answer_input
 from .state import Dec, GridState, Zone, deck_range, legal_actions, step
 from .views import GridView
@@ -76,7 +76,9 @@ class GridIsmctsBot:
 
     def __init__(self, rng: Any, clock: Callable[[], float], budget: Budget | None = None,
                  name: str = "ismcts", candidates: int = CANDIDATES,
-                 playout_turns: int = PLAYOUT_TURNS, prior_worlds: int = PRIOR_WORLDS) -> None:
+                 playout_turns: int = PLAYOUT_TURNS, prior_worlds: int = PRIOR_WORLDS,
+                 race: float = 0.0, race_after: int = 4, playouts: int = 0,
+                 mix: int = 0, model: int = 0) -> None:
         if candidates < 1 or playout_turns < 0 or prior_worlds < 1:
             raise ValueError(f"grid ismcts needs candidates >= 1, playout_turns >= 0 and "
                              f"prior_worlds >= 1, got {candidates}, {playout_turns}, "
@@ -84,10 +86,13 @@ class GridIsmctsBot:
         self.name = name
         self.budget = budget or DEFAULT_BUDGET
         self.candidates, self.playout_turns = candidates, playout_turns
+        self.race, self.race_after, self.playouts = race, race_after, playouts
+        self.mix, self.model = mix, model
         self.rng, self.clock = rng, clock
         # greedy ranks the root and answers when the view cannot be rebuilt; one generator
         self.greedy = GridGreedyBot(rng, worlds=prior_worlds, name=name)
         self.last_iterations = 0  # of the last decision (for the benchmark)
+        self.last_playouts = 0
 
     def choose(self, view: GridView, legal: Sequence[GridInput]) -> GridInput:
         if not legal:
@@ -134,37 +139,54 @@ class GridIsmctsBot:
         me = view.player
         last_turn = s.turn + self.playout_turns
         totals = [0.0] * len(candidates)
-        done = 0
+        rows: list[list[float]] = [[] for _ in candidates]
+        alive = list(range(len(candidates)))
+        done = spent = 0
         while True:
             world = self.sample_world(s, view)
+            imagined = self.imagine(world.state, me) if self.model else None
             values = []
-            for a in candidates:
-                values.append(playout(step(world.state, a), world.orders, me, last_turn))
+            for i in alive:
+                values.append(playout(step(world.state, candidates[i]), world.orders, me,
+                                      last_turn, imagined))
                 if done and deadline is not None and self.clock() >= deadline:
                     break
-            if len(values) < len(candidates):
+            if len(values) < len(alive):
                 break  # a round cut by the deadline is dropped whole
-            for i, v in enumerate(values):
+            for i, v in zip(alive, values, strict=True):
                 totals[i] += v
+                rows[i].append(v)
             done += 1
-            if ((iterations is not None and done >= iterations)
-                    or (deadline is not None and self.clock() >= deadline)):
+            spent += len(alive)
+            if self.race and done >= self.race_after:
+                alive = prune(alive, rows, totals, self.race)
+            if self.playouts:
+                if spent >= self.playouts or len(alive) == 1:
+                    break
+            elif ((iterations is not None and done >= iterations)
+                    or (deadline is not None and self.clock() >= deadline)
+                    or len(alive) == 1):
                 break
         self.last_iterations = done
-        return totals
+        self.last_playouts = spent
+        dead = set(range(len(candidates))) - set(alive)
+        return [-math.inf if i in dead else t for i, t in enumerate(totals)]
 
     def sample_world(self, s: GridState, view: GridView) -> World:
         """Distinct unseen catalogue cards for every hidden handle (with replacement if the
         catalogue runs out), and a random draw order of each hidden deck's cards."""
         rng = self.rng
-        hidden = [h for h, i in enumerate(s.ident) if i < 0]
-        seen = view.card_ids()
-        cat = s.catalogue
-        pool = [i for i, c in enumerate(cat.cards) if c.id not in seen]
-        picked = rng.sample(pool, min(len(hidden), len(pool)))
         ident = list(s.ident)
-        for k, h in enumerate(hidden):
-            ident[h] = picked[k] if k < len(picked) else rng.randrange(len(cat.cards))
+        if self.mix and not getattr(view.rules, "start", ""):
+            fill_by_mix(s, view, ident, rng)
+        else:
+            hidden = [h for h, i in enumerate(s.ident) if i < 0]
+            seen = view.card_ids()
+            cat = s.catalogue
+            pool = [i for i, c in enumerate(cat.cards) if c.id not in seen]
+            picked = rng.sample(pool, min(len(hidden), len(pool)))
+            for k, h in enumerate(hidden):
+                ident[h] = picked[k] if k < len(picked) else rng.randrange(len(cat.cards))
         orders = []
         for deck in range(1 if s.rules.shared else 2):
             lo, hi = deck_range(s.rules, deck)
@@ -173,25 +195,108 @@ class GridIsmctsBot:
             orders.append(tuple(order))
         return World(replace(s, ident=tuple(ident), _cache={}), tuple(orders))
 
+    def imagine(self, w: GridState, me: int) -> dict[int, str]:
+        """What the opponent's greedy answers a reveal of the bot's cards with: distinct
+        catalogue cards the world does not hold, for each card of the bot's that the opponent
+        does not see (as greedy samples them, §7.11.4)."""
+        cat = w.catalogue
+        used = set(w.ident)
+        spare = [i for i in range(len(cat.cards)) if i not in used]
+        mine = [h for h in range(len(w.zone)) if w.zone[h] == Zone.DECK
+                or (w.ctrl[h] == me and not w.up[h] and w.zone[h] in (Zone.HAND, Zone.GRID))]
+        picked = self.rng.sample(spare, min(len(mine), len(spare)))
+        return {h: cat.cards[picked[k] if k < len(picked)
+                             else self.rng.randrange(len(cat.cards))].id
+                for k, h in enumerate(mine)}
 
-def policy(s: GridState, player: int) -> GridInput:
-    """Greedy's one-ply choice for `player` in a full-information state: the first best."""
+
+_DECK, _HAND, _GRID = int(Zone.DECK), int(Zone.HAND), int(Zone.GRID)
+_KINDS = (Kind.CHARACTER, Kind.ITEM, Kind.TRAP)
+
+
+def fill_by_mix(s: GridState, view: GridView, ident: list[int], rng: Any) -> None:
+    """Identities for the hidden handles of each deck such that the deck holds the mode's
+    recommended mix of kinds (what its known cards leave), distinct unseen cards of each kind."""
+    cat = s.catalogue
+    seen = view.card_ids()
+    pools = {k: [i for i, c in enumerate(cat.cards) if c.kind is k and c.id not in seen]
+             for k in _KINDS}
+    for pool in pools.values():
+        rng.shuffle(pool)
+    mix = recommended_mix(s.rules.mode.value, s.rules.mix.value)
+    if s.rules.shared:
+        mix = tuple(2 * m for m in mix)
+    for deck in range(1 if s.rules.shared else 2):
+        lo, hi = deck_range(s.rules, deck)
+        hidden = [h for h in range(lo, hi) if ident[h] < 0]
+        need = list(mix)
+        for h in range(lo, hi):
+            if ident[h] >= 0:
+                k = _KINDS.index(cat.cards[ident[h]].kind)
+                need[k] = max(0, need[k] - 1)
+        kinds = [k for k, n in zip(_KINDS, need, strict=True) for _ in range(n)]
+        rng.shuffle(kinds)
+        kinds += [Kind.CHARACTER] * (len(hidden) - len(kinds))
+        for h, k in zip(hidden, kinds, strict=False):
+            pool = pools[k] or next((q for q in pools.values() if q), None)
+            ident[h] = pool.pop() if pool else rng.randrange(len(cat.cards))
+    for h, i in enumerate(ident):
+        if i < 0:
+            ident[h] = rng.randrange(len(cat.cards))
+
+def prune(alive: list[int], rows: list[list[float]], totals: list[float], z: float
+          ) -> list[int]:
+    """The candidates left in the race: a candidate whose paired differences from the leader
+    (the best total, the better ranked on a tie) are worse by more than z standard errors, or
+    equal in every world, leaves."""
+    lead = max(alive, key=lambda i: (totals[i], -i))
+    best = rows[lead]
+    n = len(best)
+    kept = []
+    for i in alive:
+        if i == lead:
+            kept.append(i)
+            continue
+        d = [a - b for a, b in zip(best, rows[i], strict=True)]
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / (n - 1)
+        if var == 0.0 and mean >= 0.0:
+            continue
+        if mean > z * math.sqrt(var / n):
+            continue
+        kept.append(i)
+    return kept
+
+
+def policy(s: GridState, player: int, imagined: dict[int, str] | None = None) -> GridInput:
+    """Greedy's one-ply choice for `player` in a full-information state: the first best.
+    With `imagined`: as greedy chooses it, blind to the cards of the other seat it does not
+    see, which a reveal answers from `imagined`."""
     legal = legal_actions(s)
     if len(legal) == 1:
         return legal[0]
+    world: dict[int, str] = {}
+    if imagined is not None:
+        zone, ctrl, up = s.zone, s.ctrl, s.up
+        ident = list(s.ident)
+        for h, z in enumerate(zone):
+            if z == _DECK or (ctrl[h] != player and not up[h] and z in (_HAND, _GRID)):
+                ident[h] = -1
+        s = replace(s, ident=tuple(ident), _cache={})
+        world = imagined
     best, best_score = legal[0], -math.inf
     for action in legal:
         if action.verb is Verb.PLACE and action.up and _known_kind(s, action.handle) \
                 is not Kind.CHARACTER:
             continue  # wasted (§9.1.10): every identity is known in a world
-        score = _Sim(player, {}).value(step(s, action))
+        score = _Sim(player, world).value(step(s, action))
         if score > best_score:
             best, best_score = action, score
     return best
 
 
 def playout(s: GridState, orders: tuple[tuple[int, ...], ...], me: int,
-            last_turn: int) -> float:
+            last_turn: int, imagined: dict[int, str] | None = None) -> float:
     """Both players play greedy's choice in the world until `last_turn` is over (at most
     PLAYOUT_DECISIONS inputs); the win probability of the position reached, for `me`."""
     for _ in range(PLAYOUT_DECISIONS):
@@ -204,7 +309,7 @@ def playout(s: GridState, orders: tuple[tuple[int, ...], ...], me: int,
             h = next(h for h in orders[d[2]] if zone[h] == Zone.DECK)
             s = step(s, answer_input(h))  # built once per value
         elif code in (Dec.TURN, Dec.WINDOW, Dec.ORDER, Dec.TARGET):
-            s = step(s, policy(s, d[1]))
+            s = step(s, policy(s, d[1], imagined if d[1] != me else None))
         elif code == Dec.DUEL:
             s = step(s, legal_actions(s)[0])
         else:
