@@ -1,8 +1,7 @@
 # The grid ISMCTS's search pieces (engine/grid/bot_search.py, SPEC §7.11.9): the opponent of a
 # playout chooses as greedy does, blind to the bot's hidden cards (it walks into a face-down
-# trap it cannot see, where an all-seeing one would not); a sampled world gives each deck the
-# recommended mix of kinds around the cards the view shows; the race drops a candidate only
-# when its paired differences from the leader say it is worse.
+# trap it cannot see, where an all-seeing one would not); the race drops a candidate only when
+# its paired differences from the leader say it is worse, and the budget counts playouts.
 from __future__ import annotations
 
 import random
@@ -12,10 +11,7 @@ from typing import Any
 
 from versus.cli.bots import make_bot
 from versus.engine.api import DecisionKind, Setup
-from versus.engine.grid.bot_search import GridIsmctsBot, policy, prune
-from versus.engine.grid.bots import rebuild
-from versus.engine.grid.cards import Kind, default_catalogue, recommended_mix
-from versus.engine.grid.state import deck_range
+from versus.engine.grid.bot_search import CANDIDATES, GridIsmctsBot, policy, prune
 from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
 from versus.engine.registry import get_game
 from versus.engine.shell import Budget
@@ -71,22 +67,16 @@ def _views(seed: bytes, seat: int, count: int) -> list[tuple[Any, list[Any]]]:
     return seen
 
 
-def test_a_world_holds_each_deck_s_recommended_mix_and_keeps_what_the_view_shows() -> None:
-    cat = default_catalogue()
-    bot = GridIsmctsBot(random.Random(5), time.perf_counter, Budget(1, None), mix=1)
-    views = _views(b"grid-mix-worlds", 1, 6)
-    assert len(views) == 6
+def test_the_race_ends_a_search_early_and_the_budget_counts_playouts() -> None:
+    views = _views(b"grid-race", 0, 4)
+    assert len(views) == 4
     for view, legal in views:
-        s = rebuild(view, legal)
-        world = bot.sample_world(s, view).state
-        assert all(world.ident[h] == i for h, i in enumerate(s.ident) if i >= 0)
-        sampled = [cat.cards[world.ident[h]].id for h, i in enumerate(s.ident) if i < 0]
-        assert len(set(sampled)) == len(sampled) and not set(sampled) & view.card_ids()
-        for deck in range(2):
-            lo, hi = deck_range(s.rules, deck)
-            kinds = [cat.cards[world.ident[h]].kind for h in range(lo, hi)]
-            mix = tuple(kinds.count(k) for k in (Kind.CHARACTER, Kind.ITEM, Kind.TRAP))
-            assert mix == recommended_mix("fast", "standard")
+        bot = GridIsmctsBot(random.Random(5), time.perf_counter, Budget(40, None))
+        wide = GridIsmctsBot(random.Random(5), time.perf_counter, Budget(40, None),
+                             race_z=100.0)  # nobody leaves the race
+        assert bot.choose(view, legal) in legal and wide.choose(view, legal) in legal
+        assert 0 < bot.last_iterations <= wide.last_iterations < 40 + CANDIDATES
+        assert wide.last_iterations >= 40
 
 
 def test_the_race_drops_only_what_the_paired_differences_condemn() -> None:
