@@ -12,9 +12,9 @@
 #      and deal type (decklist, shared-pool with individual decks, shared-pool with the one
 #      shared deck), random bots, a fixed seed, the real protocol over loopback TCP, verified;
 #   4. with --ismcts-games N: ismcts against greedy (fast mode, default rules), N duplicate
-#      games at the bot's default budget (16 worlds per decision; --ismcts NAME for another
-#      budget, e.g. ismcts:iterations=16) on --jobs processes. Off by default: 200 games take
-#      ~20 CPU-minutes, the rest of the run takes ~1-2 minutes.
+#      games at the bot's default budget (96 playouts per decision, raced; --ismcts NAME for
+#      another budget, e.g. ismcts:iterations=192) on --jobs processes. Off by default: 200
+#      games take ~12 CPU-minutes, the rest of the run takes ~1-2 minutes.
 #   python bench/grid.py [--games N] [--runs R] [--bot-games N] [--ismcts-games N] [--jobs J]
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def main() -> None:
     ap.add_argument("--bot-games", type=int, default=100,
                     help="greedy vs random: duplicate games per mode (even)")
     ap.add_argument("--ismcts-games", type=int, default=0,
-                    help="ismcts vs greedy: duplicate games (even; 0: skip; ~6 CPU-s a game)")
+                    help="ismcts vs greedy: duplicate games (even; 0: skip; ~4 CPU-s a game)")
     ap.add_argument("--ismcts", default="ismcts", help="the ismcts bot name with options")
     ap.add_argument("--jobs", type=int, default=1, help="processes for the ismcts games")
     ap.add_argument("--salt", type=int, default=0, help="another set of ismcts deals")
