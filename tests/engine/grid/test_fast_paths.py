@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from versus.engine.errors import IllegalActionError
+from versus.engine.errors import IllegalActionError, MalformedActionError
 from versus.engine.grid.cards import default_catalogue
-from versus.engine.grid.notation import GridInput, Verb, format_input, parse_input
+from versus.engine.grid.notation import GridInput, Verb, answer_input, format_input, parse_input
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
 from versus.engine.grid.state import (
@@ -192,3 +192,36 @@ def test_lazy_views_read_as_eager_ones() -> None:
         assert v == now and v.grid == now.grid and v.hand == now.hand
         assert v.to_dict() == now.to_dict()
     assert any(cid for v, _ in unread for _, cid in v.hand)
+
+
+@pytest.mark.parametrize("handle, card", [(0, ""), (1023, ""), (7, "ember-fox"), (5, "x"),
+                                          (12, "a" * 40)])
+def test_answer_inputs_equal_validated_ones(handle: int, card: str) -> None:
+    verb = Verb.REVEAL if card else Verb.DEAL
+    for _ in range(2):  # built, then shared
+        assert answer_input(handle, card) == GridInput(verb, handle, card=card)
+
+
+@pytest.mark.parametrize("handle, card", [(-1, ""), (1024, ""), (3, "Bad-Id"), (3, "-x"),
+                                          (3, "a" * 41), (True, ""), (3, "x\n")])
+def test_answer_inputs_refuse_what_validation_refuses(handle: int, card: str) -> None:
+    for _ in range(2):  # not cached as valid after the first refusal
+        with pytest.raises(MalformedActionError):
+            answer_input(handle, card)
+
+
+@pytest.mark.parametrize("deck", ["individual", "shared"])
+def test_neighbours_from_the_shared_board_equal_the_column_scan(deck: str) -> None:
+    ref = random_game(GridRules.from_options({"mode": "vs", "deck": deck}), CAT,
+                      b"fast-paths/board/" + deck.encode())
+    ref.play()
+    checked = 0
+    for s, _ in ref.history[::3]:
+        shared, written = _Work(s), _Work(s)
+        written.writable()  # list columns: the scan
+        for c in range(s.size * s.size):
+            plain = [h for n in neighbour_cells(c, s.size) for h, at in enumerate(s.cell)
+                     if at == n]
+            assert shared.neighbours(c) == written.neighbours(c) == plain
+            checked += bool(plain)
+    assert checked > 100
