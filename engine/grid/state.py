@@ -360,10 +360,9 @@ class _Work:
     copying them all twice per step was a third of its time."""
 
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
-                 "edited", "first", "graves", "hands", "holder", "ident", "log", "modifiers",
-                 "placements",
-                 "result", "rules", "shape", "shield", "size", "tasks", "turn", "up", "weaken",
-                 "zone")
+                 "edited", "first", "graves", "hands", "holder", "ident", "log", "masks",
+                 "modifiers", "placements", "result", "rules", "shape", "shield", "size", "tasks",
+                 "turn", "up", "weaken", "zone")
 
     def __init__(self, s: GridState) -> None:
         self.rules, self.cat, self.size, self.shape = s.rules, s.catalogue, s.size, s.shape
@@ -390,6 +389,10 @@ class _Work:
         # placement updates them and the next state keeps them, so the hand-size test of every
         # draw scans nothing; any other move of a card forgets them (`move`)
         self.hands: tuple[tuple[int, ...], tuple[int, ...]] | None = s._cache.get("hands")
+        # the grid's masks (`grid_masks`), None when unknown: kept the same way, a placement
+        # adds its cell and a card leaving the grid forgets them, so the next turn's legal
+        # placements scan no grid card
+        self.masks: GridMasks | None = s._cache.get("masks")
 
     def edit(self, *columns: str) -> None:
         """Make the named columns this work's own lists before a rule writes them."""
@@ -411,7 +414,7 @@ class _Work:
 
     def writable(self) -> None:
         """Every column this work's own list (for a caller writing them directly)."""
-        self.hands = None
+        self.hands = self.masks = None
         self.edit("zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost", "shield",
                   "modifiers")
         for g in range(len(self.graves)):
@@ -433,12 +436,19 @@ class _Work:
             ident=self.ident, weaken=self.weaken, boost=self.boost, shield=self.shield,
             graves=self.graves, modifiers=self.modifiers, tasks=tuple(self.tasks),
             decision=self.decision, result=self.result,
-            _cache={} if self.hands is None else {"hands": self.hands}, size=self.size,
+            _cache=self.cache(), size=self.size,
             finished=self.result[0] >= 0, shape=self.shape)
         for name in self.edited:  # only the columns written are lists to freeze
             fields[name] = (tuple(fields[name]) if name != "graves"
                             else tuple([tuple(g) for g in self.graves]))
         return s
+
+    def cache(self) -> dict[str, Any]:
+        """The next state's cache: what this work kept of the hands and the grid's masks."""
+        hands, masks = self.hands, self.masks
+        if masks is None:
+            return {} if hands is None else {"hands": hands}
+        return {"masks": masks} if hands is None else {"hands": hands, "masks": masks}
 
     # reading
     def card(self, h: int) -> Card:
@@ -504,6 +514,8 @@ class _Work:
 
     # moving cards
     def leave(self, h: int) -> None:
+        if self.cell[h] >= 0:
+            self.masks = None  # the cell is free again: found again when next asked
         if self.cell[h] >= 0 or self.up[h]:
             self.edit("cell", "up")
             self.cell[h], self.up[h] = -1, 0
@@ -517,6 +529,15 @@ class _Work:
         if self.shield[h]:
             self.edit("shield")
             self.shield[h] = 0
+
+    def placed(self, p: int, c: int) -> None:
+        """p's card has just been placed on cell c: the kept masks follow."""
+        masks = self.masks
+        if masks is not None:
+            board, near0, near1 = masks
+            near = _masks(self.size)[0][c]
+            self.masks = (board | 1 << c, near0 | near, near1) if p == 0 else \
+                (board | 1 << c, near0, near1 | near)
 
     def move(self, h: int, zone: int, ctrl: int) -> None:
         self.hands = None  # rare moves: the hands are found again when next asked
@@ -995,27 +1016,17 @@ def _decision(s: GridState) -> Pending | Finished:
     raise AssertionError(f"unknown decision {d!r}")
 
 
-def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
+def placements(s: GridState, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
     # How: sets of cells as bit masks (bit c: cell c), so the board, the cells next to own
-    # cards and those next to enemy cards are a few integer ORs per grid card, and the
-    # candidates come out in ascending order by taking the lowest bit
+    # cards and those next to enemy cards are integer ORs (`grid_masks`), and the candidates
+    # come out in ascending order by taking the lowest bit
     size = s.size
-    near, rows, full = _masks(size)
-    ctrl, cell, zone = s.ctrl, s.cell, s.zone
-    board = own_near = enemy_near = 0
-    has_own = False
-    h, find = -1, zone.index
-    for _ in range(zone.count(GRID)):  # a card lies on a cell exactly when its zone is GRID
-        h = find(GRID, h + 1)
-        c = cell[h]
-        board |= 1 << c
-        if ctrl[h] == p:
-            own_near |= near[c]
-            has_own = True
-        else:
-            enemy_near |= near[c]
+    rows, full = _masks(size)[1:]
+    board, near0, near1 = grid_masks(s)
+    own_near, enemy_near = (near0, near1) if p == 0 else (near1, near0)
+    has_own = own_near != 0  # every cell has a neighbour: a card on the grid marks one
     mine, theirs = rows[home_row(p, size)], rows[home_row(1 - p, size)]
     free = full & ~board
     if s.airdrop:
@@ -1037,6 +1048,35 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
             faces = (False, True)
         out.append((low.bit_length() - 1, faces))
     return out
+
+
+#: (the cells taken, the cells next to player 0's cards, the same of player 1's) as bit masks
+GridMasks = tuple[int, int, int]
+
+
+def grid_masks(s: GridState) -> GridMasks:
+    """The grid's masks, kept with the state (a step carries them on, `_Work.placed`)."""
+    masks = s._cache.get("masks")
+    if masks is None:
+        masks = s._cache["masks"] = scan_masks(s.zone, s.cell, s.ctrl, s.size)
+    return masks  # type: ignore[no-any-return]
+
+
+def scan_masks(zone: tuple[int, ...], cell: tuple[int, ...], ctrl: tuple[int, ...], size: int
+               ) -> GridMasks:
+    """The grid's masks from its columns: a few integer ORs per grid card."""
+    near = _masks(size)[0]
+    board = near0 = near1 = 0
+    h, find = -1, zone.index
+    for _ in range(zone.count(GRID)):  # a card lies on a cell exactly when its zone is GRID
+        h = find(GRID, h + 1)
+        c = cell[h]
+        board |= 1 << c
+        if ctrl[h] == 0:
+            near0 |= near[c]
+        else:
+            near1 |= near[c]
+    return board, near0, near1
 
 
 def _masks(size: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
@@ -1218,6 +1258,7 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         if code == D_PLACE:  # face down on its cell (a start position's grid card)
             w.edit("cell")
             w.zone[h], w.cell[h] = GRID, s.decision[3]
+            w.placed(p, s.decision[3])
         else:
             w.hand_gains(p, h)
     elif code == D_REVEAL:
@@ -1262,6 +1303,7 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
             w.edit("zone", "cell", "up")
             w.zone[h], w.cell[h], w.up[h] = GRID, cell_index(inp.cell, w.size), int(inp.up)
             w.hand_loses(p, h)
+            w.placed(p, w.cell[h])
             w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
             seq = [(T_REVEAL, h)] if inp.up else []
             w.push(*seq, (T_ARRIVE, h), (T_PLAY, p))
