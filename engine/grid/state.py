@@ -480,7 +480,9 @@ class _Work:
         """Card h has just left p's hand: the kept hands follow."""
         hands = self.hands
         if hands is not None:
-            mine = tuple([x for x in hands[p] if x != h])
+            mine = hands[p]
+            i = mine.index(h)  # slices, not a comprehension: C-level copies
+            mine = mine[:i] + mine[i + 1:]
             self.hands = (mine, hands[1]) if p == 0 else (hands[0], mine)
 
     def on_grid(self, h: int) -> bool:
