@@ -167,8 +167,17 @@ def cell_name(cell: int, size: int) -> str:
 
 def cell_index(name: str, size: int) -> int:
     """The index of a cell name on a size x size grid, -1 if it is not on it."""
+    index = _CELL_INDEX.get((name, size))  # every input's cell: a lookup, not int() of text
+    if index is not None:
+        return index
     col, row = COLUMNS.find(name[0]), int(name[1:]) - 1
     return row * size + col if 0 <= col < size and 0 <= row < size else -1
+
+
+#: (cell name a1..f6, grid side) -> the cell's index (-1 off that grid): every name an input can
+#: carry, worked out once
+_CELL_INDEX = {(f"{col}{row + 1}", size): row * size + c if c < size and row < size else -1
+               for size in (4, 5, 6) for c, col in enumerate(COLUMNS) for row in range(6)}
 
 
 def home_row(player: int, size: int) -> int:
@@ -493,7 +502,11 @@ class _Work:
 
     def deck_left(self, p: int) -> bool:
         lo, hi = self.shape[0][p]
-        return DECK in self.zone[lo:hi]
+        try:  # scans up to the first deck card (the next dealt), not a copy of the whole range
+            self.zone.index(DECK, lo, hi)
+        except ValueError:  # rare: the deck is out
+            return False
+        return True
 
     def neighbours(self, cell: int) -> list[int]:
         """The handles on the cells orthogonally next to `cell`, by ascending cell index."""

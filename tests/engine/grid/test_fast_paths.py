@@ -19,6 +19,7 @@ from versus.engine.grid.state import (
     GridState,
     _decision,
     _Work,
+    cell_index,
     cell_name,
     decision,
     encode_state,
@@ -230,3 +231,12 @@ def test_neighbours_from_the_shared_board_equal_the_column_scan(deck: str) -> No
             assert shared.neighbours(c) == written.neighbours(c) == plain
             checked += bool(plain)
     assert checked > 100
+
+
+def test_cell_index_table_equals_the_arithmetic() -> None:
+    for size in (4, 5, 6):
+        for col in "abcdef":
+            for row in range(1, 7):
+                c, r = "abcdef".index(col), row - 1
+                expected = r * size + c if c < size and r < size else -1
+                assert cell_index(f"{col}{row}", size) == expected
