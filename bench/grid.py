@@ -1,6 +1,7 @@
 # Grid game benchmark ("Tests and figures"), per mode (fast 4x4, normal 5x5, vs 6x6):
 #
-#   1. engine: random self-play through the full-information referee (engine/grid/referee.py)
+#   1. engine: random self-play through the full-information referee (engine/grid/referee.py,
+#      without its history of states)
 #      on one core, per mode and deck type: engine inputs/s (legal-input generation included:
 #      the random players ask for the full legal list at every turn and choice), games/s, mean
 #      inputs per game and encoded state size; each figure the median of --runs runs;
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import statistics
 import sys
@@ -53,9 +55,15 @@ DEMO_SEED = "01"
 def run_once(rules: GridRules, games: int, run: int) -> tuple[float, float, float, float]:
     cat = default_catalogue()
     steps, sizes = 0, []
+    # The engine's rate, not the collector's: without the referee's history (the tests' replay
+    # list, which kept every state of a game alive for the collector to walk, 12 % of the
+    # instructions in vs mode), and after a collection, so that the garbage of the benchmarks
+    # run before this one (bench/run_all.py runs them in one process) is not collected inside
+    # the timed games: a full collection of that heap cost one run its median figure.
+    gc.collect()
     start = time.perf_counter()
     for g in range(games):
-        ref = random_game(rules, cat, b"bench/%d/%d" % (run, g))
+        ref = random_game(rules, cat, b"bench/%d/%d" % (run, g), history=False)
         ref.play()
         steps += ref.steps
         sizes.append(len(encode_state(ref.state)))

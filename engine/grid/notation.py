@@ -90,11 +90,17 @@ def engine_input(verb: Verb, handle: int = -1, other: int = -1, cell: str = "",
     key = (verb._value_, handle, other, cell, up, player)
     inp = _INTERNED.get(key)
     if inp is None:
-        inp = _new(GridInput)
-        for name, value in zip(("verb", "handle", "other", "cell", "up", "card", "player"),
-                               (verb, handle, other, cell, up, "", player), strict=True):
-            _set(inp, name, value)
-        _INTERNED[key] = inp
+        inp = _INTERNED[key] = _unchecked(verb, handle, other, cell, up, "", player)
+    return inp
+
+
+def _unchecked(verb: Verb, handle: int, other: int, cell: str, up: bool, card: str,
+               player: int) -> GridInput:
+    """The input of these fields without `__post_init__`: the caller knows them well formed."""
+    inp = _new(GridInput)
+    for name, value in zip(("verb", "handle", "other", "cell", "up", "card", "player"),
+                           (verb, handle, other, cell, up, card, player), strict=True):
+        _set(inp, name, value)
     return inp
 
 
@@ -112,8 +118,14 @@ def answer_input(handle: int, card: str = "") -> GridInput:
     if inp is None:
         if len(_ANSWER_INPUTS) > 100_000:
             _ANSWER_INPUTS.clear()
-        inp = _ANSWER_INPUTS[key] = GridInput(Verb.REVEAL if card else Verb.DEAL, handle,
-                                              card=card)
+        if 0 <= handle <= MAX_HANDLE and (not card or _CARD_RE.fullmatch(card)):
+            # the two fields `__post_init__` would check, checked here: its walk over every
+            # field was most of the cost of answering a reveal (each new deal brings new pairs)
+            inp = _unchecked(Verb.REVEAL if card else Verb.DEAL, handle, -1, "", False, card,
+                             -1)
+        else:
+            inp = GridInput(Verb.REVEAL if card else Verb.DEAL, handle, card=card)  # raises
+        _ANSWER_INPUTS[key] = inp
     return inp
 
 

@@ -42,6 +42,9 @@ class GridReferee:
     orders: Sequence[Sequence[int]]
     choosers: tuple[Chooser, Chooser]
     seed: bytes = b"referee"
+    #: keep `history` (the tests replay it); off for the bench: every state of the game kept
+    #: alive is work for the garbage collector that no engine in a match pays
+    keep_history: bool = True
     history: list[tuple[GridState, GridInput]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
@@ -50,7 +53,8 @@ class GridReferee:
         self._play = LocalPlay.start(GRID, Setup(self.rules, self.catalogue, self.seed),
                                      self.identities, self.orders,
                                      HashStream("grid/referee-chance", self.seed).randbelow)
-        self._play.on_input = lambda state, inp: self.history.append((state, inp))
+        if self.keep_history:
+            self._play.on_input = lambda state, inp: self.history.append((state, inp))
 
     @property
     def state(self) -> GridState:
@@ -74,9 +78,11 @@ class GridReferee:
         return self._play.play(self._choose, max_steps)
 
 
-def random_game(rules: GridRules, catalogue: Catalogue, seed: bytes) -> GridReferee:
-    """A referee of two random players over a random deal (not yet played)."""
+def random_game(rules: GridRules, catalogue: Catalogue, seed: bytes, history: bool = True
+                ) -> GridReferee:
+    """A referee of two random players over a random deal (not yet played); `history`: keep
+    its (state, input) history."""
     ids, orders = random_deal(catalogue, rules, seed)
     return GridReferee(rules, catalogue, ids, orders,
                        (random_chooser(HashRng(seed, "grid/p0")),
-                        random_chooser(HashRng(seed, "grid/p1"))), seed)
+                        random_chooser(HashRng(seed, "grid/p1"))), seed, history)

@@ -94,6 +94,50 @@ class Dec(IntEnum):
     PLACE = 9  # (p, deck, c) a deal that puts the card face down on cell c (start positions)
 
 
+# The task and decision codes, the input verbs and the card kinds the rules test, as module
+# names bound once: `Task.FILL` is a class attribute read through the Enum metaclass's
+# __getattr__ hook (CPython 3.11), about fifteen times the cost of reading a global, and the
+# rules read several at every step. The same members: every task and decision holds what it held.
+T_ARRIVE = Task.ARRIVE
+T_BATTLE = Task.BATTLE
+T_BURY = Task.BURY
+T_CHECK_WIN = Task.CHECK_WIN
+T_COIN = Task.COIN
+T_DEFEAT = Task.DEFEAT
+T_DRAW = Task.DRAW
+T_END_TURN = Task.END_TURN
+T_FIGHT = Task.FIGHT
+T_FILL = Task.FILL
+T_FINAL = Task.FINAL
+T_PLAY = Task.PLAY
+T_REVEAL = Task.REVEAL
+T_TRAP = Task.TRAP
+T_TURN = Task.TURN
+T_TURN_UP = Task.TURN_UP
+T_USE = Task.USE
+T_WINDOW = Task.WINDOW
+D_COIN = Dec.COIN
+D_DEAL = Dec.DEAL
+D_DUEL = Dec.DUEL
+D_ORDER = Dec.ORDER
+D_PLACE = Dec.PLACE
+D_REVEAL = Dec.REVEAL
+D_TARGET = Dec.TARGET
+D_TURN = Dec.TURN
+D_WINDOW = Dec.WINDOW
+V_DUEL = Verb.DUEL
+V_END = Verb.END
+V_FIRST = Verb.FIRST
+V_FREE = Verb.FREE
+V_PASS = Verb.PASS
+V_PICK = Verb.PICK
+V_PLACE = Verb.PLACE
+V_USE = Verb.USE
+K_CHARACTER = Kind.CHARACTER
+K_ITEM = Kind.ITEM
+K_TRAP = Kind.TRAP
+
+
 class Outcome(IntEnum):
     HOME_BASE = 0
     MOST_CARDS = 1
@@ -123,8 +167,17 @@ def cell_name(cell: int, size: int) -> str:
 
 def cell_index(name: str, size: int) -> int:
     """The index of a cell name on a size x size grid, -1 if it is not on it."""
+    index = _CELL_INDEX.get((name, size))  # every input's cell: a lookup, not int() of text
+    if index is not None:
+        return index
     col, row = COLUMNS.find(name[0]), int(name[1:]) - 1
     return row * size + col if 0 <= col < size and 0 <= row < size else -1
+
+
+#: (cell name a1..f6, grid side) -> the cell's index (-1 off that grid): every name an input can
+#: carry, worked out once
+_CELL_INDEX = {(f"{col}{row + 1}", size): row * size + c if c < size and row < size else -1
+               for size in (4, 5, 6) for c, col in enumerate(COLUMNS) for row in range(6)}
 
 
 def home_row(player: int, size: int) -> int:
@@ -316,10 +369,9 @@ class _Work:
     copying them all twice per step was a third of its time."""
 
     __slots__ = ("acted", "active", "airdrop", "boost", "cat", "cell", "ctrl", "decision",
-                 "edited", "first", "graves", "hands", "holder", "ident", "log", "modifiers",
-                 "placements",
-                 "result", "rules", "shape", "shield", "size", "tasks", "turn", "up", "weaken",
-                 "zone")
+                 "edited", "first", "graves", "hands", "holder", "ident", "log", "masks",
+                 "modifiers", "placements", "result", "rules", "shape", "shield", "size", "tasks",
+                 "turn", "up", "weaken", "zone")
 
     def __init__(self, s: GridState) -> None:
         self.rules, self.cat, self.size, self.shape = s.rules, s.catalogue, s.size, s.shape
@@ -346,6 +398,10 @@ class _Work:
         # placement updates them and the next state keeps them, so the hand-size test of every
         # draw scans nothing; any other move of a card forgets them (`move`)
         self.hands: tuple[tuple[int, ...], tuple[int, ...]] | None = s._cache.get("hands")
+        # the grid's masks (`grid_masks`), None when unknown: kept the same way, a placement
+        # adds its cell and a card leaving the grid forgets them, so the next turn's legal
+        # placements scan no grid card
+        self.masks: GridMasks | None = s._cache.get("masks")
 
     def edit(self, *columns: str) -> None:
         """Make the named columns this work's own lists before a rule writes them."""
@@ -367,7 +423,7 @@ class _Work:
 
     def writable(self) -> None:
         """Every column this work's own list (for a caller writing them directly)."""
-        self.hands = None
+        self.hands = self.masks = None
         self.edit("zone", "holder", "ctrl", "cell", "up", "ident", "weaken", "boost", "shield",
                   "modifiers")
         for g in range(len(self.graves)):
@@ -389,12 +445,19 @@ class _Work:
             ident=self.ident, weaken=self.weaken, boost=self.boost, shield=self.shield,
             graves=self.graves, modifiers=self.modifiers, tasks=tuple(self.tasks),
             decision=self.decision, result=self.result,
-            _cache={} if self.hands is None else {"hands": self.hands}, size=self.size,
+            _cache=self.cache(), size=self.size,
             finished=self.result[0] >= 0, shape=self.shape)
         for name in self.edited:  # only the columns written are lists to freeze
             fields[name] = (tuple(fields[name]) if name != "graves"
                             else tuple([tuple(g) for g in self.graves]))
         return s
+
+    def cache(self) -> dict[str, Any]:
+        """The next state's cache: what this work kept of the hands and the grid's masks."""
+        hands, masks = self.hands, self.masks
+        if masks is None:
+            return {} if hands is None else {"hands": hands}
+        return {"masks": masks} if hands is None else {"hands": hands, "masks": masks}
 
     # reading
     def card(self, h: int) -> Card:
@@ -426,7 +489,9 @@ class _Work:
         """Card h has just left p's hand: the kept hands follow."""
         hands = self.hands
         if hands is not None:
-            mine = tuple([x for x in hands[p] if x != h])
+            mine = hands[p]
+            i = mine.index(h)  # slices, not a comprehension: C-level copies
+            mine = mine[:i] + mine[i + 1:]
             self.hands = (mine, hands[1]) if p == 0 else (hands[0], mine)
 
     def on_grid(self, h: int) -> bool:
@@ -437,18 +502,26 @@ class _Work:
 
     def deck_left(self, p: int) -> bool:
         lo, hi = self.shape[0][p]
-        return DECK in self.zone[lo:hi]
+        try:  # scans up to the first deck card (the next dealt), not a copy of the whole range
+            self.zone.index(DECK, lo, hi)
+        except ValueError:  # rare: the deck is out
+            return False
+        return True
 
     def neighbours(self, cell: int) -> list[int]:
         """The handles on the cells orthogonally next to `cell`, by ascending cell index."""
-        cells = self.cell  # at most four lookups: C-level scans beat building the board dict
+        cells = self.cell
+        if cells.__class__ is tuple:  # a state's column: its board is shared (`board_of`)
+            board = board_of(cells)
+            return [board[c] for c in neighbour_cells(cell, self.size) if c in board]
+        # written this step: at most four lookups, C-level scans of the column
         return [cells.index(c) for c in neighbour_cells(cell, self.size) if c in cells]
 
     def enemies(self, h: int) -> list[int]:
         """h's face-up opponent characters next to it (ascending cell)."""
         p = self.ctrl[h]
         return [n for n in self.neighbours(self.cell[h])
-                if self.ctrl[n] == 1 - p and self.up[n] and self.card(n).kind is Kind.CHARACTER]
+                if self.ctrl[n] == 1 - p and self.up[n] and self.card(n).kind is K_CHARACTER]
 
     def push(self, *tasks: tuple[int, ...]) -> None:
         """Push `tasks` so that the first runs next."""
@@ -456,6 +529,8 @@ class _Work:
 
     # moving cards
     def leave(self, h: int) -> None:
+        if self.cell[h] >= 0:
+            self.masks = None  # the cell is free again: found again when next asked
         if self.cell[h] >= 0 or self.up[h]:
             self.edit("cell", "up")
             self.cell[h], self.up[h] = -1, 0
@@ -469,6 +544,15 @@ class _Work:
         if self.shield[h]:
             self.edit("shield")
             self.shield[h] = 0
+
+    def placed(self, p: int, c: int) -> None:
+        """p's card has just been placed on cell c: the kept masks follow."""
+        masks = self.masks
+        if masks is not None:
+            board, near0, near1 = masks
+            near = _masks(self.size)[0][c]
+            self.masks = (board | 1 << c, near0 | near, near1) if p == 0 else \
+                (board | 1 << c, near0, near1 | near)
 
     def move(self, h: int, zone: int, ctrl: int) -> None:
         self.hands = None  # rare moves: the hands are found again when next asked
@@ -509,6 +593,26 @@ class _Work:
         reversed_ = sum(1 for m in self.modifiers
                         if self.card(m).effect.op is Op.REVERSE) % 2  # type: ignore[union-attr]
         return BEATS[b] is a if reversed_ else BEATS[a] is b
+
+
+#: the last cell column `board_of` read and its board: the column is a tuple shared by every
+#: state until a card moves on or off the grid (copy on write), and the battles of several
+#: steps in a row ask for neighbours on it
+_LAST_BOARD: tuple[tuple[int, ...], dict[int, int]] = ((), {})
+
+
+def board_of(cells: tuple[int, ...]) -> dict[int, int]:
+    """cell -> the handle lying there, of a state's cell column (-1: off the grid)."""
+    global _LAST_BOARD
+    last = _LAST_BOARD
+    if last[0] is cells:
+        return last[1]
+    # one C-level pass: every handle keyed by its cell, the off-grid ones all under -1 (then
+    # dropped), the cells of the grid each with its one handle
+    board = dict(zip(cells, range(len(cells)), strict=True))
+    board.pop(-1, None)
+    _LAST_BOARD = (cells, board)  # one tuple: swapped whole (threads)
+    return board
 
 
 def side_worths(s: GridState, h: int) -> tuple[int, int, int, int]:
@@ -568,7 +672,7 @@ def deal_new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
     zeros = (0,) * n
     s = GridState(rules, catalogue, -1, -1, 0, 0, 1, 0, (DECK,) * n, blank, blank,
                   blank, zeros, blank, zeros, zeros, zeros,
-                  ((),) if rules.shared else ((), ()), (), ((Task.COIN,),), (), (-1, -1))
+                  ((),) if rules.shared else ((), ()), (), ((T_COIN,),), (), (-1, -1))
     w = _Work(s)
     _run(w)
     return w.freeze()
@@ -587,29 +691,29 @@ def _run(w: _Work) -> None:
 
 
 def _t_coin(w: _Work) -> None:
-    w.decision = (Dec.COIN,)
+    w.decision = (D_COIN,)
 
 
 def _t_turn(w: _Work) -> None:
     a = w.active
-    w.push((Task.FILL, a), (Task.PLAY, a))
+    w.push((T_FILL, a), (T_PLAY, a))
 
 
 def _t_fill(w: _Work, p: int) -> None:
     if w.hand_size(p) < HAND_SIZE and w.deck_left(p):
-        w.push((Task.DRAW, p), (Task.FILL, p))
+        w.push((T_DRAW, p), (T_FILL, p))
 
 
 def _t_draw(w: _Work, p: int) -> None:
     if w.deck_left(p):
-        w.decision = (Dec.DEAL, p, 0 if w.shape[1] else p)  # deck_of
+        w.decision = (D_DEAL, p, 0 if w.shape[1] else p)  # deck_of
     else:
         w.note(Ev.NO_DRAW, p)
 
 
 def _t_place(w: _Work, p: int, c: int) -> None:
     if w.deck_left(p):
-        w.decision = (Dec.PLACE, p, 0 if w.shape[1] else p, c)  # deck_of
+        w.decision = (D_PLACE, p, 0 if w.shape[1] else p, c)  # deck_of
 
 
 def _out_of_cards(w: _Work) -> bool:
@@ -618,15 +722,15 @@ def _out_of_cards(w: _Work) -> bool:
 
 def _t_play(w: _Work, p: int) -> None:
     if w.acted and w.placements == 0:
-        w.push((Task.END_TURN,))
+        w.push((T_END_TURN,))
     elif w.holds(p):
-        w.decision = (Dec.TURN, p)
+        w.decision = (D_TURN, p)
     elif not w.acted and _out_of_cards(w):
-        w.push((Task.FINAL,))
+        w.push((T_FINAL,))
     else:
         if not w.acted:
             w.note(Ev.SKIP, p)
-        w.push((Task.END_TURN,))
+        w.push((T_END_TURN,))
 
 
 def _t_end_turn(w: _Work) -> None:
@@ -636,12 +740,12 @@ def _t_end_turn(w: _Work) -> None:
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
-    w.push((Task.TURN,))
+    w.push((T_TURN,))
 
 
 def _t_reveal(w: _Work, h: int) -> None:
     if w.ident[h] < 0:
-        w.decision = (Dec.REVEAL, w.holder[h], h)
+        w.decision = (D_REVEAL, w.holder[h], h)
 
 
 def _t_arrive(w: _Work, h: int) -> None:
@@ -649,16 +753,16 @@ def _t_arrive(w: _Work, h: int) -> None:
         return
     p = w.ctrl[h]
     hidden = [n for n in w.neighbours(w.cell[h]) if w.ctrl[n] == 1 - p and not w.up[n]]
-    activate = [*[(Task.REVEAL, n) for n in hidden], *[(Task.TURN_UP, n, h) for n in hidden]]
-    if w.card(h).kind is not Kind.CHARACTER:
+    activate = [*[(T_REVEAL, n) for n in hidden], *[(T_TURN_UP, n, h) for n in hidden]]
+    if w.card(h).kind is not K_CHARACTER:
         # a trap or item placed face up is wasted (§9.1.10), but it was placed next to the
         # face-down cards all the same, so they are activated first (the seed: "Any face down
         # cards are activated if an opponent's card is placed next to it"); then it goes to
         # the graveyard if a trap has not already moved it (`defeat`: it is never shielded)
         w.note(Ev.WASTED, h, Waste.FACE_UP)
-        w.push(*activate, (Task.DEFEAT, h))
+        w.push(*activate, (T_DEFEAT, h))
         return
-    w.push(*activate, (Task.WINDOW, h), (Task.FIGHT, h, -1), (Task.CHECK_WIN, h))
+    w.push(*activate, (T_WINDOW, h), (T_FIGHT, h, -1), (T_CHECK_WIN, h))
 
 
 def _t_turn_up(w: _Work, n: int, h: int) -> None:
@@ -667,12 +771,12 @@ def _t_turn_up(w: _Work, n: int, h: int) -> None:
     w.edit("up")
     w.up[n] = 1
     kind = w.card(n).kind
-    if kind is not Kind.CHARACTER and (h < 0 or kind is Kind.ITEM):
+    if kind is not K_CHARACTER and (h < 0 or kind is K_ITEM):
         w.note(Ev.WASTED, n, Waste.SCOUTED if h < 0 else Waste.ACTIVATED)
-    if kind is Kind.TRAP:
-        w.push((Task.TRAP, n, h) if h >= 0 else (Task.BURY, n))
-    elif kind is Kind.ITEM:
-        w.push((Task.BURY, n))
+    if kind is K_TRAP:
+        w.push((T_TRAP, n, h) if h >= 0 else (T_BURY, n))
+    elif kind is K_ITEM:
+        w.push((T_BURY, n))
 
 
 def _t_trap(w: _Work, t: int, h: int) -> None:
@@ -683,7 +787,7 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
         w.on_grid(h) and not (effect.op is Op.DESTROY and w.shield[h])
     w.note(Ev.TRAP, t, h, int(acts))
     if effect.op is Op.DESTROY:
-        seq.append((Task.DEFEAT, h))
+        seq.append((T_DEFEAT, h))
     elif effect.op is Op.WEAKEN:
         if w.on_grid(h):
             w.edit("weaken")
@@ -692,8 +796,8 @@ def _t_trap(w: _Work, t: int, h: int) -> None:
         if w.on_grid(h):
             w.to_hand(h, w.ctrl[h])
     elif effect.op is Op.BLAST and w.on_grid(t):
-        seq.extend((Task.DEFEAT, c) for c in w.neighbours(w.cell[t]))
-    seq.append((Task.BURY, t))
+        seq.extend((T_DEFEAT, c) for c in w.neighbours(w.cell[t]))
+    seq.append((T_BURY, t))
     w.push(*seq)
 
 
@@ -701,7 +805,7 @@ def _t_window(w: _Work, h: int) -> None:
     if w.on_grid(h) and w.up[h] and w.enemies(h):
         d = 1 - w.ctrl[h]
         if w.holds(d):
-            w.decision = (Dec.WINDOW, d, h)
+            w.decision = (D_WINDOW, d, h)
 
 
 def _t_fight(w: _Work, h: int, k: int, *listed: int) -> None:
@@ -710,9 +814,9 @@ def _t_fight(w: _Work, h: int, k: int, *listed: int) -> None:
     valid = w.enemies(h)
     es = valid if k < 0 else [e for e in listed if e in valid]
     if len(es) == 1:
-        w.push((Task.BATTLE, h, es[0]))
+        w.push((T_BATTLE, h, es[0]))
     elif es:
-        w.decision = (Dec.ORDER, w.ctrl[h], h, *es)
+        w.decision = (D_ORDER, w.ctrl[h], h, *es)
 
 
 def battle_loser(w: _Work, h: int, e: int) -> tuple[int, ...]:
@@ -754,7 +858,7 @@ def _t_battle(w: _Work, h: int, e: int) -> None:
 
 
 def _t_check_win(w: _Work, h: int) -> None:
-    if not w.on_grid(h) or not w.up[h] or w.card(h).kind is not Kind.CHARACTER:
+    if not w.on_grid(h) or not w.up[h] or w.card(h).kind is not K_CHARACTER:
         return
     p = w.ctrl[h]
     if w.cell[h] // w.size == home_row(1 - p, w.size):
@@ -764,11 +868,11 @@ def _t_check_win(w: _Work, h: int) -> None:
 def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     card = w.card(f)
     own_turn = ctx == 0
-    usable = card.kind is Kind.ITEM and (own_turn or card.use is Use.FREE)
+    usable = card.kind is K_ITEM and (own_turn or card.use is Use.FREE)
     if (not usable or card.use is not Use.FREE) and own_turn:
         w.acted, w.placements = 1, 0
     if not usable:
-        w.note(Ev.WASTED, f, Waste.NOT_ITEM if card.kind is not Kind.ITEM else Waste.NOT_FREE)
+        w.note(Ev.WASTED, f, Waste.NOT_ITEM if card.kind is not K_ITEM else Waste.NOT_FREE)
         w.bury(f)  # wasted (§9.1.10)
         return
     if card.use is Use.MODIFIER:
@@ -785,7 +889,7 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     if w.log is not None:
         w.note(Ev.FIZZLE if _no_effect(w, p, op) else Ev.ITEM, f, p)
     if op is Op.DRAW:
-        w.push(*[(Task.DRAW, p)] * effect.amount)
+        w.push(*[(T_DRAW, p)] * effect.amount)
     elif op is Op.DOUBLE:
         w.placements = 2
     elif op is Op.AIRDROP:
@@ -793,14 +897,14 @@ def _t_use(w: _Work, f: int, p: int, ctx: int) -> None:
     elif op is Op.RECALL:
         g_index = 0 if w.shape[1] else p
         for g in reversed(w.graves[g_index]):
-            if w.card(g).kind is Kind.CHARACTER:
+            if w.card(g).kind is K_CHARACTER:
                 w.edit_grave(g_index).remove(g)
                 w.to_hand(g, p)
                 break
     else:
         targets = item_targets(w, p, op)
         if targets:
-            w.decision = (Dec.TARGET, p, f, *targets)
+            w.decision = (D_TARGET, p, f, *targets)
 
 
 def _no_effect(w: _Work, p: int, op: Op) -> bool:
@@ -809,7 +913,7 @@ def _no_effect(w: _Work, p: int, op: Op) -> bool:
         return not w.deck_left(p)
     if op is Op.RECALL:
         grave = w.graves[0 if w.shape[1] else p]
-        return not any(w.card(g).kind is Kind.CHARACTER for g in grave)
+        return not any(w.card(g).kind is K_CHARACTER for g in grave)
     if op in (Op.DESTROY, Op.SCOUT, Op.SHIELD, Op.BOOST):
         return not item_targets(w, p, op)
     return False
@@ -826,13 +930,13 @@ def item_targets(w: _Work, p: int, op: Op) -> list[int]:
         return [h for h in grid if w.ctrl[h] == p and not w.shield[h]]
     if op is Op.BOOST:
         return [h for h in grid if w.ctrl[h] == p and w.up[h]
-                and w.card(h).kind is Kind.CHARACTER]
+                and w.card(h).kind is K_CHARACTER]
     raise AssertionError(op)
 
 
 def _t_defeat(w: _Work, h: int) -> None:
     if w.on_grid(h) and not w.shield[h]:
-        w.push((Task.REVEAL, h), (Task.BURY, h))
+        w.push((T_REVEAL, h), (T_BURY, h))
 
 
 def _t_bury(w: _Work, h: int) -> None:
@@ -846,7 +950,7 @@ def duel_pairs(ident: tuple[int, ...] | list[int], zone: tuple[int, ...] | list[
     public characters with different top values, a then b ascending."""
     chars = [h for h, i in enumerate(ident)
              if i >= 0 and zone[h] in (GRID, GRAVEYARD)
-             and cat.cards[i].kind is Kind.CHARACTER]
+             and cat.cards[i].kind is K_CHARACTER]
     tops = {h: cat.cards[ident[h]].top for h in chars}
     return [(a, b) for a in chars for b in chars if a != b and tops[a] != tops[b]]
 
@@ -860,7 +964,7 @@ def _t_final(w: _Work) -> None:
     elif w.rules.tie.value == "draw":
         w.result = (Outcome.EQUAL_CARDS, -1)
     elif duel_pairs(w.ident, w.zone, w.cat):
-        w.decision = (Dec.DUEL,)
+        w.decision = (D_DUEL,)
     else:
         w.result = (Outcome.SUDDEN_DEATH_VOID, -1)
 
@@ -882,7 +986,7 @@ assert set(_RUNNERS) == set(Task) == set(TASK_ARITY)
 def decision(s: GridState) -> Pending | Finished:
     cached = s._cache.get("decision")  # asked several times per state (loop, view, bots)
     if cached is None:
-        if s.decision and s.decision[0] != Dec.DUEL and not s.finished:
+        if s.decision and s.decision[0] != D_DUEL and not s.finished:
             # the same decision tuple always makes the same (immutable) Pending: build it once
             cached = _PENDINGS.get(s.decision)
             if cached is None:
@@ -905,49 +1009,39 @@ def _decision(s: GridState) -> Pending | Finished:
         return Finished(OUTCOME_LABELS[Outcome(outcome)], None if winner < 0 else winner)
     d = s.decision
     code = d[0]
-    if code == Dec.COIN:
+    if code == D_COIN:
         return Pending(DecisionKind.CHANCE, None, "coin", outcomes=2)
-    if code == Dec.DEAL:
+    if code == D_DEAL:
         return Pending(DecisionKind.DEAL, d[1], "draw", deck=d[2])
-    if code == Dec.REVEAL:
+    if code == D_REVEAL:
         return Pending(DecisionKind.REVEAL, d[1], handle=d[2])
-    if code == Dec.TURN:
+    if code == D_TURN:
         return Pending(DecisionKind.TURN, d[1])
-    if code == Dec.WINDOW:
+    if code == D_WINDOW:
         return Pending(DecisionKind.CHOICE, d[1], "free-window")
-    if code == Dec.ORDER:
+    if code == D_ORDER:
         return Pending(DecisionKind.CHOICE, d[1], "battle-order", tuple(d[3:]))
-    if code == Dec.TARGET:
+    if code == D_TARGET:
         return Pending(DecisionKind.CHOICE, d[1], "item-target", tuple(d[3:]))
-    if code == Dec.DUEL:
+    if code == D_DUEL:
         n = len(duel_pairs(s.ident, s.zone, s.catalogue))
         return Pending(DecisionKind.CHANCE, None, "sudden-death", outcomes=n)
-    if code == Dec.PLACE:
+    if code == D_PLACE:
         return Pending(DecisionKind.DEAL, d[1], "place", deck=d[2])
     raise AssertionError(f"unknown decision {d!r}")
 
 
-def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]]]:
+def placements(s: GridState, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
     # How: sets of cells as bit masks (bit c: cell c), so the board, the cells next to own
-    # cards and those next to enemy cards are a few integer ORs per grid card, and the
-    # candidates come out in ascending order by taking the lowest bit
+    # cards and those next to enemy cards are integer ORs (`grid_masks`), and the candidates
+    # come out in ascending order by taking the lowest bit
     size = s.size
-    near, rows, full = _masks(size)
-    ctrl, cell, zone = s.ctrl, s.cell, s.zone
-    board = own_near = enemy_near = 0
-    has_own = False
-    h, find = -1, zone.index
-    for _ in range(zone.count(GRID)):  # a card lies on a cell exactly when its zone is GRID
-        h = find(GRID, h + 1)
-        c = cell[h]
-        board |= 1 << c
-        if ctrl[h] == p:
-            own_near |= near[c]
-            has_own = True
-        else:
-            enemy_near |= near[c]
+    rows, full = _masks(size)[1:]
+    board, near0, near1 = grid_masks(s)
+    own_near, enemy_near = (near0, near1) if p == 0 else (near1, near0)
+    has_own = own_near != 0  # every cell has a neighbour: a card on the grid marks one
     mine, theirs = rows[home_row(p, size)], rows[home_row(1 - p, size)]
     free = full & ~board
     if s.airdrop:
@@ -969,6 +1063,35 @@ def placements(s: GridState | _Work, p: int) -> list[tuple[int, tuple[bool, ...]
             faces = (False, True)
         out.append((low.bit_length() - 1, faces))
     return out
+
+
+#: (the cells taken, the cells next to player 0's cards, the same of player 1's) as bit masks
+GridMasks = tuple[int, int, int]
+
+
+def grid_masks(s: GridState) -> GridMasks:
+    """The grid's masks, kept with the state (a step carries them on, `_Work.placed`)."""
+    masks = s._cache.get("masks")
+    if masks is None:
+        masks = s._cache["masks"] = scan_masks(s.zone, s.cell, s.ctrl, s.size)
+    return masks  # type: ignore[no-any-return]
+
+
+def scan_masks(zone: tuple[int, ...], cell: tuple[int, ...], ctrl: tuple[int, ...], size: int
+               ) -> GridMasks:
+    """The grid's masks from its columns: a few integer ORs per grid card."""
+    near = _masks(size)[0]
+    board = near0 = near1 = 0
+    h, find = -1, zone.index
+    for _ in range(zone.count(GRID)):  # a card lies on a cell exactly when its zone is GRID
+        h = find(GRID, h + 1)
+        c = cell[h]
+        board |= 1 << c
+        if ctrl[h] == 0:
+            near0 |= near[c]
+        else:
+            near1 |= near[c]
+    return board, near0, near1
 
 
 def _masks(size: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
@@ -1000,29 +1123,29 @@ def is_legal(s: GridState, inp: GridInput) -> bool:
         return False
     d = s.decision
     code, v = d[0], inp.verb
-    if code == Dec.TURN:
-        if v is Verb.END:
+    if code == D_TURN:
+        if v is V_END:
             return bool(s.acted)
-        if v is not Verb.PLACE and v is not Verb.USE:
+        if v is not V_PLACE and v is not V_USE:
             return False
         h = inp.handle
         if not (0 <= h < len(s.zone) and s.zone[h] == HAND and s.ctrl[h] == d[1]):
             return False
-        if v is Verb.USE:
+        if v is V_USE:
             return True
         if s.placements <= 0:
             return False
         return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.size), ())
-    if code == Dec.WINDOW:
-        if v is Verb.PASS:
+    if code == D_WINDOW:
+        if v is V_PASS:
             return True
         h = inp.handle
-        return v is Verb.FREE and 0 <= h < len(s.zone) and s.zone[h] == HAND \
+        return v is V_FREE and 0 <= h < len(s.zone) and s.zone[h] == HAND \
             and s.ctrl[h] == d[1]
-    if code == Dec.ORDER or code == Dec.TARGET:
-        return v is Verb.PICK and inp.handle in d[3:]
-    if code == Dec.COIN:
-        return v is Verb.FIRST  # its player is 0 or 1 (validated on construction)
+    if code in (D_ORDER, D_TARGET):
+        return v is V_PICK and inp.handle in d[3:]
+    if code == D_COIN:
+        return v is V_FIRST  # its player is 0 or 1 (validated on construction)
     return inp in legal_tuple(s)
 
 
@@ -1046,19 +1169,20 @@ def _place_row(size: int, h: int) -> tuple[GridInput, ...]:
     row = _PLACE_ROWS.get((size, h))
     if row is None:
         row = _PLACE_ROWS[size, h] = tuple(
-            engine_input(Verb.PLACE, h, cell=cell_name(c, size), up=up)
+            engine_input(V_PLACE, h, cell=cell_name(c, size), up=up)
             for c in range(size * size) for up in (False, True))
     return row
 
 
 #: (verb, handles) -> the engine input of that verb for each handle (USE, FREE, PICK)
-_BY_HANDLE: dict[tuple[Verb, int], tuple[GridInput, ...]] = {}
+#: keyed by the verb's text: an Enum member hashes in Python, a str in C
+_BY_HANDLE: dict[tuple[str, int], tuple[GridInput, ...]] = {}
 
 
 def _by_handle(verb: Verb, n: int) -> tuple[GridInput, ...]:
-    row = _BY_HANDLE.get((verb, n))
+    row = _BY_HANDLE.get((verb._value_, n))
     if row is None:
-        row = _BY_HANDLE[verb, n] = tuple(engine_input(verb, h) for h in range(n))
+        row = _BY_HANDLE[verb._value_, n] = tuple(engine_input(verb, h) for h in range(n))
     return row
 
 
@@ -1068,9 +1192,9 @@ def _legal(s: GridState) -> list[GridInput]:
     d = s.decision
     code = d[0]
     # the inputs come from engine_input: built once, without re-validation (notation.py)
-    if code == Dec.COIN:
-        return [engine_input(Verb.FIRST, player=0), engine_input(Verb.FIRST, player=1)]
-    if code == Dec.TURN:
+    if code == D_COIN:
+        return [engine_input(V_FIRST, player=0), engine_input(V_FIRST, player=1)]
+    if code == D_TURN:
         p = d[1]
         hand = s.hand(p)
         out: list[GridInput] = []
@@ -1082,19 +1206,19 @@ def _legal(s: GridState) -> list[GridInput]:
                 pick = itemgetter(*spots) if len(spots) > 1 else lambda row: (row[spots[0]],)
                 for h in hand:
                     out.extend(pick(_place_row(size, h)))
-        use = _by_handle(Verb.USE, len(s.zone))
+        use = _by_handle(V_USE, len(s.zone))
         out.extend([use[h] for h in hand])
         if s.acted:
-            out.append(engine_input(Verb.END))
+            out.append(engine_input(V_END))
         return out
-    if code == Dec.WINDOW:
-        free = _by_handle(Verb.FREE, len(s.zone))
-        return [engine_input(Verb.PASS), *[free[h] for h in s.hand(d[1])]]
-    if code in (Dec.ORDER, Dec.TARGET):
-        pick = _by_handle(Verb.PICK, len(s.zone))
+    if code == D_WINDOW:
+        free = _by_handle(V_FREE, len(s.zone))
+        return [engine_input(V_PASS), *[free[h] for h in s.hand(d[1])]]
+    if code in (D_ORDER, D_TARGET):
+        pick = _by_handle(V_PICK, len(s.zone))
         return [pick[h] for h in d[3:]]
-    if code == Dec.DUEL:
-        return [engine_input(Verb.DUEL, a, b)
+    if code == D_DUEL:
+        return [engine_input(V_DUEL, a, b)
                 for a, b in duel_pairs(s.ident, s.zone, s.catalogue)]
     return []
 
@@ -1133,90 +1257,94 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         raise GameOverError(f"grid input {format_input(inp)!r}: the game is over "
                             f"({OUTCOME_LABELS[Outcome(s.result[0])]})")
     code = _DEC[s.decision[0]]
-
-    def illegal(reason: str) -> IllegalActionError:  # the message is built only on error
-        who = f" (player {s.decision[1]})" if code not in (Dec.COIN, Dec.DUEL) else ""
-        return IllegalActionError(f"illegal grid input {format_input(inp)!r}: turn {s.turn}, "
-                                  f"awaiting {_AWAITING[code]}{who}: {reason}")
-
     if inp.verb not in _ANSWERS[code]:
-        raise illegal("this input does not answer the pending decision")
+        raise _illegal(s, inp, code, "this input does not answer the pending decision")
     w = _Work(s)
     w.log = log
     w.decision = ()
-    if code in (Dec.DEAL, Dec.PLACE):
+    if code in (D_DEAL, D_PLACE):
         p, deck = s.decision[1], s.decision[2]
         lo, hi = s.shape[0][deck]  # deck_range: deck 0 or 1
         h = inp.handle
         if not (lo <= h < hi) or s.zone[h] != DECK:
-            raise illegal(f"card {h} is not in deck {deck}")
+            raise _illegal(s, inp, code, f"card {h} is not in deck {deck}")
         w.edit("zone", "holder", "ctrl")
         w.zone[h], w.holder[h], w.ctrl[h] = HAND, p, p
-        if code == Dec.PLACE:  # face down on its cell (a start position's grid card)
+        if code == D_PLACE:  # face down on its cell (a start position's grid card)
             w.edit("cell")
             w.zone[h], w.cell[h] = GRID, s.decision[3]
+            w.placed(p, s.decision[3])
         else:
             w.hand_gains(p, h)
-    elif code == Dec.REVEAL:
+    elif code == D_REVEAL:
         _, p, h = s.decision
         if inp.handle != h:
-            raise illegal(f"the reveal is of card {h}")
+            raise _illegal(s, inp, code, f"the reveal is of card {h}")
         idx = s.catalogue.index.get(inp.card)
         if idx is None:
-            raise illegal(f"{inp.card!r} is not a card of the catalogue")
+            raise _illegal(s, inp, code, f"{inp.card!r} is not a card of the catalogue")
         w.edit("ident")
         w.ident[h] = idx
     elif not is_legal(s, inp):
-        raise illegal("not a legal input here")
+        raise _illegal(s, inp, code, "not a legal input here")
     else:
         _apply(w, s, code, inp)
     _run(w)
     return w.freeze()
 
 
+def _illegal(s: GridState, inp: GridInput, code: Dec, reason: str) -> IllegalActionError:
+    # a function of its own, not a closure in `_step`: a closure's cells would slow every read
+    # of the step's locals, and its message is built only on error
+    who = f" (player {s.decision[1]})" if code not in (D_COIN, D_DUEL) else ""
+    return IllegalActionError(f"illegal grid input {format_input(inp)!r}: turn {s.turn}, "
+                              f"awaiting {_AWAITING[code]}{who}: {reason}")
+
+
 def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
     d = s.decision
-    if code == Dec.COIN:
+    if code == D_COIN:
         first = inp.player
         w.first = w.active = first
-        w.push((Task.FILL, first), (Task.FILL, 1 - first), (Task.TURN,))
-    elif code == Dec.TURN:
+        w.push((T_FILL, first), (T_FILL, 1 - first), (T_TURN,))
+    elif code == D_TURN:
         p = d[1]
-        if inp.verb is Verb.END:
-            w.push((Task.END_TURN,))
-        elif inp.verb is Verb.USE:
-            w.push((Task.REVEAL, inp.handle), (Task.USE, inp.handle, p, 0), (Task.PLAY, p))
+        if inp.verb is V_END:
+            w.push((T_END_TURN,))
+        elif inp.verb is V_USE:
+            w.push((T_REVEAL, inp.handle), (T_USE, inp.handle, p, 0), (T_PLAY, p))
         else:
             h = inp.handle
             w.edit("zone", "cell", "up")
             w.zone[h], w.cell[h], w.up[h] = GRID, cell_index(inp.cell, w.size), int(inp.up)
             w.hand_loses(p, h)
+            w.placed(p, w.cell[h])
             w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
-            seq = [(Task.REVEAL, h)] if inp.up else []
-            w.push(*seq, (Task.ARRIVE, h), (Task.PLAY, p))
-    elif code == Dec.WINDOW:
-        if inp.verb is Verb.FREE:
+            seq = [(T_REVEAL, h)] if inp.up else []
+            w.push(*seq, (T_ARRIVE, h), (T_PLAY, p))
+    elif code == D_WINDOW:
+        if inp.verb is V_FREE:
             f = inp.handle
-            w.push((Task.REVEAL, f), (Task.USE, f, d[1], 1), (Task.WINDOW, d[2]))
-    elif code == Dec.ORDER:
+            w.push((T_REVEAL, f), (T_USE, f, d[1], 1), (T_WINDOW, d[2]))
+    elif code == D_ORDER:
         h, rest = d[2], [e for e in d[3:] if e != inp.handle]
-        w.push((Task.BATTLE, h, inp.handle), (Task.FIGHT, h, len(rest), *rest))
-    elif code == Dec.TARGET:
+        w.push((T_BATTLE, h, inp.handle), (T_FIGHT, h, len(rest), *rest))
+    elif code == D_TARGET:
         p, f, t = d[1], d[2], inp.handle
         effect = w.card(f).effect
         assert effect is not None
         w.note(Ev.TARGET, f, t)
         if effect.op is Op.DESTROY:
-            w.push((Task.DEFEAT, t))
+            w.push((T_DEFEAT, t))
         elif effect.op is Op.SCOUT:
-            w.push((Task.REVEAL, t), (Task.TURN_UP, t, -1))
+            w.push((T_REVEAL, t), (T_TURN_UP, t, -1))
         elif effect.op is Op.SHIELD:
             w.edit("shield")
             w.shield[t] = 1
         elif effect.op is Op.BOOST:
             w.edit("boost")
             w.boost[t] += effect.amount
-    elif code == Dec.DUEL:
+    elif code == D_DUEL:
         a, b = inp.handle, inp.other
         ta, tb = w.card(a).top, w.card(b).top
         w.note(Ev.DUEL, a, b, ta, tb)

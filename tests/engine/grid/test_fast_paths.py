@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from versus.engine.errors import IllegalActionError
+from versus.engine.errors import IllegalActionError, MalformedActionError
 from versus.engine.grid.cards import default_catalogue
-from versus.engine.grid.notation import GridInput, Verb, format_input, parse_input
+from versus.engine.grid.notation import GridInput, Verb, answer_input, format_input, parse_input
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
 from versus.engine.grid.state import (
@@ -19,6 +19,7 @@ from versus.engine.grid.state import (
     GridState,
     _decision,
     _Work,
+    cell_index,
     cell_name,
     decision,
     encode_state,
@@ -30,6 +31,7 @@ from versus.engine.grid.state import (
     neighbour_cells,
     on_grid,
     placements,
+    scan_masks,
     step,
     traced_step,
 )
@@ -124,10 +126,14 @@ def test_placements_by_masks_equal_the_plain_rule(mode: str) -> None:
     rules = GridRules.from_options({"mode": mode})
     ref = random_game(rules, CAT, b"fast-paths/place/" + mode.encode())
     ref.play()
+    carried = 0
     for s, _ in ref.history:
+        if "masks" in s._cache:  # carried on by the step that made s
+            assert s._cache["masks"] == scan_masks(s.zone, s.cell, s.ctrl, s.size)
+            carried += 1
         for p in (0, 1):
             assert placements(s, p) == _plain_placements(s, p)
-    assert len(ref.history) > 50
+    assert len(ref.history) > 50 and carried > len(ref.history) // 2
 
 
 def _copying_step(s: GridState, inp: GridInput) -> GridState:
@@ -192,3 +198,45 @@ def test_lazy_views_read_as_eager_ones() -> None:
         assert v == now and v.grid == now.grid and v.hand == now.hand
         assert v.to_dict() == now.to_dict()
     assert any(cid for v, _ in unread for _, cid in v.hand)
+
+
+@pytest.mark.parametrize("handle, card", [(0, ""), (1023, ""), (7, "ember-fox"), (5, "x"),
+                                          (12, "a" * 40)])
+def test_answer_inputs_equal_validated_ones(handle: int, card: str) -> None:
+    verb = Verb.REVEAL if card else Verb.DEAL
+    for _ in range(2):  # built, then shared
+        assert answer_input(handle, card) == GridInput(verb, handle, card=card)
+
+
+@pytest.mark.parametrize("handle, card", [(-1, ""), (1024, ""), (3, "Bad-Id"), (3, "-x"),
+                                          (3, "a" * 41), (True, ""), (3, "x\n")])
+def test_answer_inputs_refuse_what_validation_refuses(handle: int, card: str) -> None:
+    for _ in range(2):  # not cached as valid after the first refusal
+        with pytest.raises(MalformedActionError):
+            answer_input(handle, card)
+
+
+@pytest.mark.parametrize("deck", ["individual", "shared"])
+def test_neighbours_from_the_shared_board_equal_the_column_scan(deck: str) -> None:
+    ref = random_game(GridRules.from_options({"mode": "vs", "deck": deck}), CAT,
+                      b"fast-paths/board/" + deck.encode())
+    ref.play()
+    checked = 0
+    for s, _ in ref.history[::3]:
+        shared, written = _Work(s), _Work(s)
+        written.writable()  # list columns: the scan
+        for c in range(s.size * s.size):
+            plain = [h for n in neighbour_cells(c, s.size) for h, at in enumerate(s.cell)
+                     if at == n]
+            assert shared.neighbours(c) == written.neighbours(c) == plain
+            checked += bool(plain)
+    assert checked > 100
+
+
+def test_cell_index_table_equals_the_arithmetic() -> None:
+    for size in (4, 5, 6):
+        for col in "abcdef":
+            for row in range(1, 7):
+                c, r = "abcdef".index(col), row - 1
+                expected = r * size + c if c < size and r < size else -1
+                assert cell_index(f"{col}{row}", size) == expected
