@@ -20,7 +20,7 @@ from versus.protocol.match import Ending, MatchResult
 from versus.protocol.match.rules import DealMode, MatchRules
 from versus.protocol.wire.text import printable
 
-from .client import describe_fault
+from .client import describe_fault, outcome_words
 from .exit_codes import EXIT_ERROR, EXIT_FAULT, EXIT_OK, EXIT_UNFINISHED
 
 MAX_LOG_LINE = 300
@@ -38,7 +38,7 @@ def result_text(result: MatchResult | None, forfeits: dict[int, str]) -> str:
     who = "no winner" if result.winner is None else f"{player_name(result.winner, None)} wins"
     if result.winner is not None and 1 - result.winner in forfeits:
         return f"{who} (forfeit: {forfeits[1 - result.winner]})"
-    what = result.outcome if result.outcome is not None else result.ending.value
+    what = outcome_words(result.outcome) if result.outcome is not None else result.ending.value
     detail = player_words(result.detail)
     return f"{who} ({what}{': ' + detail if detail else ''})"
 

@@ -209,14 +209,7 @@ class SecureChannel:
         if self._closed:
             raise ChannelClosedError(f"the channel to {self.peer} is already closed")
         limit = self.config.send_timeout if timeout == -1.0 else timeout
-        # Lock.acquire, minus its closing scheduling pass when the lock is free: that pass let
-        # every woken task run before the frame left (send_all still checkpoints after it)
-        await trio.lowlevel.checkpoint_if_cancelled()
-        try:
-            self._send_lock.acquire_nowait()
-        except trio.WouldBlock:
-            await self._send_lock.acquire()
-        try:
+        async with self._send_lock:
             frame = self._seal(kind, payload)
             try:
                 with trio.fail_after(limit if limit is not None else float("inf")):
@@ -238,8 +231,6 @@ class SecureChannel:
             except BaseException:  # cancelled midway: the stream position is lost
                 await self._abort()
                 raise
-        finally:
-            self._send_lock.release()
 
     # --- receiving ----------------------------------------------------------------------------
 

@@ -288,6 +288,9 @@ def test_a_summary_counts_players_from_1_as_every_screen_does() -> None:
     assert result_text(MatchResult(Ending.GAME, 0, "elimination"), {}) == \
         "player 1 wins (elimination)"
     assert result_text(MatchResult(Ending.GAME, None, "draw"), {}) == "no winner (draw)"
+    # an outcome id is said in words, as on the end screens: "home base", not "home-base"
+    assert result_text(MatchResult(Ending.GAME, 1, "home-base"), {}) == \
+        "player 2 wins (home base)"
     assert result_text(resigned, {0: "bot 'x' crashed"}) == \
         "player 2 wins (forfeit: bot 'x' crashed)"
     assert bot_failures({0: "bot 'x' crashed"}) == "player 1's bot forfeited: bot 'x' crashed"
