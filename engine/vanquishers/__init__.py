@@ -41,6 +41,12 @@ __all__ = ["VANQUISHERS", "DeckError", "Move", "Rules", "State", "Vanquishers", 
            "starter_deck", "validate_deck"]
 
 
+#: reveal inputs already built (an input is an immutable value): Move's checks (a regular
+#: expression on the card id) cost more than the rest of a reveal's trip through the referee
+_REVEALS: dict[tuple[int, str], Move] = {}
+_REVEALS_KEPT = 8192
+
+
 class Vanquishers:
     """The Vanquishers TCG: Standard Mode, Advanced Mode as the `mode` rules option."""
 
@@ -160,7 +166,15 @@ class Vanquishers:
         return Move(Verb.DEAL, handle)  # raises MalformedActionError naming the handle
 
     def reveal_input(self, handle: int, card_id: str) -> Move:
-        return Move(Verb.REVEAL, handle, card=card_id)
+        key = (handle, card_id) if type(handle) is int and type(card_id) is str else None
+        m = _REVEALS.get(key) if key is not None else None
+        if m is None:
+            m = Move(Verb.REVEAL, handle, card=card_id)  # the checks, once per key
+            if key is not None:
+                if len(_REVEALS) >= _REVEALS_KEPT:  # ids from a peer: the memory stays bounded
+                    _REVEALS.clear()
+                _REVEALS[key] = m
+        return m
 
     # --- play ------------------------------------------------------------------------------
     def new_game(self, setup: Setup) -> State:

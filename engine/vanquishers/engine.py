@@ -236,6 +236,22 @@ def _move(verb: Verb, handle: int = -1, value: int = -1) -> Move:
     return m
 
 
+class _Moves(dict[object, Move]):
+    """One verb's engine-generated inputs by handle, or by (handle, value): `table[h]`. A
+    listing builds a dozen inputs, and reading a dict is C code where `_move` is a call."""
+
+    def __init__(self, verb: Verb) -> None:
+        super().__init__()
+        self.verb = verb
+
+    def __missing__(self, key: object) -> Move:
+        h, value = key if isinstance(key, tuple) else (key, -1)
+        m = self[key] = _move(self.verb, h, value)
+        return m
+
+
+_PLAYS, _EXILES, _RIFTS = _Moves(_Verb.PLAY), _Moves(_Verb.EXILE), _Moves(_Verb.RIFT)
+_TRAPS, _PICKS, _TARGETS = _Moves(_Verb.TRAP), _Moves(_Verb.PICK), _Moves(_Verb.TARGET)
 _NEXT, _END, _PASS = _move(_Verb.NEXT), _move(_Verb.END), _move(_Verb.PASS)
 _RECOVER, _VTRIGGER = _move(_Verb.RECOVER), _move(_Verb.VTRIGGER)
 _ROLLS = tuple(_move(_Verb.ROLL, value=k) for k in range(1, 7))
@@ -393,8 +409,13 @@ class _Work:
         return self.cat.cards[self.sides[p][_S.HERO]]
 
     def mine(self, p: int, zone: Zone) -> list[int]:
-        n, zones = self.n, self.zone
-        return [h for h in range(p * n, p * n + n) if zones[h] == zone]
+        lo = p * self.n
+        return [h for h, z in enumerate(self.zone[lo:lo + self.n], lo) if z == zone]
+
+    def count(self, p: int, zone: Zone) -> int:
+        """How many of p's cards are in `zone` (a count in C, where `mine` builds a list)."""
+        lo = p * self.n
+        return self.zone[lo:lo + self.n].count(zone)
 
     def board(self, p: int, *types: CardType) -> list[int]:
         """p's board cards not attached to a weapon, of the given types."""
@@ -717,36 +738,37 @@ def _read_step_actions(w: _Work) -> list[Move]:
             out.append(_RECOVER)
     elif w.phase == 3:
         if w.exiles < (2 if side[_S.VT] else 1) and not side[_S.GLITCH]:
-            out.extend([_move(_Verb.EXILE, h) for h in w.hand(p)])
+            exiles = _EXILES
+            out.extend([exiles[h] for h in w.hand(p)])
     elif w.phase == 4:
         hero = w.hero(p)
         if not side[_S.VT] and w.available(p) >= hero.vt_cost and \
                 (hero.vt_cost == 0 or not side[_S.CURSE]):
             out.append(_VTRIGGER)
     elif w.phase == 5:
-        avail, hand = w.available(p), w.hand(p)
-        cards = [w.c(h) for h in hand]
+        avail, hand, index, plays, traps = w.available(p), w.hand(p), w.card, _PLAYS, _TRAPS
+        cards = [w.cat.cards[index[h]] if index[h] >= 0 else None for h in hand]
         for h, card in zip(hand, cards, strict=True):
             if card is None or can_activate(w, p, card):
-                out.append(_move(_Verb.PLAY, h))
+                out.append(plays[h])
         costs = [cost for cost in w.cat.trap_costs if cost <= avail]
         set_names: set[str] | None = None
         for h, card in zip(hand, cards, strict=True):
             if card is None:
-                out.extend([_move(_Verb.TRAP, h, cost) for cost in costs])
+                out.extend([traps[h, cost] for cost in costs])
             elif card.subtype is _Subtype.TRAP and card.cost <= avail and \
                     usable_by(card, w.hero(p)):
                 if set_names is None:
                     set_names = {w.c(t).id for t in w.mine(p, _Zone.TRAP) if w.card[t] >= 0}  # type: ignore[union-attr]
                 if card.id not in set_names:
-                    out.append(_move(_Verb.TRAP, h, card.cost))
+                    out.append(traps[h, card.cost])
         for r in w.abilities(p, _Subtype.RIFT):
             if w.aux[r] == 0 and w.c(r).use_cost <= avail:  # type: ignore[union-attr]
-                out.append(_move(_Verb.RIFT, r))
+                out.append(_RIFTS[r])
     elif w.phase == 6 and not side[_S.FROZEN]:
         for h in w.board(p, _CardType.WEAPON, _CardType.HERO_ITEM):
             if w.ammo_ok(h) and w.aux[h] < w.uses(h):
-                out.append(_move(_Verb.TARGET, h))
+                out.append(_TARGETS[h])
     return out
 
 
@@ -761,7 +783,8 @@ def _with_next_end(acts: list[Move], phase: int) -> tuple[Move, ...]:
 
 def _choice_actions(w: _Work) -> list[Move]:
     options = w.dec[4:]
-    return [*[_move(_Verb.PICK, h) for h in options], _PASS]
+    picks = _PICKS
+    return [*[picks[h] for h in options], _PASS]
 
 
 def _advance(w: _Work) -> None:
@@ -779,8 +802,10 @@ def _advance(w: _Work) -> None:
 
 def _run(w: _Work) -> None:
     w.dec = ()
+    sides = w.sides
     while True:
-        w.check_end()
+        if sides[0][_S.LIFE] <= 0 or sides[1][_S.LIFE] <= 0:  # the one call of check_end a
+            w.check_end()  # game needs, out of the loop's every turn
         if w.result != (-1, -1):
             w.dec = (_D.NONE,)
             return
@@ -819,8 +844,9 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
                (_T.START,))
     elif code == _T.DRAW:
         p = f[0]
-        if len(w.hand(p)) >= HAND_LIMIT or not w.mine(p, _Zone.DECK):
-            w.note("no-draw", p, "hand" if len(w.hand(p)) >= HAND_LIMIT else "deck")
+        full = w.count(p, _Zone.HAND) >= HAND_LIMIT
+        if full or not w.count(p, _Zone.DECK):
+            w.note("no-draw", p, "hand" if full else "deck")
             w.sides[p][_S.LIFE] = max(0, w.sides[p][_S.LIFE] - 1)  # §10.1.3.3
         else:
             w.dec = (_D.DEAL, p)
@@ -1137,7 +1163,9 @@ def _resolve(s: State, inp: Move) -> _Work:
         w.dice.append(inp.value)
     else:
         legal = legal_actions(s)
-        if inp not in legal:
+        # by identity first: an engine-made input is the one object of its fields, and `in`
+        # calls the dataclass's Python __eq__ on every entry before the match
+        if not any(m is inp for m in legal) and inp not in legal:
             raise IllegalActionError(f"input {format_input(inp)!r} is not legal ({_where(s)}); "
                                      f"legal: {', '.join(map(format_input, legal[:12]))}"
                                      f"{' ...' if len(legal) > 12 else ''}")
