@@ -381,6 +381,52 @@ class _Work:
         w.boards = [None, None]
         return w
 
+    @classmethod
+    def stepping(cls, s: State) -> _Work:
+        """The work of one `step`: the per-handle fields (zone, card, host, aux) stay the
+        state's tuples until the rules first write one (`zone_w` and the others): an input
+        changes one or two of them, and copying all four to lists and back to tuples cost a
+        tenth of a step. Only the engine's writes go through those methods, so the unattached
+        board cards are kept while nothing moves (`boards`)."""
+        w = cls.__new__(cls)
+        w.rules, w.cat, w.n = s.rules, s.cat, s.rules.deck_size
+        w.turn, w.active, w.first, w.phase = s.turn, s.active, s.first, s.phase
+        w.exiles, w.sides = s.exiles, [list(s.sides[0]), list(s.sides[1])]
+        w.zone, w.card, w.host, w.aux = s.zone, s.card, s.host, s.aux  # type: ignore[assignment]
+        w.dice, w.attack, w.tasks = list(s.dice), list(s.attack), list(s.tasks)
+        w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
+        w.boards = [None, None]
+        return w
+
+    # -- the per-handle fields, writable (a list from the first write on: `stepping`) --
+    def zone_w(self) -> list[int]:
+        self._moved()
+        if type(self.zone) is tuple:
+            self.zone = list(self.zone)
+        return self.zone
+
+    def card_w(self) -> list[int]:
+        self._moved()
+        if type(self.card) is tuple:
+            self.card = list(self.card)
+        return self.card
+
+    def host_w(self) -> list[int]:
+        self._moved()
+        if type(self.host) is tuple:
+            self.host = list(self.host)
+        return self.host
+
+    def aux_w(self) -> list[int]:
+        if type(self.aux) is tuple:
+            self.aux = list(self.aux)
+        return self.aux
+
+    def _moved(self) -> None:
+        """A card moves: the kept board lists are stale."""
+        if self.boards is not None:
+            self.boards = [None, None]
+
     def freeze(self) -> State:
         # the State's checks are for states from outside (a position); a work holds a state
         # `step` made from a checked one, so it is built without them (a dict fill is cheaper)
@@ -564,10 +610,11 @@ def _inflict(w: _Work, p: int, etype: EnergyType | None) -> None:
 
 def _discard(w: _Work, h: int) -> None:
     """h leaves the board (or hand) for the discard pile with everything attached to it."""
-    w.zone[h], w.host[h], w.aux[h] = _Zone.DISCARD, -1, 0
+    zone, host, aux = w.zone_w(), w.host_w(), w.aux_w()
+    zone[h], host[h], aux[h] = _Zone.DISCARD, -1, 0
     for x in range(2 * w.n):
-        if w.host[x] == h:
-            w.zone[x], w.host[x], w.aux[x] = _Zone.DISCARD, -1, 0
+        if host[x] == h:
+            zone[x], host[x], aux[x] = _Zone.DISCARD, -1, 0
 
 
 # --- the rules: can a revealed card be activated? ---------------------------------------------
@@ -659,13 +706,13 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
     w.note("activate", h, replaced)
     w.sides[p][_S.SPENT] += card.cost
     enemy, t = 1 - p, card.type
-    w.zone[h], w.aux[h] = _Zone.BOARD, 0
+    w.zone_w()[h], w.aux_w()[h] = _Zone.BOARD, 0
     if t is _CardType.WEAPON:
         if replaced >= 0:
             kind = ammo_for(card.weapon_class)  # type: ignore[arg-type]
             for x in w.attached(replaced, _CardType.AMMO):
                 if w.c(x).ammo_kind is kind:  # type: ignore[union-attr]
-                    w.host[x] = h
+                    w.host_w()[x] = h
             _discard(w, replaced)
             _clamp(w, p)
     elif t is _CardType.HERO_ITEM or t is _CardType.ARMOR:
@@ -673,13 +720,13 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
             if old != h:
                 _discard(w, old)
         if t is _CardType.ARMOR:
-            w.aux[h] = card.durability
+            w.aux_w()[h] = card.durability
             w.sides[p][_S.SHIELD] += card.shield
         _clamp(w, p)
     elif t is _CardType.AMMO:
-        w.host[h] = _ammo_target(w, p, card)
+        w.host_w()[h] = _ammo_target(w, p, card)
     elif t is _CardType.MOD:
-        w.host[h] = _mod_target(w, p, card)
+        w.host_w()[h] = _mod_target(w, p, card)
     elif t is _CardType.ENERGY_CLASS:
         for old in w.board(p, _CardType.ENERGY_CLASS):
             if old != h:
@@ -689,7 +736,7 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
     else:
         sub, effect = card.subtype, card.effect
         if sub in (_Subtype.ATTACK, _Subtype.GRENADE):
-            w.zone[h] = _Zone.DISCARD
+            w.zone_w()[h] = _Zone.DISCARD
             _hurt(w, enemy, card.kinetic, card.shield_damage, card.energy, card.energy_type, 0)
         elif sub is _Subtype.RIFT:
             pass
@@ -697,9 +744,9 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
             w.sides[p][_S.LIFE] += card.life
             w.sides[p][_S.SHIELD] += card.shield
         elif effect in (_Effect.GUARD, _Effect.FOCUS):
-            w.aux[h] = card.turns
+            w.aux_w()[h] = card.turns
         else:
-            w.zone[h] = _Zone.DISCARD
+            w.zone_w()[h] = _Zone.DISCARD
             _effect(w, p, card)
 
 
@@ -902,9 +949,9 @@ def _start_turn(w: _Work) -> None:
     side[_S.SPENT] = 0
     for h in w.mine(p, _Zone.BOARD):
         card = w.c(h)
-        if card is not None and w.host[h] < 0 and (card.is_weapon_like
-                                                    or card.subtype is _Subtype.RIFT):
-            w.aux[h] = 0
+        if w.aux[h] and card is not None and w.host[h] < 0 and (
+                card.is_weapon_like or card.subtype is _Subtype.RIFT):
+            w.aux_w()[h] = 0  # only a used one: a write copies the field (`_Work.stepping`)
     if w.rules.advanced and side[_S.BURN]:
         w.note("burn", p)
         _hurt(w, p, 0, 0, 1, None, 0)  # condition damage: no weakness (Decided, §10.1.8.3)
@@ -920,7 +967,7 @@ def _end_turn(w: _Work) -> None:
     for field in CONDITIONS.values():
         side[field] = max(0, side[field] - 1)
     for h in w.abilities(p, _Subtype.SUPPORT):
-        w.aux[h] -= 1
+        w.aux_w()[h] -= 1
         if w.aux[h] <= 0:
             w.note("expired", h)
             _discard(w, h)
@@ -999,7 +1046,7 @@ def _hit(w: _Work, weapon: int) -> None:
     if ability is _Effect.CONDITION:
         _inflict(w, d, card.energy_type)
     for armor in w.board(d, _CardType.ARMOR):
-        w.aux[armor] -= 1
+        w.aux_w()[armor] -= 1
         w.note("wear", armor, w.aux[armor])
         if w.aux[armor] <= 0:  # Decided (§10.1.6.6): worn out, it leaves the board
             _discard(w, armor)
@@ -1129,9 +1176,11 @@ def explain(s: State, inp: Move) -> tuple[tuple[object, ...], ...]:
 _KIND = {int(_D.TURN): _DecisionKind.TURN, int(_D.CHOICE): _DecisionKind.CHOICE,
          int(_D.DEAL): _DecisionKind.DEAL, int(_D.REVEAL): _DecisionKind.REVEAL,
          int(_D.CHANCE): _DecisionKind.CHANCE, int(_D.PLACE): _DecisionKind.DEAL}
-#: the verbs that answer each decision kind (a TURN: any other verb)
-_ANSWERS = {_DecisionKind.DEAL: (_Verb.DEAL,), _DecisionKind.REVEAL: (_Verb.REVEAL,),
-            _DecisionKind.CHANCE: (_Verb.ROLL,), _DecisionKind.CHOICE: (_Verb.PICK, _Verb.PASS)}
+#: the verbs that answer each decision kind (a TURN: any other verb); keyed by the kind's
+#: member id: a plain Enum member hashes in Python, slowly
+_ANSWERS = {id(_DecisionKind.DEAL): (_Verb.DEAL,), id(_DecisionKind.REVEAL): (_Verb.REVEAL,),
+            id(_DecisionKind.CHANCE): (_Verb.ROLL,),
+            id(_DecisionKind.CHOICE): (_Verb.PICK, _Verb.PASS)}
 _NOT_TURN = (_Verb.DEAL, _Verb.REVEAL, _Verb.ROLL, _Verb.PICK, _Verb.PASS)
 
 
@@ -1143,18 +1192,18 @@ def _resolve(s: State, inp: Move) -> _Work:
     code = s.dec[0]
     kind = _KIND[code]
     if (kind is _DecisionKind.TURN and inp.verb in _NOT_TURN) or \
-            (kind is not _DecisionKind.TURN and inp.verb not in _ANSWERS[kind]):
+            (kind is not _DecisionKind.TURN and inp.verb not in _ANSWERS[id(kind)]):
         raise IllegalActionError(f"input {format_input(inp)!r}: this input does not answer the "
                                  f"pending decision ({_where(s)})")
-    w = _Work(s)
+    w = _Work.stepping(s)
     if kind is _DecisionKind.DEAL:
         p, h = s.dec[1], inp.handle
         if not (p * s.n <= h < p * s.n + s.n) or s.zone[h] != _Zone.DECK:
             raise IllegalActionError(f"input {format_input(inp)!r}: card {h} is not in "
                                      f"player {p}'s deck ({_where(s)})")
-        w.zone[h] = _Zone.HAND
+        w.zone_w()[h] = _Zone.HAND
         if code == _D.PLACE:  # face down as a set trap of the declared cost (start position)
-            w.zone[h], w.aux[h] = _Zone.TRAP, s.dec[2]
+            w.zone_w()[h], w.aux_w()[h] = _Zone.TRAP, s.dec[2]
     elif kind is _DecisionKind.REVEAL:
         _reveal(w, s, inp)
     elif kind is _DecisionKind.CHANCE:
@@ -1198,7 +1247,7 @@ def _reveal(w: _Work, s: State, inp: Move) -> None:
             raise IllegalActionError(f"input {format_input(inp)!r}: player {p}'s deck would "
                                      f"hold {copies} copies of {card.id!r}, at most {limit} "
                                      "(§10.2.3.2)")
-    w.card[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
+    w.card_w()[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
 
 
 def _choose(w: _Work, s: State, inp: Move) -> None:
@@ -1225,7 +1274,7 @@ def _act(w: _Work, m: Move) -> None:
         side[_S.SHIELD] = min(w.max_shield(p), side[_S.SHIELD] + w.hero(p).recovery)
         _advance(w)
     elif v is _Verb.EXILE:
-        w.zone[m.handle] = _Zone.EXILE
+        w.zone_w()[m.handle] = _Zone.EXILE
         w.exiles += 1
         side[_S.STORAGE] += 1
         w.push((_T.REVEAL, m.handle))
@@ -1239,16 +1288,16 @@ def _act(w: _Work, m: Move) -> None:
     elif v is _Verb.PLAY:
         w.push((_T.REVEAL, m.handle), (_T.PLAY, m.handle))
     elif v is _Verb.TRAP:
-        w.zone[m.handle], w.aux[m.handle] = _Zone.TRAP, m.value
+        w.zone_w()[m.handle], w.aux_w()[m.handle] = _Zone.TRAP, m.value
         side[_S.SPENT] += m.value
     elif v is _Verb.RIFT:
         card = w.c(m.handle)
         assert card is not None
-        w.aux[m.handle] = 1
+        w.aux_w()[m.handle] = 1
         side[_S.SPENT] += card.use_cost
         _effect(w, p, card)
     elif v is _Verb.TARGET:
-        w.aux[m.handle] += 1
+        w.aux_w()[m.handle] += 1
         w.attack = [m.handle, 0, 0]
         w.push((_T.TRAPS, 1 - p), (_T.ATTACK, m.handle))
 
