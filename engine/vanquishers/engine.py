@@ -344,6 +344,9 @@ class State:
         return [h for h in range(p * n, p * n + n) if self.zone[h] == zone]
 
 
+_set_attr = object.__setattr__  # past a frozen dataclass's refusal (`_Work.freeze`)
+
+
 class _Work:
     """A mutable copy of a State that `step` works on, then freezes."""
 
@@ -429,9 +432,10 @@ class _Work:
 
     def freeze(self) -> State:
         # the State's checks are for states from outside (a position); a work holds a state
-        # `step` made from a checked one, so it is built without them (a dict fill is cheaper)
+        # `step` made from a checked one, so it is built without them (its attribute dict is
+        # set whole: cheaper than the checks, or than filling the dict it starts with)
         s = object.__new__(State)
-        s.__dict__.update({
+        _set_attr(s, "__dict__", {
             "rules": self.rules, "cat": self.cat, "turn": self.turn, "active": self.active,
             "first": self.first, "phase": self.phase, "exiles": self.exiles,
             "sides": (tuple(self.sides[0]), tuple(self.sides[1])), "zone": tuple(self.zone),
@@ -469,15 +473,17 @@ class _Work:
         found = None if boards is None else boards[p]
         card, cards = self.card, self.cat.cards
         if found is None:
-            n, zones, host, on = self.n, self.zone, self.host, _Zone.BOARD
-            found = [h for h in range(p * n, p * n + n) if zones[h] == on and host[h] < 0
-                     and card[h] >= 0]
+            lo, host, on = p * self.n, self.host, _Zone.BOARD
+            zones = self.zone[lo:lo + self.n]
+            found = [h for h, z in enumerate(zones, lo) if z == on and host[h] < 0
+                     and card[h] >= 0] if on in zones else []  # (`in`: a scan in C)
             if boards is not None:  # the rules read the board many times a step: scan once
                 boards[p] = found
         return [h for h in found if cards[card[h]].type in types]
 
     def abilities(self, p: int, subtype: Subtype) -> list[int]:
-        return [h for h in self.board(p, _CardType.ABILITY) if self.c(h).subtype is subtype]  # type: ignore[union-attr]
+        card, cards = self.card, self.cat.cards
+        return [h for h in self.board(p, _CardType.ABILITY) if cards[card[h]].subtype is subtype]
 
     def attached(self, w: int, ctype: CardType) -> list[int]:
         return [h for h in range(2 * self.n) if self.host[h] == w and self.zone[h] == _Zone.BOARD
@@ -780,8 +786,8 @@ def _step_actions(w: _Work) -> list[Move]:
 def _read_step_actions(w: _Work) -> list[Move]:
     p, side, out = w.active, w.sides[w.active], []
     if w.phase == 1:
-        if side[_S.SHIELD] < w.max_shield(p) and side[_S.STORAGE] >= 1 and not side[_S.SHOCK] \
-                and not side[_S.CURSE]:
+        if side[_S.STORAGE] >= 1 and not side[_S.SHOCK] and not side[_S.CURSE] and \
+                side[_S.SHIELD] < w.max_shield(p):  # (the counters first: they cost less)
             out.append(_RECOVER)
     elif w.phase == 3:
         if w.exiles < (2 if side[_S.VT] else 1) and not side[_S.GLITCH]:
@@ -874,7 +880,7 @@ def _run(w: _Work) -> None:
 
 
 def _task(w: _Work, task: tuple[int, ...]) -> None:
-    code, *f = task
+    code = task[0]
     if code == _T.ROLL:
         w.dec = (_D.CHANCE,)
     elif code == _T.FIRST:
@@ -890,7 +896,7 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
         w.push(*[(_T.DRAW, first)] * START_HAND, *[(_T.DRAW, 1 - first)] * START_HAND,
                (_T.START,))
     elif code == _T.DRAW:
-        p = f[0]
+        p = task[1]
         full = w.count(p, _Zone.HAND) >= HAND_LIMIT
         if full or not w.count(p, _Zone.DECK):
             w.note("no-draw", p, "hand" if full else "deck")
@@ -900,11 +906,11 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
     elif code == _T.START:
         _start_turn(w)
     elif code == _T.REVEAL:
-        h = f[0]
+        h = task[1]
         if w.card[h] < 0:
             w.dec = (_D.REVEAL, w.owner(h), h)
     elif code == _T.PLAY:
-        h = f[0]
+        h = task[1]
         p, card = w.owner(h), w.c(h)
         assert card is not None
         problem = activation_problem(w, p, card) if w.zone[h] == _Zone.HAND else \
@@ -918,25 +924,25 @@ def _task(w: _Work, task: tuple[int, ...]) -> None:
             return
         _activate(w, p, h, card)
     elif code == _T.TRAPS:
-        d = f[0]
+        d = task[1]
         traps = w.mine(d, _Zone.TRAP)
         if traps and w.attack[2] == 0:
             w.dec = (_D.CHOICE, d, _ChoiceKind.SPRING_TRAP, -1, *traps)
     elif code == _T.SPRING:
-        _spring(w, f[0])
+        _spring(w, task[1])
     elif code == _T.ATTACK:
         if w.attack[2]:
             w.attack = [-1, 0, 0]
             return
-        w.push((_T.ROLL,), (_T.ROLL,), (_T.HIT, f[0]))
+        w.push((_T.ROLL,), (_T.ROLL,), (_T.HIT, task[1]))
     elif code == _T.HIT:
-        _hit(w, f[0])
+        _hit(w, task[1])
     elif code == _T.END:
         _end_turn(w)
     elif code == _T.PHASE:
-        w.phase = f[0]
+        w.phase = task[1]
     elif code == _T.PLACE:  # a start position's hidden trap: its deck holds exactly the cards
-        w.dec = (_D.PLACE, f[0], f[1])
+        w.dec = (_D.PLACE, task[1], task[2])
     else:  # pragma: no cover - the task codes above are all there is
         raise AssertionError(f"unknown task {task!r}")
 
