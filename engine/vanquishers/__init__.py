@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup, only_version
@@ -180,14 +180,11 @@ class Vanquishers:
     def new_game(self, setup: Setup) -> State:
         return new_state(setup.rules, setup.catalogue)
 
-    def decision(self, state: State) -> Pending | Finished:
-        return _engine.decision(state)
-
-    def legal_actions(self, state: State) -> Sequence[Move]:
-        return _engine.legal_actions(state)
-
-    def step(self, state: State, inp: Move) -> State:
-        return _engine.step(state, inp)
+    # the engine's functions themselves, not methods calling them: the referee loop and the
+    # protocol call these at every input, and a call is a twentieth of a step
+    decision: Callable[[State], Pending | Finished] = staticmethod(_engine.decision)
+    legal_actions: Callable[[State], Sequence[Move]] = staticmethod(_engine.legal_actions)
+    step: Callable[[State, Move], State] = staticmethod(_engine.step)
 
     def new_knowledge(self, player: int) -> _text.Knowledge:
         return _text.Knowledge(player)
