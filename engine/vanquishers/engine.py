@@ -44,6 +44,7 @@ from .cards import (
     _tagged,
     ammo_for,
     copy_limit,
+    plain_members,
     usable_by,
 )
 from .rules import Rules
@@ -149,28 +150,20 @@ class Verb(Enum):
     REVEAL = "reveal"
 
 
-# The enum members the rules read at every step, through plain classes: `_S.LIFE` is the member
-# `S.LIFE`, but on Python 3.11 reading an Enum class's attribute goes through EnumType's
-# `__getattr__` hook (a Python call, about five plain attribute reads) and a step reads dozens.
-
-
-def _members(enum: type[Enum]) -> type:
-    """A plain class whose attributes are `enum`'s members (the note above)."""
-    return type(f"_{enum.__name__}", (), dict(enum.__members__))
-
-
-_Zone = _members(Zone)
-_S = _members(S)
-_T = _members(T)
-_D = _members(D)
-_Verb = _members(Verb)
-_ChoiceKind = _members(ChoiceKind)
-_CardType = _members(CardType)
-_Subtype = _members(Subtype)
-_Effect = _members(Effect)
-_HeroAbility = _members(HeroAbility)
-_EnergyType = _members(EnergyType)
-_DecisionKind = _members(DecisionKind)
+# The enum members the rules read at every step, through plain classes (`plain_members`: an
+# Enum class's attribute costs a Python call on 3.11): `_S.LIFE` is the member `S.LIFE`.
+_Zone = plain_members(Zone)
+_S = plain_members(S)
+_T = plain_members(T)
+_D = plain_members(D)
+_Verb = plain_members(Verb)
+_ChoiceKind = plain_members(ChoiceKind)
+_CardType = plain_members(CardType)
+_Subtype = plain_members(Subtype)
+_Effect = plain_members(Effect)
+_HeroAbility = plain_members(HeroAbility)
+_EnergyType = plain_members(EnergyType)
+_DecisionKind = plain_members(DecisionKind)
 
 _BARE = {_Verb.NEXT, _Verb.END, _Verb.RECOVER, _Verb.VTRIGGER, _Verb.PASS}
 _HANDLE = {_Verb.EXILE, _Verb.PLAY, _Verb.RIFT, _Verb.TARGET, _Verb.PICK, _Verb.DEAL}
@@ -658,6 +651,8 @@ def _mod_target(w: _Work, p: int, card: Card) -> int:
 
 def can_activate(w: _Work, p: int, card: Card) -> bool:
     """Whether p may activate `card` from its hand now (§10.1.5.1–10.1.5.5)."""
+    if card.cost > w.available(p) or not usable_by(card, w.hero(p)):
+        return False  # the usual answer, without the words `activation_problem` builds
     return activation_problem(w, p, card) is None
 
 
