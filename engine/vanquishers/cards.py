@@ -132,8 +132,11 @@ MOD_FITS = {
 def plain_members(enum: type[Enum]) -> type:
     """A plain class whose attributes are `enum`'s members, for the rules' hot paths: on Python
     3.11 reading an Enum class's attribute goes through EnumType's `__getattr__` hook (a Python
-    call, about five plain attribute reads), and a step of the engine reads dozens."""
-    return type(f"_{enum.__name__}", (), dict(enum.__members__))
+    call, about five plain attribute reads), and a step of the engine reads dozens. An int
+    enum's members are given as the plain ints they equal (the interpreter's fast paths for a
+    list index and an int comparison take exact ints only)."""
+    return type(f"_{enum.__name__}", (), {name: int(m) if isinstance(m, int) else m
+                                          for name, m in enum.__members__.items()})
 
 
 _CardType, _WeaponClass, _AmmoKind = (plain_members(CardType), plain_members(WeaponClass),

@@ -604,7 +604,7 @@ def _inflict(w: _Work, p: int, etype: EnergyType | None) -> None:
 
     field = CONDITIONS[CONDITION_OF[etype]]
     side = w.sides[p]
-    side[field] = min(BURN_MAX, side[field] + 1) if field is _S.BURN else max(side[field], 1)
+    side[field] = min(BURN_MAX, side[field] + 1) if field == _S.BURN else max(side[field], 1)
 
 
 def _discard(w: _Work, h: int) -> None:
@@ -1253,7 +1253,7 @@ def _reveal(w: _Work, s: State, inp: Move) -> None:
 
 def _choose(w: _Work, s: State, inp: Move) -> None:
     kind, h = ChoiceKind(s.dec[2]), s.dec[3]
-    if kind is _ChoiceKind.SPRING_TRAP:
+    if kind == _ChoiceKind.SPRING_TRAP:
         if inp.verb is _Verb.PICK:
             w.push((_T.REVEAL, inp.handle), (_T.SPRING, inp.handle))
         return
