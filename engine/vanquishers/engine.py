@@ -337,6 +337,38 @@ class State:
         return [h for h in range(p * n, p * n + n) if self.zone[h] == zone]
 
 
+#: per player, per zone (by its number), the player's handles in that zone, ascending: a step
+#: reads a hand or a board many times, and a scan of a player's handles costs ten bytecodes a
+#: handle. A step's work keeps it up to date (`_Work.move`) and leaves it, with the state it
+#: froze, in `_LAST_PLACES` for the next step (a game is a chain of steps). One slot matched by
+#: identity, like `_LAST_LEGAL`; one tuple, so a reader sees a pair whole.
+_Places = tuple[tuple[tuple[int, ...], ...], ...]
+_LAST_PLACES: tuple[object, _Places | None] = (None, None)
+
+
+def _places_of(s: State) -> _Places | None:
+    last = _LAST_PLACES
+    return last[1] if last[0] is s else None
+
+
+def _index_places(zone: Sequence[int], n: int) -> _Places:
+    out = []
+    for p in (0, 1):
+        lists: list[list[int]] = [[] for _ in Zone]
+        for h in range(p * n, p * n + n):
+            lists[zone[h]].append(h)
+        out.append(tuple(tuple(x) for x in lists))
+    return tuple(out)
+
+
+def _moved_place(places: _Places, p: int, h: int, old: int, new: int) -> _Places:
+    """`places` with p's card h moved from zone `old` to `new` (shared parts stay shared)."""
+    lists = list(places[p])
+    lists[old] = tuple(x for x in lists[old] if x != h)
+    lists[new] = tuple(sorted((*lists[new], h)))
+    return (tuple(lists), places[1]) if p == 0 else (places[0], tuple(lists))
+
+
 _set_attr = object.__setattr__  # past a frozen dataclass's refusal (`_Work.freeze`)
 
 
@@ -362,6 +394,10 @@ class _Work:
         #: per player, its unattached board cards, kept while nothing moves (a reader, or
         #: `_step_actions`); None while the work may change
         self.boards: list[list[int] | None] | None = None
+        #: per player and zone, its handles in that zone (`_Places`), kept by a step's work
+        #: only (`stepping`: every write of a zone goes through `move`); None: scan the zones
+        self.places: _Places | None = None
+        self.indexed = False
 
     @classmethod
     def reader(cls, s: State) -> _Work:
@@ -375,6 +411,7 @@ class _Work:
         w.dice, w.attack, w.tasks = s.dice, s.attack, s.tasks  # type: ignore[assignment]
         w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
         w.boards = [None, None]
+        w.places, w.indexed = _places_of(s), False
         return w
 
     @classmethod
@@ -392,6 +429,7 @@ class _Work:
         w.dice, w.attack, w.tasks = list(s.dice), list(s.attack), list(s.tasks)
         w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
         w.boards = [None, None]
+        w.places, w.indexed = _places_of(s), True
         return w
 
     # -- the per-handle fields, writable (a list from the first write on: `stepping`) --
@@ -418,6 +456,14 @@ class _Work:
             self.aux = list(self.aux)
         return self.aux
 
+    def move(self, h: int, zone: int) -> None:
+        """Card h goes to `zone` (the one way a step's rules change a zone: `places`)."""
+        zones = self.zone_w()
+        old, zones[h] = zones[h], zone
+        places = self.places
+        if places is not None and old != zone:
+            self.places = _moved_place(places, h // self.n, h, old, zone)
+
     def _moved(self) -> None:
         """A card moves: the kept board lists are stale."""
         if self.boards is not None:
@@ -435,6 +481,9 @@ class _Work:
             "card": tuple(self.card), "host": tuple(self.host), "aux": tuple(self.aux),
             "dice": tuple(self.dice), "attack": (self.attack[0], self.attack[1], self.attack[2]),
             "tasks": tuple(self.tasks), "dec": self.dec, "result": self.result})
+        if self.indexed and self.places is not None:
+            global _LAST_PLACES
+            _LAST_PLACES = (s, self.places)
         if self.acts is not None and self.dec[0] == _D.TURN:
             global _LAST_LEGAL
             _LAST_LEGAL = (s, _with_next_end(self.acts, self.phase))
@@ -452,13 +501,26 @@ class _Work:
         return self.cat.cards[self.sides[p][_S.HERO]]
 
     def mine(self, p: int, zone: Zone) -> list[int]:
-        lo = p * self.n
-        return [h for h, z in enumerate(self.zone[lo:lo + self.n], lo) if z == zone]
+        places = self._places()
+        if places is None:
+            lo = p * self.n
+            return [h for h, z in enumerate(self.zone[lo:lo + self.n], lo) if z == zone]
+        return list(places[p][zone])
 
     def count(self, p: int, zone: Zone) -> int:
-        """How many of p's cards are in `zone` (a count in C, where `mine` builds a list)."""
-        lo = p * self.n
-        return self.zone[lo:lo + self.n].count(zone)
+        """How many of p's cards are in `zone`."""
+        places = self._places()
+        if places is None:
+            lo = p * self.n
+            return self.zone[lo:lo + self.n].count(zone)
+        return len(places[p][zone])
+
+    def _places(self) -> _Places | None:
+        """The zone index (`places`), built at a step's first read when its state had none."""
+        places = self.places
+        if places is None and self.indexed:
+            places = self.places = _index_places(self.zone, self.n)
+        return places
 
     def board(self, p: int, *types: CardType) -> list[int]:
         """p's board cards not attached to a weapon, of the given types."""
@@ -479,8 +541,9 @@ class _Work:
         return [h for h in self.board(p, _CardType.ABILITY) if cards[card[h]].subtype is subtype]
 
     def attached(self, w: int, ctype: CardType) -> list[int]:
-        return [h for h in range(2 * self.n) if self.host[h] == w and self.zone[h] == _Zone.BOARD
-                and self.c(h).type is ctype]  # type: ignore[union-attr]
+        host, card, cards = self.host, self.card, self.cat.cards
+        return [h for h in (*self.mine(0, _Zone.BOARD), *self.mine(1, _Zone.BOARD))
+                if host[h] == w and cards[card[h]].type is ctype]
 
     def available(self, p: int) -> int:
         side = self.sides[p]
@@ -609,11 +672,13 @@ def _inflict(w: _Work, p: int, etype: EnergyType | None) -> None:
 
 def _discard(w: _Work, h: int) -> None:
     """h leaves the board (or hand) for the discard pile with everything attached to it."""
-    zone, host, aux = w.zone_w(), w.host_w(), w.aux_w()
-    zone[h], host[h], aux[h] = _Zone.DISCARD, -1, 0
+    host, aux = w.host_w(), w.aux_w()
+    w.move(h, _Zone.DISCARD)
+    host[h], aux[h] = -1, 0
     for x in range(2 * w.n):
         if host[x] == h:
-            zone[x], host[x], aux[x] = _Zone.DISCARD, -1, 0
+            w.move(x, _Zone.DISCARD)
+            host[x], aux[x] = -1, 0
 
 
 # --- the rules: can a revealed card be activated? ---------------------------------------------
@@ -707,7 +772,8 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
     w.note("activate", h, replaced)
     w.sides[p][_S.SPENT] += card.cost
     enemy, t = 1 - p, card.type
-    w.zone_w()[h], w.aux_w()[h] = _Zone.BOARD, 0
+    w.move(h, _Zone.BOARD)
+    w.aux_w()[h] = 0
     if t is _CardType.WEAPON:
         if replaced >= 0:
             kind = ammo_for(card.weapon_class)  # type: ignore[arg-type]
@@ -737,7 +803,7 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
     else:
         sub, effect = card.subtype, card.effect
         if sub in (_Subtype.ATTACK, _Subtype.GRENADE):
-            w.zone_w()[h] = _Zone.DISCARD
+            w.move(h, _Zone.DISCARD)
             _hurt(w, enemy, card.kinetic, card.shield_damage, card.energy, card.energy_type, 0)
         elif sub is _Subtype.RIFT:
             pass
@@ -747,7 +813,7 @@ def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
         elif effect in (_Effect.GUARD, _Effect.FOCUS):
             w.aux_w()[h] = card.turns
         else:
-            w.zone_w()[h] = _Zone.DISCARD
+            w.move(h, _Zone.DISCARD)
             _effect(w, p, card)
 
 
@@ -1202,9 +1268,10 @@ def _resolve(s: State, inp: Move) -> _Work:
         if not (p * s.n <= h < p * s.n + s.n) or s.zone[h] != _Zone.DECK:
             raise IllegalActionError(f"input {format_input(inp)!r}: card {h} is not in "
                                      f"player {p}'s deck ({_where(s)})")
-        w.zone_w()[h] = _Zone.HAND
+        w.move(h, _Zone.HAND)
         if code == _D.PLACE:  # face down as a set trap of the declared cost (start position)
-            w.zone_w()[h], w.aux_w()[h] = _Zone.TRAP, s.dec[2]
+            w.move(h, _Zone.TRAP)
+            w.aux_w()[h] = s.dec[2]
     elif kind is _DecisionKind.REVEAL:
         _reveal(w, s, inp)
     elif kind is _DecisionKind.CHANCE:
@@ -1275,7 +1342,7 @@ def _act(w: _Work, m: Move) -> None:
         side[_S.SHIELD] = min(w.max_shield(p), side[_S.SHIELD] + w.hero(p).recovery)
         _advance(w)
     elif v is _Verb.EXILE:
-        w.zone_w()[m.handle] = _Zone.EXILE
+        w.move(m.handle, _Zone.EXILE)
         w.exiles += 1
         side[_S.STORAGE] += 1
         w.push((_T.REVEAL, m.handle))
@@ -1289,7 +1356,8 @@ def _act(w: _Work, m: Move) -> None:
     elif v is _Verb.PLAY:
         w.push((_T.REVEAL, m.handle), (_T.PLAY, m.handle))
     elif v is _Verb.TRAP:
-        w.zone_w()[m.handle], w.aux_w()[m.handle] = _Zone.TRAP, m.value
+        w.move(m.handle, _Zone.TRAP)
+        w.aux_w()[m.handle] = m.value
         side[_S.SPENT] += m.value
     elif v is _Verb.RIFT:
         card = w.c(m.handle)
