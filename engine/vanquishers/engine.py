@@ -1279,7 +1279,8 @@ def _resolve(s: State, inp: Move) -> _Work:
             raise IllegalActionError(f"input {format_input(inp)!r}: a die shows 1..6 ({_where(s)})")
         w.dice.append(inp.value)
     else:
-        legal = legal_actions(s)
+        last = _LAST_LEGAL  # the TURN's kept list itself (`legal_actions` returns a copy)
+        legal = last[1] if last[0] is s else legal_actions(s)
         # by identity first: an engine-made input is the one object of its fields, and `in`
         # calls the dataclass's Python __eq__ on every entry before the match
         if not any(m is inp for m in legal) and inp not in legal:
