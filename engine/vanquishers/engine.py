@@ -528,10 +528,8 @@ class _Work:
         found = None if boards is None else boards[p]
         card, cards = self.card, self.cat.cards
         if found is None:
-            lo, host, on = p * self.n, self.host, _Zone.BOARD
-            zones = self.zone[lo:lo + self.n]
-            found = [h for h, z in enumerate(zones, lo) if z == on and host[h] < 0
-                     and card[h] >= 0] if on in zones else []  # (`in`: a scan in C)
+            host = self.host
+            found = [h for h in self.mine(p, _Zone.BOARD) if host[h] < 0 and card[h] >= 0]
             if boards is not None:  # the rules read the board many times a step: scan once
                 boards[p] = found
         return [h for h in found if cards[card[h]].type in types]
