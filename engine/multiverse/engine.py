@@ -66,8 +66,21 @@ class State:
         return hash(self._enc)
 
 
+#: each (rules, card data)'s decklists, kept: a pure function of both that every step asks for
+#: (a deck's handles, what a reveal may name), and building the Power deck walks the catalogue
+#: round by round (it was a third of a run's time). Keyed by the catalogue's canonical bytes
+#: (their hash is computed once per object); a few entries at most, cleared past a bound.
+_DECKLISTS: dict[tuple[Rules, bytes], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
 def decklists(rules: Rules, cat: Catalogue) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return power_decklist(rules, cat), battleground_decklist(cat)
+    key = (rules, cat.canonical)
+    lists = _DECKLISTS.get(key)
+    if lists is None:
+        if len(_DECKLISTS) >= 64:
+            _DECKLISTS.clear()
+        lists = _DECKLISTS[key] = (power_decklist(rules, cat), battleground_decklist(cat))
+    return lists
 
 
 def deck_handles(rules: Rules, cat: Catalogue, deck: int) -> range:

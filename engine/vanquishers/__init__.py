@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..api import Finished, HiddenDeck, Pending, RulesOption, Setup, only_version
@@ -39,6 +39,12 @@ from .rules import RULES_OPTIONS, Rules
 
 __all__ = ["VANQUISHERS", "DeckError", "Move", "Rules", "State", "Vanquishers", "Verb",
            "starter_deck", "validate_deck"]
+
+
+#: reveal inputs already built (an input is an immutable value): Move's checks (a regular
+#: expression on the card id) cost more than the rest of a reveal's trip through the referee
+_REVEALS: dict[tuple[int, str], Move] = {}
+_REVEALS_KEPT = 8192
 
 
 class Vanquishers:
@@ -160,20 +166,25 @@ class Vanquishers:
         return Move(Verb.DEAL, handle)  # raises MalformedActionError naming the handle
 
     def reveal_input(self, handle: int, card_id: str) -> Move:
-        return Move(Verb.REVEAL, handle, card=card_id)
+        key = (handle, card_id) if type(handle) is int and type(card_id) is str else None
+        m = _REVEALS.get(key) if key is not None else None
+        if m is None:
+            m = Move(Verb.REVEAL, handle, card=card_id)  # the checks, once per key
+            if key is not None:
+                if len(_REVEALS) >= _REVEALS_KEPT:  # ids from a peer: the memory stays bounded
+                    _REVEALS.clear()
+                _REVEALS[key] = m
+        return m
 
     # --- play ------------------------------------------------------------------------------
     def new_game(self, setup: Setup) -> State:
         return new_state(setup.rules, setup.catalogue)
 
-    def decision(self, state: State) -> Pending | Finished:
-        return _engine.decision(state)
-
-    def legal_actions(self, state: State) -> Sequence[Move]:
-        return _engine.legal_actions(state)
-
-    def step(self, state: State, inp: Move) -> State:
-        return _engine.step(state, inp)
+    # the engine's functions themselves, not methods calling them: the referee loop and the
+    # protocol call these at every input, and a call is a twentieth of a step
+    decision: Callable[[State], Pending | Finished] = staticmethod(_engine.decision)
+    legal_actions: Callable[[State], Sequence[Move]] = staticmethod(_engine.legal_actions)
+    step: Callable[[State, Move], State] = staticmethod(_engine.step)
 
     def new_knowledge(self, player: int) -> _text.Knowledge:
         return _text.Knowledge(player)

@@ -129,8 +129,22 @@ MOD_FITS = {
 }
 
 
+def plain_members(enum: type[Enum]) -> type:
+    """A plain class whose attributes are `enum`'s members, for the rules' hot paths: on Python
+    3.11 reading an Enum class's attribute goes through EnumType's `__getattr__` hook (a Python
+    call, about five plain attribute reads), and a step of the engine reads dozens. An int
+    enum's members are given as the plain ints they equal (the interpreter's fast paths for a
+    list index and an int comparison take exact ints only)."""
+    return type(f"_{enum.__name__}", (), {name: int(m) if isinstance(m, int) else m
+                                          for name, m in enum.__members__.items()})
+
+
+_CardType, _WeaponClass, _AmmoKind = (plain_members(CardType), plain_members(WeaponClass),
+                                      plain_members(AmmoKind))
+
+
 def ammo_for(weapon_class: WeaponClass) -> AmmoKind:
-    return AmmoKind.KINETIC if weapon_class is WeaponClass.RANGE else AmmoKind.CARTRIDGE
+    return _AmmoKind.KINETIC if weapon_class is _WeaponClass.RANGE else _AmmoKind.CARTRIDGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +218,7 @@ class Card:
 
     @property
     def is_weapon_like(self) -> bool:
-        return self.type in (CardType.WEAPON, CardType.HERO_ITEM)
+        return self.type is _CardType.WEAPON or self.type is _CardType.HERO_ITEM
 
     def to_json(self) -> dict[str, Any]:
         """The card in the catalogue file's form (data/cards.json): id, name, type, then the
@@ -569,18 +583,18 @@ def usable_by(card: Card, hero: Card) -> bool:
     classes (weapons, ammunition for them, mods fitting them), ability types, energy classes."""
     if card.heroes and hero.id not in card.heroes:
         return False
-    if card.type is CardType.WEAPON:
+    if card.type is _CardType.WEAPON:
         return card.weapon_class in hero.weapon_classes
-    if card.type is CardType.AMMO:
+    if card.type is _CardType.AMMO:
         return any(ammo_for(w) is card.ammo_kind for w in hero.weapon_classes)
-    if card.type is CardType.MOD:
+    if card.type is _CardType.MOD:
         assert card.mod_type is not None
         return any(w in hero.weapon_classes for w in MOD_FITS[card.mod_type])
-    if card.type is CardType.ABILITY:
+    if card.type is _CardType.ABILITY:
         return card.subtype in hero.ability_types
-    if card.type is CardType.ENERGY_CLASS:
+    if card.type is _CardType.ENERGY_CLASS:
         return card.energy_type in hero.energy_classes
-    return card.type is not CardType.HERO
+    return card.type is not _CardType.HERO
 
 
 def more_copies(catalogue: Catalogue) -> tuple[str, ...]:
@@ -601,7 +615,7 @@ def copy_limit(card: Card) -> int | None:
     """The most copies of `card` a deck holds (None: no limit, ammunition, §10.2.3.2)."""
     if card.unique:
         return 1
-    return None if card.type is CardType.AMMO else MAX_COPIES
+    return None if card.type is _CardType.AMMO else MAX_COPIES
 
 
 def validate_deck(catalogue: Catalogue, hero_id: str, cards: Sequence[str] | Mapping[str, int],

@@ -44,6 +44,7 @@ from .cards import (
     _tagged,
     ammo_for,
     copy_limit,
+    plain_members,
     usable_by,
 )
 from .rules import Rules
@@ -149,8 +150,23 @@ class Verb(Enum):
     REVEAL = "reveal"
 
 
-_BARE = {Verb.NEXT, Verb.END, Verb.RECOVER, Verb.VTRIGGER, Verb.PASS}
-_HANDLE = {Verb.EXILE, Verb.PLAY, Verb.RIFT, Verb.TARGET, Verb.PICK, Verb.DEAL}
+# The enum members the rules read at every step, through plain classes (`plain_members`: an
+# Enum class's attribute costs a Python call on 3.11): `_S.LIFE` is the member `S.LIFE`.
+_Zone = plain_members(Zone)
+_S = plain_members(S)
+_T = plain_members(T)
+_D = plain_members(D)
+_Verb = plain_members(Verb)
+_ChoiceKind = plain_members(ChoiceKind)
+_CardType = plain_members(CardType)
+_Subtype = plain_members(Subtype)
+_Effect = plain_members(Effect)
+_HeroAbility = plain_members(HeroAbility)
+_EnergyType = plain_members(EnergyType)
+_DecisionKind = plain_members(DecisionKind)
+
+_BARE = {_Verb.NEXT, _Verb.END, _Verb.RECOVER, _Verb.VTRIGGER, _Verb.PASS}
+_HANDLE = {_Verb.EXILE, _Verb.PLAY, _Verb.RIFT, _Verb.TARGET, _Verb.PICK, _Verb.DEAL}
 _NUM = r"(0|[1-9][0-9]{0,3})"
 _CARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
@@ -168,15 +184,15 @@ class Move:
         if not isinstance(self.verb, Verb):
             raise MalformedActionError(f"input verb {self.verb!r} is not a Verb")
         v = self.verb
-        needs_handle = v in _HANDLE or v in (Verb.TRAP, Verb.REVEAL)
+        needs_handle = v in _HANDLE or v in (_Verb.TRAP, _Verb.REVEAL)
         if type(self.handle) is not int or (needs_handle and not 0 <= self.handle < 10000) \
                 or (not needs_handle and self.handle != -1):
             raise MalformedActionError(f"input {v.value}: bad handle {self.handle!r}")
-        needs_value = v in (Verb.TRAP, Verb.ROLL)
+        needs_value = v in (_Verb.TRAP, _Verb.ROLL)
         if type(self.value) is not int or (needs_value and not 0 <= self.value < 10000) \
                 or (not needs_value and self.value != -1):
             raise MalformedActionError(f"input {v.value}: bad value {self.value!r}")
-        if v is Verb.REVEAL:
+        if v is _Verb.REVEAL:
             if not isinstance(self.card, str) or not _CARD_RE.fullmatch(self.card):
                 raise MalformedActionError(f"input reveal: bad card id {self.card!r:.50}")
         elif self.card != "":
@@ -213,9 +229,25 @@ def _move(verb: Verb, handle: int = -1, value: int = -1) -> Move:
     return m
 
 
-_NEXT, _END, _PASS = _move(Verb.NEXT), _move(Verb.END), _move(Verb.PASS)
-_RECOVER, _VTRIGGER = _move(Verb.RECOVER), _move(Verb.VTRIGGER)
-_ROLLS = tuple(_move(Verb.ROLL, value=k) for k in range(1, 7))
+class _Moves(dict[object, Move]):
+    """One verb's engine-generated inputs by handle, or by (handle, value): `table[h]`. A
+    listing builds a dozen inputs, and reading a dict is C code where `_move` is a call."""
+
+    def __init__(self, verb: Verb) -> None:
+        super().__init__()
+        self.verb = verb
+
+    def __missing__(self, key: object) -> Move:
+        h, value = key if isinstance(key, tuple) else (key, -1)
+        m = self[key] = _move(self.verb, h, value)
+        return m
+
+
+_PLAYS, _EXILES, _RIFTS = _Moves(_Verb.PLAY), _Moves(_Verb.EXILE), _Moves(_Verb.RIFT)
+_TRAPS, _PICKS, _TARGETS = _Moves(_Verb.TRAP), _Moves(_Verb.PICK), _Moves(_Verb.TARGET)
+_NEXT, _END, _PASS = _move(_Verb.NEXT), _move(_Verb.END), _move(_Verb.PASS)
+_RECOVER, _VTRIGGER = _move(_Verb.RECOVER), _move(_Verb.VTRIGGER)
+_ROLLS = tuple(_move(_Verb.ROLL, value=k) for k in range(1, 7))
 
 
 def format_input(m: Move) -> str:
@@ -225,9 +257,9 @@ def format_input(m: Move) -> str:
         return m.verb.value
     if m.verb in _HANDLE:
         return f"{m.verb.value} {m.handle}"
-    if m.verb is Verb.TRAP:
+    if m.verb is _Verb.TRAP:
         return f"trap {m.handle} {m.value}"
-    if m.verb is Verb.ROLL:
+    if m.verb is _Verb.ROLL:
         return f"roll {m.value}"
     return f"reveal {m.handle} {m.card}"
 
@@ -236,10 +268,10 @@ _PATTERNS = [
     (re.compile("(next|end|recover|vtrigger|pass)"), lambda g: Move(Verb(g[0]))),
     (re.compile(f"(exile|play|rift|target|pick|deal) {_NUM}"),
      lambda g: Move(Verb(g[0]), int(g[1]))),
-    (re.compile(f"trap {_NUM} {_NUM}"), lambda g: Move(Verb.TRAP, int(g[0]), int(g[1]))),
-    (re.compile(f"roll {_NUM}"), lambda g: Move(Verb.ROLL, value=int(g[0]))),
+    (re.compile(f"trap {_NUM} {_NUM}"), lambda g: Move(_Verb.TRAP, int(g[0]), int(g[1]))),
+    (re.compile(f"roll {_NUM}"), lambda g: Move(_Verb.ROLL, value=int(g[0]))),
     (re.compile(f"reveal {_NUM} ([a-z0-9][a-z0-9-]{{0,39}})"),
-     lambda g: Move(Verb.REVEAL, int(g[0]), card=g[1])),
+     lambda g: Move(_Verb.REVEAL, int(g[0]), card=g[1])),
 ]
 
 
@@ -298,11 +330,46 @@ class State:
         return None if i < 0 else self.cat.cards[i]
 
     def hero(self, p: int) -> Card:
-        return self.cat.cards[self.sides[p][S.HERO]]
+        return self.cat.cards[self.sides[p][_S.HERO]]
 
     def handles(self, p: int, zone: Zone) -> list[int]:
         n = self.rules.deck_size
         return [h for h in range(p * n, p * n + n) if self.zone[h] == zone]
+
+
+#: per player, per zone (by its number), the player's handles in that zone, ascending: a step
+#: reads a hand or a board many times, and a scan of a player's handles costs ten bytecodes a
+#: handle. A step's work keeps it up to date (`_Work.move`) and leaves it, with the state it
+#: froze, in `_LAST_PLACES` for the next step (a game is a chain of steps). One slot matched by
+#: identity, like `_LAST_LEGAL`; one tuple, so a reader sees a pair whole.
+_Places = tuple[tuple[tuple[int, ...], ...], ...]
+_LAST_PLACES: tuple[object, _Places | None] = (None, None)
+
+
+def _places_of(s: State) -> _Places | None:
+    last = _LAST_PLACES
+    return last[1] if last[0] is s else None
+
+
+def _index_places(zone: Sequence[int], n: int) -> _Places:
+    out = []
+    for p in (0, 1):
+        lists: list[list[int]] = [[] for _ in Zone]
+        for h in range(p * n, p * n + n):
+            lists[zone[h]].append(h)
+        out.append(tuple(tuple(x) for x in lists))
+    return tuple(out)
+
+
+def _moved_place(places: _Places, p: int, h: int, old: int, new: int) -> _Places:
+    """`places` with p's card h moved from zone `old` to `new` (shared parts stay shared)."""
+    lists = list(places[p])
+    lists[old] = tuple(x for x in lists[old] if x != h)
+    lists[new] = tuple(sorted((*lists[new], h)))
+    return (tuple(lists), places[1]) if p == 0 else (places[0], tuple(lists))
+
+
+_set_attr = object.__setattr__  # past a frozen dataclass's refusal (`_Work.freeze`)
 
 
 class _Work:
@@ -327,6 +394,10 @@ class _Work:
         #: per player, its unattached board cards, kept while nothing moves (a reader, or
         #: `_step_actions`); None while the work may change
         self.boards: list[list[int] | None] | None = None
+        #: per player and zone, its handles in that zone (`_Places`), kept by a step's work
+        #: only (`stepping`: every write of a zone goes through `move`); None: scan the zones
+        self.places: _Places | None = None
+        self.indexed = False
 
     @classmethod
     def reader(cls, s: State) -> _Work:
@@ -340,20 +411,80 @@ class _Work:
         w.dice, w.attack, w.tasks = s.dice, s.attack, s.tasks  # type: ignore[assignment]
         w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
         w.boards = [None, None]
+        w.places, w.indexed = _places_of(s), False
         return w
+
+    @classmethod
+    def stepping(cls, s: State) -> _Work:
+        """The work of one `step`: the per-handle fields (zone, card, host, aux) stay the
+        state's tuples until the rules first write one (`zone_w` and the others): an input
+        changes one or two of them, and copying all four to lists and back to tuples cost a
+        tenth of a step. Only the engine's writes go through those methods, so the unattached
+        board cards are kept while nothing moves (`boards`)."""
+        w = cls.__new__(cls)
+        w.rules, w.cat, w.n = s.rules, s.cat, s.rules.deck_size
+        w.turn, w.active, w.first, w.phase = s.turn, s.active, s.first, s.phase
+        w.exiles, w.sides = s.exiles, [list(s.sides[0]), list(s.sides[1])]
+        w.zone, w.card, w.host, w.aux = s.zone, s.card, s.host, s.aux  # type: ignore[assignment]
+        w.dice, w.attack, w.tasks = list(s.dice), list(s.attack), list(s.tasks)
+        w.dec, w.result, w.events, w.acts = s.dec, s.result, [], None
+        w.boards = [None, None]
+        w.places, w.indexed = _places_of(s), True
+        return w
+
+    # -- the per-handle fields, writable (a list from the first write on: `stepping`) --
+    def zone_w(self) -> list[int]:
+        self._moved()
+        if type(self.zone) is tuple:
+            self.zone = list(self.zone)
+        return self.zone
+
+    def card_w(self) -> list[int]:
+        self._moved()
+        if type(self.card) is tuple:
+            self.card = list(self.card)
+        return self.card
+
+    def host_w(self) -> list[int]:
+        self._moved()
+        if type(self.host) is tuple:
+            self.host = list(self.host)
+        return self.host
+
+    def aux_w(self) -> list[int]:
+        if type(self.aux) is tuple:
+            self.aux = list(self.aux)
+        return self.aux
+
+    def move(self, h: int, zone: int) -> None:
+        """Card h goes to `zone` (the one way a step's rules change a zone: `places`)."""
+        zones = self.zone_w()
+        old, zones[h] = zones[h], zone
+        places = self.places
+        if places is not None and old != zone:
+            self.places = _moved_place(places, h // self.n, h, old, zone)
+
+    def _moved(self) -> None:
+        """A card moves: the kept board lists are stale."""
+        if self.boards is not None:
+            self.boards = [None, None]
 
     def freeze(self) -> State:
         # the State's checks are for states from outside (a position); a work holds a state
-        # `step` made from a checked one, so it is built without them (a dict fill is cheaper)
+        # `step` made from a checked one, so it is built without them (its attribute dict is
+        # set whole: cheaper than the checks, or than filling the dict it starts with)
         s = object.__new__(State)
-        s.__dict__.update({
+        _set_attr(s, "__dict__", {
             "rules": self.rules, "cat": self.cat, "turn": self.turn, "active": self.active,
             "first": self.first, "phase": self.phase, "exiles": self.exiles,
             "sides": (tuple(self.sides[0]), tuple(self.sides[1])), "zone": tuple(self.zone),
             "card": tuple(self.card), "host": tuple(self.host), "aux": tuple(self.aux),
             "dice": tuple(self.dice), "attack": (self.attack[0], self.attack[1], self.attack[2]),
             "tasks": tuple(self.tasks), "dec": self.dec, "result": self.result})
-        if self.acts is not None and self.dec[0] == D.TURN:
+        if self.indexed and self.places is not None:
+            global _LAST_PLACES
+            _LAST_PLACES = (s, self.places)
+        if self.acts is not None and self.dec[0] == _D.TURN:
             global _LAST_LEGAL
             _LAST_LEGAL = (s, _with_next_end(self.acts, self.phase))
         return s
@@ -367,11 +498,29 @@ class _Work:
         return None if i < 0 else self.cat.cards[i]
 
     def hero(self, p: int) -> Card:
-        return self.cat.cards[self.sides[p][S.HERO]]
+        return self.cat.cards[self.sides[p][_S.HERO]]
 
     def mine(self, p: int, zone: Zone) -> list[int]:
-        n, zones = self.n, self.zone
-        return [h for h in range(p * n, p * n + n) if zones[h] == zone]
+        places = self._places()
+        if places is None:
+            lo = p * self.n
+            return [h for h, z in enumerate(self.zone[lo:lo + self.n], lo) if z == zone]
+        return list(places[p][zone])
+
+    def count(self, p: int, zone: Zone) -> int:
+        """How many of p's cards are in `zone`."""
+        places = self._places()
+        if places is None:
+            lo = p * self.n
+            return self.zone[lo:lo + self.n].count(zone)
+        return len(places[p][zone])
+
+    def _places(self) -> _Places | None:
+        """The zone index (`places`), built at a step's first read when its state had none."""
+        places = self.places
+        if places is None and self.indexed:
+            places = self.places = _index_places(self.zone, self.n)
+        return places
 
     def board(self, p: int, *types: CardType) -> list[int]:
         """p's board cards not attached to a weapon, of the given types."""
@@ -379,69 +528,70 @@ class _Work:
         found = None if boards is None else boards[p]
         card, cards = self.card, self.cat.cards
         if found is None:
-            n, zones, host, on = self.n, self.zone, self.host, Zone.BOARD
-            found = [h for h in range(p * n, p * n + n) if zones[h] == on and host[h] < 0
-                     and card[h] >= 0]
+            host = self.host
+            found = [h for h in self.mine(p, _Zone.BOARD) if host[h] < 0 and card[h] >= 0]
             if boards is not None:  # the rules read the board many times a step: scan once
                 boards[p] = found
         return [h for h in found if cards[card[h]].type in types]
 
     def abilities(self, p: int, subtype: Subtype) -> list[int]:
-        return [h for h in self.board(p, CardType.ABILITY) if self.c(h).subtype is subtype]  # type: ignore[union-attr]
+        card, cards = self.card, self.cat.cards
+        return [h for h in self.board(p, _CardType.ABILITY) if cards[card[h]].subtype is subtype]
 
     def attached(self, w: int, ctype: CardType) -> list[int]:
-        return [h for h in range(2 * self.n) if self.host[h] == w and self.zone[h] == Zone.BOARD
-                and self.c(h).type is ctype]  # type: ignore[union-attr]
+        host, card, cards = self.host, self.card, self.cat.cards
+        return [h for h in (*self.mine(0, _Zone.BOARD), *self.mine(1, _Zone.BOARD))
+                if host[h] == w and cards[card[h]].type is ctype]
 
     def available(self, p: int) -> int:
         side = self.sides[p]
-        return 0 if side[S.CURSE] else side[S.STORAGE] - side[S.SPENT]
+        return 0 if side[_S.CURSE] else side[_S.STORAGE] - side[_S.SPENT]
 
     def eclass(self, p: int) -> Card | None:
-        i = self.sides[p][S.ECLASS]
+        i = self.sides[p][_S.ECLASS]
         return None if i < 0 else self.cat.cards[i]
 
     def max_life(self, p: int) -> int:
-        hero, vt = self.hero(p), self.sides[p][S.VT]
+        hero, vt = self.hero(p), self.sides[p][_S.VT]
         return hero.life + (hero.vt_life if vt else 0) + sum(
-            self.c(h).life for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
+            self.c(h).life for h in self.abilities(p, _Subtype.VITALITY))  # type: ignore[union-attr]
 
     def max_shield(self, p: int) -> int:
-        hero, vt = self.hero(p), self.sides[p][S.VT]
+        hero, vt = self.hero(p), self.sides[p][_S.VT]
         total = hero.shield + (hero.vt_shield if vt else 0)
-        total += sum(self.c(h).shield for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
-        total += sum(self.c(h).shield for h in self.board(p, CardType.ARMOR))  # type: ignore[union-attr]
+        total += sum(self.c(h).shield for h in self.abilities(p, _Subtype.VITALITY))  # type: ignore[union-attr]
+        total += sum(self.c(h).shield for h in self.board(p, _CardType.ARMOR))  # type: ignore[union-attr]
         ec = self.eclass(p)
         return total + (ec.shield if ec is not None else 0)
 
     def defense(self, p: int) -> int:
-        hero, vt = self.hero(p), self.sides[p][S.VT]
+        hero, vt = self.hero(p), self.sides[p][_S.VT]
         total = hero.defense + (hero.vt_defense if vt else 0)
-        total += sum(self.c(h).defense for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
-        total += sum(self.c(h).defense for h in self.board(p, CardType.ARMOR))  # type: ignore[union-attr]
-        total += sum(self.c(h).amount for h in self.abilities(p, Subtype.SUPPORT)  # type: ignore[union-attr]
-                     if self.c(h).effect is Effect.GUARD)  # type: ignore[union-attr]
-        for w in self.board(p, CardType.WEAPON):
-            total += sum(self.c(m).defense for m in self.attached(w, CardType.MOD))  # type: ignore[union-attr]
+        total += sum(self.c(h).defense for h in self.abilities(p, _Subtype.VITALITY))  # type: ignore[union-attr]
+        total += sum(self.c(h).defense for h in self.board(p, _CardType.ARMOR))  # type: ignore[union-attr]
+        total += sum(self.c(h).amount for h in self.abilities(p, _Subtype.SUPPORT)  # type: ignore[union-attr]
+                     if self.c(h).effect is _Effect.GUARD)  # type: ignore[union-attr]
+        for w in self.board(p, _CardType.WEAPON):
+            total += sum(self.c(m).defense for m in self.attached(w, _CardType.MOD))  # type: ignore[union-attr]
         return total
 
     def target_bonus(self, p: int) -> int:
-        hero, vt = self.hero(p), self.sides[p][S.VT]
+        hero, vt = self.hero(p), self.sides[p][_S.VT]
         total = hero.vt_target if vt else 0
-        total += sum(self.c(h).target for h in self.abilities(p, Subtype.VITALITY))  # type: ignore[union-attr]
-        total += sum(self.c(h).amount for h in self.abilities(p, Subtype.SUPPORT)  # type: ignore[union-attr]
-                     if self.c(h).effect is Effect.FOCUS)  # type: ignore[union-attr]
+        total += sum(self.c(h).target for h in self.abilities(p, _Subtype.VITALITY))  # type: ignore[union-attr]
+        total += sum(self.c(h).amount for h in self.abilities(p, _Subtype.SUPPORT)  # type: ignore[union-attr]
+                     if self.c(h).effect is _Effect.FOCUS)  # type: ignore[union-attr]
         return total
 
     def hero_ability(self, p: int, ability: HeroAbility) -> int:
         hero = self.hero(p)
-        return hero.vt_amount if self.sides[p][S.VT] and hero.vt_ability is ability else 0
+        return hero.vt_amount if self.sides[p][_S.VT] and hero.vt_ability is ability else 0
 
     def ammo_ok(self, w: int) -> bool:
         card = self.c(w)
         assert card is not None
-        return card.type is CardType.HERO_ITEM or \
-            len(self.attached(w, CardType.AMMO)) >= card.ammo
+        return card.type is _CardType.HERO_ITEM or \
+            len(self.attached(w, _CardType.AMMO)) >= card.ammo
 
     def uses(self, w: int) -> int:
         card = self.c(w)
@@ -449,7 +599,7 @@ class _Work:
         return 2 if card.dual_wield else 1
 
     def hand(self, p: int) -> list[int]:
-        return self.mine(p, Zone.HAND)
+        return self.mine(p, _Zone.HAND)
 
     def note(self, *event: object) -> None:
         self.events.append(event)
@@ -462,7 +612,7 @@ class _Work:
         if self.result != (-1, -1):
             return
         for p in (0, 1):
-            if self.sides[p][S.LIFE] <= 0:
+            if self.sides[p][_S.LIFE] <= 0:
                 self.result = (OUTCOMES.index("defeat"), 1 - p)
                 return
 
@@ -472,8 +622,8 @@ class _Work:
 
 def _clamp(w: _Work, p: int) -> None:
     side = w.sides[p]
-    side[S.SHIELD] = max(0, min(side[S.SHIELD], w.max_shield(p)))
-    side[S.LIFE] = min(side[S.LIFE], w.max_life(p))
+    side[_S.SHIELD] = max(0, min(side[_S.SHIELD], w.max_shield(p)))
+    side[_S.LIFE] = min(side[_S.LIFE], w.max_life(p))
 
 
 def _hurt(w: _Work, p: int, kinetic: int, shield: int, energy: int,
@@ -496,11 +646,11 @@ def _hurt(w: _Work, p: int, kinetic: int, shield: int, energy: int,
         resistance -= cut
     kinetic, energy, shield = amounts
     side = w.sides[p]
-    side[S.SHIELD] -= min(side[S.SHIELD], shield)
+    side[_S.SHIELD] -= min(side[_S.SHIELD], shield)
     for amount in (kinetic, energy):
-        absorbed = min(side[S.SHIELD], amount)
-        side[S.SHIELD] -= absorbed
-        side[S.LIFE] = max(0, side[S.LIFE] - (amount - absorbed))
+        absorbed = min(side[_S.SHIELD], amount)
+        side[_S.SHIELD] -= absorbed
+        side[_S.LIFE] = max(0, side[_S.LIFE] - (amount - absorbed))
     w.check_end()
 
 
@@ -515,15 +665,18 @@ def _inflict(w: _Work, p: int, etype: EnergyType | None) -> None:
 
     field = CONDITIONS[CONDITION_OF[etype]]
     side = w.sides[p]
-    side[field] = min(BURN_MAX, side[field] + 1) if field is S.BURN else max(side[field], 1)
+    side[field] = min(BURN_MAX, side[field] + 1) if field == _S.BURN else max(side[field], 1)
 
 
 def _discard(w: _Work, h: int) -> None:
     """h leaves the board (or hand) for the discard pile with everything attached to it."""
-    w.zone[h], w.host[h], w.aux[h] = Zone.DISCARD, -1, 0
+    host, aux = w.host_w(), w.aux_w()
+    w.move(h, _Zone.DISCARD)
+    host[h], aux[h] = -1, 0
     for x in range(2 * w.n):
-        if w.host[x] == h:
-            w.zone[x], w.host[x], w.aux[x] = Zone.DISCARD, -1, 0
+        if host[x] == h:
+            w.move(x, _Zone.DISCARD)
+            host[x], aux[x] = -1, 0
 
 
 # --- the rules: can a revealed card be activated? ---------------------------------------------
@@ -534,11 +687,11 @@ def _same_name_active(w: _Work, p: int, card: Card, types: Sequence[CardType]) -
 
 
 def _replace_candidates(w: _Work, p: int, card: Card) -> list[int]:
-    return [h for h in w.board(p, CardType.WEAPON) if w.c(h).cost <= card.cost]  # type: ignore[union-attr]
+    return [h for h in w.board(p, _CardType.WEAPON) if w.c(h).cost <= card.cost]  # type: ignore[union-attr]
 
 
 def _ammo_target(w: _Work, p: int, card: Card) -> int:
-    weapons = [h for h in w.board(p, CardType.WEAPON)
+    weapons = [h for h in w.board(p, _CardType.WEAPON)
                if ammo_for(w.c(h).weapon_class) is card.ammo_kind]  # type: ignore[union-attr, arg-type]
     short = [h for h in weapons if not w.ammo_ok(h)]
     return (short or weapons or [-1])[0]
@@ -546,10 +699,10 @@ def _ammo_target(w: _Work, p: int, card: Card) -> int:
 
 def _mod_target(w: _Work, p: int, card: Card) -> int:
     assert card.mod_type is not None
-    for h in w.board(p, CardType.WEAPON):
+    for h in w.board(p, _CardType.WEAPON):
         weapon = w.c(h)
         assert weapon is not None
-        mods = [w.c(m) for m in w.attached(h, CardType.MOD)]
+        mods = [w.c(m) for m in w.attached(h, _CardType.MOD)]
         if weapon.weapon_class not in MOD_FITS[card.mod_type] or len(mods) >= MAX_MODS:
             continue
         if any(m.mod_type is card.mod_type for m in mods if m) and \
@@ -561,6 +714,8 @@ def _mod_target(w: _Work, p: int, card: Card) -> int:
 
 def can_activate(w: _Work, p: int, card: Card) -> bool:
     """Whether p may activate `card` from its hand now (§10.1.5.1–10.1.5.5)."""
+    if card.cost > w.available(p) or not usable_by(card, w.hero(p)):
+        return False  # the usual answer, without the words `activation_problem` builds
     return activation_problem(w, p, card) is None
 
 
@@ -571,39 +726,39 @@ def activation_problem(w: _Work, p: int, card: Card) -> str | None:
     if not usable_by(card, hero):
         return f"{hero.name} may not use it"
     if card.cost > w.available(p):
-        if w.sides[p][S.CURSE]:
+        if w.sides[p][_S.CURSE]:
             return "Curse: no Storage Energy can be used"
         return f"it costs {card.cost} and only {w.available(p)} Storage Energy is available"
     t = card.type
-    if t is CardType.WEAPON:
-        if _same_name_active(w, p, card, (CardType.WEAPON,)):
+    if t is _CardType.WEAPON:
+        if _same_name_active(w, p, card, (_CardType.WEAPON,)):
             return "a weapon of that name is already equipped"
-        if len(w.board(p, CardType.WEAPON)) < WEAPON_SLOTS or _replace_candidates(w, p, card):
+        if len(w.board(p, _CardType.WEAPON)) < WEAPON_SLOTS or _replace_candidates(w, p, card):
             return None
         return ("both weapon slots hold a weapon that costs more (a new weapon must cost at "
                 "least as much as the one it replaces)")
-    if t in (CardType.HERO_ITEM, CardType.ARMOR):
+    if t in (_CardType.HERO_ITEM, _CardType.ARMOR):
         return "one of that name is already equipped" if _same_name_active(w, p, card, (t,)) \
             else None
-    if t is CardType.AMMO:
+    if t is _CardType.AMMO:
         return None if _ammo_target(w, p, card) >= 0 else \
             "no equipped weapon takes that ammunition"
-    if t is CardType.MOD:
+    if t is _CardType.MOD:
         if not w.rules.advanced:
             return "weapon mods are Advanced Mode only"
         return None if _mod_target(w, p, card) >= 0 else \
             "no equipped weapon it fits has room for it (2 mods, one of a type)"
-    if t is CardType.ENERGY_CLASS:
+    if t is _CardType.ENERGY_CLASS:
         if not w.rules.advanced:
             return "energy classes are Advanced Mode only"
-        return None if w.sides[p][S.ECLASS] != w.cat.cards.index(card) else \
+        return None if w.sides[p][_S.ECLASS] != w.cat.cards.index(card) else \
             "it is already the active energy class"
-    if t is CardType.ABILITY:
+    if t is _CardType.ABILITY:
         sub = card.subtype
-        if sub is Subtype.TRAP:
+        if sub is _Subtype.TRAP:
             return "a trap is set face down (trap), never activated face up"
-        lasting = sub in (Subtype.RIFT, Subtype.VITALITY) or card.effect in (Effect.GUARD,
-                                                                              Effect.FOCUS)
+        lasting = sub in (_Subtype.RIFT, _Subtype.VITALITY) or card.effect in (_Effect.GUARD,
+                                                                              _Effect.FOCUS)
         if lasting and any(w.c(h).id == card.id for h in w.abilities(p, sub)):  # type: ignore[union-attr, arg-type]
             return "one of that name is already active"
         return None
@@ -613,62 +768,63 @@ def activation_problem(w: _Work, p: int, card: Card) -> str | None:
 def _activate(w: _Work, p: int, h: int, card: Card, replaced: int = -1) -> None:
     """Pay and resolve the activation of the revealed hand card h (§10.1.5)."""
     w.note("activate", h, replaced)
-    w.sides[p][S.SPENT] += card.cost
+    w.sides[p][_S.SPENT] += card.cost
     enemy, t = 1 - p, card.type
-    w.zone[h], w.aux[h] = Zone.BOARD, 0
-    if t is CardType.WEAPON:
+    w.move(h, _Zone.BOARD)
+    w.aux_w()[h] = 0
+    if t is _CardType.WEAPON:
         if replaced >= 0:
             kind = ammo_for(card.weapon_class)  # type: ignore[arg-type]
-            for x in w.attached(replaced, CardType.AMMO):
+            for x in w.attached(replaced, _CardType.AMMO):
                 if w.c(x).ammo_kind is kind:  # type: ignore[union-attr]
-                    w.host[x] = h
+                    w.host_w()[x] = h
             _discard(w, replaced)
             _clamp(w, p)
-    elif t is CardType.HERO_ITEM or t is CardType.ARMOR:
+    elif t is _CardType.HERO_ITEM or t is _CardType.ARMOR:
         for old in w.board(p, t):
             if old != h:
                 _discard(w, old)
-        if t is CardType.ARMOR:
-            w.aux[h] = card.durability
-            w.sides[p][S.SHIELD] += card.shield
+        if t is _CardType.ARMOR:
+            w.aux_w()[h] = card.durability
+            w.sides[p][_S.SHIELD] += card.shield
         _clamp(w, p)
-    elif t is CardType.AMMO:
-        w.host[h] = _ammo_target(w, p, card)
-    elif t is CardType.MOD:
-        w.host[h] = _mod_target(w, p, card)
-    elif t is CardType.ENERGY_CLASS:
-        for old in w.board(p, CardType.ENERGY_CLASS):
+    elif t is _CardType.AMMO:
+        w.host_w()[h] = _ammo_target(w, p, card)
+    elif t is _CardType.MOD:
+        w.host_w()[h] = _mod_target(w, p, card)
+    elif t is _CardType.ENERGY_CLASS:
+        for old in w.board(p, _CardType.ENERGY_CLASS):
             if old != h:
                 _discard(w, old)
-        w.sides[p][S.ECLASS] = w.cat.cards.index(card)
+        w.sides[p][_S.ECLASS] = w.cat.cards.index(card)
         _clamp(w, p)
     else:
         sub, effect = card.subtype, card.effect
-        if sub in (Subtype.ATTACK, Subtype.GRENADE):
-            w.zone[h] = Zone.DISCARD
+        if sub in (_Subtype.ATTACK, _Subtype.GRENADE):
+            w.move(h, _Zone.DISCARD)
             _hurt(w, enemy, card.kinetic, card.shield_damage, card.energy, card.energy_type, 0)
-        elif sub is Subtype.RIFT:
+        elif sub is _Subtype.RIFT:
             pass
-        elif sub is Subtype.VITALITY:
-            w.sides[p][S.LIFE] += card.life
-            w.sides[p][S.SHIELD] += card.shield
-        elif effect in (Effect.GUARD, Effect.FOCUS):
-            w.aux[h] = card.turns
+        elif sub is _Subtype.VITALITY:
+            w.sides[p][_S.LIFE] += card.life
+            w.sides[p][_S.SHIELD] += card.shield
+        elif effect in (_Effect.GUARD, _Effect.FOCUS):
+            w.aux_w()[h] = card.turns
         else:
-            w.zone[h] = Zone.DISCARD
+            w.move(h, _Zone.DISCARD)
             _effect(w, p, card)
 
 
 def _effect(w: _Work, p: int, card: Card) -> None:
     """The one-shot effect of a support card or a rift's use (§10.1.5.4)."""
     side = w.sides[p]
-    if card.effect is Effect.HEAL:
-        side[S.LIFE] = min(w.max_life(p), side[S.LIFE] + card.amount)
-    elif card.effect is Effect.RESTORE:
-        side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + card.amount)
-    elif card.effect is Effect.DRAW:
-        w.push(*[(T.DRAW, p)] * card.amount)
-    elif card.effect is Effect.DAMAGE:
+    if card.effect is _Effect.HEAL:
+        side[_S.LIFE] = min(w.max_life(p), side[_S.LIFE] + card.amount)
+    elif card.effect is _Effect.RESTORE:
+        side[_S.SHIELD] = min(w.max_shield(p), side[_S.SHIELD] + card.amount)
+    elif card.effect is _Effect.DRAW:
+        w.push(*[(_T.DRAW, p)] * card.amount)
+    elif card.effect is _Effect.DAMAGE:
         _hurt(w, 1 - p, card.kinetic, card.shield_damage, card.energy, card.energy_type, 0)
 
 
@@ -689,41 +845,42 @@ def _step_actions(w: _Work) -> list[Move]:
 def _read_step_actions(w: _Work) -> list[Move]:
     p, side, out = w.active, w.sides[w.active], []
     if w.phase == 1:
-        if side[S.SHIELD] < w.max_shield(p) and side[S.STORAGE] >= 1 and not side[S.SHOCK] \
-                and not side[S.CURSE]:
+        if side[_S.STORAGE] >= 1 and not side[_S.SHOCK] and not side[_S.CURSE] and \
+                side[_S.SHIELD] < w.max_shield(p):  # (the counters first: they cost less)
             out.append(_RECOVER)
     elif w.phase == 3:
-        if w.exiles < (2 if side[S.VT] else 1) and not side[S.GLITCH]:
-            out.extend([_move(Verb.EXILE, h) for h in w.hand(p)])
+        if w.exiles < (2 if side[_S.VT] else 1) and not side[_S.GLITCH]:
+            exiles = _EXILES
+            out.extend([exiles[h] for h in w.hand(p)])
     elif w.phase == 4:
         hero = w.hero(p)
-        if not side[S.VT] and w.available(p) >= hero.vt_cost and \
-                (hero.vt_cost == 0 or not side[S.CURSE]):
+        if not side[_S.VT] and w.available(p) >= hero.vt_cost and \
+                (hero.vt_cost == 0 or not side[_S.CURSE]):
             out.append(_VTRIGGER)
     elif w.phase == 5:
-        avail, hand = w.available(p), w.hand(p)
-        cards = [w.c(h) for h in hand]
+        avail, hand, index, plays, traps = w.available(p), w.hand(p), w.card, _PLAYS, _TRAPS
+        cards = [w.cat.cards[index[h]] if index[h] >= 0 else None for h in hand]
         for h, card in zip(hand, cards, strict=True):
             if card is None or can_activate(w, p, card):
-                out.append(_move(Verb.PLAY, h))
+                out.append(plays[h])
         costs = [cost for cost in w.cat.trap_costs if cost <= avail]
         set_names: set[str] | None = None
         for h, card in zip(hand, cards, strict=True):
             if card is None:
-                out.extend([_move(Verb.TRAP, h, cost) for cost in costs])
-            elif card.subtype is Subtype.TRAP and card.cost <= avail and \
+                out.extend([traps[h, cost] for cost in costs])
+            elif card.subtype is _Subtype.TRAP and card.cost <= avail and \
                     usable_by(card, w.hero(p)):
                 if set_names is None:
-                    set_names = {w.c(t).id for t in w.mine(p, Zone.TRAP) if w.card[t] >= 0}  # type: ignore[union-attr]
+                    set_names = {w.c(t).id for t in w.mine(p, _Zone.TRAP) if w.card[t] >= 0}  # type: ignore[union-attr]
                 if card.id not in set_names:
-                    out.append(_move(Verb.TRAP, h, card.cost))
-        for r in w.abilities(p, Subtype.RIFT):
+                    out.append(traps[h, card.cost])
+        for r in w.abilities(p, _Subtype.RIFT):
             if w.aux[r] == 0 and w.c(r).use_cost <= avail:  # type: ignore[union-attr]
-                out.append(_move(Verb.RIFT, r))
-    elif w.phase == 6 and not side[S.FROZEN]:
-        for h in w.board(p, CardType.WEAPON, CardType.HERO_ITEM):
+                out.append(_RIFTS[r])
+    elif w.phase == 6 and not side[_S.FROZEN]:
+        for h in w.board(p, _CardType.WEAPON, _CardType.HERO_ITEM):
             if w.ammo_ok(h) and w.aux[h] < w.uses(h):
-                out.append(_move(Verb.TARGET, h))
+                out.append(_TARGETS[h])
     return out
 
 
@@ -738,7 +895,8 @@ def _with_next_end(acts: list[Move], phase: int) -> tuple[Move, ...]:
 
 def _choice_actions(w: _Work) -> list[Move]:
     options = w.dec[4:]
-    return [*[_move(Verb.PICK, h) for h in options], _PASS]
+    picks = _PICKS
+    return [*[picks[h] for h in options], _PASS]
 
 
 def _advance(w: _Work) -> None:
@@ -746,9 +904,9 @@ def _advance(w: _Work) -> None:
     w.phase += 1
     if w.phase == 2:
         p = w.active
-        w.push(*[(T.DRAW, p)] * (2 if w.sides[p][S.VT] else 1), (T.PHASE, 3))
+        w.push(*[(_T.DRAW, p)] * (2 if w.sides[p][_S.VT] else 1), (_T.PHASE, 3))
     elif w.phase == 7:
-        w.push((T.END,))
+        w.push((_T.END,))
 
 
 # --- running tasks ------------------------------------------------------------------------------
@@ -756,10 +914,12 @@ def _advance(w: _Work) -> None:
 
 def _run(w: _Work) -> None:
     w.dec = ()
+    sides = w.sides
     while True:
-        w.check_end()
+        if sides[0][_S.LIFE] <= 0 or sides[1][_S.LIFE] <= 0:  # the one call of check_end a
+            w.check_end()  # game needs, out of the loop's every turn
         if w.result != (-1, -1):
-            w.dec = (D.NONE,)
+            w.dec = (_D.NONE,)
             return
         if w.tasks:
             _task(w, w.tasks.pop())
@@ -769,78 +929,79 @@ def _run(w: _Work) -> None:
         if w.phase in (1, 3, 4, 5, 6):
             acts = _step_actions(w)
             if acts:
-                w.dec = (D.TURN, w.active)
+                w.dec = (_D.TURN, w.active)
                 w.acts = acts  # the state it freezes into keeps them (`legal_actions`)
                 return
         if w.phase >= 7:  # the end step with nothing pending (a loaded position can say so;
-            w.push((T.END,))  # play always pushes `end` with it): the turn ends, never step 8
+            w.push((_T.END,))  # play always pushes `end` with it): the turn ends, never step 8
             continue
         _advance(w)
 
 
 def _task(w: _Work, task: tuple[int, ...]) -> None:
-    code, *f = task
-    if code == T.ROLL:
-        w.dec = (D.CHANCE,)
-    elif code == T.FIRST:
+    code = task[0]
+    if code == _T.ROLL:
+        w.dec = (_D.CHANCE,)
+    elif code == _T.FIRST:
         a, b = w.dice
-        w.sides[0][S.ROLL], w.sides[1][S.ROLL] = a, b
+        w.sides[0][_S.ROLL], w.sides[1][_S.ROLL] = a, b
         w.dice = []
         w.note("setup", a, b)
         if a == b:
-            w.push((T.ROLL,), (T.ROLL,), (T.FIRST,))
+            w.push((_T.ROLL,), (_T.ROLL,), (_T.FIRST,))
             return
         first = 0 if a > b else 1
         w.first = w.active = first
-        w.push(*[(T.DRAW, first)] * START_HAND, *[(T.DRAW, 1 - first)] * START_HAND,
-               (T.START,))
-    elif code == T.DRAW:
-        p = f[0]
-        if len(w.hand(p)) >= HAND_LIMIT or not w.mine(p, Zone.DECK):
-            w.note("no-draw", p, "hand" if len(w.hand(p)) >= HAND_LIMIT else "deck")
-            w.sides[p][S.LIFE] = max(0, w.sides[p][S.LIFE] - 1)  # §10.1.3.3
+        w.push(*[(_T.DRAW, first)] * START_HAND, *[(_T.DRAW, 1 - first)] * START_HAND,
+               (_T.START,))
+    elif code == _T.DRAW:
+        p = task[1]
+        full = w.count(p, _Zone.HAND) >= HAND_LIMIT
+        if full or not w.count(p, _Zone.DECK):
+            w.note("no-draw", p, "hand" if full else "deck")
+            w.sides[p][_S.LIFE] = max(0, w.sides[p][_S.LIFE] - 1)  # §10.1.3.3
         else:
-            w.dec = (D.DEAL, p)
-    elif code == T.START:
+            w.dec = (_D.DEAL, p)
+    elif code == _T.START:
         _start_turn(w)
-    elif code == T.REVEAL:
-        h = f[0]
+    elif code == _T.REVEAL:
+        h = task[1]
         if w.card[h] < 0:
-            w.dec = (D.REVEAL, w.owner(h), h)
-    elif code == T.PLAY:
-        h = f[0]
+            w.dec = (_D.REVEAL, w.owner(h), h)
+    elif code == _T.PLAY:
+        h = task[1]
         p, card = w.owner(h), w.c(h)
         assert card is not None
-        problem = activation_problem(w, p, card) if w.zone[h] == Zone.HAND else \
+        problem = activation_problem(w, p, card) if w.zone[h] == _Zone.HAND else \
             "it is no longer in the hand"
         if problem is not None:
             w.note("fizzle", h, problem)
             return  # a fizzle (§10.1.5.2): the card stays in the hand, now public
-        if card.type is CardType.WEAPON and len(w.board(p, CardType.WEAPON)) >= WEAPON_SLOTS:
+        if card.type is _CardType.WEAPON and len(w.board(p, _CardType.WEAPON)) >= WEAPON_SLOTS:
             options = _replace_candidates(w, p, card)
-            w.dec = (D.CHOICE, p, ChoiceKind.REPLACE_WEAPON, h, *options)
+            w.dec = (_D.CHOICE, p, _ChoiceKind.REPLACE_WEAPON, h, *options)
             return
         _activate(w, p, h, card)
-    elif code == T.TRAPS:
-        d = f[0]
-        traps = w.mine(d, Zone.TRAP)
+    elif code == _T.TRAPS:
+        d = task[1]
+        traps = w.mine(d, _Zone.TRAP)
         if traps and w.attack[2] == 0:
-            w.dec = (D.CHOICE, d, ChoiceKind.SPRING_TRAP, -1, *traps)
-    elif code == T.SPRING:
-        _spring(w, f[0])
-    elif code == T.ATTACK:
+            w.dec = (_D.CHOICE, d, _ChoiceKind.SPRING_TRAP, -1, *traps)
+    elif code == _T.SPRING:
+        _spring(w, task[1])
+    elif code == _T.ATTACK:
         if w.attack[2]:
             w.attack = [-1, 0, 0]
             return
-        w.push((T.ROLL,), (T.ROLL,), (T.HIT, f[0]))
-    elif code == T.HIT:
-        _hit(w, f[0])
-    elif code == T.END:
+        w.push((_T.ROLL,), (_T.ROLL,), (_T.HIT, task[1]))
+    elif code == _T.HIT:
+        _hit(w, task[1])
+    elif code == _T.END:
         _end_turn(w)
-    elif code == T.PHASE:
-        w.phase = f[0]
-    elif code == T.PLACE:  # a start position's hidden trap: its deck holds exactly the cards
-        w.dec = (D.PLACE, f[0], f[1])
+    elif code == _T.PHASE:
+        w.phase = task[1]
+    elif code == _T.PLACE:  # a start position's hidden trap: its deck holds exactly the cards
+        w.dec = (_D.PLACE, task[1], task[2])
     else:  # pragma: no cover - the task codes above are all there is
         raise AssertionError(f"unknown task {task!r}")
 
@@ -850,19 +1011,19 @@ def _start_turn(w: _Work) -> None:
     side = w.sides[p]
     w.note("start", p, w.turn)
     w.phase, w.exiles = 1, 0
-    side[S.SPENT] = 0
-    for h in w.mine(p, Zone.BOARD):
+    side[_S.SPENT] = 0
+    for h in w.mine(p, _Zone.BOARD):
         card = w.c(h)
-        if card is not None and w.host[h] < 0 and (card.is_weapon_like
-                                                    or card.subtype is Subtype.RIFT):
-            w.aux[h] = 0
-    if w.rules.advanced and side[S.BURN]:
+        if w.aux[h] and card is not None and w.host[h] < 0 and (
+                card.is_weapon_like or card.subtype is _Subtype.RIFT):
+            w.aux_w()[h] = 0  # only a used one: a write copies the field (`_Work.stepping`)
+    if w.rules.advanced and side[_S.BURN]:
         w.note("burn", p)
         _hurt(w, p, 0, 0, 1, None, 0)  # condition damage: no weakness (Decided, §10.1.8.3)
-    regen = w.hero_ability(p, HeroAbility.REGEN)
+    regen = w.hero_ability(p, _HeroAbility.REGEN)
     if regen:
         w.note("regen", p, regen)
-        side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + regen)
+        side[_S.SHIELD] = min(w.max_shield(p), side[_S.SHIELD] + regen)
 
 
 def _end_turn(w: _Work) -> None:
@@ -870,8 +1031,8 @@ def _end_turn(w: _Work) -> None:
     side = w.sides[p]
     for field in CONDITIONS.values():
         side[field] = max(0, side[field] - 1)
-    for h in w.abilities(p, Subtype.SUPPORT):
-        w.aux[h] -= 1
+    for h in w.abilities(p, _Subtype.SUPPORT):
+        w.aux_w()[h] -= 1
         if w.aux[h] <= 0:
             w.note("expired", h)
             _discard(w, h)
@@ -879,11 +1040,11 @@ def _end_turn(w: _Work) -> None:
     w.phase = 7
     if w.turn >= 2 * w.rules.max_turns:
         w.note("turn-limit")
-        a, b = w.sides[0][S.LIFE], w.sides[1][S.LIFE]
+        a, b = w.sides[0][_S.LIFE], w.sides[1][_S.LIFE]
         w.result = (OUTCOMES.index("turn-limit"), -1 if a == b else 0 if a > b else 1)
         return
     w.active = 1 - p
-    w.push((T.START,))
+    w.push((_T.START,))
 
 
 def _spring(w: _Work, t: int) -> None:
@@ -895,18 +1056,18 @@ def _spring(w: _Work, t: int) -> None:
     whose listed `trap h c` turns out so is never refused."""
     owner, card, declared = w.owner(t), w.c(t), w.aux[t]
     _discard(w, t)
-    if card is None or card.subtype is not Subtype.TRAP or card.cost != declared:
+    if card is None or card.subtype is not _Subtype.TRAP or card.cost != declared:
         w.note("decoy", t, declared)
         return
-    if any(w.card[x] == w.card[t] for x in w.mine(owner, Zone.TRAP)):
+    if any(w.card[x] == w.card[t] for x in w.mine(owner, _Zone.TRAP)):
         w.note("decoy-name", t)
         return  # a second active trap of that name (§10.1.5.6): a decoy
     w.note("spring", t)
-    if card.effect is Effect.JAM:
+    if card.effect is _Effect.JAM:
         w.attack[2] = 1
-    elif card.effect is Effect.EVADE:
+    elif card.effect is _Effect.EVADE:
         w.attack[1] += card.amount
-    elif card.effect is Effect.COUNTER:
+    elif card.effect is _Effect.COUNTER:
         _hurt(w, 1 - owner, card.amount, 0, 0, None, 0)
 
 
@@ -919,51 +1080,51 @@ def _hit(w: _Work, weapon: int) -> None:
     a, d = w.owner(weapon), 1 - w.owner(weapon)
     card = w.c(weapon)
     assert card is not None
-    mods = [w.c(m) for m in w.attached(weapon, CardType.MOD)]
+    mods = [w.c(m) for m in w.attached(weapon, _CardType.MOD)]
     total = black + red + card.target + w.target_bonus(a) + sum(m.target for m in mods if m)
     w.note("roll", weapon, black, red, total - black - red, w.defense(d), bonus)
     if total < w.defense(d) + bonus:
-        if not w.sides[d][S.FROZEN]:
-            for x in w.board(d, CardType.WEAPON):
+        if not w.sides[d][_S.FROZEN]:
+            for x in w.board(d, _CardType.WEAPON):
                 counter = w.c(x).counter  # type: ignore[union-attr]
                 if counter:
                     w.note("counter", x, counter, _resistance(w, a, d))
                     _hurt(w, a, counter, 0, 0, None, _resistance(w, a, d))
-        elif any(w.c(x).counter for x in w.board(d, CardType.WEAPON)):  # type: ignore[union-attr]
+        elif any(w.c(x).counter for x in w.board(d, _CardType.WEAPON)):  # type: ignore[union-attr]
             w.note("frozen-counter", d)
         return
     kinetic = card.kinetic + sum(m.kinetic for m in mods if m)
     shield = card.shield_damage + sum(m.shield_damage for m in mods if m)
     energy = card.energy + sum(m.energy for m in mods if m)
-    if w.sides[a][S.VT]:
+    if w.sides[a][_S.VT]:
         kinetic += card.vt_kinetic
-    kinetic += w.hero_ability(a, HeroAbility.STRIKE)
+    kinetic += w.hero_ability(a, _HeroAbility.STRIKE)
     ability = card.ability if card.red and red >= card.red else None
     if ability is not None:
         w.note("ability", weapon, red)
-    if ability is Effect.KINETIC:
+    if ability is _Effect.KINETIC:
         kinetic += card.ability_amount
-    elif ability is Effect.SHIELD:
+    elif ability is _Effect.SHIELD:
         shield += card.ability_amount
     w.note("damage", d, kinetic, shield, energy, _resistance(w, d, a))
     _hurt(w, d, kinetic, shield, energy, card.energy_type, _resistance(w, d, a))
-    if ability is Effect.CONDITION:
+    if ability is _Effect.CONDITION:
         _inflict(w, d, card.energy_type)
-    for armor in w.board(d, CardType.ARMOR):
-        w.aux[armor] -= 1
+    for armor in w.board(d, _CardType.ARMOR):
+        w.aux_w()[armor] -= 1
         w.note("wear", armor, w.aux[armor])
         if w.aux[armor] <= 0:  # Decided (§10.1.6.6): worn out, it leaves the board
             _discard(w, armor)
             _clamp(w, d)
-    drain = w.hero_ability(a, HeroAbility.DRAIN)
+    drain = w.hero_ability(a, _HeroAbility.DRAIN)
     if drain and w.result == (-1, -1):
         w.note("drain", a, drain)
-        w.sides[a][S.LIFE] = min(w.max_life(a), w.sides[a][S.LIFE] + drain)
+        w.sides[a][_S.LIFE] = min(w.max_life(a), w.sides[a][_S.LIFE] + drain)
 
 
 def _resistance(w: _Work, defender: int, attacker: int) -> int:
-    armor = sum(w.c(h).resistance for h in w.board(defender, CardType.ARMOR))  # type: ignore[union-attr]
-    return max(0, armor - w.hero_ability(attacker, HeroAbility.PIERCE))
+    armor = sum(w.c(h).resistance for h in w.board(defender, _CardType.ARMOR))  # type: ignore[union-attr]
+    return max(0, armor - w.hero_ability(attacker, _HeroAbility.PIERCE))
 
 
 # --- the public API of this module ------------------------------------------------------------
@@ -980,23 +1141,23 @@ def deal_new_state(rules: Rules, cat: Catalogue) -> State:
     for p in (0, 1):
         hero_id = rules.heroes[p]
         hero = cat.get(hero_id)
-        if hero is None or hero.type is not CardType.HERO:
+        if hero is None or hero.type is not _CardType.HERO:
             raise IllegalActionError(f"rules name hero{p}={hero_id!r}, not a hero of the "
                                      f"catalogue")
         side = [0] * SIDE_FIELDS
-        side[S.HERO], side[S.LIFE], side[S.SHIELD] = cat.index(hero_id), hero.life, hero.shield
-        side[S.ECLASS] = -1
+        side[_S.HERO], side[_S.LIFE], side[_S.SHIELD] = cat.index(hero_id), hero.life, hero.shield
+        side[_S.ECLASS] = -1
         if rules.advanced:
-            start = next((i for i, c in enumerate(cat.cards) if c.type is CardType.ENERGY_CLASS
+            start = next((i for i, c in enumerate(cat.cards) if c.type is _CardType.ENERGY_CLASS
                           and c.energy_type is hero.energy_classes[0]), -1)
-            side[S.ECLASS] = start
+            side[_S.ECLASS] = start
             if start >= 0:
-                side[S.SHIELD] += cat.cards[start].shield
+                side[_S.SHIELD] += cat.cards[start].shield
         sides.append(tuple(side))
     h = 2 * rules.deck_size
     w = _Work(State(rules, cat, 0, -1, -1, 0, 0, (sides[0], sides[1]), (0,) * h, (-1,) * h,
                     (-1,) * h, (0,) * h, (), (-1, 0, 0), (), (), (-1, -1)))
-    w.push((T.ROLL,), (T.ROLL,), (T.FIRST,))
+    w.push((_T.ROLL,), (_T.ROLL,), (_T.FIRST,))
     _run(w)
     return w.freeze()
 
@@ -1020,18 +1181,18 @@ def decision(s: State) -> Pending | Finished:
 
 def _decision(s: State) -> Pending:
     code = s.dec[0]
-    if code == D.TURN:
-        return Pending(DecisionKind.TURN, s.dec[1])
-    if code == D.CHOICE:
+    if code == _D.TURN:
+        return Pending(_DecisionKind.TURN, s.dec[1])
+    if code == _D.CHOICE:
         kind = ChoiceKind(s.dec[2])
-        return Pending(DecisionKind.CHOICE, s.dec[1], CHOICE_LABELS[kind], tuple(s.dec[4:]))
-    if code == D.DEAL:
-        return Pending(DecisionKind.DEAL, s.dec[1], "hand", deck=s.dec[1])
-    if code == D.PLACE:
-        return Pending(DecisionKind.DEAL, s.dec[1], "trap", deck=s.dec[1])
-    if code == D.REVEAL:
-        return Pending(DecisionKind.REVEAL, s.dec[1], handle=s.dec[2])
-    return Pending(DecisionKind.CHANCE, None, "d6", outcomes=6)
+        return Pending(_DecisionKind.CHOICE, s.dec[1], CHOICE_LABELS[kind], tuple(s.dec[4:]))
+    if code == _D.DEAL:
+        return Pending(_DecisionKind.DEAL, s.dec[1], "hand", deck=s.dec[1])
+    if code == _D.PLACE:
+        return Pending(_DecisionKind.DEAL, s.dec[1], "trap", deck=s.dec[1])
+    if code == _D.REVEAL:
+        return Pending(_DecisionKind.REVEAL, s.dec[1], handle=s.dec[2])
+    return Pending(_DecisionKind.CHANCE, None, "d6", outcomes=6)
 
 
 #: the last state `step` stopped at a TURN with its legal actions (found while deciding the
@@ -1045,14 +1206,14 @@ def legal_actions(s: State) -> list[Move]:
     if s.result != (-1, -1):
         return []
     code = s.dec[0]
-    if code == D.TURN:
+    if code == _D.TURN:
         last = _LAST_LEGAL
         if last[0] is s:
             return list(last[1])
         return _turn_actions(_Work.reader(s))
-    if code == D.CHOICE:
+    if code == _D.CHOICE:
         return _choice_actions(_Work.reader(s))
-    if code == D.CHANCE:
+    if code == _D.CHANCE:
         return list(_ROLLS)
     return []
 
@@ -1077,13 +1238,15 @@ def explain(s: State, inp: Move) -> tuple[tuple[object, ...], ...]:
 
 
 #: the decision kind of each decision code (keyed by int: the code is an int in the state)
-_KIND = {int(D.TURN): DecisionKind.TURN, int(D.CHOICE): DecisionKind.CHOICE,
-         int(D.DEAL): DecisionKind.DEAL, int(D.REVEAL): DecisionKind.REVEAL,
-         int(D.CHANCE): DecisionKind.CHANCE, int(D.PLACE): DecisionKind.DEAL}
-#: the verbs that answer each decision kind (a TURN: any other verb)
-_ANSWERS = {DecisionKind.DEAL: (Verb.DEAL,), DecisionKind.REVEAL: (Verb.REVEAL,),
-            DecisionKind.CHANCE: (Verb.ROLL,), DecisionKind.CHOICE: (Verb.PICK, Verb.PASS)}
-_NOT_TURN = (Verb.DEAL, Verb.REVEAL, Verb.ROLL, Verb.PICK, Verb.PASS)
+_KIND = {int(_D.TURN): _DecisionKind.TURN, int(_D.CHOICE): _DecisionKind.CHOICE,
+         int(_D.DEAL): _DecisionKind.DEAL, int(_D.REVEAL): _DecisionKind.REVEAL,
+         int(_D.CHANCE): _DecisionKind.CHANCE, int(_D.PLACE): _DecisionKind.DEAL}
+#: the verbs that answer each decision kind (a TURN: any other verb); keyed by the kind's
+#: member id: a plain Enum member hashes in Python, slowly
+_ANSWERS = {id(_DecisionKind.DEAL): (_Verb.DEAL,), id(_DecisionKind.REVEAL): (_Verb.REVEAL,),
+            id(_DecisionKind.CHANCE): (_Verb.ROLL,),
+            id(_DecisionKind.CHOICE): (_Verb.PICK, _Verb.PASS)}
+_NOT_TURN = (_Verb.DEAL, _Verb.REVEAL, _Verb.ROLL, _Verb.PICK, _Verb.PASS)
 
 
 def _resolve(s: State, inp: Move) -> _Work:
@@ -1093,32 +1256,36 @@ def _resolve(s: State, inp: Move) -> _Work:
         raise GameOverError(f"input {format_input(inp)!r}: the game is over")
     code = s.dec[0]
     kind = _KIND[code]
-    if (kind is DecisionKind.TURN and inp.verb in _NOT_TURN) or \
-            (kind is not DecisionKind.TURN and inp.verb not in _ANSWERS[kind]):
+    if (kind is _DecisionKind.TURN and inp.verb in _NOT_TURN) or \
+            (kind is not _DecisionKind.TURN and inp.verb not in _ANSWERS[id(kind)]):
         raise IllegalActionError(f"input {format_input(inp)!r}: this input does not answer the "
                                  f"pending decision ({_where(s)})")
-    w = _Work(s)
-    if kind is DecisionKind.DEAL:
+    w = _Work.stepping(s)
+    if kind is _DecisionKind.DEAL:
         p, h = s.dec[1], inp.handle
-        if not (p * s.n <= h < p * s.n + s.n) or s.zone[h] != Zone.DECK:
+        if not (p * s.n <= h < p * s.n + s.n) or s.zone[h] != _Zone.DECK:
             raise IllegalActionError(f"input {format_input(inp)!r}: card {h} is not in "
                                      f"player {p}'s deck ({_where(s)})")
-        w.zone[h] = Zone.HAND
-        if code == D.PLACE:  # face down as a set trap of the declared cost (start position)
-            w.zone[h], w.aux[h] = Zone.TRAP, s.dec[2]
-    elif kind is DecisionKind.REVEAL:
+        w.move(h, _Zone.HAND)
+        if code == _D.PLACE:  # face down as a set trap of the declared cost (start position)
+            w.move(h, _Zone.TRAP)
+            w.aux_w()[h] = s.dec[2]
+    elif kind is _DecisionKind.REVEAL:
         _reveal(w, s, inp)
-    elif kind is DecisionKind.CHANCE:
+    elif kind is _DecisionKind.CHANCE:
         if not 1 <= inp.value <= 6:
             raise IllegalActionError(f"input {format_input(inp)!r}: a die shows 1..6 ({_where(s)})")
         w.dice.append(inp.value)
     else:
-        legal = legal_actions(s)
-        if inp not in legal:
+        last = _LAST_LEGAL  # the TURN's kept list itself (`legal_actions` returns a copy)
+        legal = last[1] if last[0] is s else legal_actions(s)
+        # by identity first: an engine-made input is the one object of its fields, and `in`
+        # calls the dataclass's Python __eq__ on every entry before the match
+        if not any(m is inp for m in legal) and inp not in legal:
             raise IllegalActionError(f"input {format_input(inp)!r} is not legal ({_where(s)}); "
                                      f"legal: {', '.join(map(format_input, legal[:12]))}"
                                      f"{' ...' if len(legal) > 12 else ''}")
-        if kind is DecisionKind.CHOICE:
+        if kind is _DecisionKind.CHOICE:
             _choose(w, s, inp)
         else:
             _act(w, inp)
@@ -1132,7 +1299,7 @@ def _reveal(w: _Work, s: State, inp: Move) -> None:
         raise IllegalActionError(f"input {format_input(inp)!r}: the reveal awaited is of card {h} "
                                  f"({_where(s)})")
     card = s.cat.get(inp.card)
-    if card is None or card.type is CardType.HERO:
+    if card is None or card.type is _CardType.HERO:
         raise IllegalActionError(f"input {format_input(inp)!r}: {inp.card!r} is not a deck "
                                  f"card of the catalogue")
     p = s.owner(h)
@@ -1147,16 +1314,16 @@ def _reveal(w: _Work, s: State, inp: Move) -> None:
             raise IllegalActionError(f"input {format_input(inp)!r}: player {p}'s deck would "
                                      f"hold {copies} copies of {card.id!r}, at most {limit} "
                                      "(§10.2.3.2)")
-    w.card[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
+    w.card_w()[h] = index  # a set card sharing a face-up trap's name is a decoy (`_spring`)
 
 
 def _choose(w: _Work, s: State, inp: Move) -> None:
     kind, h = ChoiceKind(s.dec[2]), s.dec[3]
-    if kind is ChoiceKind.SPRING_TRAP:
-        if inp.verb is Verb.PICK:
-            w.push((T.REVEAL, inp.handle), (T.SPRING, inp.handle))
+    if kind == _ChoiceKind.SPRING_TRAP:
+        if inp.verb is _Verb.PICK:
+            w.push((_T.REVEAL, inp.handle), (_T.SPRING, inp.handle))
         return
-    if inp.verb is Verb.PICK:  # replace-weapon: pass leaves h in the hand (a fizzle)
+    if inp.verb is _Verb.PICK:  # replace-weapon: pass leaves h in the hand (a fizzle)
         card = w.c(h)
         assert card is not None
         _activate(w, w.owner(h), h, card, replaced=inp.handle)
@@ -1164,42 +1331,43 @@ def _choose(w: _Work, s: State, inp: Move) -> None:
 
 def _act(w: _Work, m: Move) -> None:
     p, side, v = w.active, w.sides[w.active], m.verb
-    if v is Verb.NEXT:
+    if v is _Verb.NEXT:
         _advance(w)
-    elif v is Verb.END:
+    elif v is _Verb.END:
         w.phase = 7
-        w.push((T.END,))
-    elif v is Verb.RECOVER:
-        side[S.STORAGE] -= 1
-        side[S.SHIELD] = min(w.max_shield(p), side[S.SHIELD] + w.hero(p).recovery)
+        w.push((_T.END,))
+    elif v is _Verb.RECOVER:
+        side[_S.STORAGE] -= 1
+        side[_S.SHIELD] = min(w.max_shield(p), side[_S.SHIELD] + w.hero(p).recovery)
         _advance(w)
-    elif v is Verb.EXILE:
-        w.zone[m.handle] = Zone.EXILE
+    elif v is _Verb.EXILE:
+        w.move(m.handle, _Zone.EXILE)
         w.exiles += 1
-        side[S.STORAGE] += 1
-        w.push((T.REVEAL, m.handle))
-    elif v is Verb.VTRIGGER:
+        side[_S.STORAGE] += 1
+        w.push((_T.REVEAL, m.handle))
+    elif v is _Verb.VTRIGGER:
         hero = w.hero(p)
-        side[S.STORAGE] -= hero.vt_cost
-        side[S.VT] = 1
-        side[S.LIFE] += hero.vt_life
-        side[S.SHIELD] += hero.vt_shield
+        side[_S.STORAGE] -= hero.vt_cost
+        side[_S.VT] = 1
+        side[_S.LIFE] += hero.vt_life
+        side[_S.SHIELD] += hero.vt_shield
         _advance(w)
-    elif v is Verb.PLAY:
-        w.push((T.REVEAL, m.handle), (T.PLAY, m.handle))
-    elif v is Verb.TRAP:
-        w.zone[m.handle], w.aux[m.handle] = Zone.TRAP, m.value
-        side[S.SPENT] += m.value
-    elif v is Verb.RIFT:
+    elif v is _Verb.PLAY:
+        w.push((_T.REVEAL, m.handle), (_T.PLAY, m.handle))
+    elif v is _Verb.TRAP:
+        w.move(m.handle, _Zone.TRAP)
+        w.aux_w()[m.handle] = m.value
+        side[_S.SPENT] += m.value
+    elif v is _Verb.RIFT:
         card = w.c(m.handle)
         assert card is not None
-        w.aux[m.handle] = 1
-        side[S.SPENT] += card.use_cost
+        w.aux_w()[m.handle] = 1
+        side[_S.SPENT] += card.use_cost
         _effect(w, p, card)
-    elif v is Verb.TARGET:
-        w.aux[m.handle] += 1
+    elif v is _Verb.TARGET:
+        w.aux_w()[m.handle] += 1
         w.attack = [m.handle, 0, 0]
-        w.push((T.TRAPS, 1 - p), (T.ATTACK, m.handle))
+        w.push((_T.TRAPS, 1 - p), (_T.ATTACK, m.handle))
 
 
 # --- encoding and hash (§10.4) ------------------------------------------------------------------

@@ -13,7 +13,14 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import POSITION_FORMAT, DecisionKind, Finished, position_object_of, position_reader
+from ..api import (
+    POSITION_FORMAT,
+    DecisionKind,
+    Finished,
+    Pending,
+    position_object_of,
+    position_reader,
+)
 from ..errors import PositionError
 from .bounds import check_position
 from .cards import Catalogue, canonical_json, default_catalogue
@@ -104,12 +111,18 @@ class View:
 
     def __init__(self, s: State, player: int, knowledge: Knowledge) -> None:
         self.state, self.player, self.knowledge = s, player, knowledge
-        d = decision(s)
-        self.decision = d
-        self._mine = not isinstance(d, Finished) and d.player == player
 
     # computed when first read: a loop that hands every player a view (the referee loop, a
     # random player) need not pay for filtering actions it never looks at
+    @functools.cached_property
+    def decision(self) -> Pending | Finished:
+        return decision(self.state)
+
+    @functools.cached_property
+    def _mine(self) -> bool:
+        d = self.decision
+        return not isinstance(d, Finished) and d.player == self.player
+
     @functools.cached_property
     def legal_actions(self) -> list[Move]:
         return list(legal_actions(self.state)) if self._mine else []
