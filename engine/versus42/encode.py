@@ -167,6 +167,16 @@ def _strengths(s: State, seat: int, own: dict[int, str], lay: _Layout) -> dict[i
     return out
 
 
+def _same_strengths(s: State, was: State, changed: set[int]) -> bool:
+    """Whether every field card's Strength is the one of `was` (game.py `_strength`: a
+    function of the cards' zones, faces, areas, identities, increases and levels, the board
+    and the battle): no handle changed (`changed` covers the seat's own names too), the same
+    increases and the same board. The step shares an unwritten list with its parent, so most
+    of this is an identity test."""
+    return (not changed and (s.temp is was.temp or s.temp == was.temp)
+            and s.board == was.board and s.battle == was.battle and s.tiles == was.tiles)
+
+
 def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen | None
                     ) -> tuple[dict[int, float], Seen]:
     """engine/encoding.py `observe_changes`: the entries that differ from the observation
@@ -191,8 +201,11 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
                                (s.ident, was.ident), (s.stack, was.stack)))
     changed |= own_changes(own, memo.own)
     blocks = rewrite_blocks(out, memo.blocks, changed, lambda h: _block(s, h, seat, own, lay))
-    strengths = _strengths(s, seat, own, lay)
-    write_diff(out, strengths, memo.strengths)
+    if _same_strengths(s, was, changed):
+        strengths = memo.strengths
+    else:
+        strengths = _strengths(s, seat, own, lay)
+        write_diff(out, strengths, memo.strengths)
     return out, Seen(seat, lay, s, memo.own if own == memo.own else dict(own), header, blocks,
                      strengths)
 
