@@ -112,10 +112,11 @@ def observe_changes(game: Game, state: GameState, seat: int, knowledge: GameKnow
 def changed_handles(pairs: Iterable[tuple[Sequence[Any], Sequence[Any]]]) -> set[int]:
     """The positions at which any (new, old) pair of per-handle sequences differ: each pair
     compared whole first, the positions of one that differs found by map and compress (all
-    in C: a game's `observe_changes` asks this every step)."""
+    in C: a game's `observe_changes` asks this every step). A pair of one list (a
+    copy-on-write state shares the lists a step did not write) is known equal for free."""
     out: set[int] = set()
     for new, old in pairs:
-        if new != old:
+        if new is not old and new != old:
             out.update(compress(range(len(new)), map(ne, new, old)))
     return out
 

@@ -167,6 +167,60 @@ def _strengths(s: State, seat: int, own: dict[int, str], lay: _Layout) -> dict[i
     return out
 
 
+def _same_strengths(s: State, was: State, changed: set[int]) -> bool:
+    """Whether every field card's Strength is the one of `was` (game.py `_strength`: a
+    function of the cards' zones, faces, areas, identities, increases and levels, the board
+    and the battle): no handle changed (`changed` covers the seat's own names too), the same
+    increases and the same board. The step shares an unwritten list with its parent, so most
+    of this is an identity test."""
+    return (not changed and (s.temp is was.temp or s.temp == was.temp)
+            and s.board == was.board and s.battle == was.battle and s.tiles == was.tiles)
+
+
+def _next_door(s: State, h: int) -> bool:
+    """Whether field card h's Strength reads its neighbours (a recto card whose continuous
+    bonus counts the adjacent cards: game.py `_strength`, kind 1), so the board or a battle
+    changes it though the card itself did not change."""
+    i = s.ident[h]
+    if i < 0 or not s.face[h]:
+        return False
+    cont = s.static.cont[i]
+    return cont is not None and cont[0] == 1
+
+
+def _strengths_again(s: State, was: State, seat: int, own: dict[int, str], lay: _Layout,
+                     old: dict[int, float], changed: set[int], out: dict[int, float]
+                     ) -> dict[int, float]:
+    """`_strengths` from the last ones (same tiles): recomputed only for the handles that
+    changed, whose increase changed, and the field cards that read their neighbours; the
+    changed entries written into `out`. A field card's Strength is otherwise a function of
+    its own zone, face, area, identity, increase and level (game.py `_strength`)."""
+    redo = set(changed)
+    if s.temp is not was.temp:
+        redo.update(compress(range(len(s.temp)), map(ne, s.temp, was.temp)))
+    start, width, tail, ident = lay.start, lay.width, lay.tail, s.ident
+    field = s.zone
+    for idx in old:  # (the last field cards: few) those that read their neighbours
+        h = (idx - start) // width
+        if h not in redo and _next_door(s, h):
+            redo.add(h)
+    new = old.copy()
+    for h in redo:
+        idx = start + h * width + tail
+        value: float | None = None
+        if field[h] == FIELD:
+            if ident[h] >= 0:
+                value = s.strength(h) / SCALE_STRENGTH  # type: ignore[operator]
+            elif h in own and h // s.n == seat:  # the seat's own card, face down
+                value = (s.cat[own[h]].strength + s.temp[h]) / SCALE_STRENGTH
+        if value is None:
+            if new.pop(idx, None) is not None:
+                out[idx] = 0.0
+        elif old.get(idx) != value:
+            new[idx] = out[idx] = value
+    return new
+
+
 def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen | None
                     ) -> tuple[dict[int, float], Seen]:
     """engine/encoding.py `observe_changes`: the entries that differ from the observation
@@ -191,8 +245,13 @@ def observe_changes(s: State, seat: int, knowledge: Knowledge | None, memo: Seen
                                (s.ident, was.ident), (s.stack, was.stack)))
     changed |= own_changes(own, memo.own)
     blocks = rewrite_blocks(out, memo.blocks, changed, lambda h: _block(s, h, seat, own, lay))
-    strengths = _strengths(s, seat, own, lay)
-    write_diff(out, strengths, memo.strengths)
+    if _same_strengths(s, was, changed):
+        strengths = memo.strengths
+    elif s.tiles != was.tiles:
+        strengths = _strengths(s, seat, own, lay)
+        write_diff(out, strengths, memo.strengths)
+    else:
+        strengths = _strengths_again(s, was, seat, own, lay, memo.strengths, changed, out)
     return out, Seen(seat, lay, s, memo.own if own == memo.own else dict(own), header, blocks,
                      strengths)
 
