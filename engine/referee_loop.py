@@ -7,9 +7,11 @@
 #
 # How: `LocalPlay.advance(choose)` answers the one pending decision, `play(choose)` runs to the
 # end, `play_async(choose)` does the same with players that are awaited (bots over a pipe, a
-# bot thinking in a thread), and `to_player()` runs the automatic decisions up to the next one a
-# player answers. Randomness is an explicit input: the caller's `chance(n)` gives an outcome
-# below n (a SHA-256 stream, never `random`), so a seed reproduces a game exactly.
+# bot thinking in a thread), `play_random(picks)` with random players that read the legal list
+# only (the engine benchmarks: no view built, no chooser's frames), and `to_player()` runs the
+# automatic decisions up to the next one a player answers. Randomness is an explicit input:
+# the caller's `chance(n)` gives an outcome below n (a SHA-256 stream, never `random`), so a
+# seed reproduces a game exactly.
 #
 # Who learns a dealt card: its owner, as in a match. A referee may keep some deals from their
 # owner (`owner_learns`, e.g. Versus's referee for a card dealt to be discarded, which the rules
@@ -134,7 +136,7 @@ class LocalPlay:
         """Answer the automatic decisions up to the next TURN or CHOICE (or the end)."""
         for _ in range(max_inputs):
             d = self.game.decision(self.state)
-            if isinstance(d, Finished) or d.kind not in AUTOMATIC:
+            if isinstance(d, Finished) or d.kind is _TURN or d.kind is _CHOICE:
                 return d
             self.apply(self.automatic(d))
         raise RuntimeError(f"{self.game.id}: no player decision within {max_inputs} inputs")
@@ -147,7 +149,7 @@ class LocalPlay:
         return self._answer(d, choose)
 
     def _answer(self, d: Pending, choose: Choose) -> Any:
-        if d.kind in AUTOMATIC:
+        if d.kind is not _TURN and d.kind is not _CHOICE:
             inp = self.automatic(d)
         else:
             assert d.player is not None
