@@ -1,10 +1,11 @@
 # Grid game benchmark ("Tests and figures"), per mode (fast 4x4, normal 5x5, vs 6x6):
 #
-#   1. engine: random self-play through the full-information referee (engine/grid/referee.py,
-#      without its history of states)
-#      on one core, per mode and deck type: engine inputs/s (legal-input generation included:
-#      the random players ask for the full legal list at every turn and choice), games/s, mean
-#      inputs per game and encoded state size; each figure the median of --runs runs;
+#   1. engine: random self-play through the full-information referee (engine/grid/referee.py
+#      `play_random`: the one loop of engine/referee_loop.py, every input applied through the
+#      checked `step`, the full legal list asked at every turn and choice, no view built, no
+#      history of states kept) on one core, per mode and deck type: engine inputs/s, games/s,
+#      mean inputs per game and encoded state size (of the final states, after the timed
+#      games); each figure the median of --runs runs;
 #   2. bots: greedy against random per mode, in the duplicate format of bench/bots_games.py
 #      (each deal played twice with the seats swapped, in-process play through the Game
 #      interface, each bot seeing its seat's view only), win rate with a 95 % Wilson interval

@@ -1,10 +1,10 @@
 # Vanquishers engine benchmark: random self-play on one core, the protocol's part played by the
-# one full-information loop (engine/referee_loop.py: deals from a shuffled order of two legal
-# starter decks, reveals from the identities, dice from a SHA-256 stream). Prints applied
-# inputs per second (legal-action generation included: the random players ask for the full
-# legal list at every TURN/CHOICE), full games per second, average inputs and dice per game,
-# the encoded state size, and the size of a whole match's signed transcript through the
-# protocol; each figure is a median.
+# one full-information loop (engine/referee_loop.py `play_random`: deals from a shuffled order
+# of two legal starter decks, reveals from the identities, dice from a SHA-256 stream; every
+# input applied through the checked `step`, the full legal list asked at every TURN/CHOICE, no
+# view built). Prints applied inputs per second, full games per second, average inputs and
+# dice per game, the encoded state size (of the final states, after the timed games), and the
+# size of a whole match's signed transcript through the protocol; each figure is a median.
 #   python bench/vanquishers.py [--games N] [--runs R] [--mode standard|advanced] [--deck 30]
 from __future__ import annotations
 

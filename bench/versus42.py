@@ -1,11 +1,12 @@
 # Versus's own benchmark (bench/<game id>.py: bench/run_all.py finds it by the registry's id),
 # in three sections, each with its command line and table:
 #
-#   engine    random self-play through Versus's full-information referee on one core: a table
-#             of applied inputs per second (legal-action generation included: the random
-#             players ask for the full legal list at every turn/choice decision), full games per
-#             second, clone cost and the canonical public state size; each figure is the median
-#             of several runs.
+#   engine    random self-play on one core through the one full-information loop
+#             (engine/referee_loop.py `play_random`: every input applied through the checked
+#             `step`, the full legal list asked at every turn/choice decision, no view built, no
+#             history kept): a table of applied inputs per second, full games per second (a
+#             game's deal and layout included), clone cost and the canonical public state size;
+#             each figure is the median of several runs.
 #   bots      Versus's bots' strength: win rates per pairing over many games, and the ISMCTS
 #             bot's thinking time per decision (median, 95th percentile, max) with the
 #             iterations it completed. Games run in parallel over the cores (multiprocessing);
