@@ -1,10 +1,11 @@
 # Grid game benchmark ("Tests and figures"), per mode (fast 4x4, normal 5x5, vs 6x6):
 #
-#   1. engine: random self-play through the full-information referee (engine/grid/referee.py,
-#      without its history of states)
-#      on one core, per mode and deck type: engine inputs/s (legal-input generation included:
-#      the random players ask for the full legal list at every turn and choice), games/s, mean
-#      inputs per game and encoded state size; each figure the median of --runs runs;
+#   1. engine: random self-play through the full-information referee (engine/grid/referee.py
+#      `play_random`: the one loop of engine/referee_loop.py, every input applied through the
+#      checked `step`, the full legal list asked at every turn and choice, no view built, no
+#      history of states kept) on one core, per mode and deck type: engine inputs/s, games/s,
+#      mean inputs per game and encoded state size (of the final states, after the timed
+#      games); each figure the median of --runs runs;
 #   2. bots: greedy against random per mode, in the duplicate format of bench/bots_games.py
 #      (each deal played twice with the seats swapped, in-process play through the Game
 #      interface, each bot seeing its seat's view only), win rate with a 95 % Wilson interval
@@ -43,7 +44,8 @@ from versus.cli.tournament_stats import wilson
 from versus.engine.grid.cards import default_catalogue
 from versus.engine.grid.referee import random_game
 from versus.engine.grid.rules import GridRules
-from versus.engine.grid.state import encode_state
+from versus.engine.grid.state import GridState, encode_state
+from versus.engine.hashing import HashStream
 
 MODES = ("fast", "normal", "vs")
 #: deal types of the transcript table: (column, --deal, extra --rule)
@@ -52,9 +54,25 @@ DEALS = (("decklist", "decklist", ()), ("shared-pool", "shared-pool", ()),
 DEMO_SEED = "01"
 
 
-def run_once(rules: GridRules, games: int, run: int) -> tuple[float, float, float, float]:
+def timed_games(rules: GridRules, games: int, run: int) -> tuple[int, list[GridState]]:
+    """The timed part of a run: `games` random games through the one full-information loop
+    (engine/referee_loop.py `play_random`: the full legal list asked at every decision, every
+    input applied through the checked `step`, no view built, no history kept); (inputs, the
+    final states)."""
     cat = default_catalogue()
-    steps, sizes = 0, []
+    steps, finals = 0, []
+    for g in range(games):
+        seed = b"bench/%d/%d" % (run, g)
+        ref = random_game(rules, cat, seed, history=False)
+        # the seats' streams of `random_game`'s random choosers, drawn from without their frames
+        ref.play_random((HashStream("grid/p0", seed).randbelow,
+                         HashStream("grid/p1", seed).randbelow))
+        steps += ref.steps
+        finals.append(ref.state)
+    return steps, finals
+
+
+def run_once(rules: GridRules, games: int, run: int) -> tuple[float, float, float, float]:
     # The engine's rate, not the collector's: without the referee's history (the tests' replay
     # list, which kept every state of a game alive for the collector to walk, 12 % of the
     # instructions in vs mode), and after a collection, so that the garbage of the benchmarks
@@ -62,12 +80,10 @@ def run_once(rules: GridRules, games: int, run: int) -> tuple[float, float, floa
     # the timed games: a full collection of that heap cost one run its median figure.
     gc.collect()
     start = time.perf_counter()
-    for g in range(games):
-        ref = random_game(rules, cat, b"bench/%d/%d" % (run, g), history=False)
-        ref.play()
-        steps += ref.steps
-        sizes.append(len(encode_state(ref.state)))
+    steps, finals = timed_games(rules, games, run)
     elapsed = time.perf_counter() - start
+    # the final states' sizes, measured outside the timed games (not inputs)
+    sizes = [len(encode_state(s)) for s in finals]
     return steps / elapsed, games / elapsed, steps / games, statistics.mean(sizes)
 
 

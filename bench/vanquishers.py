@@ -1,10 +1,10 @@
 # Vanquishers engine benchmark: random self-play on one core, the protocol's part played by the
-# one full-information loop (engine/referee_loop.py: deals from a shuffled order of two legal
-# starter decks, reveals from the identities, dice from a SHA-256 stream). Prints applied
-# inputs per second (legal-action generation included: the random players ask for the full
-# legal list at every TURN/CHOICE), full games per second, average inputs and dice per game,
-# the encoded state size, and the size of a whole match's signed transcript through the
-# protocol; each figure is a median.
+# one full-information loop (engine/referee_loop.py `play_random`: deals from a shuffled order
+# of two legal starter decks, reveals from the identities, dice from a SHA-256 stream; every
+# input applied through the checked `step`, the full legal list asked at every TURN/CHOICE, no
+# view built). Prints applied inputs per second, full games per second, average inputs and
+# dice per game, the encoded state size (of the final states, after the timed games), and the
+# size of a whole match's signed transcript through the protocol; each figure is a median.
 #   python bench/vanquishers.py [--games N] [--runs R] [--mode standard|advanced] [--deck 30]
 from __future__ import annotations
 
@@ -24,9 +24,11 @@ import bots_games  # bench/bots_games.py: the duplicate-format loop
 sys.path.remove(str(Path(__file__).resolve().parent))
 
 from versus.engine.api import Setup
+from versus.engine.hashing import HashStream
 from versus.engine.referee_loop import LocalPlay
 from versus.engine.vanquishers import VANQUISHERS as G
 from versus.engine.vanquishers import starter_deck
+from versus.engine.vanquishers.engine import State
 from versus.engine.vanquishers.rules import Mode, Rules
 
 
@@ -40,8 +42,10 @@ class Stream:
         return int.from_bytes(digest[:8], "big") % n  # bias < 2^-58: fine for a bench
 
 
-def play(rules: Rules, seed: str) -> tuple[int, int, int]:
-    """One random game: (inputs applied, dice rolled, encoded state bytes at the end)."""
+def play(rules: Rules, seed: str) -> tuple[int, int, State]:
+    """One random game through the one full-information loop (engine/referee_loop.py
+    `play_random`: the full legal list asked at every decision, every input applied through the
+    checked `step`, no view built): (inputs applied, dice rolled, the final state)."""
     cat = G.default_catalogue()
     rng = Stream(seed)
     n = rules.deck_size
@@ -62,8 +66,11 @@ def play(rules: Rules, seed: str) -> tuple[int, int, int]:
         return rng.below(n)
 
     play = LocalPlay.start(G, Setup(rules, cat, b"bench"), identity, order, roll)
-    play.play(lambda view, legal, seat: legal[rng.below(len(legal))])
-    return play.inputs, dice[0], len(G.encode_state(play.state))
+    # the players draw from their own streams (a byte per pick), not a SHA-256 digest each
+    seats = (HashStream("bench/vanquishers/p0", rng.seed).randbelow,
+             HashStream("bench/vanquishers/p1", rng.seed).randbelow)
+    play.play_random(seats)
+    return play.inputs, dice[0], play.state
 
 
 def measure(rules: Rules, games: int, runs: int) -> dict[str, float]:
@@ -73,14 +80,16 @@ def measure(rules: Rules, games: int, runs: int) -> dict[str, float]:
     total_inputs = total_dice = 0
     for run in range(runs):
         start = time.perf_counter()
-        inputs = 0
+        inputs, finals = 0, []
         for g in range(games):
-            applied, dice, size = play(rules, f"bench/{run}/{g}")
+            applied, dice, final = play(rules, f"bench/{run}/{g}")
             inputs += applied
             total_inputs += applied
             total_dice += dice
-            sizes.append(size)
+            finals.append(final)
         elapsed = time.perf_counter() - start
+        # the final states' sizes, measured outside the timed games (not inputs)
+        sizes += [len(G.encode_state(s)) for s in finals]
         rates.append(inputs / elapsed)
         game_rates.append(games / elapsed)
     return {"games": games * runs, "inputs/s": statistics.median(rates),

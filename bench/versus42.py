@@ -1,11 +1,12 @@
 # Versus's own benchmark (bench/<game id>.py: bench/run_all.py finds it by the registry's id),
 # in three sections, each with its command line and table:
 #
-#   engine    random self-play through Versus's full-information referee on one core: a table
-#             of applied inputs per second (legal-action generation included: the random
-#             players ask for the full legal list at every turn/choice decision), full games per
-#             second, clone cost and the canonical public state size; each figure is the median
-#             of several runs.
+#   engine    random self-play on one core through the one full-information loop
+#             (engine/referee_loop.py `play_random`: every input applied through the checked
+#             `step`, the full legal list asked at every turn/choice decision, no view built, no
+#             history kept): a table of applied inputs per second, full games per second (a
+#             game's deal and layout included), clone cost and the canonical public state size;
+#             each figure is the median of several runs.
 #   bots      Versus's bots' strength: win rates per pairing over many games, and the ISMCTS
 #             bot's thinking time per decision (median, 95th percentile, max) with the
 #             iterations it completed. Games run in parallel over the cores (multiprocessing);
@@ -54,43 +55,59 @@ from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 from versus.cli.bots import Budget, make_bot
 from versus.cli.tournament_stats import wilson
 from versus.engine import HashRng
+from versus.engine.api import Setup
+from versus.engine.hashing import HashStream
+from versus.engine.referee_loop import LocalPlay
 from versus.engine.versus42 import (
     VERSUS42,
     Referee,
     Ruleset,
+    State,
     default_catalogue,
     encode_state,
     load_catalogue,
-    random_chooser,
     random_deal,
     state_hash,
 )
 from versus.engine.versus42.bots import IsmctsBot
 from versus.engine.versus42.catalogue import LIGHT, Catalogue
-from versus.engine.versus42.referee import fisher_yates
+from versus.engine.versus42.referee import fisher_yates, owner_learns
 
 # --- engine ---------------------------------------------------------------------------------
 
 
-def run_once(games: int, ruleset: Ruleset, run: int) -> dict[str, float]:
+def timed_games(games: int, ruleset: Ruleset, run: int) -> tuple[int, list[State]]:
+    """The timed part of a run: `games` random games through the one full-information loop
+    (engine/referee_loop.py `play_random`: the full legal list asked at every decision, every
+    input applied through the checked `step`, no view built, no history kept); (inputs, the
+    final states)."""
     cat = default_catalogue()
     steps = 0
     finals = []
-    start = time.perf_counter()
     for g in range(games):
         seed = run.to_bytes(2, "big") + g.to_bytes(4, "big")
         ids, orders = random_deal(cat, ruleset, HashRng(seed, "deal"))
-        ref = Referee(ruleset, cat, seed, ids, orders,
-                      (random_chooser(HashRng(seed, "a")), random_chooser(HashRng(seed, "b"))))
-        ref.play()
-        steps += ref.steps
-        finals.append(ref.state)
+        play = LocalPlay.start(VERSUS42, Setup(ruleset, cat, seed), ids, orders, _no_chance)
+        play.owner_learns = owner_learns  # a card dealt to be discarded: as Referee deals it
+        play.play_random((HashStream("a", seed).randbelow, HashStream("b", seed).randbelow))
+        steps += play.inputs
+        finals.append(play.state)
+    return steps, finals
+
+
+def _no_chance(n: int) -> int:
+    raise RuntimeError("Versus has no chance decision")
+
+
+def run_once(games: int, ruleset: Ruleset, run: int) -> dict[str, float]:
+    start = time.perf_counter()
+    steps, finals = timed_games(games, ruleset, run)
     elapsed = time.perf_counter() - start
     # the final states' sizes and turns, measured outside the timed games (not inputs)
     sizes = [len(encode_state(s)) for s in finals]
     turns = [s.turn + 1 for s in finals]
     # clone and hash costs on a mid-game state
-    s = ref.state
+    s = finals[-1]
     t0 = time.perf_counter()
     for _ in range(10000):
         s.clone()

@@ -7,9 +7,11 @@
 #
 # How: `LocalPlay.advance(choose)` answers the one pending decision, `play(choose)` runs to the
 # end, `play_async(choose)` does the same with players that are awaited (bots over a pipe, a
-# bot thinking in a thread), and `to_player()` runs the automatic decisions up to the next one a
-# player answers. Randomness is an explicit input: the caller's `chance(n)` gives an outcome
-# below n (a SHA-256 stream, never `random`), so a seed reproduces a game exactly.
+# bot thinking in a thread), `play_random(picks)` with random players that read the legal list
+# only (the engine benchmarks: no view built, no chooser's frames), and `to_player()` runs the
+# automatic decisions up to the next one a player answers. Randomness is an explicit input:
+# the caller's `chance(n)` gives an outcome below n (a SHA-256 stream, never `random`), so a
+# seed reproduces a game exactly.
 #
 # Who learns a dealt card: its owner, as in a match. A referee may keep some deals from their
 # owner (`owner_learns`, e.g. Versus's referee for a card dealt to be discarded, which the rules
@@ -27,11 +29,14 @@ from .api import DecisionKind, Finished, Game, Pending, Setup
 Choose = Callable[[Any, list[Any], int], Any]
 #: the same, awaited
 ChooseAsync = Callable[[Any, list[Any], int], Awaitable[Any]]
+#: a random player's pick: an index below n (n >= 1)
+Pick = Callable[[int], int]
 #: the decisions the loop answers itself (a player answers TURN and CHOICE)
 AUTOMATIC = (DecisionKind.DEAL, DecisionKind.REVEAL, DecisionKind.CHANCE)
-# (as constants: an enum member read from its class is a descriptor call in 3.11, and
-# `automatic` runs for every deal and reveal)
+# (as constants: an enum member read from its class is a descriptor call in 3.11, and the
+# loop reads them for every input)
 _DEAL, _REVEAL = DecisionKind.DEAL, DecisionKind.REVEAL
+_TURN, _CHOICE = DecisionKind.TURN, DecisionKind.CHOICE
 
 
 class HashBelow:
@@ -131,7 +136,7 @@ class LocalPlay:
         """Answer the automatic decisions up to the next TURN or CHOICE (or the end)."""
         for _ in range(max_inputs):
             d = self.game.decision(self.state)
-            if isinstance(d, Finished) or d.kind not in AUTOMATIC:
+            if isinstance(d, Finished) or d.kind is _TURN or d.kind is _CHOICE:
                 return d
             self.apply(self.automatic(d))
         raise RuntimeError(f"{self.game.id}: no player decision within {max_inputs} inputs")
@@ -144,7 +149,7 @@ class LocalPlay:
         return self._answer(d, choose)
 
     def _answer(self, d: Pending, choose: Choose) -> Any:
-        if d.kind in AUTOMATIC:
+        if d.kind is not _TURN and d.kind is not _CHOICE:
             inp = self.automatic(d)
         else:
             assert d.player is not None
@@ -155,23 +160,39 @@ class LocalPlay:
 
     def play(self, choose: Choose, max_inputs: int = 100_000) -> Finished:
         """Play to the end; RuntimeError when the game has not ended within `max_inputs`."""
-        # `advance`'s loop with the game's members bound once and `apply` inlined: the loop
-        # runs once per input, and for a fast engine its method calls cost a fifth of a step
+        return self._run(choose, None, max_inputs)
+
+    def play_random(self, picks: Sequence[Pick], max_inputs: int = 100_000) -> Finished:
+        """Random self-play (the engine benchmarks): seat p answers each of its TURN and CHOICE
+        decisions with `legal[picks[p](len(legal))]`, the game's full legal list asked every
+        time and the input applied through the checked `step`; no view is built, since a
+        random player reads none."""
+        return self._run(None, picks, max_inputs)
+
+    def _run(self, choose: Choose | None, picks: Sequence[Pick] | None, max_inputs: int
+             ) -> Finished:
+        # `advance`'s loop with the game's members and the callbacks bound once, `apply`
+        # inlined and the decision kinds compared by identity: it runs once per input, and
+        # for a fast engine its own calls were a fifth of a step
         game, knowledge = self.game, self.knowledge
         decision, step, legal, view = game.decision, game.step, game.legal_actions, game.view
-        automatic = self.automatic
+        automatic, on_input = self.automatic, self.on_input
         for _ in range(max_inputs):
             state = self.state
             d = decision(state)
             if isinstance(d, Finished):
                 return d
-            if d.kind in AUTOMATIC:
+            kind = d.kind
+            if kind is not _TURN and kind is not _CHOICE:
                 inp = automatic(d)
+            elif picks is not None:
+                actions = legal(state)
+                inp = actions[picks[d.player](len(actions))]
             else:
                 p = d.player
-                inp = choose(view(state, p, knowledge[p]), list(legal(state)), p)
-            if self.on_input is not None:
-                self.on_input(state, inp)
+                inp = choose(view(state, p, knowledge[p]), list(legal(state)), p)  # type: ignore[misc]
+            if on_input is not None:
+                on_input(state, inp)
             self.state = step(state, inp)
             self.inputs += 1
         raise self._unended(max_inputs)

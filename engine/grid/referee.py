@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..api import Finished, Setup
 from ..hashing import HashRng, HashStream
-from ..referee_loop import LocalPlay
+from ..referee_loop import LocalPlay, Pick
 from .cards import Catalogue
 from .decks import random_deal
 from .notation import GridInput
@@ -76,6 +76,11 @@ class GridReferee:
 
     def play(self, max_steps: int = 200_000) -> Finished:
         return self._play.play(self._choose, max_steps)
+
+    def play_random(self, picks: Sequence[Pick], max_steps: int = 200_000) -> Finished:
+        """Random self-play without the choosers (the bench): seat p answers with
+        `legal[picks[p](len(legal))]` and no view is built (engine/referee_loop.py)."""
+        return self._play.play_random(picks, max_steps)
 
 
 def random_game(rules: GridRules, catalogue: Catalogue, seed: bytes, history: bool = True

@@ -130,3 +130,52 @@ def test_play_async_plays_the_game_play_does() -> None:
                   else play.play(lambda view, legal, seat: legal[-1]))
         games.append((result, play.state, play.inputs))
     assert games[0] == games[1]
+
+
+class _Counted:
+    """A game that counts the views and legal lists the loop asks of it."""
+
+    def __init__(self, game: Any) -> None:
+        self.game, self.views, self.lists = game, 0, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    def view(self, state: Any, player: int, knowledge: Any) -> Any:
+        self.views += 1
+        return self.game.view(state, player, knowledge)
+
+    def legal_actions(self, state: Any) -> Any:
+        self.lists += 1
+        return self.game.legal_actions(state)
+
+
+def _counted_toy(seed: bytes) -> tuple[LocalPlay, _Counted]:
+    rules, catalogue = TOY.default_rules(), TOY.default_catalogue()
+    identity, orders = pool_deal(TOY, rules, catalogue, seed)
+    game = _Counted(TOY)
+    return LocalPlay.start(game, Setup(rules, catalogue, seed), identity, orders,  # type: ignore[arg-type]
+                           HashBelow(seed + b"/chance").below), game
+
+
+def _random_game(seed: bytes, blind: bool) -> tuple[Any, ...]:
+    play, game = _counted_toy(seed)
+    picks = [HashBelow(seed + b"/p%d" % p).below for p in (0, 1)]
+    applied: list[Any] = []
+    play.on_input = lambda state, inp: applied.append(inp)
+    if blind:
+        result = play.play_random(picks)
+    else:
+        result = play.play(lambda view, legal, seat: legal[picks[seat](len(legal))])
+    assert len(applied) == play.inputs
+    return result, play.state, applied, game.lists, game.views
+
+
+@pytest.mark.parametrize("seed", [b"random-0", b"random-1", b"random-2"])
+def test_random_self_play_is_a_chooser_that_reads_no_view(seed: bytes) -> None:
+    """`play_random` (the engine benchmarks) plays the game `play` plays with a chooser drawing
+    from the same picks: every input through `step` (and `on_input`), the legal list asked as
+    often, and no view built."""
+    *chosen, views = _random_game(seed, blind=False)
+    *picked, no_views = _random_game(seed, blind=True)
+    assert picked == chosen and views > 0 and no_views == 0
