@@ -19,13 +19,19 @@ from versus.engine.shell import Budget
 from .scene import CAT, Scene, resolve
 
 
-def test_the_playout_opponent_cannot_see_the_bot_s_face_down_trap() -> None:
+def _trap_position() -> tuple[Scene, Any, int, int]:
+    """Player 2 to move, a fire 9 in hand, beside player 1's face-down pitfall (b1) and earth
+    2 (c1): (scene, state, the pitfall's handle, the earth 2's)."""
     sc = Scene()
     trap = sc.grid(0, "b1", "pitfall", up=False)
     own = sc.grid(0, "c1", "earth2", up=False)
     sc.hand(1, "fire9")
     sc.grid(1, "b3", "fire1", up=False)
-    s = resolve(sc.state(active=1), sc)
+    return sc, resolve(sc.state(active=1), sc), trap, own
+
+
+def test_the_playout_opponent_cannot_see_the_bot_s_face_down_trap() -> None:
+    sc, s, trap, own = _trap_position()
     world = replace(s, ident=tuple(CAT.index[sc.identity(h)] for h in range(len(s.zone))),
                     _cache={})
     seeing = policy(world, 1)
@@ -35,12 +41,7 @@ def test_the_playout_opponent_cannot_see_the_bot_s_face_down_trap() -> None:
 
 
 def test_the_opponent_s_blind_choice_does_not_depend_on_the_bot_s_hidden_cards() -> None:
-    sc = Scene()
-    trap = sc.grid(0, "b1", "pitfall", up=False)
-    own = sc.grid(0, "c1", "earth2", up=False)
-    sc.hand(1, "fire9")
-    sc.grid(1, "b3", "fire1", up=False)
-    s = resolve(sc.state(active=1), sc)
+    sc, s, trap, own = _trap_position()
     ident = [CAT.index[sc.identity(h)] for h in range(len(s.zone))]
     imagined = {trap: "fire3", own: "water4"}
     first = policy(replace(s, ident=tuple(ident), _cache={}), 1, imagined)
