@@ -1260,9 +1260,6 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
     code = _DEC[s.decision[0]]
     if inp.verb not in _ANSWERS[code]:
         raise _illegal(s, inp, code, "this input does not answer the pending decision")
-    w = _Work(s)
-    w.log = log
-    w.decision = ()
     if code in (D_DEAL, D_PLACE):
         p, deck = s.decision[1], s.decision[2]
         lo, hi = s.shape[0][deck]  # deck_range: deck 0 or 1
@@ -1274,18 +1271,20 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         # through `edit` and `freeze`: a deal is every other step; a rule writing them again
         # this step copies them as usual (`edit` copies a tuple)
         j = h + 1
-        holder, ctrl = s.holder, s.ctrl
-        w.holder, w.ctrl = (*holder[:h], p, *holder[j:]), (*ctrl[:h], p, *ctrl[j:])
+        holder, ctrl = (*s.holder[:h], p, *s.holder[j:]), (*s.ctrl[:h], p, *s.ctrl[j:])
+        dealt = (*zone[:h], HAND, *zone[j:])
         if code == D_DEAL:
-            again = _deal_again(s, p, h, (*zone[:h], HAND, *zone[j:]), w.holder, w.ctrl)
-            if again is not None:
+            again = _deal_again(s, p, h, dealt, holder, ctrl)
+            if again is not None:  # before any work copy: most deals end here
                 return again
+        w = _work(s, log)
+        w.holder, w.ctrl = holder, ctrl
         if code == D_PLACE:  # face down on its cell (a start position's grid card)
             c = s.decision[3]
             w.zone, w.cell = (*zone[:h], GRID, *zone[j:]), (*s.cell[:h], c, *s.cell[j:])
             w.placed(p, c)
         else:
-            w.zone = (*zone[:h], HAND, *zone[j:])
+            w.zone = dealt
             w.hand_gains(p, h)
     elif code == D_REVEAL:
         _, p, h = s.decision
@@ -1294,14 +1293,24 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         idx = s.catalogue.index.get(inp.card)
         if idx is None:
             raise _illegal(s, inp, code, f"{inp.card!r} is not a card of the catalogue")
+        w = _work(s, log)
         ident = s.ident
         w.ident = (*ident[:h], idx, *ident[h + 1:])  # as a deal's columns, above
     elif not is_legal(s, inp):
         raise _illegal(s, inp, code, "not a legal input here")
     else:
+        w = _work(s, log)
         _apply(w, s, code, inp)
     _run(w)
     return w.freeze()
+
+
+def _work(s: GridState, log: list[tuple[int, ...]] | None) -> _Work:
+    """A work copy of s to step, its decision answered."""
+    w = _Work(s)
+    w.log = log
+    w.decision = ()
+    return w
 
 
 def _deal_again(s: GridState, p: int, h: int, zone: tuple[int, ...], holder: tuple[int, ...],
