@@ -683,11 +683,12 @@ def deal_new_game(rules: GridRules, catalogue: Catalogue) -> GridState:
 
 def _run(w: _Work) -> None:
     """Run tasks until a decision is pending or the game is over (§9.4 "Run")."""
+    tasks, runners = w.tasks, _RUNNERS  # the list object stays the work's (rules extend it)
     while not w.decision and w.result[0] < 0:
-        if not w.tasks:
+        if not tasks:
             raise AssertionError("grid engine: no task and no decision (engine bug)")
-        task = w.tasks.pop()
-        _RUNNERS[task[0]](w, *task[1:])
+        task = tasks.pop()
+        runners[task[0]](w, *task[1:])
 
 
 def _t_coin(w: _Work) -> None:
@@ -1259,22 +1260,31 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
     code = _DEC[s.decision[0]]
     if inp.verb not in _ANSWERS[code]:
         raise _illegal(s, inp, code, "this input does not answer the pending decision")
-    w = _Work(s)
-    w.log = log
-    w.decision = ()
     if code in (D_DEAL, D_PLACE):
         p, deck = s.decision[1], s.decision[2]
         lo, hi = s.shape[0][deck]  # deck_range: deck 0 or 1
         h = inp.handle
-        if not (lo <= h < hi) or s.zone[h] != DECK:
+        zone = s.zone
+        if not (lo <= h < hi) or zone[h] != DECK:
             raise _illegal(s, inp, code, f"card {h} is not in deck {deck}")
-        w.edit("zone", "holder", "ctrl")
-        w.zone[h], w.holder[h], w.ctrl[h] = HAND, p, p
+        # the written columns built as the next state's tuples at once (C-level slices), not
+        # through `edit` and `freeze`: a deal is every other step; a rule writing them again
+        # this step copies them as usual (`edit` copies a tuple)
+        j = h + 1
+        holder, ctrl = (*s.holder[:h], p, *s.holder[j:]), (*s.ctrl[:h], p, *s.ctrl[j:])
+        dealt = (*zone[:h], HAND, *zone[j:])
+        if code == D_DEAL:
+            again = _deal_again(s, p, h, dealt, holder, ctrl)
+            if again is not None:  # before any work copy: most deals end here
+                return again
+        w = _work(s, log)
+        w.holder, w.ctrl = holder, ctrl
         if code == D_PLACE:  # face down on its cell (a start position's grid card)
-            w.edit("cell")
-            w.zone[h], w.cell[h] = GRID, s.decision[3]
-            w.placed(p, s.decision[3])
+            c = s.decision[3]
+            w.zone, w.cell = (*zone[:h], GRID, *zone[j:]), (*s.cell[:h], c, *s.cell[j:])
+            w.placed(p, c)
         else:
+            w.zone = dealt
             w.hand_gains(p, h)
     elif code == D_REVEAL:
         _, p, h = s.decision
@@ -1283,14 +1293,58 @@ def _step(s: GridState, inp: GridInput, log: list[tuple[int, ...]] | None) -> Gr
         idx = s.catalogue.index.get(inp.card)
         if idx is None:
             raise _illegal(s, inp, code, f"{inp.card!r} is not a card of the catalogue")
-        w.edit("ident")
-        w.ident[h] = idx
+        w = _work(s, log)
+        ident = s.ident
+        w.ident = (*ident[:h], idx, *ident[h + 1:])  # as a deal's columns, above
     elif not is_legal(s, inp):
         raise _illegal(s, inp, code, "not a legal input here")
     else:
+        w = _work(s, log)
         _apply(w, s, code, inp)
     _run(w)
     return w.freeze()
+
+
+def _work(s: GridState, log: list[tuple[int, ...]] | None) -> _Work:
+    """A work copy of s to step, its decision answered."""
+    w = _Work(s)
+    w.log = log
+    w.decision = ()
+    return w
+
+
+def _deal_again(s: GridState, p: int, h: int, zone: tuple[int, ...], holder: tuple[int, ...],
+                ctrl: tuple[int, ...]) -> GridState | None:
+    """The state after a deal of card h to p, its columns given, when it only asks the next
+    deal or p's turn; else None (the full step). Most deals fill a hand: the FILL task on top
+    then pushes a DRAW and itself again, and the DRAW asks the same deal; or the hand is full
+    and the PLAY task under it asks p's turn (p holds cards); no event either way. So the next
+    state is this one with three columns, the hands and maybe the tasks and the decision
+    changed: built without a work copy, the task loop and `freeze`."""
+    hands = s._cache.get("hands")
+    tasks = s.tasks
+    if hands is None or tasks[-1:] != ((T_FILL, p),):
+        return None
+    mine = tuple(sorted((*hands[p], h)))
+    decision = s.decision
+    if len(mine) < HAND_SIZE:  # FILL, DRAW: the same deal again, if the deck has a card
+        lo, hi = s.shape[0][p]
+        if DECK not in zone[lo:hi] or decision != (D_DEAL, p, 0 if s.shape[1] else p):
+            return None
+    elif tasks[-2:-1] == ((T_PLAY, p),) and not (s.acted and s.placements == 0):
+        tasks, decision = tasks[:-2], (D_TURN, p)  # FILL done, PLAY: p holds cards
+    else:
+        return None
+    cache: dict[str, Any] = {"hands": (mine, hands[1]) if p == 0 else (hands[0], mine)}
+    masks = s._cache.get("masks")  # a deal leaves the grid as it is
+    if masks is not None:
+        cache["masks"] = masks
+    nxt = _new_state(GridState)
+    fields = nxt.__dict__
+    fields.update(s.__dict__)  # every field and the kept size, finished and shape
+    fields.update(zone=zone, holder=holder, ctrl=ctrl, tasks=tasks, decision=decision,
+                  _cache=cache)
+    return nxt
 
 
 def _illegal(s: GridState, inp: GridInput, code: Dec, reason: str) -> IllegalActionError:
