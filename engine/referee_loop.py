@@ -31,10 +31,9 @@ Choose = Callable[[Any, list[Any], int], Any]
 ChooseAsync = Callable[[Any, list[Any], int], Awaitable[Any]]
 #: a random player's pick: an index below n (n >= 1)
 Pick = Callable[[int], int]
-#: the decisions the loop answers itself (a player answers TURN and CHOICE)
-AUTOMATIC = (DecisionKind.DEAL, DecisionKind.REVEAL, DecisionKind.CHANCE)
-# (as constants: an enum member read from its class is a descriptor call in 3.11, and the
-# loop reads them for every input)
+# The loop answers DEAL, REVEAL and CHANCE itself; a player answers TURN and CHOICE. (The kinds
+# as constants: an enum member read from its class is a descriptor call in 3.11, and the loop
+# reads them for every input.)
 _DEAL, _REVEAL = DecisionKind.DEAL, DecisionKind.REVEAL
 _TURN, _CHOICE = DecisionKind.TURN, DecisionKind.CHOICE
 
