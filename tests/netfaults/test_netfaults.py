@@ -1,7 +1,7 @@
 # Whole matches between two hosts under network faults: `versus host --bot random`
 # in one network namespace and `versus join --bot random` in another, the namespaces joined by a
 # link of their own (10.77.0.1/24 and 10.77.0.2/24, inside namespaces this module creates and
-# deletes), with (1) 150 ms of added delay each way, (2) 10 % packet loss, (3) the link cut for
+# deletes), with (1) 100 ms of added delay each way, (2) 10 % packet loss, (3) the link cut for
 # longer than the channel's idle timeout mid-match, then restored: the session resumes. Each match
 # must end exactly as the same match without faults.
 #
@@ -45,7 +45,7 @@ IDENTITIES = {"host": "11" * 32, "join": "22" * 32}
 MATCH_ARGS = ("--deal", "decklist")  # the default ruleset; see the timing note in README
 #: the channels' idle timeout in the cut test (the hidden --insecure-test-idle-timeout; 30 s by
 #: default): the cut must outlast it, and a short one keeps the suite short
-IDLE_TIMEOUT = 8.0
+IDLE_TIMEOUT = 4.0
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -336,10 +336,10 @@ def test_reference_match_is_reproducible(reference: Played, make_link, tmp_path)
     assert_same_match(played, reference)
 
 
-def test_delay_150ms(reference: Played, make_link, tmp_path) -> None:
-    # 150 ms each way (a slow intercontinental path): every round trip of the match waits for
-    # it, yet the match ends the same; longer only costs the suite time, not coverage
-    played = play_match(make_link(delay=0.15), tmp_path, timeout=60)
+def test_delay_100ms(reference: Played, make_link, tmp_path) -> None:
+    # 100 ms each way (an intercontinental path): every round trip of the match waits for it,
+    # yet the match ends the same; longer only costs the suite time, not coverage
+    played = play_match(make_link(delay=0.10), tmp_path, timeout=60)
     assert_same_match(played, reference)
     assert played.seconds > reference.seconds + 3  # the delay was real
 
@@ -359,7 +359,7 @@ def test_cut_link_resumes(reference: Played, make_link, tmp_path) -> None:
     size = len(reference.transcripts[0])
     link = make_link(delay=0.04)  # 40 ms each way, so the match is still running at the cut
     played = play_match(link, tmp_path, timeout=IDLE_TIMEOUT + 45, cut_after=size // 3,
-                        cut_seconds=IDLE_TIMEOUT + 3, idle_timeout=IDLE_TIMEOUT)
+                        cut_seconds=IDLE_TIMEOUT + 2, idle_timeout=IDLE_TIMEOUT)
     assert played.cut_at_bytes is not None and played.cut_at_bytes < size  # mid-match
     assert_same_match(played, reference)
     assert "retrying in" in played.outputs[1]  # the joiner's redials during the cut
