@@ -58,7 +58,7 @@ def trace() -> dict[str, Any]:
 def build() -> Path:
     try:
         return compiled.build(timeout=60, quiet=True)
-    except compiled.CompiledBuildError as e:
+    except (compiled.CompiledBuildError, OSError) as e:
         pytest.skip(f"no compiled build: {e}")
 
 

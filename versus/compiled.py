@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         build()
-    except CompiledBuildError as e:
+    except (CompiledBuildError, OSError) as e:  # (OSError: the cache folder is not writable)
         print(f"versus.compiled: {e}", file=sys.stderr)
         return 1
     return 0
