@@ -23,13 +23,16 @@ from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
 from versus.engine.registry import BUILTIN_GAMES, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = (b"compiled-1", b"compiled-2", b"compiled-3")
+# twelve games of each: among Versus's, games that end by elimination and by the fourth
+# absorption (a compiled build once failed only on the second: a handler ending the game)
+SEEDS = tuple(b"compiled-%d" % i for i in range(1, 13))
 
 
 def trace() -> dict[str, Any]:
-    """Per game, a digest of every state hash and legal list of SEEDS' random games; and
-    whether the compiled build ran."""
+    """Per game, a digest of every state hash and legal list of SEEDS' random games and the
+    outcomes they ended with; and whether the compiled build ran."""
     out: dict[str, Any] = {}
+    outcomes: dict[str, list[str]] = {}
     for game_id in sorted(BUILTIN_GAMES):
         game = get_game(game_id)
         rules, catalogue = game.default_rules(), game.default_catalogue()
@@ -49,7 +52,9 @@ def trace() -> dict[str, Any]:
             players = [picks[p % 2] for p in range(game.players)]
             result = play.play_random(players, max_inputs=20_000)
             digest.update(game.state_hash(play.state) + repr(result).encode())
+            outcomes.setdefault(game_id, []).append(result.outcome)
         out[game_id] = digest.hexdigest()
+    out["outcomes"] = {g: sorted(set(o)) for g, o in outcomes.items()}
     out["compiled"] = compiled.active()  # (after the games: the registry imports them lazily)
     return out
 
@@ -75,6 +80,7 @@ def test_both_builds_play_the_same_games(build: Path) -> None:
     ours = trace()
     assert ours.pop("compiled") is False
     assert theirs == ours
+    assert {"absorption", "elimination"} <= set(ours["outcomes"]["versus42"])
 
 
 def test_the_sources_are_never_written_to(build: Path) -> None:
