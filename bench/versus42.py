@@ -35,6 +35,7 @@
 #             a deck; in a mirror match between equal bots, a balanced card sits at 50 %.
 #
 #   .venv/bin/python bench/versus42.py engine [--games N] [--runs R] [--order ordered|any]
+#       (VERSUS_COMPILED=1 in the environment: the compiled build, see versus/compiled.py)
 #   .venv/bin/python bench/versus42.py bots [--games 200] [--iterations 0] [--seconds 0.5]
 #       [--jobs 2]
 #   nice -n 10 .venv/bin/python bench/versus42.py balance [--pairs 2000] [--ismcts-pairs 60]
@@ -54,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 from versus.cli.bots import Budget, make_bot
 from versus.cli.tournament_stats import wilson
+from versus.compiled import active
 from versus.engine import HashRng
 from versus.engine.api import Setup
 from versus.engine.hashing import HashStream
@@ -470,6 +472,8 @@ def engine_main(args: argparse.Namespace) -> None:
         print(f"{name:<22}{med['inputs/s']:>10.0f}{med['games/s']:>9.1f}"
               f"{med['inputs/game']:>12.1f}{med['turns/game']:>11.1f}"
               f"{med['state bytes']:>8.0f}{med['clone us']:>9.2f}{med['hash us']:>8.1f}")
+    # the figures are the pure build's unless VERSUS_COMPILED=1 loaded a compiled one
+    print(f"engine build: {'compiled (mypyc, versus/compiled.py)' if active() else 'pure Python'}")
 
 
 def bots_main(args: argparse.Namespace) -> None:

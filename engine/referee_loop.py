@@ -186,9 +186,10 @@ class LocalPlay:
                 inp = automatic(d)
             elif picks is not None:
                 actions = legal(state)
-                inp = actions[picks[d.player](len(actions))]
+                # (a turn's or a choice's player is set: None is a chance decision's)
+                inp = actions[picks[d.player](len(actions))]  # type: ignore[index]
             else:
-                p = d.player
+                p: int = d.player  # type: ignore[assignment]
                 inp = choose(view(state, p, knowledge[p]), list(legal(state)), p)  # type: ignore[misc]
             if on_input is not None:
                 on_input(state, inp)

@@ -17,3 +17,10 @@ _PARENT = os.path.dirname(_HERE)
 if (not os.path.isdir(os.path.join(_HERE, "engine"))
         and os.path.isfile(os.path.join(_PARENT, "engine", "__init__.py"))):
     __path__.append(_PARENT)
+
+# The optional compiled build of the engine's hot modules (versus/compiled.py): opt-in, and
+# before anything imports the engine.
+if os.environ.get("VERSUS_COMPILED", "") not in ("", "0"):
+    from . import compiled as _compiled
+
+    _compiled.activate()

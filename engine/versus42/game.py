@@ -148,7 +148,7 @@ class _Static:
         # the generator appends without a call (a third of the catalogue's recto cards)
         self.plain = tuple(op in (_DISCARD_OP, _DRAW_OP) or (op == _INCREASE and target == _SELF)
                            for op, target, _, _ in self.act)
-        cont = []
+        cont: list[tuple[int, int, int] | None] = []
         for p in cat.passives:
             if p.trigger == "while_colour":
                 cont.append((0, _COLOUR_TILE[p.colour], p.amount))
@@ -241,6 +241,39 @@ class State:
         "result", "rules", "rules_digest", "shared", "stack", "static", "summons", "tasks",
         "temp", "tiles", "turn", "used", "zone",
     )
+    # The slots' types: documentation for a reader, and what a compiled build (mypyc, see
+    # versus/compiled.py) stores natively and checks at run time.
+    rules: Ruleset
+    cat: Catalogue
+    geom: Geometry
+    tiles: tuple[int, ...]
+    first: int
+    n: int
+    ac: _ActionCache
+    static: _Static
+    blue: int
+    rules_digest: bytes
+    zone: list[int]
+    pos: list[int]
+    face: list[int]
+    ident: list[int]
+    temp: list[int]
+    stack: list[tuple[int, ...]]
+    board: list[int]
+    alive: list[int]
+    deck_n: list[int]
+    hand_n: list[int]
+    tasks: list[tuple[int, ...]]
+    turn: int
+    active: int
+    used: int
+    order_pos: int
+    summons: int
+    battle: tuple[int, int, int] | None
+    pending: Decision | None
+    result: GameResult | None
+    _legal: tuple[Action, ...] | None
+    shared: int
 
     def clone(self) -> State:
         c = State.__new__(State)
@@ -392,7 +425,7 @@ def deal_new_game(ruleset: Ruleset, catalogue: Catalogue, layout_seed: bytes) ->
     s = blank_state(ruleset, catalogue, layout_tiles(ruleset, layout_seed))
     # §1.2.3: each player draws hand_size cards, the first player first; executed in this order
     draws = [(T_DRAW, s.first)] * ruleset.hand_size + [(T_DRAW, 1 - s.first)] * ruleset.hand_size
-    s.tasks = draws[::-1]
+    s.tasks = list(draws[::-1])  # (list(): typed as the task list, a copy at game start)
     _run(s)
     return s
 
@@ -604,7 +637,7 @@ def _run(s: State, report: StepReport | None = None) -> None:
         t = tasks.pop()
         handlers[t[0]](s, t)
         alive = s.alive  # (copied on its first write: read it anew)
-        if not (alive[0] and alive[1]) or s.result is not None:  # (a call per task costs)
+        if not (alive[0] and alive[1]):  # (a call per task costs)
             _check_end(s)
 
 
@@ -1047,7 +1080,8 @@ def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
     kind = a.kind
     if kind == _SUMMON:  # §1.5.1
         h = a.handle
-        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
+        seq: list[tuple[int, ...]] = (
+            [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)])
         _push(s, seq)
         s.summons += 1
     elif kind == _FLIP:  # §1.5.2
