@@ -823,11 +823,14 @@ def _add_summons(s: State, out: list[Action]) -> None:
     """§1.5.1: a hand card onto any area of one's side, recto or verso (if Summon is
     allowed: the caller checks)."""
     p, n = s.active, s.n
-    if s.hand_n[p]:
+    left = s.hand_n[p]
+    if left:
         zone, summon = s.zone, s.ac.summon
-        for h in range(p * n, p * n + n):
-            if zone[h] == HAND:
-                out += summon[h]
+        h, hi = p * n, p * n + n
+        for _ in range(left):  # each of the hand's cards found by list.index, in C (a hand
+            h = zone.index(HAND, h, hi)  # holds a few of the deck's handles: a Python loop
+            out += summon[h]  # over all of them was most of the summons' cost)
+            h += 1
 
 
 def _add_flips(s: State, occ: list[int], out: list[Action]) -> None:
@@ -1070,14 +1073,17 @@ def _check_turn_action(s: State, a: Action, before: State) -> None:
 def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
     """The effect of a legal summon (onto `area`), flip (of `area`) or move (`area` to `to`)."""
     kind = a.kind
-    if kind == _SUMMON:  # §1.5.1
+    # (the tasks pushed last first, as `_push` would: the hot turn actions skip its call)
+    if kind == _SUMMON:  # §1.5.1: reveal (recto), then land
         h = a.handle
-        seq = [(T_REVEAL, h), (T_LAND, h, area, 1)] if a.recto else [(T_LAND, h, area, 0)]
-        _push(s, seq)
+        if a.recto:
+            s.tasks += ((T_LAND, h, area, 1), (T_REVEAL, h))
+        else:
+            s.tasks.append((T_LAND, h, area, 0))
         s.summons += 1
-    elif kind == _FLIP:  # §1.5.2
+    elif kind == _FLIP:  # §1.5.2: reveal, then turn up
         c = s.board[area]
-        _push(s, [(T_REVEAL, c), (T_TURN_UP, c)])
+        s.tasks += ((T_TURN_UP, c), (T_REVEAL, c))
     else:  # move, §1.5.4
         p = s.active
         c = s.board[area]
