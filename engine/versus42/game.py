@@ -980,7 +980,10 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         s.tasks.append((T_END_TURN,))
         return
     legal = before._legal
-    i = _index_in(legal, a) if legal is not None else -1
+    try:  # (one scan: `in` then `index` would make two; no helper's call per action)
+        i = legal.index(a) if legal is not None else -1
+    except ValueError:
+        i = -1
     if i >= 0:
         # listed by legal_actions for this very state, so legal: its engine-built twin is
         # applied unchecked (the checks below cost a bot's playout a third of its step)
@@ -997,15 +1000,6 @@ def _apply_turn_action(s: State, a: Action, before: State) -> None:
         _check_turn_action(s, a, before)
     s.used |= 1 << kind
     s.order_pos = kind
-
-
-def _index_in(legal: tuple[Action, ...], a: Action) -> int:
-    """Where `a` (or an equal Action) is in `legal`, -1 if nowhere (one scan: `in` and
-    `index` would make two)."""
-    try:
-        return legal.index(a)
-    except ValueError:
-        return -1
 
 
 def _check_turn_action(s: State, a: Action, before: State) -> None:
