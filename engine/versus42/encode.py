@@ -18,10 +18,9 @@
 # it raises EncodingError rather than hide a legal input.
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from functools import cache
-from itertools import compress, groupby, repeat
+from itertools import compress, repeat
 from operator import eq, is_, le, ne
 from typing import Any, NamedTuple
 
@@ -382,28 +381,39 @@ def legal_indices(s: State, legal: Sequence[Action]) -> list[int]:
     """The index of every legal input, in legal order (the hot path of an environment step:
     each Action object looked up by id, engine/encoding.py `KnownIndices`; the Activates
     then ranked per area)."""
-    if isinstance(s.decision, GameResult):
+    if s.result is not None:
         return []
-    known = known_indices(s.rules)
-    out = list(map(known.index.get, map(id, legal)))
-    if None in out:
+    index = known_indices(s.rules).index
+    try:  # (a miss raises: no second pass over the list to look for one)
+        out = list(map(index.__getitem__, map(id, legal)))
+    except KeyError:
+        known = known_indices(s.rules)
+        out = list(map(known.index.get, map(id, legal)))
         _learn(s, legal, out, known)
     first = _layout_by_size(s.geom.size, 2 * s.n)[-1]
-    # the Activates: the inputs whose slot is in the Activate part, at the end of the space
-    # (found from the slots, in C: no second pass over the inputs)
-    acts = list(compress(range(len(out)), map(le, repeat(first), out)))
-    if acts:
-        # the rank within the area's Activates in legal order: one run of equal first
-        # slots at a time (an area's Activates come together), continued if one recurs
-        ranks: list[int] = []
-        seen: dict[int, int] = {}
-        for slot, run in groupby(map(out.__getitem__, acts)):
-            start = seen.get(slot, 0)
-            end = seen[slot] = start + len(list(run))
-            if end > ACTIVATE_RANKS:
-                area = s.geom.names[(slot - first) // ACTIVATE_RANKS]
-                raise EncodingError(f"versus42: the card on {area} has {end} Activates "
-                                    f"here, past the encoding's {ACTIVATE_RANKS}")
-            ranks += range(slot + start, slot + end)
-        deque(map(out.__setitem__, acts, ranks), maxlen=0)  # (the writes, in C)
+    # the Activates' slots are the space's last part: max (in C) says if there is any
+    if out and max(out) >= first:
+        _rank_activates(s, out, first)  # type: ignore[arg-type]
     return out  # type: ignore[return-value]
+
+
+def _rank_activates(s: State, out: list[int], first: int) -> None:
+    """Add to each Activate's slot (its area's rank 0) its rank among that area's Activates
+    in legal order: an area's Activates come together (one run), and a run of an area met
+    before continues its ranks. One loop over the Activates alone (found in C): groupby's
+    run objects cost more than this for the few runs a list has."""
+    seen: dict[int, int] = {}  # slot -> how many Activates of that area so far
+    prev = at = -1
+    for i in compress(range(len(out)), map(le, repeat(first), out)):
+        slot = out[i]
+        if slot != prev:
+            if prev >= 0:
+                seen[prev] = at - prev
+            prev, at = slot, slot + seen.get(slot, 0)
+        if at - slot >= ACTIVATE_RANKS:
+            area = s.geom.names[(slot - first) // ACTIVATE_RANKS]
+            raise EncodingError(f"versus42: the card on {area} has more than "
+                                f"{ACTIVATE_RANKS} Activates here, past the encoding's "
+                                f"{ACTIVATE_RANKS}")
+        out[i] = at
+        at += 1

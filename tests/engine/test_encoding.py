@@ -243,3 +243,35 @@ def test_the_sizes_spec_gives() -> None:
                                     5 + 5 * 2 * n + 2 * n * k)
     d, b, r, c = 60, 12, 2, 32  # multiverse normal
     assert sizes["multiverse"] == (12 + (d + b) * (7 + 1 + r + c), 3 + 3 * d + 3 * d)
+
+
+def test_versus_ranks_each_areas_activates_in_the_order_of_the_list_given() -> None:
+    """Versus's Activate slot is (area, rank among that area's Activates in the list given):
+    a list whose area runs are split and recur (odd positions first, then even ones) still
+    ranks each area's Activates 0, 1, 2... in that list's order, other inputs keep their own
+    index."""
+    game = get_game("versus42")
+    checked = [0]
+
+    def visit(play: LocalPlay, seat: int) -> None:
+        legal = list(game.legal_actions(play.state))
+        own = [encoding.action_index(game, play.state, inp) for inp in legal]
+        acts = [i for i, inp in enumerate(legal) if inp.kind == 2]  # ActionKind.ACTIVATE
+        if len(acts) < 3:
+            return
+        base = {legal[i].area: own[i] for i in reversed(acts)}  # each area's rank 0 slot
+        order = list(range(1, len(legal), 2)) + list(range(0, len(legal), 2))
+        seen: dict[str, int] = {}
+        want = []
+        for i in order:
+            if legal[i].kind == 2:
+                area = legal[i].area
+                want.append(base[area] + seen.get(area, 0))
+                seen[area] = seen.get(area, 0) + 1
+            else:
+                want.append(own[i])
+        assert encoding.legal_indices(game, play.state, [legal[i] for i in order]) == want
+        checked[0] += 1
+
+    play_random(game, game.default_rules(), b"encoding-ranks", visit, 150)
+    assert checked[0] > 5
