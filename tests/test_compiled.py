@@ -63,8 +63,10 @@ def trace() -> dict[str, Any]:
 def build() -> Path:
     try:
         return compiled.build(timeout=60, quiet=True)
-    except (compiled.CompiledBuildError, OSError) as e:
+    except (compiled.BuildToolsMissing, OSError) as e:
         pytest.skip(f"no compiled build: {e}")
+    # (any other CompiledBuildError, e.g. mypyc refusing a type in the engine, fails the test:
+    # an engine edit must keep the compiled build building)
 
 
 def test_both_builds_play_the_same_games(build: Path) -> None:

@@ -44,6 +44,11 @@ class CompiledBuildError(Exception):
     """The compiled build could not be made (no mypy, no compiler, a mypyc error)."""
 
 
+class BuildToolsMissing(CompiledBuildError):
+    """This machine cannot build it (no mypy, no C compiler, a build over its time limit), as
+    opposed to mypyc refusing our source, which is a defect of the source."""
+
+
 def engine_dir() -> Path:
     """The engine package's source folder (a checkout's engine/, or versus/engine in a wheel),
     found without importing it (activation runs before it is imported)."""
@@ -101,9 +106,9 @@ def build(timeout: float | None = None, quiet: bool = False) -> Path:
             print(f"up to date: {target}")
         return target
     if _mypy_version() == "none":
-        raise CompiledBuildError("mypy is not installed (pip install 'versus-p2p[compiled]')")
+        raise BuildToolsMissing("mypy is not installed (pip install 'versus-p2p[compiled]')")
     if shutil.which(os.environ.get("CC", "gcc")) is None and shutil.which("cc") is None:
-        raise CompiledBuildError("no C compiler found (gcc or cc)")
+        raise BuildToolsMissing("no C compiler found (gcc or cc)")
     with tempfile.TemporaryDirectory(prefix="versus-mypyc-") as tmp:
         scratch = Path(tmp)
         _lay_out(engine, scratch)
@@ -113,7 +118,7 @@ def build(timeout: float | None = None, quiet: bool = False) -> Path:
             run = subprocess.run([sys.executable, "-m", "mypyc", *_MYPY_FLAGS, *files],
                                  cwd=scratch, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as e:
-            raise CompiledBuildError(f"mypyc took more than {timeout:g} s") from e
+            raise BuildToolsMissing(f"mypyc took more than {timeout:g} s") from e
         if run.returncode != 0:
             lines = (run.stdout + run.stderr).strip().splitlines()
             errors = [x for x in lines if " error" in x or "Error" in x] or lines[-5:]

@@ -1116,7 +1116,7 @@ def _do_turn_action(s: State, a: Action, area: int, to: int) -> None:
         c = s.board[area]
         s.board[area] = -1
         battle = _arrive(s, c, to)
-        seq = []
+        seq: list[tuple[int, ...]] = []
         if s.geom.backline_of[to] == 1 - p:  # §1.6.2: Backline Move
             seq.append((T_DISCARD, 1 - p))
         if battle:
