@@ -44,7 +44,9 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -55,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 from versus.cli.bots import Budget, make_bot
 from versus.cli.tournament_stats import wilson
-from versus.compiled import active
+from versus.compiled import active, build_dir
 from versus.engine import HashRng
 from versus.engine.api import Setup
 from versus.engine.hashing import HashStream
@@ -145,7 +147,24 @@ def engine_figures(games: int = 300, runs: int = 5) -> list[dict[str, object]]:
             {"name": f"engine {order}: state bytes", "value": med["state bytes"], "unit": "B",
              "target": None, "comparison": None},
         ]
-    return out
+    return out + compiled_figures(games, runs)
+
+
+def compiled_figures(games: int, runs: int) -> list[dict[str, object]]:
+    """The optional compiled build's inputs/s (README, Benchmarks), when one is built for these
+    sources: measured in a child with VERSUS_COMPILED=1, shown beside the pure build's figure,
+    which stays the one held to the goal."""
+    if active() or not (build_dir() / "manifest.json").is_file():
+        return []
+    child = subprocess.run(
+        [sys.executable, __file__, "engine", "--games", str(games), "--runs", str(runs)],
+        env={**os.environ, "VERSUS_COMPILED": "1"}, capture_output=True, text=True, check=True)
+    lines = child.stdout.splitlines()
+    if "engine build: compiled" not in lines[-1]:
+        raise RuntimeError(f"the compiled build did not load: {child.stderr.strip()}")
+    return [{"name": f"engine {line.split()[0]}, optional compiled build: inputs/s",
+             "value": float(line.split()[3]), "unit": "/s", "target": None, "comparison": None}
+            for line in lines[1:-1]]
 
 
 
