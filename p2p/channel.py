@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import math
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -212,14 +213,11 @@ class SecureChannel:
         async with self._send_lock:
             frame = self._seal(kind, payload)
             try:
-                with trio.fail_after(limit if limit is not None else float("inf")):
+                # a bare cancel scope, not trio.fail_after: that one is a generator-based
+                # context manager, and this runs once per record sent
+                with trio.CancelScope(relative_deadline=math.inf if limit is None else limit
+                                      ) as scope:
                     await self._stream.send_all(frame)
-            except trio.TooSlowError:
-                await self._abort()
-                raise SendTimeoutError(
-                    f"{self.peer} stopped reading: a message could not be sent within "
-                    f"{limit:g} s; connection closed — check the peer's network"
-                ) from None
             except (trio.BrokenResourceError, OSError) as error:
                 await self._abort()
                 raise ConnectionLostError(
@@ -231,6 +229,12 @@ class SecureChannel:
             except BaseException:  # cancelled midway: the stream position is lost
                 await self._abort()
                 raise
+            if scope.cancelled_caught:
+                await self._abort()
+                raise SendTimeoutError(
+                    f"{self.peer} stopped reading: a message could not be sent within "
+                    f"{limit:g} s; connection closed — check the peer's network"
+                )
 
     # --- receiving ----------------------------------------------------------------------------
 

@@ -110,6 +110,9 @@ class MatchPeer:
         self.knowledge = self.game.new_knowledge(seat)
         self._chance: ChanceChain | None = None
         self.core: MatchCore | None = None
+        #: (state, its legal inputs): a driver asks again on every change of the session (and
+        #: once more before it submits), while the state only changes with an input
+        self._legal: tuple[Any, tuple[Any, ...]] | None = None
         self._hello: Hello | None = None
         self._peer_hello: Hello | None = None
         self._out: list[bytes] = []
@@ -285,7 +288,10 @@ class MatchPeer:
         if not self.my_turn:
             return []
         assert self.core is not None and self.core.state is not None
-        return list(self.game.legal_actions(self.core.state))
+        state, cached = self.core.state, self._legal
+        if cached is None or cached[0] is not state:  # a state is never changed in place
+            cached = self._legal = (state, tuple(self.game.legal_actions(state)))
+        return list(cached[1])
 
     def view(self) -> Any:
         """The game's view of the state for our seat (`Game.view`)."""
