@@ -98,9 +98,15 @@ def _unchecked(verb: Verb, handle: int, other: int, cell: str, up: bool, card: s
                player: int) -> GridInput:
     """The input of these fields without `__post_init__`: the caller knows them well formed."""
     inp = _new(GridInput)
-    for name, value in zip(("verb", "handle", "other", "cell", "up", "card", "player"),
-                           (verb, handle, other, cell, up, card, player), strict=True):
-        _set(inp, name, value)
+    # one call per field, not a loop over zipped names: every reveal of a new (handle, card)
+    # pair builds one
+    _set(inp, "verb", verb)
+    _set(inp, "handle", handle)
+    _set(inp, "other", other)
+    _set(inp, "cell", cell)
+    _set(inp, "up", up)
+    _set(inp, "card", card)
+    _set(inp, "player", player)
     return inp
 
 

@@ -688,21 +688,35 @@ def _run(w: _Work) -> None:
         if not tasks:
             raise AssertionError("grid engine: no task and no decision (engine bug)")
         task = tasks.pop()
-        runners[task[0]](w, *task[1:])
+        # the fields passed one by one, not as `*task[1:]`: a call with star arguments is not
+        # inlined by the interpreter (a C-level call and a slice per task)
+        n = len(task)
+        if n == 2:
+            runners[task[0]](w, task[1])
+        elif n == 1:
+            runners[task[0]](w)
+        elif n == 3:
+            runners[task[0]](w, task[1], task[2])
+        else:
+            runners[task[0]](w, *task[1:])
 
 
 def _t_coin(w: _Work) -> None:
     w.decision = (D_COIN,)
 
 
+# The tasks of every turn (TURN, FILL, PLAY, END_TURN) put theirs on the stack directly, top
+# last, rather than through `push(*tasks)`: a call with star parameters is not inlined
+
+
 def _t_turn(w: _Work) -> None:
     a = w.active
-    w.push((T_FILL, a), (T_PLAY, a))
+    w.tasks += ((T_PLAY, a), (T_FILL, a))  # push: FILL, then PLAY
 
 
 def _t_fill(w: _Work, p: int) -> None:
     if w.hand_size(p) < HAND_SIZE and w.deck_left(p):
-        w.push((T_DRAW, p), (T_FILL, p))
+        w.tasks += ((T_FILL, p), (T_DRAW, p))  # push: DRAW, then FILL again
 
 
 def _t_draw(w: _Work, p: int) -> None:
@@ -723,7 +737,7 @@ def _out_of_cards(w: _Work) -> bool:
 
 def _t_play(w: _Work, p: int) -> None:
     if w.acted and w.placements == 0:
-        w.push((T_END_TURN,))
+        w.tasks.append((T_END_TURN,))
     elif w.holds(p):
         w.decision = (D_TURN, p)
     elif not w.acted and _out_of_cards(w):
@@ -731,7 +745,7 @@ def _t_play(w: _Work, p: int) -> None:
     else:
         if not w.acted:
             w.note(Ev.SKIP, p)
-        w.push((T_END_TURN,))
+        w.tasks.append((T_END_TURN,))
 
 
 def _t_end_turn(w: _Work) -> None:
@@ -741,7 +755,7 @@ def _t_end_turn(w: _Work) -> None:
     w.turn += 1
     w.active = 1 - w.active
     w.acted, w.placements, w.airdrop = 0, 1, 0
-    w.push((T_TURN,))
+    w.tasks.append((T_TURN,))
 
 
 def _t_reveal(w: _Work, h: int) -> None:
@@ -1035,6 +1049,28 @@ def _decision(s: GridState) -> Pending | Finished:
 def placements(s: GridState, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     """The cells p may place a card on this turn, each with its allowed faces (§9.1.5, §9.1.6), by
     ascending cell; faces as (up,), (False,) or (False, True)."""
+    out: list[tuple[int, tuple[bool, ...]]] = []
+    for code in spot_codes(s, p):  # a cell's codes are adjacent: 2c (face down), 2c + 1 (up)
+        c = code >> 1
+        if out and out[-1][0] == c:
+            out[-1] = (c, (False, True))
+        else:
+            out.append((c, (code & 1 == 1,)))
+    return out
+
+
+def spot_codes(s: GridState, p: int) -> tuple[int, ...]:
+    """`placements` as codes 2 * cell + up, ascending, kept with the state: the legal list picks
+    each hand card's PLACE inputs at these indices of its row (`_place_row`), and `is_legal`
+    tests a PLACE by membership."""
+    key = ("spots", p)
+    codes = s._cache.get(key)
+    if codes is None:
+        codes = s._cache[key] = _spot_codes(s, p)
+    return codes  # type: ignore[no-any-return]
+
+
+def _spot_codes(s: GridState, p: int) -> tuple[int, ...]:
     # How: sets of cells as bit masks (bit c: cell c), so the board, the cells next to own
     # cards and those next to enemy cards are integer ORs (`grid_masks`), and the candidates
     # come out in ascending order by taking the lowest bit
@@ -1052,18 +1088,18 @@ def placements(s: GridState, p: int) -> list[tuple[int, tuple[bool, ...]]]:
     else:
         cands = free & own_near
     up_only = theirs | enemy_near  # the far home row, or next to an enemy card: face up
-    out = []
+    out: list[int] = []
     while cands:
         low = cands & -cands
         cands ^= low
+        code = 2 * low.bit_length() - 2
         if low & up_only:
-            faces: tuple[bool, ...] = (True,)
+            out.append(code + 1)
         elif low & mine:
-            faces = (False,)
+            out.append(code)
         else:
-            faces = (False, True)
-        out.append((low.bit_length() - 1, faces))
-    return out
+            out += (code, code + 1)
+    return tuple(out)
 
 
 #: (the cells taken, the cells next to player 0's cards, the same of player 1's) as bit masks
@@ -1108,15 +1144,6 @@ def _masks(size: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
 _MASKS: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
 
 
-def _spots(s: GridState, p: int) -> dict[int, tuple[bool, ...]]:
-    """`placements` as cell -> faces, kept with the state (legal_actions and step both ask)."""
-    key = ("spots", p)
-    spots = s._cache.get(key)
-    if spots is None:
-        spots = s._cache[key] = dict(placements(s, p))
-    return spots  # type: ignore[no-any-return]
-
-
 def is_legal(s: GridState, inp: GridInput) -> bool:
     """Whether the well-formed `inp` is in `legal_actions(s)` (a player's TURN or CHOICE
     input), decided from the state without building the list: step asks it on every input."""
@@ -1136,7 +1163,7 @@ def is_legal(s: GridState, inp: GridInput) -> bool:
             return True
         if s.placements <= 0:
             return False
-        return inp.up in _spots(s, d[1]).get(cell_index(inp.cell, s.size), ())
+        return 2 * cell_index(inp.cell, s.size) + inp.up in spot_codes(s, d[1])
     if code == D_WINDOW:
         if v is V_PASS:
             return True
@@ -1201,7 +1228,7 @@ def _legal(s: GridState) -> list[GridInput]:
         out: list[GridInput] = []
         if s.placements > 0:
             size = s.size
-            spots = [2 * c + f for c, faces in _spots(s, p).items() for f in faces]
+            spots = spot_codes(s, p)
             if spots:
                 # one C-level getter picks every spot's input out of each card's row
                 pick = itemgetter(*spots) if len(spots) > 1 else lambda row: (row[spots[0]],)
@@ -1368,11 +1395,14 @@ def _apply(w: _Work, s: GridState, code: Dec, inp: GridInput) -> None:
         elif inp.verb is V_USE:
             w.push((T_REVEAL, inp.handle), (T_USE, inp.handle, p, 0), (T_PLAY, p))
         else:
-            h = inp.handle
-            w.edit("zone", "cell", "up")
-            w.zone[h], w.cell[h], w.up[h] = GRID, cell_index(inp.cell, w.size), int(inp.up)
+            h, j, c = inp.handle, inp.handle + 1, cell_index(inp.cell, w.size)
+            # the written columns as the next state's tuples at once, as a deal's (`_step`):
+            # the work's columns are still the state's here
+            zone, cells, up = s.zone, s.cell, s.up
+            w.zone, w.cell = (*zone[:h], GRID, *zone[j:]), (*cells[:h], c, *cells[j:])
+            w.up = (*up[:h], int(inp.up), *up[j:])
             w.hand_loses(p, h)
-            w.placed(p, w.cell[h])
+            w.placed(p, c)
             w.acted, w.placements, w.airdrop = 1, w.placements - 1, 0
             seq = [(T_REVEAL, h)] if inp.up else []
             w.push(*seq, (T_ARRIVE, h), (T_PLAY, p))
