@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from versus.cli.argtypes import count, count_or_zero, seconds_up_to
 from versus.cli.bots import Budget, make_bot
 from versus.cli.tournament_stats import wilson
-from versus.compiled import active, build_dir
+from versus.compiled import active, built
 from versus.engine import HashRng
 from versus.engine.api import Setup
 from versus.engine.hashing import HashStream
@@ -154,7 +154,7 @@ def compiled_figures(games: int, runs: int) -> list[dict[str, object]]:
     """The optional compiled build's inputs/s (README, Benchmarks), when one is built for these
     sources: measured in a child with VERSUS_COMPILED=1, shown beside the pure build's figure,
     which stays the one held to the goal."""
-    if active() or not (build_dir() / "manifest.json").is_file():
+    if active() or not built():
         return []
     child = subprocess.run(
         [sys.executable, __file__, "engine", "--games", str(games), "--runs", str(runs)],

@@ -195,6 +195,11 @@ def activate() -> Path | None:
     return folder
 
 
+def built() -> bool:
+    """Whether a build for the current sources is in the cache (without building one)."""
+    return (build_dir() / _MANIFEST).is_file()
+
+
 def active() -> bool:
     """Whether this process runs the compiled build (the engine's rules module is a .so)."""
     module = sys.modules.get(MODULES[0])
