@@ -9,8 +9,13 @@
 # Duplicate format, as `bench/versus42.py bots`: games 2k and 2k+1 play the same deal (and
 # chance stream) with the seats swapped. Prints per game the wins of A, the draws, the win rate
 # of A (draws as half) with a 95 % Wilson interval over games, and how many deals A won from
-# both seats.
-#   python bench/bots_games.py [--games 200] [--game ID ...] [--jobs N]
+# both seats, and the CPU seconds a game costs (the process's own time: a figure the other work
+# on a shared machine moves less than the wall time).
+#
+# `--seat S` plays only the games in which A sits in seat S (deal k's game 2k+S), for comparing
+# two versions of a bot on the games that tell them apart (in a game whose seats are unequal,
+# those from the weaker seat), with the same deals and seeds as in the whole duplicate run.
+#   python bench/bots_games.py [--games 200] [--game ID ...] [--jobs N] [--seat S]
 from __future__ import annotations
 
 import argparse
@@ -58,24 +63,27 @@ def play_game(game_id: str, bots: tuple[Any, Any], seed: bytes, rules: Any = Non
     return play.play(choose, max_inputs)
 
 
-def play_pair_game(task: tuple[str, str, str, int, int]) -> tuple[int, float, float]:
-    """Game `index` of a duplicate run: (deal number, A's score, seconds)."""
+def play_pair_game(task: tuple[str, str, str, int, int]) -> tuple[int, float, float, float]:
+    """Game `index` of a duplicate run: (deal number, A's score, seconds, CPU seconds)."""
     game_id, a_name, b_name, index, salt = task
     seed = b"bench-bots-games/%d/%d" % (salt, index // 2)
     a = make_bot(a_name, seed=2 * index, game=game_id)
     b = make_bot(b_name, seed=2 * index + 1, game=game_id)
     a_seat = index % 2
     bots = (a, b) if a_seat == 0 else (b, a)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = play_game(game_id, bots, seed)  # type: ignore[arg-type]
     score = 0.5 if result.winner is None else float(result.winner == a_seat)
-    return index // 2, score, time.perf_counter() - t0
+    return index // 2, score, time.perf_counter() - t0, time.process_time() - c0
 
 
 
-def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
-        ) -> dict[str, Any]:
-    tasks = [(game_id, a, b, i, salt) for i in range(games)]
+def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0,
+        seat: int | None = None) -> dict[str, Any]:
+    """`games` games of the duplicate run (with `seat`: the first `games` in which A sits in
+    that seat)."""
+    indices = range(games) if seat is None else range(seat, 2 * games, 2)
+    tasks = [(game_id, a, b, i, salt) for i in indices]
     if jobs > 1:
         with multiprocessing.Pool(jobs) as pool:
             rows = pool.map(play_pair_game, tasks, chunksize=1)
@@ -85,7 +93,7 @@ def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
     wins = sum(1 for r in rows if r[1] == 1.0)
     draws = sum(1 for r in rows if r[1] == 0.5)
     per_deal: dict[int, float] = {}
-    for d, s, _ in rows:
+    for d, s, *_ in rows:
         per_deal[d] = per_deal.get(d, 0.0) + s
     lo, hi = wilson(score, games)
     return {"game": game_id, "a": a, "b": b, "games": games, "wins": wins, "draws": draws,
@@ -93,7 +101,7 @@ def run(game_id: str, a: str, b: str, games: int, jobs: int, salt: int = 0
             "both": sum(1 for v in per_deal.values() if v == 2.0),
             "split": sum(1 for v in per_deal.values() if 0.0 < v < 2.0),
             "lost": sum(1 for v in per_deal.values() if v == 0.0),
-            "seconds": sum(r[2] for r in rows)}
+            "seconds": sum(r[2] for r in rows), "cpu": sum(r[3] for r in rows)}
 
 
 def figures(games: int = 200, game: tuple[str, ...] | None = None, a: str = "greedy",
@@ -122,16 +130,20 @@ def main() -> None:
     ap.add_argument("--b", default="random")
     ap.add_argument("--jobs", type=int, default=max(1, min(8, multiprocessing.cpu_count())))
     ap.add_argument("--salt", type=int, default=0, help="another set of deals")
+    ap.add_argument("--seat", type=int, choices=(0, 1),
+                    help="only the games in which A sits in this seat (deals 0..games-1)")
     args = ap.parse_args()
-    games = args.games + args.games % 2
+    games = args.games + args.games % 2 if args.seat is None else args.games
     print(f"{'game':12} {'pairing':18} {'games':>5} {'wins':>5} {'draws':>5} {'A rate':>7} "
-          f"{'95% interval':>15} {'deals +/=/-':>12} {'s/game':>7}")
+          f"{'95% interval':>15} {'deals +/=/-':>12} {'s/game':>7} {'CPU s/game':>10}")
     for game_id in args.game or bot_games():
-        r = run(game_id, args.a, args.b, games, args.jobs, args.salt)
+        r = run(game_id, args.a, args.b, games, args.jobs, args.salt, args.seat)
+        deals = f"{r['both']:>4}/{r['split']}/{r['lost']:<4}" if args.seat is None else "-"
         print(f"{game_id:12} {r['a'] + ' vs ' + r['b']:18} {r['games']:5d} {r['wins']:5d} "
               f"{r['draws']:5d} {100 * r['rate']:6.1f}% "
               f"[{100 * r['low']:5.1f}, {100 * r['high']:5.1f}]% "
-              f"{r['both']:>4}/{r['split']}/{r['lost']:<4} {r['seconds'] / games:7.3f}",
+              f"{deals:>12} {r['seconds'] / games:7.3f} "
+              f"{r['cpu'] / games:10.3f}",
               flush=True)
 
 

@@ -71,6 +71,32 @@ def win_probability(score: float, scale: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
+def prune(alive: list[int], rows: list[list[float]], totals: list[float], z: float
+          ) -> list[int]:
+    """The candidates left in a paired search's race (the grid's and Vanquishers' `ismcts`):
+    `rows[i]` holds candidate i's value in each world every candidate in `alive` played,
+    `totals[i]` their sum. A candidate whose paired differences from the leader (the best total,
+    the better ranked on a tie) are worse by more than z standard errors, or equal in every
+    world, leaves."""
+    lead = max(alive, key=lambda i: (totals[i], -i))
+    best = rows[lead]
+    n = len(best)
+    kept = []
+    for i in alive:
+        if i == lead:
+            kept.append(i)
+            continue
+        d = [a - b for a, b in zip(best, rows[i], strict=True)]
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / (n - 1)
+        if var == 0.0 and mean >= 0.0:
+            continue
+        if mean > z * math.sqrt(var / n):
+            continue
+        kept.append(i)
+    return kept
+
+
 def game_bots(game: Any) -> tuple[str, ...]:
     """The names of the bots `game` registers, in its order."""
     return tuple(getattr(game, "bots", None) or ())

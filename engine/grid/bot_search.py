@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import EngineError
-from ..shell import BotRequest, Budget
+from ..shell import BotRequest, Budget, prune
 from ..shell import win_probability as shell_win_probability
 from .bots import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
 from .cards import Kind
@@ -219,29 +219,6 @@ class GridIsmctsBot:
 
 
 _DECK, _HAND, _GRID = int(Zone.DECK), int(Zone.HAND), int(Zone.GRID)
-
-def prune(alive: list[int], rows: list[list[float]], totals: list[float], z: float
-          ) -> list[int]:
-    """The candidates left in the race: a candidate whose paired differences from the leader
-    (the best total, the better ranked on a tie) are worse by more than z standard errors, or
-    equal in every world, leaves."""
-    lead = max(alive, key=lambda i: (totals[i], -i))
-    best = rows[lead]
-    n = len(best)
-    kept = []
-    for i in alive:
-        if i == lead:
-            kept.append(i)
-            continue
-        d = [a - b for a, b in zip(best, rows[i], strict=True)]
-        mean = sum(d) / n
-        var = sum((x - mean) ** 2 for x in d) / (n - 1)
-        if var == 0.0 and mean >= 0.0:
-            continue
-        if mean > z * math.sqrt(var / n):
-            continue
-        kept.append(i)
-    return kept
 
 
 def policy(s: GridState, player: int, imagined: dict[int, str] | None = None) -> GridInput:

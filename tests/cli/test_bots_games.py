@@ -91,6 +91,22 @@ def test_greedy_beats_random_in_a_small_duplicate_sample(game: str, pairs: int) 
     assert r["rate"] >= 0.7, r
 
 
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_run_from_one_seat_plays_the_duplicate_runs_games_of_that_seat(
+        seat: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    played: list[int] = []
+
+    def fake(task: tuple[str, str, str, int, int]) -> tuple[int, float, float, float]:
+        played.append(task[3])
+        return task[3] // 2, 1.0, 0.5, 0.25
+
+    monkeypatch.setattr(bench, "play_pair_game", fake)
+    r = bench.run("vanquishers", "ismcts", "greedy", 3, jobs=1, seat=seat)
+    # deal k's game with A in `seat` is game 2k + seat of the whole run: same deals and seeds
+    assert played == [seat, 2 + seat, 4 + seat]
+    assert (r["games"], r["wins"], r["cpu"]) == (3, 3, 0.75)
+
+
 # --- renderings ------------------------------------------------------------------------------
 
 

@@ -14,7 +14,12 @@ from versus.engine.api import Setup
 from versus.engine.referee_loop import HashBelow, LocalPlay
 from versus.engine.registry import get_game
 from versus.engine.shell import game_bots
-from versus.engine.vanquishers.bot_search import DEFAULT_BUDGET, VanquishersIsmctsBot
+from versus.engine.vanquishers.bot_search import (
+    CANDIDATES,
+    DEFAULT_BUDGET,
+    RACE_AFTER,
+    VanquishersIsmctsBot,
+)
 from versus.engine.vanquishers.engine import Zone
 
 GAME = get_game("vanquishers")
@@ -92,3 +97,36 @@ def test_a_world_keeps_what_the_view_shows_and_hides_nothing() -> None:
     for p in (0, 1):  # a draw order of exactly each deck's cards
         assert sorted(world.orders[p]) == [h for h in range(p * s.n, p * s.n + s.n)
                                            if s.zone[h] == Zone.DECK]
+
+
+def _first_turn_view(seed: bytes) -> Any:
+    """Player 0's view at its first turn decision of a seeded game."""
+    play = start(seed)
+    while play.to_player().player != 0:
+        play.advance(lambda view, legal, seat: legal[-1])
+    return play.view(0)
+
+
+def test_the_race_drops_a_candidate_that_is_the_leader_in_every_world() -> None:
+    view = _first_turn_view(b"test-vq-race")
+    move = view.legal_actions[0]
+    bot = make_bot("ismcts:iterations=100", seed=3, game="vanquishers")
+    totals = bot.search(view, [move, move], None)
+    # equal to the leader in every world: out after the race's first worlds, and the search
+    # ends there, far below its budget
+    assert totals[1] == float("-inf") and totals[0] > 0
+    assert (bot.last_worlds, bot.last_iterations) == (RACE_AFTER, 2 * RACE_AFTER)
+
+
+def test_the_budget_counts_playouts_and_replays_given_the_seed() -> None:
+    view = _first_turn_view(b"test-vq-budget")
+
+    def decide() -> tuple[str, int, int]:
+        bot = make_bot("ismcts:iterations=24", seed=5, game="vanquishers")
+        move = bot.choose(view, view.legal_actions)
+        return str(move), bot.last_iterations, bot.last_worlds
+
+    move, playouts, worlds = decide()
+    assert worlds >= 1 and 24 <= playouts < 24 + CANDIDATES  # a started world completes
+    assert decide() == (move, playouts, worlds)
+    assert DEFAULT_BUDGET.seconds is None and DEFAULT_BUDGET.iterations  # no clock by default
