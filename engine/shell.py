@@ -73,11 +73,11 @@ def win_probability(score: float, scale: float) -> float:
 
 def prune(alive: list[int], rows: list[list[float]], totals: list[float], z: float
           ) -> list[int]:
-    """The candidates left in a paired search's race (the grid's and Vanquishers' `ismcts`):
-    `rows[i]` holds candidate i's value in each world every candidate in `alive` played,
-    `totals[i]` their sum. A candidate whose paired differences from the leader (the best total,
-    the better ranked on a tie) are worse by more than z standard errors, or equal in every
-    world, leaves."""
+    """The candidates left in a paired search's race (a game's `ismcts` that plays every
+    candidate in the same sampled worlds): `rows[i]` holds candidate i's value in each world
+    every candidate in `alive` played, `totals[i]` their sum. A candidate whose paired
+    differences from the leader (the best total, the better ranked on a tie) are worse by more
+    than z standard errors, or equal in every world, leaves."""
     lead = max(alive, key=lambda i: (totals[i], -i))
     best = rows[lead]
     n = len(best)

@@ -281,4 +281,4 @@ def ismcts_bot(request: BotRequest) -> GridIsmctsBot:
     return GridIsmctsBot(request.rng, request.clock, budget, name=request.name)
 
 
-__all__ = ["DEFAULT_BUDGET", "GridIsmctsBot", "ismcts_bot", "playout", "policy", "prune"]
+__all__ = ["DEFAULT_BUDGET", "GridIsmctsBot", "ismcts_bot", "playout", "policy"]

@@ -11,10 +11,10 @@ from typing import Any
 
 from versus.cli.bots import make_bot
 from versus.engine.api import DecisionKind, Setup
-from versus.engine.grid.bot_search import CANDIDATES, GridIsmctsBot, policy, prune
+from versus.engine.grid.bot_search import CANDIDATES, GridIsmctsBot, policy
 from versus.engine.referee_loop import HashBelow, LocalPlay, local_deal
 from versus.engine.registry import get_game
-from versus.engine.shell import Budget
+from versus.engine.shell import Budget, prune
 
 from .scene import CAT, Scene, resolve
 
