@@ -128,7 +128,7 @@ class MatchPeer:
         self._clock_mark: int | None = None  # now_ms of the last envelope (the owed one's start)
         self._last_claim: Envelope | None = None
         #: after a roll-back: the highest seq we signed on the dropped branch; we never sign at
-        #: a seq <= it again (that would be an equivocation, SPEC §4.11 race)
+        #: a seq <= it again before the claim is in (an equivocation, SPEC §4.11 race)
         self._dropped_up_to = -1
         self._dropped_from = -1  # the seq where the last dropped branch began
         #: the events `restore` re-ran to rebuild this peer, in order (a UI tells the match so
@@ -537,7 +537,7 @@ class MatchPeer:
                 continue
             seat = core.expected()[0]
             if seat != self.seat or self._on_dropped_branch():
-                break  # (the second: e.g. our best-effort SECRET_REVEAL after a roll-back)
+                break  # (the second: e.g. the automatic DRAW the prefix led to, superseded)
             rule = core.owed_rules()[0]
             if not rule.auto:  # a turn or a choice: the local player answers (`submit`)
                 if self._resign_queued:
@@ -705,7 +705,7 @@ class MatchPeer:
         """Our DISPUTE goes out when no message of the claimant's is owed before it (in
         SECRETS, after the claimant's own reveal), so it never races another envelope."""
         core = self.core
-        if core is None or core.disputable_by() != self.seat or self._on_dropped_branch():
+        if core is None or core.disputable_by() != self.seat:
             return False
         return core.phase is Phase.CLAIMED or core.expected()[0] == self.seat
 
@@ -752,9 +752,15 @@ class MatchPeer:
         return later.prev_hash == earlier.prev_hash
 
     def _on_dropped_branch(self) -> bool:
-        """Whether our next envelope would take a seq we signed on a dropped branch."""
-        assert self.core is not None
-        return self._dropped_from <= self.core.chain.next_seq <= self._dropped_up_to
+        """Whether our next envelope would take a seq we signed on a dropped branch, before the
+        claim that dropped it is in: once it is, what we sign after it (our DISPUTE, our
+        reveal) is on the claim's prefix, which no one can take for an equivocation (SPEC §4.4),
+        and without it a claim crossing three of our envelopes would stand undisputed."""
+        core = self.core
+        assert core is not None
+        if core.claim is not None and core.claim.seq >= self._dropped_from:
+            return False
+        return self._dropped_from <= core.chain.next_seq <= self._dropped_up_to
 
     def _roll_back_for_claim(self, conflict: SequenceConflict, raw: bytes,
                              now_ms: int | None) -> list[Event]:
@@ -782,10 +788,11 @@ class MatchPeer:
         measure = self._sent_measures.get(seq)
         prefix = Transcript(self.transcript().hellos,
                             tuple(e.raw for e in core.chain.envelopes[:seq]))
-        # We signed envelopes up to `dropped` on the dropped branch: signing another envelope
-        # at any of those seqs would hand the claimant an equivocation, so the rebuilt peer
-        # sends nothing there (not even the automatic DRAW or OPEN the prefix leads to, which
-        # would take the claim's seq again; our SECRET_REVEAL is best effort after a claim).
+        # We signed envelopes up to `dropped` on the dropped branch: another envelope on the
+        # prefix at any of those seqs would hand the claimant an equivocation, so the rebuilt
+        # peer sends nothing there until the claim is in (not even the automatic DRAW or OPEN
+        # the prefix leads to, which would take the claim's seq again); after the claim, our
+        # DISPUTE and reveal are on the claim's prefix (`_on_dropped_branch`).
         dropped = max(e.seq for e in core.chain.envelopes[seq:] if e.sender == self.seat)
         rebuilt = MatchPeer.restore(prefix, secret, self.identity, self.catalogue,
                                     deck=self._deck_original, software=self._software,

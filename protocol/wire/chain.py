@@ -13,6 +13,11 @@
 #   seq <  next, same signer, other bytes  Equivocation (both envelopes kept as evidence)
 #   seq <  next, other signer              SequenceConflict (a race; the state machine decides)
 #   seq >  next                            SequenceGap
+# One fork is no one's fault: a timeout claim that crossed the accused's envelopes (SPEC §4.11).
+# The accused rolls back to the claim and signs its DISPUTE and reveal after it, possibly at
+# seqs of its dropped branch. So after the other seat's claim, the sender's envelope that does
+# not link to its own head, or that takes one of its seqs on another prefix (prev_hash differs),
+# proves nothing: not attributable (PrevHashMismatch without a player, SequenceConflict).
 # Which seat may send which kind when is the match state machine's job, one layer up. After the
 # first error the chain is closed: it refuses every further call, so a caller cannot carry on
 # from a state the peer has already corrupted.
@@ -54,6 +59,8 @@ class Chain:
         self.genesis = genesis_hash(match_id)
         self._envelopes: list[Envelope] = []
         self._head = self.genesis
+        #: per seat, the seq of the first TIMEOUT_CLAIM that seat signed in this chain
+        self._claimed_at: dict[int, int] = {}
         #: the error that closed the chain, if any
         self.error: RemoteProtocolError | None = None
 
@@ -158,7 +165,8 @@ class Chain:
                 # Provable only when the sender signed the head (or the head is the genesis,
                 # a function of the match id it signed): otherwise the head's signer may have
                 # swapped its own envelope for another after the sender built on the first.
-                own = not self._envelopes or self._envelopes[-1].sender == envelope.sender
+                own = ((not self._envelopes or self._envelopes[-1].sender == envelope.sender)
+                       and not self._claimed_before(envelope))
                 raise PrevHashMismatch(
                     f"envelope seq {envelope.seq} from seat {envelope.sender} names prev_hash "
                     f"{envelope.prev_hash.hex()[:16]}…, the chain head is {self._head.hex()[:16]}…",
@@ -181,9 +189,18 @@ class Chain:
         if earlier.raw == envelope.raw:
             raise Replay(f"envelope seq {envelope.seq} was already accepted", [envelope.raw])
         evidence = [earlier.raw, envelope.raw]
-        if earlier.sender == envelope.sender:
+        if earlier.sender == envelope.sender and not (
+                earlier.prev_hash != envelope.prev_hash and self._claimed_before(envelope)):
             raise Equivocation(
                 f"seat {envelope.sender} signed two different envelopes with seq {envelope.seq}",
+                evidence,
+                player=envelope.sender,
+            )
+        if earlier.sender == envelope.sender:
+            raise SequenceConflict(
+                f"seat {envelope.sender} signed seq {envelope.seq} again on another prefix after "
+                f"seat {1 - envelope.sender}'s timeout claim (a branch dropped for the claim: "
+                f"no equivocation)",
                 evidence,
                 player=envelope.sender,
             )
@@ -194,6 +211,14 @@ class Chain:
             player=envelope.sender,
         )
 
+    def _claimed_before(self, envelope: Envelope) -> bool:
+        """Whether the other seat's TIMEOUT_CLAIM precedes `envelope`'s seq in this chain: a
+        roll-back may then have dropped a branch of the sender's (module note)."""
+        claimed = self._claimed_at.get(1 - envelope.sender)
+        return claimed is not None and claimed < envelope.seq
+
     def _append(self, envelope: Envelope) -> None:
         self._envelopes.append(envelope)
         self._head = envelope.hash
+        if envelope.kind is MessageKind.TIMEOUT_CLAIM:
+            self._claimed_at.setdefault(envelope.sender, envelope.seq)

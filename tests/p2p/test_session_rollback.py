@@ -1,8 +1,10 @@
 # A roll-back survives a restart (SPEC §4.11 race, §6.9 rollback.json). In the timeout race
 # the late side drops its own crossing envelopes and rewrites its transcript without them; it
-# must then never sign at those seqs again, or the claimant holds two signed envelopes for one
-# seq (an equivocation) to frame it with. The transcript on disk no longer shows the branch, so
-# a restarted program learns it only from rollback.json.
+# must then never sign at those seqs again until the claim is in (its own automatic envelope
+# there would be a second one on the same prefix: an equivocation to frame it with); after the
+# claim, what it signs (its DISPUTE, its reveal) is on the claim's prefix, which SPEC §4.4 does
+# not count as one. The transcript on disk no longer shows the branch, so a restarted program
+# learns it only from rollback.json.
 from __future__ import annotations
 
 from pathlib import Path
@@ -56,25 +58,23 @@ def saved_match(tmp_path: Path, late: MatchPeer, label: str) -> MatchFiles:
     return files
 
 
-def test_restart_after_a_roll_back_never_signs_on_the_dropped_branch(tmp_path) -> None:
+def test_restart_after_a_roll_back_keeps_the_dropped_branch(tmp_path) -> None:
     pair, late, dropped, label = crossed_claim()
     branch = late.dropped_branch
     assert branch == (parse_envelope(dropped[0]).seq, parse_envelope(dropped[-1]).seq)
-    assert late.outgoing() == []  # live: its SECRET_REVEAL would land on the dropped ACTION's seq
+    # live: its SECRET_REVEAL follows the claim, at the dropped ACTION's seq but on the claim's
+    # prefix (before: it was skipped, and a claim crossing three envelopes went undisputed)
+    reveal = [parse_envelope(raw) for raw in late.outgoing()]
+    assert [e.kind for e in reveal] == [K.SECRET_REVEAL]
+    assert reveal[0].seq in {parse_envelope(raw).seq for raw in dropped}
+    assert reveal[0].prev_hash != parse_envelope(dropped[1]).hash
     files = saved_match(tmp_path, late, label)
     files.write_rollback(branch)  # type: ignore[arg-type]
 
     restored = MatchSession.restore(files, pair.ids[0], CATALOGUE)
     assert restored.peer.dropped_branch == branch
     assert restored.peer.seq == late.seq and restored.peer.outgoing() == []
-
-    # Without rollback.json the rebuilt peer signs its SECRET_REVEAL at a seq it already signed
-    # on the dropped branch: the equivocation the file exists to prevent.
-    (files.directory / ROLLBACK_FILE).unlink()
-    forgetful = MatchSession.restore(files, pair.ids[0], CATALOGUE)
-    envelope = parse_envelope(forgetful.peer.outgoing()[0])
-    assert envelope.kind is K.SECRET_REVEAL
-    assert envelope.seq in {parse_envelope(raw).seq for raw in dropped}
+    assert restored.peer.transcript_bytes() == late.transcript_bytes()
 
 
 async def test_session_saves_the_dropped_branch_before_the_transcript_forgets_it(
@@ -116,7 +116,9 @@ def test_crash_between_saving_the_branch_and_rewriting_the_transcript(tmp_path) 
     assert restored.peer.seq == late.seq and restored.peer.dropped_branch is None
     for raw in claim:
         restored.peer.receive(raw, 5_003)
-    assert restored.peer.dropped_branch == branch and restored.peer.outgoing() == []
+    assert restored.peer.dropped_branch == branch
+    # nothing at the dropped seqs before the claim came back; its reveal after it
+    assert [parse_envelope(raw).kind for raw in restored.peer.outgoing()] == [K.SECRET_REVEAL]
 
 
 def test_rollback_file_contradicting_the_transcript_is_a_store_error(tmp_path) -> None:

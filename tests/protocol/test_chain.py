@@ -77,6 +77,53 @@ def test_equivocation_keeps_both_envelopes():
     assert info.value.attributable
 
 
+def _after_a_claim_race() -> tuple[Chain, list, object]:
+    """Seat 1 signed seqs 2 and 3 on its own branch; seat 0's TIMEOUT_CLAIM took seq 2 and
+    seat 1 carried on after the claim (a roll-back, SPEC §4.11): its DISPUTE at seq 3."""
+    envelopes = play(SETUP, PLAYERS, 2)
+    mine = fed_chain(envelopes)  # seat 1's own branch
+    dropped = [mine.seal(PLAYERS[1], MessageKind.ACTION, [n]) for n in range(2)]
+    chain = fed_chain(envelopes)
+    chain.seal(PLAYERS[0], MessageKind.TIMEOUT_CLAIM, [1, 60_000, 60_000])
+    dispute = chain.seal(PLAYERS[1], MessageKind.DISPUTE, [b"x" * 32, 1, 59_000])
+    return chain, dropped, dispute
+
+
+def test_a_dropped_branch_after_the_other_seat_s_claim_is_no_equivocation():
+    """Seat 1's dropped envelope at its DISPUTE's seq was signed on another prefix, after seat
+    0's claim: a fork the claim made, not seat 1's equivocation (no one to blame)."""
+    chain, dropped, dispute = _after_a_claim_race()
+    assert dropped[1].seq == dispute.seq == 3
+    with pytest.raises(SequenceConflict, match="another prefix") as info:
+        chain.receive(dropped[1].raw)
+    assert not info.value.attributable
+    assert info.value.evidence == (dispute.raw, dropped[1].raw)
+
+
+def test_a_dropped_envelope_after_its_sender_s_head_is_not_attributable_after_a_claim():
+    chain, dropped, _dispute = _after_a_claim_race()
+    later = SETUP.new_chain()
+    for envelope in play(SETUP, PLAYERS, 2):
+        later.receive(envelope.raw)
+    for envelope in dropped:
+        later.receive(envelope.raw)
+    third = later.seal(PLAYERS[1], MessageKind.ACTION, [2])  # seq 4, after seat 1's seq 3
+    with pytest.raises(PrevHashMismatch) as info:
+        chain.receive(third.raw)
+    assert not info.value.attributable and info.value.player is None
+
+
+def test_same_prefix_twice_is_an_equivocation_even_after_a_claim():
+    """The exemption is for another prefix only: seat 1 signing two envelopes on the same
+    prefix after the claim (its DISPUTE and a concession, say) is still its equivocation."""
+    chain, _dropped, dispute = _after_a_claim_race()
+    twin = seal(PLAYERS[1], match_id=SETUP.match_id, seq=dispute.seq,
+                prev_hash=dispute.prev_hash, sender=1, kind=MessageKind.SECRET_REVEAL, body=[])
+    with pytest.raises(Equivocation) as info:
+        chain.receive(twin.raw)
+    assert info.value.attributable and info.value.player == 1
+
+
 def test_same_seq_from_the_other_seat_is_a_conflict():
     envelopes = play(SETUP, PLAYERS, 2)
     chain = fed_chain(envelopes)

@@ -9,6 +9,8 @@
 #   - a crossing claim the prefix refuses is answered with EVIDENCE, our move kept
 #   - an EVIDENCE is re-checked on arrival; a false one is the accuser's fault
 #   - an exception in our own handler is a LocalProtocolError, never the peer's fault
+#   - a claim timed to cross a burst of the mover's envelopes is still disputed, and the
+#     DISPUTE at a seq of the dropped branch cannot be passed off as an equivocation
 from __future__ import annotations
 
 import pytest
@@ -160,6 +162,67 @@ def test_a_crossing_early_claim_rolls_back_and_is_disputed() -> None:
         assert peer.result is not None and peer.result.ending is Ending.DISPUTE
     assert mover.transcript_bytes() == claimant.transcript_bytes()
     assert verify_transcript(mover.transcript()).ok
+
+
+def _crossing_burst(label: str, actions: int) -> tuple[MatchPeer, MatchPeer, list[bytes],
+                                                        list[bytes]]:
+    """A claim on demand timed to cross `actions` quick actions of the mover (a fast bot plays
+    its turn in a few ms): the claim and the mover's burst, each as sent."""
+    _pair, mover, claimant = _timed_pair_at_first_turn(label)
+    claim = _force_claim(claimant)
+    for _ in range(actions):  # a summon face up (ACTION, OPEN), then a move (ACTION)
+        mover.submit(next(a for a in mover.legal_actions() if "end" not in str(a)), 1_000)
+    burst = mover.outgoing()
+    return mover, claimant, claim, burst
+
+
+def test_a_claim_crossing_a_burst_of_actions_is_still_disputed() -> None:
+    """The claim crosses three of the mover's envelopes (two actions), so the seq its DISPUTE
+    takes (after the claimant's reveal) is one it signed on the dropped branch. Before: the
+    mover skipped the DISPUTE there (no envelope at a dropped seq) and the claimant won on
+    demand, in a transcript that verified."""
+    mover, claimant, claim, burst = _crossing_burst("trust/burst", 2)
+    assert len(burst) >= 3
+    for raw in burst:
+        assert claimant.receive(raw, 1_001) == []  # dropped: the claim won the race
+    claimant._pump(1_001)
+    for raw in claim + claimant.outgoing():
+        mover.receive(raw, 1_002)
+    assert mover.rolled_back == 1
+    out = mover.outgoing()
+    assert K.DISPUTE in [parse_envelope(raw).kind for raw in out]
+    for raw in out:
+        claimant.receive(raw, 1_003)
+    for peer in (mover, claimant):
+        assert peer.result is not None and peer.result.ending is Ending.DISPUTE
+        assert peer.result.winner is None
+    assert mover.transcript_bytes() == claimant.transcript_bytes()
+    report = verify_transcript(claimant.transcript())
+    assert report.ok and report.summary["result"]["ending"] == "dispute", report.describe()
+    assert "wins" not in report.describe()
+
+
+def test_a_dispute_at_a_dropped_seq_cannot_frame_the_mover() -> None:
+    """The claimant keeps the mover's dropped envelope that has the DISPUTE's seq and reports
+    the pair as an equivocation: the two were signed on different prefixes (the claim forked
+    them), so the accusation is false and the accuser's fault (SPEC §4.4, §4.11)."""
+    mover, claimant, claim, burst = _crossing_burst("trust/burst-frame", 2)
+    for raw in burst:
+        claimant.receive(raw, 1_001)
+    claimant._pump(1_001)
+    for raw in claim + claimant.outgoing():
+        mover.receive(raw, 1_002)
+    out = mover.outgoing()
+    dispute = next(parse_envelope(raw) for raw in out if parse_envelope(raw).kind is K.DISPUTE)
+    twin = next(raw for raw in burst if parse_envelope(raw).seq == dispute.seq)
+    claimant.receive(dispute.raw, 1_003)
+    lie = errors.Equivocation("made up", [dispute.raw, twin], player=mover.seat)
+    assert claimant.core is not None
+    claimant.core.chain.reopen()
+    claimant.core.send(claimant.identity, K.EVIDENCE, evidence_body(lie))
+    report = verify_transcript(claimant.transcript())
+    assert not report.ok and report.check == "false-evidence", report.describe()
+    assert report.player == claimant.seat, report.describe()
 
 
 def test_verify_calls_a_timeout_a_claim() -> None:
