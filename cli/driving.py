@@ -21,7 +21,7 @@ from typing import Any
 import trio
 
 from versus.cli.client import outcome_words, seat_words
-from versus.p2p.session import MatchSession, SessionConfig, open_nursery
+from versus.p2p.session import MatchSession, SessionConfig
 from versus.protocol.errors import LocalProtocolError
 from versus.protocol.match import Event, MatchEnded, MatchStarted, StateChanged
 
@@ -83,29 +83,7 @@ async def drive_player(session: MatchSession, player: Player) -> None:
         if not legal:
             await changed.wait()
             continue
-        deadline = session.own_deadline()
-        action: Any = None
-        failure = ""
-        with trio.move_on_at(math.inf if deadline is None else deadline):
-            async with open_nursery() as nursery:
-
-                async def think(view: Any, legal: list[Any]) -> None:
-                    nonlocal action, failure
-                    try:
-                        action = await player.choose(view, legal)
-                    except Exception as error:
-                        text = " ".join(str(getattr(error, "reason", "") or error).split())
-                        failure = f"{type(error).__name__}: {text}" if text else \
-                            type(error).__name__
-                    nursery.cancel_scope.cancel()
-
-                async def until_ended() -> None:
-                    while session.result is None and not session.done:
-                        await session.wait_changed()
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(think, session.view(), legal)
-                nursery.start_soon(until_ended)
+        action, failure = await _think(session, player, legal)
         if failure:
             await _resign_for(session, f"{player.name} failed ({failure})"[:300])
             continue
@@ -121,6 +99,26 @@ async def drive_player(session: MatchSession, player: Player) -> None:
                                        f"{str(action)[:80]!r}")
             continue
         await _submit_playable(session, action, legal)
+
+
+async def _think(session: MatchSession, player: Player, legal: list[Any]) -> tuple[Any, str]:
+    """(the player's answer, "") or (None, why it failed). The player runs in our own task
+    under a cancel scope that our clock's deadline ends, and that the session cancels when the
+    match gets a result or the session is done (a peer's resignation, EVIDENCE or timeout
+    claim): no nursery nor watcher task per decision, which cost more than a random bot's
+    choice."""
+    view, deadline = session.view(), session.own_deadline()
+    scope = trio.CancelScope(deadline=math.inf if deadline is None else deadline)
+    session.cancel_at_end(scope)
+    try:
+        with scope:
+            return await player.choose(view, legal), ""
+    except Exception as error:
+        text = " ".join(str(getattr(error, "reason", "") or error).split())
+        return None, f"{type(error).__name__}: {text}" if text else type(error).__name__
+    finally:
+        session.forget_scope(scope)
+    return None, ""  # out of time, or the match ended
 
 
 async def _submit_playable(session: MatchSession, action: Any, legal: list[Any]) -> None:

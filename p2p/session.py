@@ -229,6 +229,8 @@ class MatchSession:
         self._deck = peer.brought_deck
         self._result_at: float | None = None
         self._result_seen = trio.Event()  # set with _result_at: wakes the linger task once
+        #: the program's cancel scopes to cancel at the end of the match (`cancel_at_end`)
+        self._end_scopes: set[trio.CancelScope] = set()
         self._own_out_noted: int | None = None
         self._clock_written: ClockReading | None = None
         self._clock_to_restore: tuple[ClockReading | None] | None = None  # set by restore
@@ -411,6 +413,23 @@ class MatchSession:
         """The event the next change sets. Take it before reading the session, then wait on
         it: a change between the reading and the wait is not missed."""
         return self._changed
+
+    def cancel_at_end(self, scope: trio.CancelScope) -> None:
+        """Cancel `scope` as soon as the match has a result or the session is done (at once
+        if it is so already), until `forget_scope`: what a player thinking in the program's
+        own task needs (cli/driving.py), without a task of its own waiting for the end."""
+        if self.peer.result is not None or self.done:
+            scope.cancel()
+        else:
+            self._end_scopes.add(scope)
+
+    def forget_scope(self, scope: trio.CancelScope) -> None:
+        self._end_scopes.discard(scope)
+
+    def _cancel_end_scopes(self) -> None:
+        for scope in self._end_scopes:
+            scope.cancel()
+        self._end_scopes.clear()
 
     # --- local actions -------------------------------------------------------------------------
 
@@ -691,9 +710,11 @@ class MatchSession:
             for raw in out:
                 self._queue.send_nowait(raw)
         self._tell(events)
-        if self.peer.result is not None and self._result_at is None:
-            self._result_at = trio.current_time()
-            self._result_seen.set()
+        if self.peer.result is not None:
+            if self._result_at is None:
+                self._result_at = trio.current_time()
+                self._result_seen.set()
+            self._cancel_end_scopes()
         if self.peer.phase in (Phase.CLOSED, Phase.ABORTED):
             self._finish()
         self._notify()
@@ -737,6 +758,7 @@ class MatchSession:
     def _finish(self) -> None:
         if not self._finished.is_set():
             self._finished.set()
+            self._cancel_end_scopes()
             self._notify()
 
     def _set_status(self, status: LinkStatus) -> None:
