@@ -78,7 +78,7 @@ async def drive_player(session: MatchSession, player: Player) -> None:
     transcript is complete and verifies, and the reason is a log line and the outcome's
     `detail`. A crashing bot loses its match; it never tears the session down."""
     while not session.done:
-        changed = session.changed
+        changed = session.turn_changed
         legal = session.legal_actions()
         if not legal:
             await changed.wait()

@@ -220,6 +220,7 @@ class MatchSession:
         self.log: list[str] = []
         self.status = LinkStatus(LinkState.CONNECTING)
         self._changed = trio.Event()
+        self._turn_changed = trio.Event()  # `turn_changed`
         self._queue: trio.MemorySendChannel[bytes] | None = None
         self._rolled_back = peer.rolled_back
         self._finished = trio.Event()
@@ -413,6 +414,13 @@ class MatchSession:
         """The event the next change sets. Take it before reading the session, then wait on
         it: a change between the reading and the wait is not missed."""
         return self._changed
+
+    @property
+    def turn_changed(self) -> trio.Event:
+        """Like `changed`, but set only by a change after which a decision may be ours (a turn
+        or choice of our seat), the match is over, or the session is done: what a player's
+        driver waits on, so that the opponent's envelopes do not wake it one by one."""
+        return self._turn_changed
 
     def cancel_at_end(self, scope: trio.CancelScope) -> None:
         """Cancel `scope` as soon as the match has a result or the session is done (at once
@@ -754,6 +762,9 @@ class MatchSession:
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
+        if self.peer.my_turn or self.peer.result is not None or self._finished.is_set():
+            self._turn_changed.set()
+            self._turn_changed = trio.Event()
 
     def _finish(self) -> None:
         if not self._finished.is_set():
