@@ -13,7 +13,8 @@
 #
 # Tasks. While connected: a receiver (channel.receive -> MatchPeer.receive) and a sender fed
 # by an unbounded queue, so receiving never waits for the peer to read (a peer that stops
-# reading makes the sender fail with SendTimeoutError: a lost link like any other). For the
+# reading makes the sender fail with SendTimeoutError: a lost link like any other); the sender
+# writes whatever is queued when it wakes in one go (SecureChannel.send_many). For the
 # whole session: a clock watcher that claims the peer's timeout when its clock has run out by
 # our measure (plus `claim_grace_ms`), connected or not. Local actions arrive through `submit`
 # / `resign` from any task (the UI client, or cli/driving.py `drive_player` for bots).
@@ -609,7 +610,13 @@ class MatchSession:
     async def _sender(self, channel: SecureChannel,
                       queue: trio.MemoryReceiveChannel[bytes]) -> None:
         async for raw in queue:
-            await channel.send(raw)
+            batch = [raw]
+            while True:  # what was queued meanwhile leaves in the same write
+                try:
+                    batch.append(queue.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            await channel.send_many(batch)
 
     async def _receive_loop(self, channel: SecureChannel, send: trio.MemorySendChannel[bytes],
                             resume: bool) -> None:
