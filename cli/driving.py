@@ -76,19 +76,39 @@ async def drive_player(session: MatchSession, player: Player) -> None:
     answers an illegal action, or fails (any exception from `choose`, e.g. cli.bots'
     BotForfeit), resigns for its seat: the RESIGN is signed like any envelope, so the
     transcript is complete and verifies, and the reason is a log line and the outcome's
-    `detail`. A crashing bot loses its match; it never tears the session down."""
+    `detail`. A crashing bot loses its match; it never tears the session down. A player
+    still thinking when the match ends (the peer's resignation, EVIDENCE or timeout claim) is
+    cancelled then, and one still thinking when our own clock runs out is cut off."""
+    while not session.done:
+        if session.result is not None:  # over: nothing to answer until the session is done
+            await session.turn_changed.wait()
+            continue
+        # The player thinks in this task, under one cancel scope for as long as it is not
+        # cancelled (a scope per decision cost more than a random bot's choice): the session
+        # cancels it when the match ends, and our clock's deadline is set on it while the
+        # player thinks; no nursery nor watcher task per decision either.
+        with trio.CancelScope() as scope:
+            session.cancel_at_end(scope)
+            try:
+                await _answer(session, player, scope)
+            finally:
+                session.forget_scope(scope)
+
+
+async def _answer(session: MatchSession, player: Player, scope: trio.CancelScope) -> None:
+    """Answer our decisions until the session is done or `scope` is cancelled."""
     while not session.done:
         changed = session.turn_changed
         legal = session.legal_actions()
         if not legal:
             await changed.wait()
             continue
-        action, failure = await _think(session, player, legal)
+        action, failure = await _think(session, player, legal, scope)
         if failure:
             await _resign_for(session, f"{player.name} failed ({failure})"[:300])
             continue
         if action is None:
-            continue  # out of time or the match ended: the clock watcher / peer settles it
+            continue  # the player answered nothing: asked again
         if session.legal_actions() != legal:
             # the match moved on while the player answered (the peer's EVIDENCE or timeout
             # claim arrived, or our clock ran out): submitting now would raise
@@ -101,24 +121,21 @@ async def drive_player(session: MatchSession, player: Player) -> None:
         await _submit_playable(session, action, legal)
 
 
-async def _think(session: MatchSession, player: Player, legal: list[Any]) -> tuple[Any, str]:
-    """(the player's answer, "") or (None, why it failed). The player runs in our own task
-    under a cancel scope that our clock's deadline ends, and that the session cancels when the
-    match gets a result or the session is done (a peer's resignation, EVIDENCE or timeout
-    claim): no nursery nor watcher task per decision, which cost more than a random bot's
-    choice."""
+async def _think(session: MatchSession, player: Player, legal: list[Any],
+                 scope: trio.CancelScope) -> tuple[Any, str]:
+    """(the player's answer, "") or (None, why it failed); `scope` carries our clock's
+    deadline while the player thinks (past it, the Cancelled leaves through the scope)."""
     view, deadline = session.view(), session.own_deadline()
-    scope = trio.CancelScope(deadline=math.inf if deadline is None else deadline)
-    session.cancel_at_end(scope)
+    if deadline is not None:
+        scope.deadline = deadline
     try:
-        with scope:
-            return await player.choose(view, legal), ""
+        return await player.choose(view, legal), ""
     except Exception as error:
         text = " ".join(str(getattr(error, "reason", "") or error).split())
         return None, f"{type(error).__name__}: {text}" if text else type(error).__name__
     finally:
-        session.forget_scope(scope)
-    return None, ""  # out of time, or the match ended
+        if deadline is not None:
+            scope.deadline = math.inf
 
 
 async def _submit_playable(session: MatchSession, action: Any, legal: list[Any]) -> None:
