@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -145,7 +146,9 @@ async def _submit_playable(session: MatchSession, action: Any, legal: list[Any])
     unfinished, no seat signed a loss) rather than resign: a bug of ours is never a verdict
     against our seat, and the opponent is not left waiting for a move that never comes."""
     failures = []
-    for candidate in [action, *(x for x in legal if x != action)]:
+    # the others are only looked at if `action` fails (a list of them would compare every
+    # listed input with it on every submit)
+    for candidate in itertools.chain([action], (x for x in legal if x != action)):
         try:
             await session.submit(candidate)
         except LocalProtocolError as error:
