@@ -98,18 +98,22 @@ async def drive_player(session: MatchSession, player: Player) -> None:
 
 async def _answer(session: MatchSession, player: Player, scope: trio.CancelScope) -> None:
     """Answer our decisions until the session is done or `scope` is cancelled."""
+    woken = False
     while not session.done:
         changed = session.turn_changed
-        if not session.legal_actions():
-            await changed.wait()
-            continue
-        # One pass for the other tasks first, so the receiver takes what has already arrived
-        # (a timeout claim, EVIDENCE) before we sign answers it would make us drop: after a
-        # roll-back our side never signs again at the dropped seqs (SPEC §4.11), not even the
-        # DISPUTE of a false claim. (The nursery per decision used to give that pass.)
-        await trio.lowlevel.checkpoint()
         legal = session.legal_actions()
         if not legal:
+            await changed.wait()
+            woken = True
+            continue
+        if woken:
+            # Woken to a decision: one pass for the other tasks first, so the receiver takes
+            # what has arrived meanwhile (a timeout claim, EVIDENCE) before we sign answers it
+            # would make us drop: after a roll-back our side never signs again at the dropped
+            # seqs (SPEC §4.11), not even the DISPUTE of a false claim. (The nursery per
+            # decision used to give that pass.)
+            woken = False
+            await trio.lowlevel.checkpoint()
             continue
         action, failure = await _think(session, player, legal, scope)
         if failure:
