@@ -119,8 +119,6 @@ async def _answer(session: MatchSession, player: Player, scope: trio.CancelScope
         if failure:
             await _resign_for(session, f"{player.name} failed ({failure})"[:300])
             continue
-        if action is None:
-            continue  # the player answered nothing: asked again
         if session.legal_actions() != legal:
             # the match moved on while the player answered (the peer's EVIDENCE or timeout
             # claim arrived, or our clock ran out): submitting now would raise

@@ -129,6 +129,15 @@ class _Illegal:
         return "not a move"
 
 
+class _Silent:
+    """Answers nothing, at once (the driver used to ask it again, forever)."""
+
+    name = "silent"
+
+    async def choose(self, view, legal):
+        return None
+
+
 class _Stuck:
     """Thinks forever; says when it started and when it was cancelled."""
 
@@ -166,7 +175,8 @@ async def _driven(players, label: str):
 
 @pytest.mark.parametrize(("player", "why"), [
     (_Crashing(), "crashing failed (RuntimeError: out of cheese)"),
-    (_Illegal(), "liar answered an illegal action 'not a move'")])
+    (_Illegal(), "liar answered an illegal action 'not a move'"),
+    (_Silent(), "silent answered an illegal action 'None'")])
 async def test_a_failing_player_resigns_its_seat_with_the_reason(player, why) -> None:
     sessions, outcomes = await _driven([player, HashBot()], "driving/fails")
     result = outcomes[0].result
