@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import trio
 
 from versus.cli.client import outcome_words, seat_words
-from versus.p2p.session import MatchSession, SessionConfig, open_nursery
+from versus.p2p.session import MatchSession, SessionConfig
 from versus.protocol.errors import LocalProtocolError
 from versus.protocol.match import Event, MatchEnded, MatchStarted, StateChanged
 
@@ -76,41 +77,48 @@ async def drive_player(session: MatchSession, player: Player) -> None:
     answers an illegal action, or fails (any exception from `choose`, e.g. cli.bots'
     BotForfeit), resigns for its seat: the RESIGN is signed like any envelope, so the
     transcript is complete and verifies, and the reason is a log line and the outcome's
-    `detail`. A crashing bot loses its match; it never tears the session down."""
+    `detail`. A crashing bot loses its match; it never tears the session down. A player
+    still thinking when the match ends (the peer's resignation, EVIDENCE or timeout claim) is
+    cancelled then, and one still thinking when our own clock runs out is cut off."""
     while not session.done:
-        changed = session.changed
+        if session.result is not None:  # over: nothing to answer until the session is done
+            await session.turn_changed.wait()
+            continue
+        # The player thinks in this task, under one cancel scope for as long as it is not
+        # cancelled (a scope per decision cost more than a random bot's choice): the session
+        # cancels it when the match ends, and our clock's deadline is set on it while the
+        # player thinks; no nursery nor watcher task per decision either.
+        with trio.CancelScope() as scope:
+            session.cancel_at_end(scope)
+            try:
+                await _answer(session, player, scope)
+            finally:
+                session.forget_scope(scope)
+
+
+async def _answer(session: MatchSession, player: Player, scope: trio.CancelScope) -> None:
+    """Answer our decisions until the session is done or `scope` is cancelled."""
+    woken = False
+    while not session.done:
+        changed = session.turn_changed
         legal = session.legal_actions()
         if not legal:
             await changed.wait()
+            woken = True
             continue
-        deadline = session.own_deadline()
-        action: Any = None
-        failure = ""
-        with trio.move_on_at(math.inf if deadline is None else deadline):
-            async with open_nursery() as nursery:
-
-                async def think(view: Any, legal: list[Any]) -> None:
-                    nonlocal action, failure
-                    try:
-                        action = await player.choose(view, legal)
-                    except Exception as error:
-                        text = " ".join(str(getattr(error, "reason", "") or error).split())
-                        failure = f"{type(error).__name__}: {text}" if text else \
-                            type(error).__name__
-                    nursery.cancel_scope.cancel()
-
-                async def until_ended() -> None:
-                    while session.result is None and not session.done:
-                        await session.wait_changed()
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(think, session.view(), legal)
-                nursery.start_soon(until_ended)
+        if woken:
+            # Woken to a decision: one pass for the other tasks first, so the receiver takes
+            # what has arrived meanwhile (a timeout claim, EVIDENCE) before we sign answers it
+            # would make us drop: after a roll-back our side never signs again at the dropped
+            # seqs (SPEC §4.11), not even the DISPUTE of a false claim. (The nursery per
+            # decision used to give that pass.)
+            woken = False
+            await trio.lowlevel.checkpoint()
+            continue
+        action, failure = await _think(session, player, legal, scope)
         if failure:
             await _resign_for(session, f"{player.name} failed ({failure})"[:300])
             continue
-        if action is None:
-            continue  # out of time or the match ended: the clock watcher / peer settles it
         if session.legal_actions() != legal:
             # the match moved on while the player answered (the peer's EVIDENCE or timeout
             # claim arrived, or our clock ran out): submitting now would raise
@@ -123,6 +131,23 @@ async def drive_player(session: MatchSession, player: Player) -> None:
         await _submit_playable(session, action, legal)
 
 
+async def _think(session: MatchSession, player: Player, legal: list[Any],
+                 scope: trio.CancelScope) -> tuple[Any, str]:
+    """(the player's answer, "") or (None, why it failed); `scope` carries our clock's
+    deadline while the player thinks (past it, the Cancelled leaves through the scope)."""
+    view, deadline = session.view(), session.own_deadline()
+    if deadline is not None:
+        scope.deadline = deadline
+    try:
+        return await player.choose(view, legal), ""
+    except Exception as error:
+        text = " ".join(str(getattr(error, "reason", "") or error).split())
+        return None, f"{type(error).__name__}: {text}" if text else type(error).__name__
+    finally:
+        if deadline is not None:
+            scope.deadline = math.inf
+
+
 async def _submit_playable(session: MatchSession, action: Any, legal: list[Any]) -> None:
     """Submit `action`; when our own engine cannot apply it although it listed it (a bug of
     ours: nothing was signed, SPEC §4.9 "Engine errors"), the next listed input it can apply
@@ -130,7 +155,9 @@ async def _submit_playable(session: MatchSession, action: Any, legal: list[Any])
     unfinished, no seat signed a loss) rather than resign: a bug of ours is never a verdict
     against our seat, and the opponent is not left waiting for a move that never comes."""
     failures = []
-    for candidate in [action, *(x for x in legal if x != action)]:
+    # the others are only looked at if `action` fails (a list of them would compare every
+    # listed input with it on every submit)
+    for candidate in itertools.chain([action], (x for x in legal if x != action)):
         try:
             await session.submit(candidate)
         except LocalProtocolError as error:

@@ -98,8 +98,11 @@ class BotGuard:
         self.thinking = True
         action: Any = None
         try:
-            with trio.move_on_after(self.limit_s if self.limit_s is not None else float("inf")):
+            if self.limit_s is None:  # no cancel scope per decision when there is no limit
                 action = await self.player.choose(view, legal)
+            else:
+                with trio.move_on_after(self.limit_s):
+                    action = await self.player.choose(view, legal)
         except BotForfeit as error:
             self.forfeit = error.reason
         except Exception as error:  # a built-in bot's bug loses its game, not the tournament
@@ -107,7 +110,9 @@ class BotGuard:
                             f"{type(error).__name__}: {error}")[:300]
         self.thinking = False  # not on cancellation: the per-game limit blames who thinks
         if self.forfeit is None and action is None:
-            self.forfeit = (f"bot {self.name!r} exceeded {self.limit_s:g} s on decision "
+            self.forfeit = (f"bot {self.name!r} answered no action on decision "
+                            f"{self.decisions}" if self.limit_s is None else
+                            f"bot {self.name!r} exceeded {self.limit_s:g} s on decision "
                             f"{self.decisions}")
         elif self.forfeit is None and action not in legal:
             self.forfeit = (f"bot {self.name!r} answered an illegal action {str(action)!r:.80} "
@@ -224,7 +229,10 @@ async def _play_and_score(job: dict[str, Any], stack: AsyncExitStack) -> dict[st
             guards.append(BotGuard(bot, name, None, reason))
             externals.append(bot)
         else:
-            guards.append(BotGuard(as_async(bot), name, builtin_limit))
+            # a cheap bot answers in our task without a checkpoint (cli/bots as_async): no
+            # cancel scope could cut it off, so it gets none
+            limit = None if getattr(bot, "cheap", False) else builtin_limit
+            guards.append(BotGuard(as_async(bot), name, limit))
             externals.append(None)
     try:
         result = await play_loopback_match(

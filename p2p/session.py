@@ -13,7 +13,8 @@
 #
 # Tasks. While connected: a receiver (channel.receive -> MatchPeer.receive) and a sender fed
 # by an unbounded queue, so receiving never waits for the peer to read (a peer that stops
-# reading makes the sender fail with SendTimeoutError: a lost link like any other). For the
+# reading makes the sender fail with SendTimeoutError: a lost link like any other); the sender
+# writes whatever is queued when it wakes in one go (SecureChannel.send_many). For the
 # whole session: a clock watcher that claims the peer's timeout when its clock has run out by
 # our measure (plus `claim_grace_ms`), connected or not. Local actions arrive through `submit`
 # / `resign` from any task (the UI client, or cli/driving.py `drive_player` for bots).
@@ -220,6 +221,7 @@ class MatchSession:
         self.log: list[str] = []
         self.status = LinkStatus(LinkState.CONNECTING)
         self._changed = trio.Event()
+        self._turn_changed = trio.Event()  # `turn_changed`
         self._queue: trio.MemorySendChannel[bytes] | None = None
         self._rolled_back = peer.rolled_back
         self._finished = trio.Event()
@@ -229,6 +231,8 @@ class MatchSession:
         self._deck = peer.brought_deck
         self._result_at: float | None = None
         self._result_seen = trio.Event()  # set with _result_at: wakes the linger task once
+        #: the program's cancel scopes to cancel at the end of the match (`cancel_at_end`)
+        self._end_scopes: set[trio.CancelScope] = set()
         self._own_out_noted: int | None = None
         self._clock_written: ClockReading | None = None
         self._clock_to_restore: tuple[ClockReading | None] | None = None  # set by restore
@@ -412,6 +416,30 @@ class MatchSession:
         it: a change between the reading and the wait is not missed."""
         return self._changed
 
+    @property
+    def turn_changed(self) -> trio.Event:
+        """Like `changed`, but set only by a change after which a decision may be ours (a turn
+        or choice of our seat), the match is over, or the session is done: what a player's
+        driver waits on, so that the opponent's envelopes do not wake it one by one."""
+        return self._turn_changed
+
+    def cancel_at_end(self, scope: trio.CancelScope) -> None:
+        """Cancel `scope` as soon as the match has a result or the session is done (at once
+        if it is so already), until `forget_scope`: what a player thinking in the program's
+        own task needs (cli/driving.py), without a task of its own waiting for the end."""
+        if self.peer.result is not None or self.done:
+            scope.cancel()
+        else:
+            self._end_scopes.add(scope)
+
+    def forget_scope(self, scope: trio.CancelScope) -> None:
+        self._end_scopes.discard(scope)
+
+    def _cancel_end_scopes(self) -> None:
+        for scope in self._end_scopes:
+            scope.cancel()
+        self._end_scopes.clear()
+
     # --- local actions -------------------------------------------------------------------------
 
     async def submit(self, action: Any) -> None:
@@ -582,7 +610,13 @@ class MatchSession:
     async def _sender(self, channel: SecureChannel,
                       queue: trio.MemoryReceiveChannel[bytes]) -> None:
         async for raw in queue:
-            await channel.send(raw)
+            batch = [raw]
+            while True:  # what was queued meanwhile leaves in the same write
+                try:
+                    batch.append(queue.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            await channel.send_many(batch)
 
     async def _receive_loop(self, channel: SecureChannel, send: trio.MemorySendChannel[bytes],
                             resume: bool) -> None:
@@ -691,9 +725,11 @@ class MatchSession:
             for raw in out:
                 self._queue.send_nowait(raw)
         self._tell(events)
-        if self.peer.result is not None and self._result_at is None:
-            self._result_at = trio.current_time()
-            self._result_seen.set()
+        if self.peer.result is not None:
+            if self._result_at is None:
+                self._result_at = trio.current_time()
+                self._result_seen.set()
+            self._cancel_end_scopes()
         if self.peer.phase in (Phase.CLOSED, Phase.ABORTED):
             self._finish()
         self._notify()
@@ -733,10 +769,14 @@ class MatchSession:
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
+        if self.peer.my_turn or self.peer.result is not None or self._finished.is_set():
+            self._turn_changed.set()
+            self._turn_changed = trio.Event()
 
     def _finish(self) -> None:
         if not self._finished.is_set():
             self._finished.set()
+            self._cancel_end_scopes()
             self._notify()
 
     def _set_status(self, status: LinkStatus) -> None:

@@ -7,16 +7,21 @@ import secrets
 from pathlib import Path
 
 import pytest
+import trio
 
 from tests.engine.toy_game import TOY
+from tests.p2p.session_support import HashBot, MemLink, make_sessions
 from versus.cli.bots import RandomBot, as_async
 from versus.cli.driving import drive_player, narrated_config
 from versus.engine.registry import games, register_game, unregister_game
 from versus.p2p.loopback import play_loopback_match
-from versus.p2p.session import MatchSession, SessionConfig
-from versus.protocol.match.rules import MatchRules
+from versus.p2p.session import MatchSession, SessionConfig, open_nursery
+from versus.protocol.match import Ending
+from versus.protocol.match.rules import DealMode, MatchRules
+from versus.protocol.match.verify import verify_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
+DECKLIST = MatchRules(deal_mode=DealMode.DECKLIST)
 
 
 @pytest.fixture
@@ -105,3 +110,114 @@ def test_the_result_is_told_to_the_seat_without_seat_numbers() -> None:
     assert result_words(resigned, 0) == "the opponent wins (resignation: you resigned)"
     assert result_words(resigned, 1) == "you win (resignation: the opponent resigned)"
     assert result_words(MatchResult(Ending.GAME, None, "draw"), 0) == "no winner (draw)"
+
+
+# --- drive_player's players: failures resign, the end of the match stops a thinking player ------
+
+
+class _Crashing:
+    name = "crashing"
+
+    async def choose(self, view, legal):
+        raise RuntimeError("out of\ncheese")
+
+
+class _Illegal:
+    name = "liar"
+
+    async def choose(self, view, legal):
+        return "not a move"
+
+
+class _Silent:
+    """Answers nothing, at once (the driver used to ask it again, forever)."""
+
+    name = "silent"
+
+    async def choose(self, view, legal):
+        return None
+
+
+class _Stuck:
+    """Thinks forever; says when it started and when it was cancelled."""
+
+    name = "stuck"
+
+    def __init__(self) -> None:
+        self.thinking = trio.Event()
+        self.cancelled_at: float | None = None
+
+    async def choose(self, view, legal):
+        self.thinking.set()
+        try:
+            await trio.sleep_forever()
+        finally:
+            self.cancelled_at = trio.current_time()
+
+
+async def _driven(players, label: str):
+    sessions = make_sessions(DECKLIST, label)
+    link = MemLink()
+    host_channel, join_channel = await link.first(sessions)
+    outcomes = [None, None]
+
+    async def run(seat, channel):
+        outcomes[seat] = await sessions[seat].run(channel, None)
+
+    with trio.fail_after(30):
+        async with open_nursery() as nursery:
+            nursery.start_soon(run, 0, host_channel)
+            nursery.start_soon(run, 1, join_channel)
+            for seat in (0, 1):
+                nursery.start_soon(drive_player, sessions[seat], players[seat])
+    return sessions, outcomes
+
+
+@pytest.mark.parametrize(("player", "why"), [
+    (_Crashing(), "crashing failed (RuntimeError: out of cheese)"),
+    (_Illegal(), "liar answered an illegal action 'not a move'"),
+    (_Silent(), "silent answered an illegal action 'None'")])
+async def test_a_failing_player_resigns_its_seat_with_the_reason(player, why) -> None:
+    sessions, outcomes = await _driven([player, HashBot()], "driving/fails")
+    result = outcomes[0].result
+    assert result is not None and result.ending is Ending.RESIGNATION and result.winner == 1
+    assert outcomes[0].detail == f"{why}; resigned"
+    assert f"{why}; resigning" in sessions[0].log
+    report = verify_transcript(sessions[1].peer.transcript_bytes())
+    assert report.ok and report.summary["ending"] == "resignation", report.describe()
+
+
+async def test_a_player_thinking_when_the_session_ends_is_cancelled_then(autojump_clock) -> None:
+    """The player thinks in drive_player's own task: when the session ends meanwhile (here the
+    joiner vanished and the resume window ran out; the peer's EVIDENCE or claim likewise), the
+    player is cancelled at that moment and drive_player returns."""
+    sessions = make_sessions(DECKLIST, "driving/ends", config=SessionConfig(resume_window=60))
+    link = MemLink()
+    host_channel, join_channel = await link.first(sessions)
+    link.refuse = True
+    stuck, ended, returned = _Stuck(), [0.0], [0.0]
+
+    async def host() -> None:
+        outcome = await sessions[0].run(host_channel, link.host_reconnect)
+        assert outcome.abandoned
+        ended[0] = trio.current_time()
+
+    async def drive() -> None:
+        await drive_player(sessions[0], stuck)
+        returned[0] = trio.current_time()
+
+    async def joiner_vanishes() -> None:
+        with trio.CancelScope() as gone:
+            async with open_nursery() as inner:
+                inner.start_soon(sessions[1].run, join_channel, link.join_reconnect)
+                inner.start_soon(drive_player, sessions[1], HashBot())
+                await stuck.thinking.wait()
+                gone.cancel()
+        await link.cut()
+
+    with trio.fail_after(600):
+        async with open_nursery() as nursery:
+            nursery.start_soon(host)
+            nursery.start_soon(drive)
+            nursery.start_soon(joiner_vanishes)
+    assert ended[0] >= 60 and stuck.cancelled_at == ended[0] == returned[0]

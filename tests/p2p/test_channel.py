@@ -288,3 +288,27 @@ async def test_a_huge_close_reason_is_cut_to_the_limit(wire: Wire) -> None:
         await wire.server.receive()
     assert len(info.value.reason) <= 200
     assert len(str(info.value)) < 300
+
+
+async def test_send_many_writes_the_bytes_of_as_many_sends_at_once() -> None:
+    """The session's sender writes what it finds queued in one go: one write on the stream,
+    records numbered and sealed as if sent one by one (the same handshake: the same bytes)."""
+    one_by_one, batched = Wire(), Wire()
+    messages = [b"envelope 1", {"t": "resume"}, b"envelope 2"]
+    sent = b""
+    for message in messages:
+        await one_by_one.client.send(message)
+        sent += await one_by_one.client_out.receive_some()
+    writes: list[bytes] = []
+    stream = batched.client._stream
+    write = stream.send_all
+
+    async def counted(data: bytes) -> None:
+        writes.append(bytes(data))
+        await write(data)
+
+    stream.send_all = counted  # type: ignore[method-assign]
+    await batched.client.send_many(messages)
+    assert writes == [sent]
+    await batched.deliver(await batched.client_out.receive_some())
+    assert [await batched.server.receive() for _ in messages] == messages
