@@ -109,9 +109,9 @@ async def _answer(session: MatchSession, player: Player, scope: trio.CancelScope
         if woken:
             # Woken to a decision: one pass for the other tasks first, so the receiver takes
             # what has arrived meanwhile (a timeout claim, EVIDENCE) before we sign answers it
-            # would make us drop: after a roll-back our side never signs again at the dropped
-            # seqs (SPEC §4.11), not even the DISPUTE of a false claim. (The nursery per
-            # decision used to give that pass.)
+            # would make us drop and roll back (SPEC §4.11; the nursery per decision used to
+            # give that pass). Not a safeguard: a claim crossing any number of our envelopes
+            # is still disputed; this only spares the roll-back when the claim is already in.
             woken = False
             await trio.lowlevel.checkpoint()
             continue
