@@ -29,9 +29,10 @@
 # of 20 decklist games instead of 3 of 40, and the later ones at smaller sizes (each well under a
 # minute; see QUICK and each game's QUICK): tournament, sizes 4 and 12 games, one run each, SPRT
 # capped at 20 games (instead of 16/48, 3 runs, 400); bots_games, 10 greedy vs random games per
-# game and one pair of ismcts vs greedy at its full budget (200, 40); grid, 3 runs of 20 engine
-# games per mode and deck, 10 greedy vs random games per mode (20, 3 runs, 100); vanquishers, 3
-# runs of 10 games, 2 protocol matches (40, 5); multiverse, 60 challenges, 5 TCP runs (500, 20);
+# game (200); grid, 3 runs of 20 engine games per mode and deck, 10 greedy vs random games per
+# mode and one pair of ismcts vs greedy (20, 3 runs, 100); vanquishers, 3 runs of 10 games, 2
+# protocol matches, one pair of ismcts vs greedy (40, 5, 40); multiverse, 60 challenges, 5 TCP
+# runs (500, 20);
 # versus42, its bots 10 games per pairing instead of 200 (same ISMCTS budget: 0.5 s per decision),
 # its balance 30 greedy and 2 ismcts deals (2000, 60). Their small-sample rates and targets
 # (balance) say little in quick mode.
@@ -73,7 +74,7 @@ NAMES = PLATFORM + game_benchmarks()
 QUICK: dict[str, dict[str, Any]] = {
     "audit": {"games": 20, "tournament_runs": 2},
     "tournament": {"sizes": (4, 12), "runs": 1, "max_sprt_games": 20},
-    "bots_games": {"games": 10, "ismcts_games": 2},
+    "bots_games": {"games": 10},
 }
 
 

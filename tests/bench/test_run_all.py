@@ -1,7 +1,10 @@
 # bench/run_all.py's --compare: each figure of the new run against the same figure of a saved
-# run, its ratio and whether it got better by the figure's own comparison.
+# run, its ratio and whether it got better by the figure's own comparison; and quick mode's
+# arguments, which every script's figures() must take (a name it does not take crashed the
+# whole table once, after the benchmarks before it had run).
 from __future__ import annotations
 
+import inspect
 import json
 
 import pytest
@@ -54,3 +57,12 @@ def test_the_comparison_table_prints_each_ratio(run_all, capsys):
                              "old.json")
     out = capsys.readouterr().out
     assert "compared with old.json" in out and "0.50" in out and "better" in out
+
+
+def test_quick_mode_passes_each_script_only_arguments_its_figures_takes(run_all):
+    for name in run_all.NAMES:
+        module = run_all.load(name)
+        taken = inspect.signature(module.figures).parameters
+        for full in (False, True):
+            given = set(run_all.arguments(name, module, full))
+            assert given <= set(taken), (name, sorted(given - set(taken)))
