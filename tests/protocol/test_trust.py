@@ -143,53 +143,33 @@ def test_a_late_claim_is_conceded() -> None:
     assert mover.result is not None and mover.result.winner == claimant.seat
 
 
-def test_a_crossing_early_claim_rolls_back_and_is_disputed() -> None:
-    """The mover's action (sent with 59 s left) crosses a claim: both transcripts agree on the
-    claim, and the mover's DISPUTE follows it: no one wins (before: the claimant did)."""
-    _pair, mover, claimant = _timed_pair_at_first_turn("trust/cross")
-    claim = _force_claim(claimant)
-    mover.submit(mover.legal_actions()[0], 1_000)
-    late = mover.outgoing()
-    for raw in late:
-        assert claimant.receive(raw, 1_001) == []  # dropped: the claim won the race
-    claimant._pump(1_001)
-    for raw in claim + claimant.outgoing():
-        mover.receive(raw, 1_002)
-    assert mover.rolled_back == 1
-    for raw in mover.outgoing():
-        claimant.receive(raw, 1_003)
-    for peer in (mover, claimant):
-        assert peer.result is not None and peer.result.ending is Ending.DISPUTE
-    assert mover.transcript_bytes() == claimant.transcript_bytes()
-    assert verify_transcript(mover.transcript()).ok
-
-
-def _crossing_burst(label: str, actions: int) -> tuple[MatchPeer, MatchPeer, list[bytes],
-                                                        list[bytes]]:
-    """A claim on demand timed to cross `actions` quick actions of the mover (a fast bot plays
-    its turn in a few ms): the claim and the mover's burst, each as sent."""
+def _crossed(label: str, actions: int) -> tuple[MatchPeer, MatchPeer, list[bytes], list[bytes]]:
+    """A claim on demand crosses the mover's `actions` quick actions (sent with 59 s left; a
+    fast bot plays its turn in a few ms): the claimant drops them, the mover rolls back to the
+    claim. The mover, the claimant, the dropped envelopes and what the mover sends after."""
     _pair, mover, claimant = _timed_pair_at_first_turn(label)
     claim = _force_claim(claimant)
-    for _ in range(actions):  # a summon face up (ACTION, OPEN), then a move (ACTION)
+    for _ in range(actions):  # a summon (ACTION, OPEN if face up), then a move (ACTION)
         mover.submit(next(a for a in mover.legal_actions() if "end" not in str(a)), 1_000)
     burst = mover.outgoing()
-    return mover, claimant, claim, burst
-
-
-def test_a_claim_crossing_a_burst_of_actions_is_still_disputed() -> None:
-    """The claim crosses three of the mover's envelopes (two actions), so the seq its DISPUTE
-    takes (after the claimant's reveal) is one it signed on the dropped branch. Before: the
-    mover skipped the DISPUTE there (no envelope at a dropped seq) and the claimant won on
-    demand, in a transcript that verified."""
-    mover, claimant, claim, burst = _crossing_burst("trust/burst", 2)
-    assert len(burst) >= 3
     for raw in burst:
         assert claimant.receive(raw, 1_001) == []  # dropped: the claim won the race
     claimant._pump(1_001)
     for raw in claim + claimant.outgoing():
         mover.receive(raw, 1_002)
     assert mover.rolled_back == 1
-    out = mover.outgoing()
+    return mover, claimant, burst, mover.outgoing()
+
+
+@pytest.mark.parametrize("actions", [1, 2])
+def test_a_crossing_early_claim_rolls_back_and_is_disputed(actions: int) -> None:
+    """Both transcripts agree on the claim, and the mover's DISPUTE follows it: no one wins
+    (before: the claimant did). With two actions the claim crosses three envelopes, so the
+    DISPUTE (after the claimant's reveal) takes a seq the mover signed on the dropped branch:
+    before, it was skipped there, and the claimant won on demand in a transcript that
+    verified."""
+    mover, claimant, burst, out = _crossed(f"trust/cross{actions}", actions)
+    assert len(burst) >= 1 + 2 * (actions - 1)
     assert K.DISPUTE in [parse_envelope(raw).kind for raw in out]
     for raw in out:
         claimant.receive(raw, 1_003)
@@ -206,13 +186,7 @@ def test_a_dispute_at_a_dropped_seq_cannot_frame_the_mover() -> None:
     """The claimant keeps the mover's dropped envelope that has the DISPUTE's seq and reports
     the pair as an equivocation: the two were signed on different prefixes (the claim forked
     them), so the accusation is false and the accuser's fault (SPEC §4.4, §4.11)."""
-    mover, claimant, claim, burst = _crossing_burst("trust/burst-frame", 2)
-    for raw in burst:
-        claimant.receive(raw, 1_001)
-    claimant._pump(1_001)
-    for raw in claim + claimant.outgoing():
-        mover.receive(raw, 1_002)
-    out = mover.outgoing()
+    mover, claimant, burst, out = _crossed("trust/burst-frame", 2)
     dispute = next(parse_envelope(raw) for raw in out if parse_envelope(raw).kind is K.DISPUTE)
     twin = next(raw for raw in burst if parse_envelope(raw).seq == dispute.seq)
     claimant.receive(dispute.raw, 1_003)
