@@ -97,6 +97,52 @@ def prune(alive: list[int], rows: list[list[float]], totals: list[float], z: flo
     return kept
 
 
+@dataclass(frozen=True, slots=True)
+class RaceResult:
+    """What `paired_race` found: each candidate's total over the worlds it played (-inf for
+    one that left the race), the playouts and the worlds played."""
+
+    totals: list[float]
+    playouts: int
+    worlds: int
+
+
+def paired_race(count: int, sample: Callable[[], Any], play: Callable[[Any, int], float],
+                budget: Budget, race_after: int, race_z: float,
+                clock: Callable[[], float], deadline: float | None) -> RaceResult:
+    """The search loop of a game's paired `ismcts`: each round samples one world (`sample()`)
+    and plays every candidate still in the race in it (`play(world, i)`, a win probability);
+    from `race_after` worlds on, `prune` drops the clearly worse. It stops when one candidate
+    is left, after `budget.iterations` playouts (the world that reaches the count completes), or
+    at `deadline` by `clock` (a round cut by it is dropped whole; the first always completes)."""
+    playouts = budget.iterations
+    totals = [0.0] * count
+    rows: list[list[float]] = [[] for _ in range(count)]
+    alive = list(range(count))
+    done = spent = 0
+    while True:
+        world = sample()
+        values = []
+        for i in alive:
+            values.append(play(world, i))
+            if done and deadline is not None and clock() >= deadline:
+                break
+        if len(values) < len(alive):
+            break  # a round cut by the deadline is dropped whole
+        for i, v in zip(alive, values, strict=True):
+            totals[i] += v
+            rows[i].append(v)
+        done += 1
+        spent += len(alive)
+        if done >= race_after:
+            alive = prune(alive, rows, totals, race_z)
+        if (len(alive) == 1 or (playouts is not None and spent >= playouts)
+                or (deadline is not None and clock() >= deadline)):
+            break
+    return RaceResult([t if i in alive else -math.inf for i, t in enumerate(totals)],
+                      spent, done)
+
+
 def game_bots(game: Any) -> tuple[str, ...]:
     """The names of the bots `game` registers, in its order."""
     return tuple(getattr(game, "bots", None) or ())

@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import EngineError
-from ..shell import BotRequest, Budget, prune
+from ..shell import BotRequest, Budget, paired_race
 from ..shell import win_probability as shell_win_probability
 from .bots import GridGreedyBot, Unbuildable, _known_kind, _Sim, evaluate, rebuild
 from .cards import Kind
@@ -152,36 +152,22 @@ class GridIsmctsBot:
                deadline: float | None) -> list[float]:
         """Each candidate's total win probability over the worlds it played (paired); a
         candidate that left the race scores -inf."""
-        playouts = self.budget.iterations
         me = view.player
         last_turn = s.turn + self.playout_turns
-        totals = [0.0] * len(candidates)
-        rows: list[list[float]] = [[] for _ in candidates]
-        alive = list(range(len(candidates)))
-        done = spent = 0
-        while True:
+
+        def sample() -> tuple[World, dict[int, str] | None]:
             world = self.sample_world(s, view)
-            imagined = self.imagine(world.state, me) if self.blind_opponent else None
-            values = []
-            for i in alive:
-                values.append(playout(step(world.state, candidates[i]), world.orders, me,
-                                      last_turn, imagined))
-                if done and deadline is not None and self.clock() >= deadline:
-                    break
-            if len(values) < len(alive):
-                break  # a round cut by the deadline is dropped whole
-            for i, v in zip(alive, values, strict=True):
-                totals[i] += v
-                rows[i].append(v)
-            done += 1
-            spent += len(alive)
-            if done >= self.race_after:
-                alive = prune(alive, rows, totals, self.race_z)
-            if (len(alive) == 1 or (playouts is not None and spent >= playouts)
-                    or (deadline is not None and self.clock() >= deadline)):
-                break
-        self.last_iterations, self.last_worlds = spent, done
-        return [t if i in alive else -math.inf for i, t in enumerate(totals)]
+            return world, self.imagine(world.state, me) if self.blind_opponent else None
+
+        def play(sampled: tuple[World, dict[int, str] | None], i: int) -> float:
+            world, imagined = sampled
+            return playout(step(world.state, candidates[i]), world.orders, me, last_turn,
+                           imagined)
+
+        found = paired_race(len(candidates), sample, play, self.budget, self.race_after,
+                            self.race_z, self.clock, deadline)
+        self.last_iterations, self.last_worlds = found.playouts, found.worlds
+        return found.totals
 
     def sample_world(self, s: GridState, view: GridView) -> World:
         """Distinct unseen catalogue cards for every hidden handle (with replacement if the

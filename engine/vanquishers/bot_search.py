@@ -46,14 +46,13 @@
 # engine error in a world), greedy answers (a legal input).
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EngineError
 from ..referee_loop import HashBelow
-from ..shell import BotRequest, Budget, prune
+from ..shell import BotRequest, Budget, paired_race
 from ..shell import win_probability as shell_win_probability
 from .bots import VanquishersGreedyBot, evaluate
 from .cards import CardType, DeckError, Subtype, starter_deck, usable_by
@@ -153,35 +152,15 @@ class VanquishersIsmctsBot:
     def search(self, view: Any, candidates: list[Move], deadline: float | None) -> list[float]:
         """Each candidate's total win probability over the worlds it played (paired); a
         candidate that left the race scores -inf."""
-        playouts = self.budget.iterations
         me, root = view.player, view.state
         # the turn counter counts both players' turns: the root's own turn is over at +1
         horizon = root.turn + self.playout_turns + (1 if root.active == me else 0)
-        totals = [0.0] * len(candidates)
-        rows: list[list[float]] = [[] for _ in candidates]
-        alive = list(range(len(candidates)))
-        done = spent = 0
-        while True:
-            world = self.sample_world(view)
-            values = []
-            for i in alive:
-                values.append(playout(world, candidates[i], me, horizon))
-                if done and deadline is not None and self.clock() >= deadline:
-                    break
-            if len(values) < len(alive):
-                break  # a round cut by the deadline is dropped whole
-            for i, v in zip(alive, values, strict=True):
-                totals[i] += v
-                rows[i].append(v)
-            done += 1
-            spent += len(alive)
-            if done >= self.race_after:
-                alive = prune(alive, rows, totals, self.race_z)
-            if (len(alive) == 1 or (playouts is not None and spent >= playouts)
-                    or (deadline is not None and self.clock() >= deadline)):
-                break
-        self.last_iterations, self.last_worlds = spent, done
-        return [t if i in alive else -math.inf for i, t in enumerate(totals)]
+        found = paired_race(
+            len(candidates), lambda: self.sample_world(view),
+            lambda world, i: playout(world, candidates[i], me, horizon),
+            self.budget, self.race_after, self.race_z, self.clock, deadline)
+        self.last_iterations, self.last_worlds = found.playouts, found.worlds
+        return found.totals
 
     def sample_world(self, view: Any) -> World:
         """Identities for every card hidden from the view (see the module note), each deck's
