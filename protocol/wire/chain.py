@@ -59,8 +59,6 @@ class Chain:
         self.genesis = genesis_hash(match_id)
         self._envelopes: list[Envelope] = []
         self._head = self.genesis
-        #: per seat, the seq of the first TIMEOUT_CLAIM that seat signed in this chain
-        self._claimed_at: dict[int, int] = {}
         #: the error that closed the chain, if any
         self.error: RemoteProtocolError | None = None
 
@@ -213,12 +211,12 @@ class Chain:
 
     def _claimed_before(self, envelope: Envelope) -> bool:
         """Whether the other seat's TIMEOUT_CLAIM precedes `envelope`'s seq in this chain: a
-        roll-back may then have dropped a branch of the sender's (module note)."""
-        claimed = self._claimed_at.get(1 - envelope.sender)
-        return claimed is not None and claimed < envelope.seq
+        roll-back may then have dropped a branch of the sender's (module note). Asked only
+        when refusing an envelope, so a scan, not state kept on every append."""
+        claimant = 1 - envelope.sender
+        return any(e.kind is MessageKind.TIMEOUT_CLAIM and e.sender == claimant
+                   for e in self._envelopes[:envelope.seq])
 
     def _append(self, envelope: Envelope) -> None:
         self._envelopes.append(envelope)
         self._head = envelope.hash
-        if envelope.kind is MessageKind.TIMEOUT_CLAIM:
-            self._claimed_at.setdefault(envelope.sender, envelope.seq)
