@@ -47,7 +47,7 @@ def _card(s: GridState, h: int) -> str:
 def _grid(s: GridState, seat: int) -> list[str]:
     size = s.size
     home = 1 if seat == 0 else size
-    lines = [f"grid {size}x{size}: you are player {seat} (your home base: row {home})",
+    lines = [f"grid {size}x{size}: you are player {seat + 1} (your home base: row {home})",
              "    " + "".join(f"{COLUMNS[i]:^{WIDTH}}" for i in range(size)).rstrip()]
     rule = "   +" + ("-" * (WIDTH - 1) + "+") * size
     board = s.board()

@@ -63,7 +63,7 @@ def render_view(view: Any, catalogue: Any = None) -> str:
         if d.player is not None and d.kind.value == "choice":
             status += f"; {'you choose' if d.player == p else 'the opponent chooses'}: {d.label}"
     home = 1 if p == 0 else size
-    lines.append(f"grid {size}x{size}: you are player {p} (your home base: row {home}); "
+    lines.append(f"grid {size}x{size}: you are player {p + 1} (your home base: row {home}); "
                  f"{status}")
     cells = {c.cell: c for c in view.grid}
     width = 7

@@ -174,9 +174,9 @@ def narrate_start(s: State, viewer: int | None) -> list[str]:
     if s.rules.start:  # a match from a start position (SPEC Part 10 "Start positions")
         who = "you are" if s.active == viewer else "the opponent is"
         return [f"the match starts from a position at turn {s.turn + 1}: {who} to play",
-                f"you are player {viewer} with {s.hero(viewer).name}, against "
+                f"you are player {viewer + 1} with {s.hero(viewer).name}, against "
                 f"{s.hero(1 - viewer).name}"]
-    return [f"you are player {viewer} with {s.hero(viewer).name}, against "
+    return [f"you are player {viewer + 1} with {s.hero(viewer).name}, against "
             f"{s.hero(1 - viewer).name}",
             "each player rolls a die: the highest plays first (ties roll again)"]
 

@@ -74,7 +74,15 @@ def test_every_registered_bot_answers_a_legal_input(game_id: str) -> None:
         assert bot.choose(play.view(d.player), legal) in legal, name
     describe = getattr(game, "describe_view", None)
     if describe is not None:
-        assert describe(play.view(d.player)).strip()
+        drawn = describe(play.view(d.player))
+        assert drawn.strip()
+        if "you are player" in drawn:  # players are counted from 1 on every screen
+            assert f"you are player {d.player + 1}" in drawn, drawn[:200]
+    if game.players > 1:
+        for seat in range(game.players):
+            told = " ".join(game.narrate_start(play.state, seat))
+            if "you are player" in told:
+                assert f"you are player {seat + 1}" in told, told
 
 
 def test_the_engine_imports_no_randomness_clock_or_io() -> None:
